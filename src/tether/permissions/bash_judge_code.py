@@ -29,6 +29,8 @@ from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.nix_sources import unseen_nix_code
 from tether.permissions.outside_code import URL_CODE, fetched_code
 from tether.permissions.paths import is_below
+from tether.permissions.project_scripts import project_code, project_text
+from tether.permissions.run_files import run_line, runs_by_path
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_globbing import GlobState
@@ -40,6 +42,7 @@ from tether.permissions.shell_words import (
     shown,
 )
 from tether.permissions.verdict import Verdict, ask, deny
+from tether.permissions.wrappers import look_through
 
 if TYPE_CHECKING:
     from tether.permissions.bash_judge_files import FileJudge
@@ -60,7 +63,8 @@ class CodeJudge:
     tree_stays: bool
     plain_git: bool
     written: set[Path]
-    """The files the command writes, as judged so far (shared with nested judges)."""
+    """The files the command writes, as judged so far (shared with nested judges);
+    `ANY_WRITTEN` among them when git writes files of the tree it cannot name."""
     code_files: list[tuple[Path, str]]
     """Code files the command runs, each with what runs it: one the command writes (before
     or after, in a loop or in the background) is code not read (`late_code`)."""
@@ -220,6 +224,79 @@ class CodeJudge:
         )
         return [*judged, *([found] if found is not None else [])]
 
+    def _run_file(self, inv: Invocation) -> list[Verdict]:
+        """A file run as a program by its path, typed or through a wrapper or a program that
+        runs it (run_files): judged as the command line the kernel runs for it (`sh FILE`
+        reads the script, `python3 FILE` is python3's), its denials and asks said to be the
+        file's. One this command writes before it runs, or whose path is not known before it
+        runs, is code not read; a binary program is judged by its name."""
+        program = inv.argv[0] if inv.argv and inv.role == "command" else ""
+        if not program or not is_literal(program) or not runs_by_path(program):
+            return []
+        name = readable(shown(program))
+        found: list[Verdict] = []
+        for target in self.places.targets(program):
+            real = self.files.real(target) if isinstance(target, Path) else None
+            if real is None:
+                found.append(self._unread(f"runs {name}, whose path is not known before it runs"))
+                continue
+            if self.was_written(real):
+                found.append(self._unread(f"runs {name}, which this command writes before it runs"))
+                continue
+            line = run_line(real, inv.argv)
+            if line is None:
+                if not real.exists():  # a file the command may write after (late_code)
+                    self.code_files.append((real, f"runs {name}"))
+                continue
+            self.code_files.append((real, f"runs {name}"))
+            if self.nesting >= MAX_NESTING:
+                found.append(self._unread(f"runs {name}, {MAX_NESTING} files deep"))
+                continue
+            inner = self.nested(self.cdpath)
+            inner.places.cwds = dict(self.places.cwds)
+            sub = look_through(line, inv.assignments, (), parse_code=parse_command, depth=0)
+            verdict = inner.invocation(sub)
+            if verdict.outcome in ("deny", "ask"):
+                what = f"{name} runs as `{_shortened(readable(' '.join(line)))}`"
+                found.append(replace(verdict, reason=f"{what}: {verdict.reason}"))
+        return found
+
+    def _project(self, inv: Invocation) -> list[Verdict]:
+        """The recipes or package scripts a runner runs from its project file (`make`,
+        `npm run X`: project_scripts), judged as bash with the same rules at each directory
+        the shell may be in; a project file the command writes is code not read."""
+        code = project_code(inv.argv) if inv.role == "command" else None
+        if code is None:
+            return []
+        name = readable(shown(inv.argv[0]))
+        found: list[Verdict] = []
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            if real is None:
+                continue  # code from a directory not known now (_working_code)
+            paths = [real / file for file in code.files]
+            first = next((p for p in paths if p.exists()), None)
+            every = code.kind == "makefiles"  # `make -f A -f B` reads each
+            read = paths if every or first is None else [first]
+            # One the command writes may come first (GNU make reads ./makefile before
+            # ./Makefile), before or after it runs.
+            read += [p for p in paths if p not in read and self.was_written(p)]
+            for path in paths:
+                self.code_files.append((path, f"{name} runs {path.name}"))
+            texts: list[str] = []
+            for path in read:
+                if self.was_written(path):
+                    what = f"{name} runs {path.name}, which this command writes before it runs"
+                    found.append(self._unread(what))
+                else:
+                    texts.append(script_text(path) or "" if path.exists() else "")
+            text = project_text(code, "\n".join(texts)) if texts else None
+            if text is not None and self.nesting < MAX_NESTING:
+                runs = " ".join(code.names) or "its first target"
+                what = f"{name} runs {runs} from {', '.join(p.name for p in read)}:"
+                found += self._judged_text(text, what, same_shell=False)
+        return found
+
     def _unnamed(self, inv: Invocation) -> list[Verdict]:
         """What nix runs where tether cannot name the program (nix_launch) or the code is
         not the registry's nixpkgs (nix_sources)."""
@@ -254,7 +331,7 @@ class CodeJudge:
         texts: list[str] = []
         for real in (r for r in reals if r is not None):
             self.code_files.append((real, f"{name} runs {readable(shown(script))}"))
-            if real in self.written:
+            if self.was_written(real):
                 return None, "which this command writes before it runs"
             text = script_text(real) if self.nesting < MAX_NESTING else None
             if text is not None:
@@ -285,12 +362,20 @@ class CodeJudge:
             if v.outcome in ("deny", "ask")
         ]
 
+    def was_written(self, real: Path) -> bool:
+        """Whether the command writes the file `real`: by name, or as one of the files git
+        writes into the tree from a commit, patch or stash (`git apply x.patch && bash
+        tools/ok.sh`; git_tree_writes), which may be any."""
+        return real in self.written or (
+            ANY_WRITTEN in self.written and is_below(real, self.ctx.write_roots)
+        )
+
     def late_code(self) -> list[Verdict]:
         """Code files the command runs that it also writes, wherever in it: not read (the
         text judged was what the file held before)."""
         found: list[Verdict] = []
         for real, what in self.code_files:
-            if real in self.written:
+            if self.was_written(real):
                 found.append(self._unread(f"{what}, which this command writes"))
         return found
 
@@ -307,6 +392,10 @@ class CodeJudge:
             rule = asking[0].text
             return ask(f"{what}; it may run what ask rule {rule} covers", rule, hard=True)
         return ask(what)
+
+
+ANY_WRITTEN = Path("/", "\0any")
+"""In `CodeJudge.written`: git writes files of the working tree it cannot name, any of them."""
 
 
 def script_text(path: Path) -> str | None:

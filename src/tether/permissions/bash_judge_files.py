@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tether.permissions.access import PROTECTED_NOTE
 from tether.permissions.bash_files import path_target, program_use
-from tether.permissions.bash_judge_code import CodeJudge
+from tether.permissions.bash_judge_code import ANY_WRITTEN, CodeJudge
 from tether.permissions.bash_rules import (
     MAX_NESTING,
     is_unknown,
@@ -129,6 +129,8 @@ class FileJudge(CodeJudge):
             if use.rewrites_tree and not self.ctx.bash_sandboxed and self.sole:
                 stdin = [r.target for r in inv.redirects if r.op == "<"][-1:]
                 use = tree_written(use, self.places, self.files, *stdin)
+            if use.rewrites_tree:  # files it cannot name: any code run may be one
+                self.written.add(ANY_WRITTEN)
             reads += use.reads
             writes += use.writes
             recursive = use.recursive and listed is None

@@ -231,6 +231,8 @@ class _Judge(FileJudge):
         script = script_file(inv.argv) if inv.role == "command" else None
         if script is not None:
             parts.extend(self._script(inv, script))
+        parts.extend(self._run_file(inv))
+        parts.extend(self._project(inv))
         parts.extend(self._unnamed(inv))
         self.places.options = options
         parts.extend(self._files(inv, explicit))

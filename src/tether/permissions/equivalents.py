@@ -2,14 +2,17 @@
 `cmake -E remove x` is `rm -f -- x` (cmake_commands), `git send-pack URL` is `git push URL`
 (git_senders), `git update-ref` and `git replace` rewrite history as `git rebase` does
 (git_rewriters), `find -delete` and other programs' deleting options are `rm`
-(deleting_equivalents)."""
+(deleting_equivalents), as are `git rm` and `git clean` (git_deleters); scp, rsync and tar
+reaching `HOST:PATH` are the `ssh HOST` they start (remote_shells)."""
 
 from __future__ import annotations
 
 from tether.permissions.cmake_commands import cmake_equivalent
 from tether.permissions.deleting_equivalents import Equivalent, deleting_equivalent
+from tether.permissions.git_deleters import git_deleting_equivalent
 from tether.permissions.git_rewriters import rewriting_equivalent
 from tether.permissions.git_senders import sending_equivalent
+from tether.permissions.remote_shells import remote_shell_equivalent
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import program_name, readable
 
@@ -34,10 +37,18 @@ def equivalent(inv: Invocation) -> Equivalent | None:
         if rewrites is not None:
             does = f"`{rewrites[1]}` rewrites what the repository's history shows"
             return Equivalent(rewrites[0], does, shown=False)
-        return None
+        return git_deleting_equivalent(argv)
     if name != "cmake":
-        return deleting_equivalent(argv)
+        return _joined(deleting_equivalent(argv), remote_shell_equivalent(argv))
     same = cmake_equivalent(argv)
     if same is None:
         return None
     return Equivalent((same,), f"`cmake -E {readable(argv[2])}` does the work of {same[0]}")
+
+
+def _joined(first: Equivalent | None, second: Equivalent | None) -> Equivalent | None:
+    """Both programs' forms, where a command does the work of two (`rsync --delete` to
+    `host:d` deletes and starts ssh)."""
+    if first is None or second is None:
+        return first or second
+    return Equivalent((*first.forms, *second.forms), f"{first.does}; {second.does}")
