@@ -11,7 +11,7 @@ from typing import Any
 
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
 from tether.store import EntryWatcher, ReplyEntries, SessionWriter, new_message_id
-from tether.store.write_errors import too_large
+from tether.store.write_errors import FREE_SPACE, remedy
 
 TITLE_CHARS = 80
 MIN_FREE_BYTES = 16 * 1024
@@ -53,8 +53,9 @@ class SessionRecorder:
         self._titled = titled
         self._titled_by_newest = False
         """The newest user entry gave the session its title (see `withdraw`)."""
-        self._remedy = "free space"
-        """What lets the file take writes again: free space, or a file size limit raised."""
+        self._remedy = FREE_SPACE
+        """What lets the file take writes again: free space, a file size limit raised, the
+        file made writable (`write_errors.remedy`)."""
         self._waiting: deque[_Entry] = deque()
         self._saves = True
         self._notices: list[str] = []
@@ -84,6 +85,7 @@ class SessionRecorder:
         *,
         session_id: str,
         watchers: list[EntryWatcher] | None = None,
+        error: BaseException | None = None,
     ) -> SessionRecorder:
         """A recorder whose file (of the session `session_id`, which holds what was saved
         before) cannot be opened now (`problem`, told by whoever made it): it tries again at
@@ -91,10 +93,18 @@ class SessionRecorder:
         recorder = cls(open_writer, titled=True, watchers=watchers)
         recorder.problem = problem
         recorder.resumable_as = session_id
+        if error is not None:
+            recorder._remedy = remedy(error)
         return recorder
 
     @classmethod
-    def unsaved(cls, problem: str, *, forked_from: str | None = None) -> SessionRecorder:
+    def unsaved(
+        cls,
+        problem: str,
+        *,
+        forked_from: str | None = None,
+        error: BaseException | None = None,
+    ) -> SessionRecorder:
         """A recorder for a session whose file cannot be written (a fork of `forked_from`
         whose file could not be made): it records nothing (whoever made it tells the user
         why)."""
@@ -102,6 +112,8 @@ class SessionRecorder:
         recorder.problem = problem
         recorder._saves = False
         recorder.forked_from = forked_from
+        if error is not None:
+            recorder._remedy = remedy(error)
         return recorder
 
     def not_saved(self) -> str | None:
@@ -130,19 +142,26 @@ class SessionRecorder:
         if self.forked_from is not None:
             return (
                 f"Nothing of the fork was saved, not even its prompt; the session it forks "
-                f"({self.forked_from}) is as it was: {self._remedy} (or make the sessions folder "
-                f"writable) and fork it again with `tether --resume {self.forked_from} "
-                "--fork-session` and the prompt."
+                f"({self.forked_from}) is as it was: {self._or_writable('sessions folder')} and "
+                f"fork it again with `tether --resume {self.forked_from} --fork-session` and "
+                "the prompt."
             )
         if self.resumable_as is None:
             return (
-                f"Nothing of this session was saved, not even its prompt: {self._remedy} (or "
-                "make the sessions folder writable) and send the prompt again."
+                "Nothing of this session was saved, not even its prompt: "
+                f"{self._or_writable('sessions folder')} and send the prompt again."
             )
         return (
-            f"The session file holds everything up to the last entry it took: {self._remedy} "
-            f"(or make the file writable) and resume it with `tether --resume {self.resumable_as}`."
+            "The session file holds everything up to the last entry it took: "
+            f"{self._or_writable('file')} and resume it with `tether --resume "
+            f"{self.resumable_as}`."
         )
+
+    def _or_writable(self, what: str) -> str:
+        """The remedy, and for a full disk (the failure tells no more) the other one."""
+        if self._remedy == FREE_SPACE:
+            return f"{FREE_SPACE} (or make the {what} writable)"
+        return self._remedy.replace("make it writable", f"make the {what} writable")
 
     def take_notices(self) -> list[str]:
         """What the user should be told since the last call, oldest first."""
@@ -264,9 +283,7 @@ class SessionRecorder:
             if self.problem is None:
                 self._notices.append(f"{e}; {WAITING}")
             self.problem = str(e)
-            self._remedy = (
-                "raise the file size limit (`ulimit -f`)" if too_large(e) else "free space"
-            )
+            self._remedy = remedy(e)
         else:
             if self.problem is not None:
                 what = "entry" if waited == 1 else "entries"

@@ -36,6 +36,7 @@ from tether.store import (
     fork_session,
     load_session,
 )
+from tether.store.write_errors import not_writable
 from tether.tools.builtin.todo import TodoWriteInput
 from tether.tools.context import TodoItem
 
@@ -234,6 +235,7 @@ def resume_session(
         return Resumption(loaded, new_id() if fork else loaded.session_id, None, fork, ())
     writer: SessionWriter | None = None
     problem: str | None = None
+    failure: HarnessError | None = None
     notices: list[str] = []
     in_use = False
     if not fork:
@@ -246,7 +248,14 @@ def resume_session(
                 "forked from it"
             )
         except HarnessError as e:
-            problem = str(e)
+            problem, failure = str(e), e
+            reason = not_writable(e)
+            if reason is not None:  # no free space would help: go on in a fork of it
+                fork, problem, failure = True, None, None
+                notices.append(
+                    f"session {path.stem} cannot be written ({reason}): this one continues "
+                    "in a new session forked from it"
+                )
     try:
         loaded = load_session(path)  # read while we hold the file: nobody appends meanwhile
     except BaseException:
@@ -270,7 +279,7 @@ def resume_session(
         try:
             writer = fork_session(loaded, directory, session_id, cwd=cwd, model=model)
         except HarnessError as e:
-            problem = str(e)
+            problem, failure = str(e), e
     if writer is not None:
         recorder = SessionRecorder.continuing(writer, title=loaded.title)
     elif not fork:  # the file could not be opened to write: tried again at each entry
@@ -283,12 +292,18 @@ def resume_session(
             return opened
 
         recorder = SessionRecorder.retrying(
-            reopen, f"{problem}; {WAITING}", session_id=session_id, watchers=watchers
+            reopen,
+            f"{problem}; {WAITING}",
+            session_id=session_id,
+            watchers=watchers,
+            error=failure,
         )
         notices.append(recorder.problem or "")
     else:
         recorder = SessionRecorder.unsaved(
-            f"{problem}; this session is not being saved", forked_from=loaded.session_id
+            f"{problem}; this session is not being saved",
+            forked_from=loaded.session_id,
+            error=failure,
         )
         notices.append(recorder.problem or "")
     return Resumption(loaded, session_id, recorder, fork, tuple(notices))

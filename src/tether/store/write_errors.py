@@ -39,8 +39,42 @@ def file_size_limit() -> str:
 
 def too_large(error: BaseException) -> bool:
     """Whether `error` (or the OSError it was raised from) is a file past its size limit."""
+    cause = _os_error(error)
+    return cause is not None and cause.errno == errno.EFBIG
+
+
+_NOT_WRITABLE = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "not permitted: the file is immutable or append-only",
+    errno.EROFS: "read-only file system",
+}
+_REMEDIES = {
+    errno.EFBIG: "raise the file size limit (`ulimit -f`)",
+    errno.EACCES: "make it writable",
+    errno.EPERM: "clear its immutable flag (`chattr -i`)",
+    errno.EROFS: "mount its file system read-write",
+}
+FREE_SPACE = "free space"
+
+
+def not_writable(error: BaseException) -> str | None:
+    """Why `error` (or the OSError it was raised from) says a file cannot be written at all,
+    which no free space would change: permission denied, read-only file system, immutable."""
+    cause = _os_error(error)
+    return None if cause is None or cause.errno is None else _NOT_WRITABLE.get(cause.errno)
+
+
+def remedy(error: BaseException) -> str:
+    """What lets a file that `error` kept from being written take writes again."""
+    cause = _os_error(error)
+    if cause is None or cause.errno is None:
+        return FREE_SPACE
+    return _REMEDIES.get(cause.errno, FREE_SPACE)
+
+
+def _os_error(error: BaseException) -> OSError | None:
     cause = error if isinstance(error, OSError) else error.__cause__
-    return isinstance(cause, OSError) and cause.errno == errno.EFBIG
+    return cause if isinstance(cause, OSError) else None
 
 
 def _amount(size: int) -> str:
