@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
+from tether.agents.background import background_run, launched_text
 from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
 from tether.agents.listing import agent_listing
 from tether.agents.subagent_hooks import start_hooks, stop_feedback
@@ -113,6 +114,36 @@ class SubagentRunner:
         """Run one subagent for the call in `scope`; its final text and a one-line summary,
         and the run as data (Claude Code's Agent result). Raises `ToolError` when it cannot
         start or does not finish."""
+        definition, depth = self._definition(subagent_type)
+        return await self._in_slot(definition, prompt, scope, depth, uuid.uuid4().hex[:16])
+
+    def start_in_background(
+        self, subagent_type: str, description: str, prompt: str, scope: CallScope
+    ) -> ToolOutput:
+        """Start one subagent beside the conversation (`run_in_background`), in the calling
+        agent's background tasks; returns at once, as Claude Code's `async_launched` result.
+        Its answer reaches the model as a `<task-notification>` at its next request."""
+        definition, depth = self._definition(subagent_type)
+        agent_id = uuid.uuid4().hex[:16]
+        work = background_run(
+            self._in_slot(definition, prompt, scope, depth, agent_id, background=True),
+            agent_id,
+            description,
+        )
+        scope.agent.tool_context.background.start_agent(agent_id, description, work)
+        return ToolOutput(
+            launched_text(agent_id),
+            structured={
+                "isAsync": True,
+                "status": "async_launched",
+                "agentId": agent_id,
+                "description": description,
+                "prompt": prompt,
+                "outputFile": str(self.transcript_path(agent_id) or ""),
+            },
+        )
+
+    def _definition(self, subagent_type: str) -> tuple[AgentDefinition, int]:
         definition = self.catalog.get(subagent_type)
         if definition is None:
             available = ", ".join(self.catalog.names()) or "none"
@@ -122,18 +153,35 @@ class SubagentRunner:
         depth = _depth.get() + 1
         if depth > self.max_depth:
             raise ToolError(f"Subagents can be nested at most {self.max_depth} deep.")
+        return definition, depth
+
+    async def _in_slot(
+        self,
+        definition: AgentDefinition,
+        prompt: str,
+        scope: CallScope,
+        depth: int,
+        agent_id: str,
+        *,
+        background: bool = False,
+    ) -> ToolOutput:
         slot = self._slots.setdefault(depth, asyncio.Semaphore(self.max_concurrent))
         async with slot:
             token = _depth.set(depth)
             try:
-                return await self._run(definition, prompt, scope, depth)
+                return await self._run(definition, prompt, scope, depth, agent_id, background)
             finally:
                 _depth.reset(token)
 
     async def _run(
-        self, definition: AgentDefinition, prompt: str, scope: CallScope, depth: int
+        self,
+        definition: AgentDefinition,
+        prompt: str,
+        scope: CallScope,
+        depth: int,
+        agent_id: str,
+        background: bool,
     ) -> ToolOutput:
-        agent_id = uuid.uuid4().hex[:16]
         label = f"{definition.name} subagent"
         child = self._child_agent(definition, scope.agent, agent_id, depth)
         journal = self.transcript_for(agent_id)
@@ -148,6 +196,7 @@ class SubagentRunner:
                 agent_type=definition.name,
                 description=description if isinstance(description, str) else definition.name,
                 prompt=prompt,
+                background=background,
             )
         )
         status: Literal["completed", "failed", "stopped"] = "stopped"

@@ -76,6 +76,10 @@ def task_tool(runner: SubagentRunner, spawn: SpawnTeammate | None = None) -> Too
         scope = current_call.get()
         if scope is None:
             raise ToolError("Task can only run inside an agent's loop.")
+        if args.run_in_background:
+            return runner.start_in_background(
+                args.subagent_type, args.description, args.prompt, scope
+            )
         return await runner.run(args.subagent_type, args.prompt, scope)
 
     return Tool(TASK_TOOL_NAME, task_description(), TASK_INPUT, task, read_only=False)

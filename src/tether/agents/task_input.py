@@ -25,3 +25,8 @@ class TaskInput(BaseModel):
         description='With team_name: "plan" starts the teammate in plan mode (read-only until '
         "you approve its plan)",
     )
+    run_in_background: bool | None = Field(
+        default=None,
+        description="Run the agent in the background: the call returns at once and you are "
+        "notified when it completes (do not poll or sleep for it)",
+    )

@@ -236,6 +236,10 @@ async def _set_model(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
 async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
     task_id = str(body.get("task_id"))
     shells = (await front.session()).session.agent.tool_context.background
+    agent = shells.agent(task_id)
+    if agent is not None:  # a background subagent: its end is told as a subagent's
+        await shells.stop_agent(agent, by_user=True)
+        return {}
     try:
         shell = shells.get(task_id)
     except ToolError as e:

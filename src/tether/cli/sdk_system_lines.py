@@ -150,7 +150,7 @@ class SystemLines:
             "tool_use_id": event.call_id,
             "description": event.description,
             "subagent_type": event.agent_type,
-            "is_backgrounded": False,  # the Task call waits for it
+            "is_backgrounded": event.background,  # else the Task call waits for it
             "task_type": "local_agent",
             "prompt": event.prompt,
             "uuid": _uuid(),

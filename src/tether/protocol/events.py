@@ -244,6 +244,7 @@ class SubagentStarted(_Event):
     __slots__ = (
         "agent_id",
         "agent_type",
+        "background",
         "call_id",
         "description",
         "kind",
@@ -257,6 +258,8 @@ class SubagentStarted(_Event):
     description: Final[str]
     prompt: Final[str]
     parent_agent_id: Final[str | None]
+    background: Final[bool]
+    """Started with `run_in_background`: the Task call did not wait for it."""
 
     def __init__(
         self,
@@ -268,6 +271,7 @@ class SubagentStarted(_Event):
         prompt: str,
         kind: Literal["subagent_started"] = "subagent_started",
         parent_agent_id: str | None = None,
+        background: bool = False,
     ) -> None:
         self.kind = kind
         self.call_id = call_id
@@ -276,6 +280,7 @@ class SubagentStarted(_Event):
         self.description = description
         self.prompt = prompt
         self.parent_agent_id = parent_agent_id
+        self.background = background
 
 
 class SubagentMessage(_Event):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 
 from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
@@ -134,6 +134,43 @@ class BackgroundShell(Slotted):
         return flat[: SHOWN_COMMAND_CHARS - 1] + "…"
 
 
+class BackgroundAgent(Slotted):
+    """A subagent started with `run_in_background`: its run is a task of the session's; what
+    the model is told when it ends (Claude Code's `<task-notification>`) is its result."""
+
+    __slots__ = ("announced", "description", "id", "run", "stopped_by_user")
+    id: str
+    description: str
+    run: asyncio.Task[str]
+    announced: bool
+    stopped_by_user: bool
+
+    def __init__(self, id: str, description: str, run: asyncio.Task[str]) -> None:
+        self.id = id
+        self.description = description
+        self.run = run
+        self.announced = False
+        self.stopped_by_user = False
+
+    def notification(self) -> str:
+        """What the model is told once it ended (stopped: a notification of its own)."""
+        if not self.run.cancelled():
+            error = self.run.exception()
+            if error is None:
+                return self.run.result()
+            return (
+                f"<task-notification>\n<task-id>{self.id}</task-id>\n<status>failed</status>\n"
+                f'<summary>Agent "{self.description}" failed: {error}</summary>\n'
+                "</task-notification>"
+            )
+        who = "the user" if self.stopped_by_user else "the session"
+        return (
+            f"<task-notification>\n<task-id>{self.id}</task-id>\n<status>killed</status>\n"
+            f'<summary>Agent "{self.description}" was stopped by {who}</summary>\n'
+            "</task-notification>"
+        )
+
+
 async def _finish_confinement(
     process: asyncio.subprocess.Process, confined: ConfinedCommand
 ) -> None:
@@ -192,6 +229,7 @@ class BackgroundShells:
         self, *, log_cap_bytes: int = DEFAULT_CAP_BYTES, log_total_bytes: int = DEFAULT_TOTAL_BYTES
     ) -> None:
         self._shells: dict[str, BackgroundShell] = {}
+        self._agents: dict[str, BackgroundAgent] = {}
         self.log_cap_bytes = log_cap_bytes
         """How much of each command's output is kept on disk (the newest)."""
         self.log_budget = LogBudget(log_total_bytes)
@@ -263,6 +301,25 @@ class BackgroundShells:
         self._shells[shell_id] = shell
         return shell
 
+    def start_agent(
+        self, agent_id: str, description: str, work: Coroutine[object, object, str]
+    ) -> BackgroundAgent:
+        """Run a subagent's `work` beside the conversation; it returns the notification the
+        model is given at its next request. It outlives the turn, as a command does."""
+        agent = BackgroundAgent(agent_id, description, asyncio.ensure_future(work))
+        self._agents[agent_id] = agent
+        return agent
+
+    def agent(self, agent_id: str) -> BackgroundAgent | None:
+        return self._agents.get(agent_id)
+
+    async def stop_agent(self, agent: BackgroundAgent, *, by_user: bool = False) -> None:
+        """Cancel its run and wait for it to end (its transcript closed, its commands
+        stopped). `by_user`: the model is told it was stopped."""
+        agent.stopped_by_user = agent.stopped_by_user or by_user
+        agent.run.cancel()
+        await asyncio.wait({agent.run})
+
     def get(self, shell_id: str) -> BackgroundShell:
         """The command with this id; a `ToolError` naming the known ids when there is none."""
         shell = self._shells.get(shell_id)
@@ -287,13 +344,16 @@ class BackgroundShells:
         """Stop every command still running, as the session ends; how many there were. Their
         logs are closed: the session's scratch directory goes next."""
         running = self.running()
-        await asyncio.gather(*(self.stop(shell) for shell in running))
+        agents = [a for a in self._agents.values() if not a.run.done()]
+        await asyncio.gather(
+            *(self.stop(shell) for shell in running), *(self.stop_agent(a) for a in agents)
+        )
         await asyncio.gather(*(s.cleanup for s in self._shells.values() if s.cleanup is not None))
         for shell in self._shells.values():
             if shell.pump is not None:
                 shell.pump.close()
             shell.log.close()
-        return len(running)
+        return len(running) + len(agents)
 
     def running(self) -> list[BackgroundShell]:
         """The commands still running and not being stopped, oldest first."""
@@ -303,6 +363,10 @@ class BackgroundShells:
         """One notice per command that has ended since the last call, unless the model already
         knows (it read the final status, or stopped the command); each is given once."""
         notices: list[str] = []
+        for agent in self._agents.values():
+            if agent.run.done() and not agent.announced:
+                agent.announced = True
+                notices.append(agent.notification())
         for shell in self._shells.values():
             if shell.announced or shell.returncode is None:
                 continue
