@@ -94,6 +94,17 @@ while true do
 end
 """
 
+_LAST_ID_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return '0-0' end
+local info = redis.call('XINFO', 'STREAM', KEYS[1])
+for i = 1, #info, 2 do
+  if info[i] == 'last-generated-id' then return info[i + 1] end
+end
+return '0-0'
+"""
+"""The outbox stream's last id ever given (kept when its entries are deleted), `0-0` before
+the first: a mark `wait_change` reads from."""
+
 _DELIVERED_SCRIPT = """
 local wanted = {}
 for _, id in ipairs(ARGV) do wanted[id] = true end
@@ -137,6 +148,7 @@ class RedisTaskStore(GraphStore):
             raise StoreUnavailable(cannot_use("task", url, e)) from None
         self._claim = self._r.register_script(_CLAIM_SCRIPT)
         self._delivered = self._r.register_script(_DELIVERED_SCRIPT)
+        self._last_id = self._r.register_script(_LAST_ID_SCRIPT)
         self._start_outbox()
         try:
             if made:
@@ -270,6 +282,26 @@ class RedisTaskStore(GraphStore):
                 self._delivered(keys=[self.key("outbox")], args=ids)
             except self._errors as e:
                 raise StoreUnavailable(f"task store {self.url}: {e}") from None
+
+    def change_mark(self) -> str:
+        try:
+            return str(self._last_id(keys=[self.key("outbox")]))
+        except self._errors as e:
+            raise StoreUnavailable(f"task store {self.url}: {e}") from None
+
+    def wait_change(self, mark: str, timeout_s: float) -> bool:
+        """Blocks on the outbox stream (XREAD BLOCK from `mark`), not a poll. The stream's
+        last id is read first: an event written and already delivered (deleted) since the
+        mark is seen by that id, not by XREAD."""
+        if self.change_mark() != mark:
+            return True
+        try:
+            found = self._r.xread(
+                {self.key("outbox"): mark}, count=1, block=max(1, int(timeout_s * 1000))
+            )
+        except self._errors as e:
+            raise StoreUnavailable(f"task store {self.url}: {e}") from None
+        return bool(found)
 
     def close(self) -> None:
         self._r.close()

@@ -55,6 +55,9 @@ CREATE INDEX IF NOT EXISTS outbox_by_team ON outbox (team, seq);
 
 T = TypeVar("T")
 
+CHANGE_POLL_S = 0.02
+"""How often `wait_change` reads the outbox's last sequence number."""
+
 
 class SqliteTaskStore(GraphStore):
     """A team's board in a SQLite file (created with its folder when missing)."""
@@ -95,6 +98,25 @@ class SqliteTaskStore(GraphStore):
                     db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in ids])
             except sqlite3.DatabaseError as e:
                 raise self._file.unavailable(e) from None
+
+    def change_mark(self) -> str:
+        try:
+            with self._file.reading() as db:
+                row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+        except sqlite3.DatabaseError as e:
+            raise self._file.unavailable(e) from None
+        return str(row[0] if row else 0)
+
+    def wait_change(self, mark: str, timeout_s: float) -> bool:
+        """A file has nothing to block on: its outbox's last sequence number is read again
+        every `CHANGE_POLL_S` (a local read, no server)."""
+        deadline = time.monotonic() + timeout_s
+        while self.change_mark() == mark:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(CHANGE_POLL_S, left))
+        return True
 
     def list(self) -> list[Task]:
         def every(tx: BoardTx) -> list[Task]:

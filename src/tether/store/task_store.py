@@ -120,6 +120,15 @@ class TaskStore(Protocol):
         """Take these events (their `event_id`) out of the outbox: they were delivered."""
         ...
 
+    def change_mark(self) -> str:
+        """A mark of the board's outbox as it is now, for `wait_change`."""
+        ...
+
+    def wait_change(self, mark: str, timeout_s: float) -> bool:
+        """Wait until an event is written to the outbox after `mark` (a change made by a
+        store keeping events: `keep_events`), at most `timeout_s`: whether one was."""
+        ...
+
     def close(self) -> None: ...
 
 

@@ -191,5 +191,11 @@ class ObservedTasks:
     def events_delivered(self, ids: list[str]) -> None:
         self.inner.events_delivered(ids)
 
+    def change_mark(self) -> str:
+        return self.inner.change_mark()
+
+    def wait_change(self, mark: str, timeout_s: float) -> bool:
+        return self.inner.wait_change(mark, timeout_s)
+
     def close(self) -> None:
         self.inner.close()

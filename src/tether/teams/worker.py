@@ -46,6 +46,12 @@ from tether.teams.store_calls import StoreCalls
 from tether.teams.worker_ran import MAX_REFUSALS, Ran, WorkerOptions, every_call_denied
 from tether.teams.worker_record import Recorder
 
+
+def _quiet(done: asyncio.Future[bool]) -> None:
+    if not done.cancelled():
+        done.exception()
+
+
 SessionMaker = Callable[[Path, Task], Session]
 """A fresh session for a task, working in the given directory (the project, or the task's
 worktree)."""
@@ -92,26 +98,38 @@ class Worker:
 
     async def run(self) -> None:
         """Claim and work until stopped (or, with `until_idle`, until the board is idle)."""
-        first, most = self.options.idle_poll_s
-        wait = first
         while self._stop is None:
-            claim = await self.calls.call(
-                lambda s: s.claim_next(self.options.owner, lease_s=self.options.lease_s)
+            mark, claim = await self.calls.call(
+                lambda s: (
+                    s.change_mark(),
+                    s.claim_next(self.options.owner, lease_s=self.options.lease_s),
+                )
             )
             if claim is None:
                 if self.options.until_idle and await self._idle():
                     return
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(wait):
-                        await self._stopped.wait()
-                wait = min(wait * 2, most)
+                await self._board_changed(mark)
                 continue
-            wait = first
             await self._work_on(claim)
             if self.recorder.wait_s > 0:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.recorder.wait_s):
                         await self._stopped.wait()
+
+    async def _board_changed(self, mark: str) -> None:
+        """Wait for a change to the board after `mark` (a task added, completed, given
+        back...: the store's outbox, blocked on), at most `idle_wait_s`, or for `stop()`."""
+        most = self.options.idle_wait_s
+        changed = asyncio.ensure_future(self.calls.call(lambda s: s.wait_change(mark, most)))
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        try:
+            await asyncio.wait({changed, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+        if not changed.done():
+            changed.add_done_callback(_quiet)  # returns within `most`; the worker is stopping
+            return
+        changed.result()  # a store that failed for good raises here, as a claim would
 
     async def _idle(self) -> bool:
         tasks = await self.calls.call(lambda s: s.list())

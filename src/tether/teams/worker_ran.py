@@ -11,10 +11,10 @@ from tether.store.task_records import DEFAULT_LEASE_S
 from tether.teams.lifecycle import Closed
 from tether.teams.records import DEFAULT_TEAM
 
-IDLE_POLL_S = (0.05, 1.0)
-"""An idle worker looks at the board again after the first delay, doubling to the second:
-a task that becomes ready (its dependencies done) is taken within tens of milliseconds,
-and a board with nothing to do costs a read a second."""
+IDLE_WAIT_S = 1.0
+"""An idle worker waits for the board to change (its outbox: a task added, completed, given
+back...) and claims again at once when it does; it also looks again after this long, for
+changes that write no event (a store written without `keep_events`) and expired leases."""
 
 MODEL_BACKOFF_S = (1.0, 60.0)
 """After a task given back because the model endpoint failed, the wait before the next claim:
@@ -41,7 +41,7 @@ class WorkerOptions:
     """Stop once nothing is pending or running (otherwise wait for new tasks)."""
     worktrees: bool = False
     """Run every task in a worktree of its own (a task's `isolation: worktree` asks alone)."""
-    idle_poll_s: tuple[float, float] = IDLE_POLL_S
+    idle_wait_s: float = IDLE_WAIT_S
     model_backoff_s: tuple[float, float] = MODEL_BACKOFF_S
 
 
