@@ -52,6 +52,10 @@ def test_a_proc_root_path_is_a_decision(make_ctx: ContextFactory) -> None:
         ("Grep", {"pattern": "x", "path": "/proc/1/root"}),
     ):
         assert decide(tool, call, make_ctx()).behavior == "ask", tool
+    # run by its path: the file the kernel would run cannot be read for its `#!` line
+    for command in ("/proc/1/root", "timeout 1 /proc/1/root/x", ";}hash&/proc/1/root"):
+        decision = decide("Bash", {"command": command}, make_ctx())
+        assert not decision.reason.startswith("the permission engine could not"), decision
 
 
 def test_an_error_inside_the_engine_is_asked(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ directory."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -245,7 +246,7 @@ class CodeJudge:
                 continue
             line = run_line(real, inv.argv)
             if line is None:
-                if not real.exists():  # a file the command may write after (late_code)
+                if not os.path.exists(real):  # one the command may write after (late_code)
                     self.code_files.append((real, f"runs {name}"))
                 continue
             self.code_files.append((real, f"runs {name}"))
