@@ -61,10 +61,10 @@ def test_workers_run_the_posted_cases_and_the_poster_reports_them(
         (case, True, {"Read": 1, "Write": 1})
         for case in ("sum-to-off-by-one", "adult-boundary", "word-count-split", "average-empty")
     ]
-    owners = {w.pid for w in workers}
+    owners = {f"eval-worker-{w.pid}@{socket.gethostname()}" for w in workers}
     for n, run in enumerate(runs, start=1):
-        assert run["where"].startswith(f"team {team} task #{n} by eval-")
-        assert int(run["where"].rsplit("-", 1)[1]) in owners
+        assert run["where"].startswith(f"team {team} task #{n} by eval-worker-")
+        assert run["where"].rsplit(" ", 1)[1] in owners
         assert Path(run["transcript"]).is_file()
     assert runs[0]["judge"]["scores"]["accuracy"]["score"] == 4
     tasks = open_task_store(store_url, project=tmp_path, team=team).list()
@@ -118,7 +118,7 @@ def test_a_runs_events_and_spend_are_the_workers_and_its_tasks(
     assert worker.returncode == 0, err
     _, err = poster.communicate(timeout=300)
     assert poster.returncode == 0, err
-    owner = f"eval-{socket.gethostname()}-{worker.pid}"
+    owner = f"eval-worker-{worker.pid}@{socket.gethostname()}"  # as on the board's records
 
     cost = _tether("cost", "--by", "task", "--json", cwd=tmp_path)
     out, err = cost.communicate(timeout=60)
@@ -136,3 +136,18 @@ def test_a_runs_events_and_spend_are_the_workers_and_its_tasks(
     assert {(r["agent_id"], r["task_id"]) for r in records} == {
         (owner, task) for task in ("1", "2", "3", "4")
     }
+
+    # one worker, one agent id: the board's records and its runs' work under the same name
+    tail = _tether("events", "tail", "--agent", owner, "-n", "1000", "--json", cwd=tmp_path)
+    out, err = tail.communicate(timeout=60)
+    assert tail.returncode == 0, err
+    kinds = {json.loads(line)["kind"] for line in out.splitlines()}
+    assert {"task_changed", "tool_finished"} <= kinds
+
+    # and one line of spend, though each run and judge works in its own scratch directory
+    cost = _tether("cost", "--by", "agent", "--json", cwd=tmp_path)
+    out, err = cost.communicate(timeout=60)
+    assert cost.returncode == 0, err
+    lines = json.loads(out)["lines"]
+    assert [line["key"] for line in lines] == [f"evals/{owner}"]
+    assert lines[0]["cost_usd"] > 0

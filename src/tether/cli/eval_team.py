@@ -110,6 +110,8 @@ def worker_main(argv: list[str]) -> int:
     except (StoreUnavailable, TaskStoreError, ConfigError) as e:
         print(f"tether eval worker: {e}", file=sys.stderr)
         return 2
+    from tether.cli.board_events import process_name
+
     out: Path = args.out or Path("eval-runs") / "worker"
     worker = EvalWorker(
         store,
@@ -117,6 +119,7 @@ def worker_main(argv: list[str]) -> int:
         parallel=args.parallel,
         exit_when_idle=args.exit_when_idle,
         say=lambda line: print(line, file=sys.stderr, flush=True),
+        owner=process_name("eval-worker"),  # as `open_board` names this process's records
     )
     try:
         return asyncio.run(worker.run())

@@ -6,9 +6,7 @@ task's result and collected back into one report."""
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
-import socket
 import tempfile
 import time
 import uuid
@@ -162,13 +160,17 @@ class EvalWorker:
         parallel: int = 1,
         exit_when_idle: bool = False,
         say: Callable[[str], None] = print,
+        owner: str,
     ) -> None:
         self.store = store
         self.out = out
         self.parallel = parallel
         self.exit_when_idle = exit_when_idle
         self.say = say
-        self.owner = f"eval-{socket.gethostname()}-{os.getpid()}"
+        # The name it claims tasks by and its runs' sessions carry: the board's name for this
+        # process (`cli.board_events.process_name`), so the board's records and the runs'
+        # events name one agent.
+        self.owner = owner
         # One thread for every store call: a SQLite connection stays on its thread.
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eval-store")
         self.problem: str | None = None

@@ -19,9 +19,17 @@ _KEYS: dict[Grouping, str] = {
     "agent": "agent_id",
     "day": "substr(at, 1, 10)",
 }
-_WHOSE: tuple[Grouping, ...] = ("task", "agent")
-"""Groupings whose keys are only unique within one team of one project: grouped by all three,
-the key said as `team/key` and the project beside it."""
+_WHOSE: dict[Grouping, tuple[str, str]] = {
+    "task": ("team, project", "GROUP BY 1, 2, 3"),
+    "agent": (
+        "team, CASE WHEN COUNT(DISTINCT project) = 1 THEN MIN(project) END",
+        "GROUP BY 1, 2",
+    ),
+}
+"""Groupings said as `team/key`, each with the project beside it and the grouping: a task's id
+is only unique within one team of one project, so a task is grouped by all three; an agent is
+one process, whose runs may each be in their own directory (an eval worker copies a case's
+project per run), so an agent is grouped by team and id, its project shown when it has one."""
 
 
 @dataclass(frozen=True)
@@ -84,11 +92,11 @@ def breakdown(
             f"FROM tool_calls {where} GROUP BY tool"
         )
     else:
-        whose = "team, project" if by in _WHOSE else "NULL, NULL"
+        whose, group = _WHOSE.get(by, ("NULL, NULL", "GROUP BY 1"))
         sql = (
             f"SELECT {_KEYS[by]}, {whose}, COUNT(*), SUM(input_tokens), SUM(cache_read_tokens), "
             "SUM(cache_write_tokens), SUM(output_tokens), SUM(cost) "
-            f"FROM model_calls {where} GROUP BY 1, 2, 3"
+            f"FROM model_calls {where} {group}"
         )
     lines = [
         Line(
