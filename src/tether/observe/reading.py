@@ -28,6 +28,11 @@ BLOCK = 64 * 1024
 """How much of a file is read at a time, backwards from its end."""
 
 
+_MAX_LOOKS = 100
+"""Looks at the log's files for the one after a finished file, at most, while a writer
+rotates them (each look is a listing and a few `stat`s)."""
+
+
 class LogReader:
     """Reads the log's current file from where it last stopped; when the file is rotated
     away it finishes the old one, then starts the new one from its beginning."""
@@ -58,9 +63,14 @@ class LogReader:
             if not self._rotated():
                 return records
             records.extend(self._complete_lines(self._file.read()))  # written before it moved
-            records.extend(self._rotated_since(os.fstat(self._file.fileno()).st_ino))
+            inode = os.fstat(self._file.fileno()).st_ino
+            current, following = self._successor(inode)
+            if current:  # it is the current file again (a look between two renames)
+                return records
             self._file.close()
-            self._file, self._partial = None, b""
+            self._file, self._partial = following, b""
+            if self._file is None:  # deleted before it was finished: what is left, then anew
+                records.extend(self._rotated_since(inode))
 
     def skip_to_end(self) -> tuple[int, int] | None:
         """Open the current file and stand after its last complete line, without reading
@@ -91,6 +101,35 @@ class LogReader:
             return os.stat(self.path).st_ino != os.fstat(self._file.fileno()).st_ino
         except FileNotFoundError:
             return False  # between two renames: it is back at the next look
+
+    def _successor(self, inode: int) -> tuple[bool, BinaryIO | None]:
+        """Whether the file with this inode is the current one after all, else the file that
+        came after it, open (None: that one is gone).
+        Followed file by file, each held open while it is read, so that rotations coming
+        while the reader moves on rename what it has not reached, never what it reads."""
+        for _ in range(_MAX_LOOKS):
+            files = log_files(self.home)  # oldest first, the current file last
+            inodes: list[int | None] = []
+            for path in files:
+                try:
+                    inodes.append(os.stat(path).st_ino)
+                except FileNotFoundError:
+                    inodes.append(None)
+            if inode not in inodes:
+                return False, None
+            at = inodes.index(inode) + 1
+            if at >= len(files):
+                if files and files[-1].name == LOG_NAME:
+                    return True, None
+                continue  # between two renames: look again
+            try:
+                opened = files[at].open("rb")
+            except FileNotFoundError:
+                continue
+            if os.fstat(opened.fileno()).st_ino == inodes[at]:
+                return False, opened
+            opened.close()  # renamed between the look and the open: look again
+        return False, None
 
     def _rotated_since(self, inode: int) -> list[EventRecord]:
         """The records of the files rotated after the one with this inode (several rotations
