@@ -67,6 +67,11 @@ def test_code_the_model_wrote_cannot_read_a_denied_file(
     assert result.exit_code == 0, result.stderr
     made, ran = fake_model.requests[2].tool_results(), fake_model.requests[4].tool_results()
     scripted = fake_model.requests[6].tool_results()
-    assert (made, ran, scripted) == (["made"], ["'' ''"], ["scripted"])
+    # make's recipe and the package script are read by the permission engine, which denies
+    # them before they run; the Python file is code it does not read: the sandbox hides .env
+    assert ran == ["'' ''"]
+    for denied in (made, scripted):
+        [said] = denied
+        assert said.startswith("Permission denied (rule Read(**/.env))")
     assert "envsecret" not in json.dumps([r.body for r in fake_model.requests])
     assert "What the Read deny rules name is hidden" in fake_model.requests[0].system()
