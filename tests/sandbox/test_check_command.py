@@ -17,7 +17,8 @@ from tether.main import main
 from tether.processes import ConfinedCommand
 from tether.sandbox import SECRETS_IN_HOME, Sandbox, SandboxSettings, plan_sandbox
 from tether.sandbox.bwrap_command import BwrapCommand
-from tether.sandbox.denied_links import DeniedLinks, LinksFound
+from tether.sandbox.denied_links import DeniedLinks
+from tether.sandbox.denied_reads import DeniedFound
 from tether.sandbox.devices import private_devices
 from tether.sandbox.git_sweep import GitSweep
 from tether.sandbox.hook_managers import MANAGER_OF
@@ -256,8 +257,8 @@ def test_a_sandbox_showing_its_layout_and_links_and_not_sweeping_fails_the_check
             return command
 
     class NoLinks(DeniedLinks):
-        def find(self, hidden: Iterable[tuple[Path, str]], places: Iterable[Path]) -> LinksFound:
-            return LinksFound(())
+        def find(self, hidden: Iterable[tuple[Path, str]], places: Iterable[Path]) -> DeniedFound:
+            return DeniedFound(())
 
     class NoSweep(GitSweep):
         def sweep(self, roots: Iterable[Path]) -> None:

@@ -23,9 +23,8 @@ import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Final
 
-from tether.sandbox.denied_reads import BoundedWalk, Budget, Denied
+from tether.sandbox.denied_reads import BoundedWalk, Budget, Denied, DeniedFound
 from tether.slotted import Slotted
 
 SOURCE_ENTRIES = 10_000
@@ -58,18 +57,6 @@ class _Listing(Slotted):
         self.entries = entries
 
 
-class LinksFound(Slotted):
-    """The other names of hidden files, and the notice when a bound cut the search."""
-
-    __slots__ = ("cut", "paths")
-    paths: Final[tuple[Denied, ...]]
-    cut: Final[str | None]
-
-    def __init__(self, paths: tuple[Denied, ...], cut: str | None = None) -> None:
-        self.paths = paths
-        self.cut = cut
-
-
 class DeniedLinks:
     """The search of one session, with the listings it keeps between commands."""
 
@@ -79,14 +66,14 @@ class DeniedLinks:
         self._cache: dict[str, _Listing] = {}
         self._told: set[str] = set()
 
-    def find(self, hidden: Iterable[tuple[Path, str]], places: Iterable[Path]) -> LinksFound:
+    def find(self, hidden: Iterable[tuple[Path, str]], places: Iterable[Path]) -> DeniedFound:
         """The other names, under `places`, of the files `hidden` covers (each with why it is
         hidden: a rule, "a credential place"), and what a bound cut."""
         hidden = list(hidden)
         starts = list(dict.fromkeys(str(p) for p in places))
         wanted, cut = _linked_files(hidden, self.source_entries, starts)
         if not wanted:
-            return LinksFound((), cut)
+            return DeniedFound((), cut)
         covered = {str(path) for path, _ in hidden}
         walk = _LinkWalk(self, wanted)
         for place in starts:
@@ -98,7 +85,7 @@ class DeniedLinks:
         if notice is not None and notice not in self._told:
             self._told.add(notice)
             _log.warning("%s", notice)
-        return LinksFound(found, notice)
+        return DeniedFound(found, notice)
 
 
 def _linked_files(

@@ -54,6 +54,18 @@ def read_at(directory: int, name: str, limit: int = MAX_TODO + 1) -> bytes | Non
         os.close(fd)
 
 
+def read_state(state: Path, name: str, limit: int = MAX_TODO + 1) -> bytes | None:
+    """`read_at` of `name` in the directory `state`, opened without following a link; None
+    when either is not there as such."""
+    directory = open_directory(state)
+    if directory is None:
+        return None
+    try:
+        return read_at(directory, name, limit)
+    finally:
+        os.close(directory)
+
+
 def git_dirs(commons: Iterable[Path]) -> list[Path]:
     """The git directories `commons` and their linked worktrees' own (not through a link)."""
     found: list[Path] = []
@@ -86,14 +98,7 @@ class SequencerTodos(Slotted):
         self.recorded = True
         for git_dir in git_dirs:
             for state, todo in TODOS:
-                directory = open_directory(git_dir / state)
-                if directory is None:
-                    continue
-                try:
-                    data = read_at(directory, todo)
-                finally:
-                    os.close(directory)
-                if data is not None:
+                if (data := read_state(git_dir / state, todo)) is not None:
                     self.allowed[os.fspath(git_dir / state / todo)] = _exec_lines(data)
 
     def sweep(self, git_dirs: Iterable[Path]) -> list[str]:

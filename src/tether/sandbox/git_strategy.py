@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from tether.sandbox.git_state import read_at, replace_at
+from tether.sandbox.git_state import read_at, read_state, replace_at
 from tether.sandbox.nofollow import open_directory
 from tether.sandbox.verified_objects import git
 from tether.slotted import Slotted
@@ -54,14 +54,7 @@ class Strategies(Slotted):
     def record(self, git_dirs: Iterable[Path]) -> None:
         for git_dir in git_dirs:
             for state, name in FILES:
-                directory = open_directory(git_dir / state)
-                if directory is None:
-                    continue
-                try:
-                    data = _read(directory, name)
-                finally:
-                    os.close(directory)
-                if data is not None:
+                if (data := read_state(git_dir / state, name, _MAX)) is not None:
                     path = os.fspath(git_dir / state / name)
                     self.first[path] = (data, strategies(git_dir, name, data))
 
