@@ -38,6 +38,11 @@ def test_a_second_session_does_not_lead_a_team_whose_lead_still_runs(
             return tool_use("TeamCreate", team_name=team)
         if results[0].startswith("Team "):
             return tool_use("Bash", command=f"read line < {gate}; echo $line")
+        # The lead's mailbox is read while it works, not at the instant a tool ends: it
+        # works on (short calls) until the mail is in its model's input, as a lead would.
+        waits = said.count("echo waited")
+        if "NUM one" not in said and waits < 300:
+            return tool_use("Bash", command="sleep 0.1; echo waited")
         return text("first done")
 
     model_env.responder = respond
