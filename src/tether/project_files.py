@@ -149,6 +149,9 @@ _TOOLS = (
         for path in (".hg/hgrc", ".hg/hgrc-not-shared")
     ),
     ProjectFile(".hg", "Mercurial's repository (hg writes its store there)", "none"),
+    ProjectFile(
+        ".jj/repo/config.toml", "jj's repository settings: its pager, editor, aliases", "none"
+    ),
     *_engine_only("code every Python start runs, in a site directory", *_PYTHON_START),
     *_guarded("pdb's commands, run at every breakpoint() started here", ".pdbrc"),
     *_guarded("gdb's commands, run by every gdb started here (auto-load allowing)", ".gdbinit"),

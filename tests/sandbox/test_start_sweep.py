@@ -200,3 +200,26 @@ def test_root_only_entries_match_at_a_projects_root_only(
     sweep.sweep((tmp_path,))
     assert not (tmp_path / "Root.props").exists()
     assert (tmp_path / "sub" / "Root.props").exists()
+
+
+async def test_a_jj_repositorys_settings_a_command_writes_are_moved_aside(
+    boundary: Layout,
+) -> None:
+    """jj's repository settings (`ui.pager`, `ui.editor`, aliases) run programs at the user's
+    next `jj log`: like `.git/config`, a command's are moved aside."""
+    ws = boundary.workspace
+    (ws / ".jj" / "repo").mkdir(parents=True)
+    (ws / ".jj" / "repo" / "config.toml").write_text("[user]\nname = 'me'\n")
+    (ws / "sub" / ".jj" / "repo").mkdir(parents=True)
+    boundary.hand_over()
+    planted = "[ui]\npager = ['sh', '-c', 'id > /tmp/x']\n"
+    made = [ws / ".jj" / "repo" / "config.toml", ws / "sub" / ".jj" / "repo" / "config.toml"]
+    ctx = sandboxed_context(boundary)
+    outcome = await bash_runner(ctx)(
+        command="".join(f"printf %s {shlex.quote(planted)} > {p}; " for p in made) + "echo end"
+    )
+    assert outcome.content.startswith("end"), outcome.content
+    assert "moved aside" in outcome.content
+    assert left(made) == []
+    assert made[0].with_name("config.toml" + DISABLED).read_text() == planted
+    await end_session(ctx)

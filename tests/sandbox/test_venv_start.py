@@ -102,3 +102,64 @@ async def test_the_users_own_start_files_stay(boundary: Layout) -> None:
     assert "DONE" in out, out
     assert "moved aside" not in out, out
     assert (site / "mine.pth").read_text() == "import os\n"
+
+
+def shell_outside(ws: Path, script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", script], cwd=ws, capture_output=True, text=True, check=False
+    )
+
+
+async def test_an_environments_activation_interpreter_and_config_a_command_changes_are_moved_aside(
+    boundary: Layout,
+) -> None:
+    """What the user's next `. .venv/bin/activate` or `.venv/bin/python3` runs outside: a
+    command that appends to the activation script, replaces the interpreter link, or points
+    `pyvenv.cfg` elsewhere has it moved aside, and none of it runs outside."""
+    ws = boundary.workspace
+    environment(ws)
+    environment(ws, ".tox/py311")
+    boundary.hand_over()
+    ran = ws / "RAN"
+    plant = f"echo planted >> {ran}"
+    command = " && ".join(
+        [
+            f"printf '\\n{plant}\\n' >> .venv/bin/activate",
+            f"printf '\\n{plant}\\n' >> .tox/py311/bin/activate",
+            f"rm .venv/bin/python3 && printf '#!/bin/sh\\n{plant}\\n' > .venv/bin/python3",
+            "chmod +x .venv/bin/python3",
+            "sed -i 's|^home = .*|home = /nonexistent/bin|' .venv/pyvenv.cfg",
+            "echo DONE",
+        ]
+    )
+    out = await session(boundary, command)
+    assert "DONE" in out, out
+    assert "moved aside" in out, out
+    for name in (".venv/bin/activate", ".tox/py311/bin/activate", ".venv/bin/python3"):
+        assert (ws / f"{name}{DISABLED}").exists(), name
+    assert (ws / f".venv/pyvenv.cfg{DISABLED}").exists()
+    shell_outside(ws, ". .venv/bin/activate; . .tox/py311/bin/activate; .venv/bin/python3 -c 1")
+    assert not ran.exists()
+
+
+async def test_an_environment_a_command_makes_is_the_commands(boundary: Layout) -> None:
+    """`python -m venv` inside keeps working: an environment made at a new path is the
+    command's (its activation script and interpreter stay), as is what an existing one's
+    `pip install` writes to its `bin` (console scripts)."""
+    ws = boundary.workspace
+    environment(ws)
+    boundary.hand_over()
+    command = (
+        "python3 -m venv --without-pip made && "
+        "printf '#!/bin/sh\\necho tool\\n' > .venv/bin/tool && chmod +x .venv/bin/tool && "
+        "echo DONE"
+    )
+    out = await session(boundary, command)
+    assert "DONE" in out, out
+    assert "moved aside" not in out, out
+    for name in ("activate", "python3"):
+        assert (ws / "made" / "bin" / name).exists(), name
+    assert (ws / "made" / "pyvenv.cfg").is_file()
+    assert (ws / ".venv" / "bin" / "tool").is_file()
+    done = shell_outside(ws, ". made/bin/activate && python3 -c 'import sys; print(sys.prefix)'")
+    assert done.stdout.strip() == str(ws / "made"), done.stderr

@@ -40,7 +40,7 @@ from tether.sandbox.git_sweep import DISABLED, move_aside, within
 from tether.sandbox.repo_content import RepoHistory
 from tether.sandbox.start_patterns import is_disabled, matches, swept_path
 from tether.sandbox.sweep_note import moved_note
-from tether.sandbox.venv_start import pth_is_data, venv_start_files
+from tether.sandbox.venv_start import environments, pth_is_data, venv_start_files
 from tether.slotted import Slotted
 
 NOT_WALKED = SKIPPED | {".git", ".hg", "venv", ".nox", ".cache", ".pytest_cache"}
@@ -120,6 +120,9 @@ class StartSweep:
         self.todos = SequencerTodos()  # `git_state.py`
         self.strategies = Strategies()  # `git_strategy.py`
         self.store = StoreSweep()  # `git_store.py`
+        self.entered: frozenset[str] | None = None
+        """The virtual environments there at the session's first walk, whose entry files
+        (activation scripts, interpreter links, `pyvenv.cfg`) are swept (`venv_start.py`)."""
         self.known: set[str] = set()
         """Every matched path found by the session's walks, looked at again by each: a command
         that empties the marketplace file and fills a plugin's hooks in one go is judged by
@@ -272,7 +275,9 @@ class StartSweep:
         for path in sorted(self.known):
             if path not in found and any(Path(path).is_relative_to(r) for r in roots):
                 budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
-        for path in venv_start_files(sorted(self.roots)):
+        if self.entered is None:  # the session's first walk: the environments there now
+            self.entered = frozenset(environments(sorted(self.roots)))
+        for path in venv_start_files(sorted(self.roots), self.entered):
             budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
         cut = None
         if budget <= 0 and (pending or unfinished):

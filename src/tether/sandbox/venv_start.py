@@ -9,6 +9,16 @@ environment (a directory with a `pyvenv.cfg`) at a root, one level below it, or 
 or `.nox`. What a command made or changed there is judged as the sweep's other start files,
 but for a `.pth` that is data (`pth_is_data`): `pip install -e` of a `src` layout writes
 one with the project's path only.
+
+An environment's entry files are looked up too, for the environments that were there when the
+session's sweeps began (by path: one a command deleted and made again at the same path is the
+same environment): its `pyvenv.cfg`, activation scripts and interpreter links, which the user's
+next `. .venv/bin/activate` or `.venv/bin/python` runs outside. Packages install no such file,
+so a command that changes one is not installing: it is moved aside. An environment a command
+makes at a new path is the command's, as a repository it makes is: nothing of it is judged
+(`python -m venv` and `uv venv` inside keep working). Its other programs (`bin/pip`, console
+scripts) are not: they are launchers of its `site-packages`, which `pip install` rewrites and
+a command can change as well; running one is running the environment's packages.
 """
 
 from __future__ import annotations
@@ -65,15 +75,32 @@ def _is_start(name: str) -> bool:
     return name.endswith(".pth") or name.split(".")[0] in CUSTOMIZE
 
 
-def venv_start_files(roots: Iterable[str]) -> list[str]:
+def environments(roots: Iterable[str]) -> list[str]:
+    """The virtual environments under `roots` (at a root, one level below, in `.tox`/`.nox`)."""
+    return [e for root in roots for e in _environments(root)]
+
+
+def _is_entry(name: str) -> bool:
+    return name.startswith(("activate", "Activate", "python", "pypy"))
+
+
+def venv_start_files(roots: Iterable[str], entered: frozenset[str] = frozenset()) -> list[str]:
     """The start files (or a `sitecustomize` package's directory) in the site directories of
-    the environments under `roots`, present now."""
+    the environments under `roots`, present now; and, of the environments in `entered`, what
+    runs when one is activated or its interpreter started: `pyvenv.cfg` (its `home` picks the
+    interpreter and the standard library), `bin/activate*` (sourced into the user's shell),
+    `bin/python*` (the interpreter itself)."""
     found: list[str] = []
-    for root in roots:
-        for site in (s for e in _environments(root) for s in _site_dirs(e)):
+    for environment in environments(roots):
+        for site in _site_dirs(environment):
             for directory in (site, os.path.join(site, "__pycache__")):
                 with contextlib.suppress(OSError), os.scandir(directory) as entries:
                     found += [e.path for e in entries if _is_start(e.name)]
+        if environment not in entered:
+            continue
+        found.append(os.path.join(environment, "pyvenv.cfg"))
+        with contextlib.suppress(OSError), os.scandir(os.path.join(environment, "bin")) as entries:
+            found += [e.path for e in entries if _is_entry(e.name)]
     return found
 
 
