@@ -1,0 +1,78 @@
+"""An attempt the model call gives up (the endpoint stalled mid-answer) and tries again, as a
+user sees it: the partial text it streamed is withdrawn from the REPL's screen (the session
+keeps none of it), a plain output marks it abandoned, and the footer counts every call."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.cli.pty_terminal import PtyRepl
+from tether.testing import FakeModelServer, reply, text
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+PARTIAL = "PARTIAL_ONE " * 3
+
+
+def stall_twice_then_answer(server: FakeModelServer) -> None:
+    """Two attempts that stream some text and then fall silent, then the answer."""
+    server.script(
+        reply(text(PARTIAL), stall_after=4),
+        reply(text(PARTIAL), stall_after=4),
+        reply(text("FINAL_ANSWER")),
+    )
+
+
+@pytest.fixture
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TETHER_MODEL_IDLE_TIMEOUT_MS", "500")
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.usefixtures("quick_retries")
+def test_the_repl_withdraws_an_abandoned_attempts_text_and_counts_every_call(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    stall_twice_then_answer(model_env)
+    repl = PtyRepl(workspace, {**os.environ, "HOME": str(home)})
+    try:
+        repl.wait_for("> ")
+        repl.send("hello\r")
+        repl.wait_for("PARTIAL_ONE")  # the first attempt's text was on screen while it streamed
+        footer = repl.wait_shown(" model call")  # the turn's footer
+        shown = repl.lines
+    finally:
+        repl.close()
+    assert len(model_env.requests) == 3
+    assert not [line for line in shown if "PARTIAL" in line], "\n".join(shown)
+    assert sum("FINAL_ANSWER" in line for line in shown) == 1, "\n".join(shown)
+    retries = [line for line in shown if "Model call failed" in line]
+    assert len(retries) == 2, "\n".join(shown)
+    said = "".join(shown).replace(" ", "")  # the retry's line wraps on a 120-column terminal
+    assert said.count("itspartialreplywaswithdrawn;retrying") == 2, "\n".join(shown)
+    # Three calls were made: two given up, one answered.
+    assert "3 model calls (2 given up and retried)" in footer, footer
+
+
+@pytest.mark.usefixtures("quick_retries")
+def test_headless_verbose_marks_the_abandoned_text_and_prints_only_the_answer(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    """`-p` prints the answer alone; --verbose streams the attempts' text to stderr as it
+    comes, where it cannot be taken back: each abandoned one is marked so, after its text."""
+    stall_twice_then_answer(fake_model)
+    result = tether("-p", "hello", "--verbose")
+    assert (result.exit_code, result.stdout) == (0, "FINAL_ANSWER\n")
+    lines = result.stderr.splitlines()
+    partial = [n for n, line in enumerate(lines) if "PARTIAL_ONE" in line]
+    marked = [n for n, line in enumerate(lines) if "the partial reply above is discarded" in line]
+    assert len(partial) == 2, lines
+    assert len(marked) == 2, lines
+    assert partial[0] < marked[0] < partial[1] < marked[1], lines
+    assert lines[-1].startswith("─ 3 model calls (2 given up and retried)"), lines
