@@ -42,6 +42,7 @@ from tether.protocol import (
     Notice,
     PermissionAnswer,
     PermissionAsked,
+    PromptWithdrawn,
     ResponseStarted,
     SessionStarted,
     StatusChanged,
@@ -139,6 +140,8 @@ class EventRenderer:
                 self._on_turn_finished(event)
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 pass  # a subagent's work is summed up by its Task call's result
+            case PromptWithdrawn():
+                pass  # the turn's error says it, and the REPL gives the prompt back to edit
             case ToolInputDelta() | BlockCompleted():
                 pass  # the call is shown once it starts, its input complete; text as it streams
             case ResponseStarted():
