@@ -4,6 +4,7 @@ keeps none of it), a plain output marks it abandoned, and the footer counts ever
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.pty_terminal import PtyRepl
-from tether.testing import FakeModelServer, reply, text
+from tether.store import list_sessions
+from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 
 Run = Callable[..., CliResult]
@@ -76,3 +78,43 @@ def test_headless_verbose_marks_the_abandoned_text_and_prints_only_the_answer(
     assert len(marked) == 2, lines
     assert partial[0] < marked[0] < partial[1] < marked[1], lines
     assert lines[-1].startswith("─ 3 model calls (2 given up and retried)"), lines
+
+
+@pytest.mark.usefixtures("quick_retries")
+def test_stream_json_voids_an_abandoned_attempt_with_its_api_retry_line(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """What a stream-json client reads: a block that closed before the stall was sent as an
+    assistant line (as Claude Code sends each block as it closes); the `api_retry` line after
+    it voids it, the answer comes as another message, and the session file holds none of
+    the abandoned attempt."""
+    fake_model.script(
+        reply(text("ABANDONED_BLOCK"), tool_use("Bash", command="echo hi"), stall_after=6),
+        reply(text("FINAL_ANSWER")),
+    )
+    prompt = json.dumps({"type": "user", "message": {"role": "user", "content": "hi"}})
+    result = tether(
+        "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+        stdin=prompt + "\n",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    said = [
+        (line["type"], line.get("subtype"), line.get("message", {}).get("content"))
+        for line in lines
+        if line["type"] in ("assistant", "result") or line.get("subtype") == "api_retry"
+    ]
+    assert said == [
+        ("assistant", None, [{"type": "text", "text": "ABANDONED_BLOCK"}]),
+        ("system", "api_retry", None),
+        ("assistant", None, [{"type": "text", "text": "FINAL_ANSWER"}]),
+        ("result", "success", None),
+    ]
+    abandoned, answer = [line for line in lines if line["type"] == "assistant"]
+    assert abandoned["message"]["id"] != answer["message"]["id"]
+    assert [line["result"] for line in lines if line["type"] == "result"] == ["FINAL_ANSWER"]
+    [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    saved = info.path.read_text()
+    assert "ABANDONED_BLOCK" not in saved
+    assert abandoned["uuid"] not in saved
+    assert answer["uuid"] in saved
