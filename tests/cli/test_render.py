@@ -227,7 +227,9 @@ def test_retry_notice_and_error_lines() -> None:
     )
     assert out == (
         "Partial\n\n"
-        "⚠ Model call failed (overloaded); retrying in 1.2s (attempt 2 of 4)\n"
+        # Its text was out as it came: said to be discarded, not part of the reply.
+        "⚠ Model call failed (overloaded); the partial reply above is discarded; retrying in "
+        "1.2s (attempt 2 \nof 4)\n"
         "Settings file ignored.\n"
         "✗ internal error: boom\n"
         "  (traceback hidden; --verbose shows it)\n"
@@ -563,3 +565,13 @@ def test_the_spinner_names_every_running_call() -> None:
     assert renderer._activity == "Running 2 tools (Bash, Read)"  # pyright: ignore[reportPrivateUsage]
     renderer.render(ToolFinished(call_id="t1", name="Bash", content="", is_error=False))
     assert renderer._activity == "Running Read"  # pyright: ignore[reportPrivateUsage]
+
+
+def test_an_abandoned_attempts_thinking_is_not_printed_after_it() -> None:
+    out = render(
+        ThinkingDelta(text="A thought the retry drops."),
+        ModelRetry(attempt=1, max_attempts=4, delay_s=0.0, reason="stalled"),
+        TextDelta(text="Answer."),
+    )
+    assert "drops" not in out
+    assert out.endswith("Answer.\n\n")

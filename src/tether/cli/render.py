@@ -42,6 +42,7 @@ from tether.protocol import (
     Notice,
     PermissionAnswer,
     PermissionAsked,
+    PromptWithdrawn,
     ResponseStarted,
     SessionStarted,
     StatusChanged,
@@ -90,6 +91,8 @@ class EventRenderer:
         self._calls = RunningCalls()
         self._draft = ""  # typed during the turn, not sent yet
         self._headline_of: str | None = None  # the call whose headline was printed last
+        self._attempt_printed = False  # text of the reply being streamed printed for good
+        self._given_up = 0  # model calls of this turn given up and tried again
 
     def render(self, event: Event) -> None:
         """Show one event (every string in it made safe for the terminal first: model, tool
@@ -99,6 +102,7 @@ class EventRenderer:
             case SessionStarted(cwd=cwd):
                 self.workspace = Path(cwd)
             case TurnStarted():
+                self._given_up = 0
                 self._set_activity("Thinking")
                 self._ensure_live()
             case TextDelta(text=text):
@@ -113,6 +117,7 @@ class EventRenderer:
                         self._add_text(message.text())  # a reply that came unstreamed
                     self._saw_text = False
                     self._end_stream()
+                    self._attempt_printed = False
                     if self.verbose and usage is not None:
                         self._print(Text(cache_line(usage), style="dim"))
             case ToolStarted():
@@ -124,15 +129,7 @@ class EventRenderer:
             case ModelWaiting():
                 self._on_waiting(event)
             case ModelRetry():
-                self._end_stream()
-                self._set_activity("Thinking")
-                self._print(
-                    Text(
-                        f"⚠ Model call failed ({event.reason}); retrying in {event.delay_s:.1f}s "
-                        f"(attempt {event.attempt + 1} of {event.max_attempts})",
-                        style="yellow",
-                    )
-                )
+                self._on_retry(event)
             case Notice(level=level, message=message):
                 self._end_stream()
                 self._print(Text(message, style="yellow" if level == "warning" else "dim"))
@@ -143,6 +140,8 @@ class EventRenderer:
                 self._on_turn_finished(event)
             case SubagentStarted() | SubagentMessage() | SubagentFinished():
                 pass  # a subagent's work is summed up by its Task call's result
+            case PromptWithdrawn():
+                pass  # the turn's error says it, and the REPL gives the prompt back to edit
             case ToolInputDelta() | BlockCompleted():
                 pass  # the call is shown once it starts, its input complete; text as it streams
             case ResponseStarted():
@@ -207,6 +206,7 @@ class EventRenderer:
             return
         self.console.out(text, end="", highlight=False)
         self._raw_open = not text.endswith("\n")
+        self._attempt_printed = True
 
     def _add_thinking(self, text: str) -> None:
         if self._activity.startswith(WAITING):
@@ -219,6 +219,7 @@ class EventRenderer:
         elif self.verbose:
             self.console.out(text, end="", style="dim italic", highlight=False)
             self._raw_open = not text.endswith("\n")
+            self._attempt_printed = True
 
     def _end_stream(self) -> None:
         self._end_thinking()
@@ -230,6 +231,7 @@ class EventRenderer:
             if text.strip():
                 self._print_block(reply_block(text))
                 self._set_activity("Thinking")
+                self._attempt_printed = True
             return
         if self._raw_open:
             self.console.out("")
@@ -241,6 +243,7 @@ class EventRenderer:
         thought, self._thinking = self._thinking, ""
         if not thought.strip():
             return
+        self._attempt_printed = True
         if self.verbose and not self._use_live:
             if self._raw_open:
                 self.console.out("")
@@ -252,6 +255,32 @@ class EventRenderer:
             return
         gist = cut_line(" ".join(thought.split()), max(10, self.console.width - 14))
         self._print_block(Text(f"✻ Thinking: {gist}", style="dim italic"))
+
+    def _on_retry(self, event: ModelRetry) -> None:
+        """An attempt given up: nothing it streamed is kept, so none of it stays on screen
+        as part of the reply. Text still in the live region is withdrawn; text printed for
+        good (a plain output writes it as it comes) is marked as discarded."""
+        withdrawn = self._use_live and bool(self._text.strip() or self._thinking.strip())
+        self._thinking = ""  # a plain output printed it as it came (verbose), or never
+        if self._use_live:
+            self._text = ""
+        else:
+            self._end_text()  # out already: its line ends
+        self._saw_text = False
+        if self._attempt_printed:
+            what = "the partial reply above is discarded; "
+        else:
+            what = "its partial reply was withdrawn; " if withdrawn else ""
+        self._attempt_printed = False
+        self._given_up += 1
+        self._set_activity("Thinking")
+        self._print(
+            Text(
+                f"⚠ Model call failed ({event.reason}); {what}retrying in "
+                f"{event.delay_s:.1f}s (attempt {event.attempt + 1} of {event.max_attempts})",
+                style="yellow",
+            )
+        )
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -318,7 +347,7 @@ class EventRenderer:
                 self.console.print(Text(INTERRUPTED_HINT, style="yellow"))
         elif event.subtype == "error_max_turns":
             self.console.print(Text("Stopped: the turn limit was reached.", style="yellow"))
-        self.console.print(Text(turn_footer(event), style="dim"))
+        self.console.print(Text(turn_footer(event, self._given_up), style="dim"))
 
     def _print_error(self, message: str) -> None:
         first, _, rest = message.partition("\n")

@@ -33,9 +33,13 @@ def format_usage(usage: Usage) -> str:
     return f"{text} · {format_tokens(usage.output_tokens)} out"
 
 
-def turn_footer(event: TurnFinished) -> str:
-    """The dim line after a turn: model calls, tokens, cost, time."""
-    calls = f"{event.num_turns} model call" + ("" if event.num_turns == 1 else "s")
+def turn_footer(event: TurnFinished, given_up: int = 0) -> str:
+    """The dim line after a turn: model calls (`given_up` of them tried again: each was
+    made, and may have cost), tokens, cost, time."""
+    made = event.num_turns + given_up
+    calls = f"{made} model call" + ("" if made == 1 else "s")
+    if given_up:
+        calls += f" ({given_up} given up and retried)"
     parts = [calls, format_usage(event.usage)]
     if event.cost_usd:
         parts.append(f"${event.cost_usd:.4f}")

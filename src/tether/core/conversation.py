@@ -24,6 +24,7 @@ from tether.protocol import (
     MessageCompleted,
     ModelError,
     Notice,
+    PromptWithdrawn,
     TextBlock,
     TurnFinished,
     TurnSubtype,
@@ -55,7 +56,7 @@ async def converse(
     """The prompt's hooks, then the loop, continued while a Stop hook sends the model back
     to work. `kept` is called once the prompt is in the history, `withdrawn` once it is
     taken back out of it (refused as too long before it was sent: `PromptTooLong`, said
-    with `PromptTooLong.withdrawn`)."""
+    with `PromptTooLong.withdrawn`, and emitted as `PromptWithdrawn`)."""
     text = prompt.text
     blocked, contexts = await lifecycle.before_prompt(text, emit)
     if blocked is not None:
@@ -84,7 +85,11 @@ async def converse(
         if taken is None:
             raise
         withdrawn()
-        raise taken_back(e, taken) from None
+        refusal = taken_back(e, taken)
+        # The event log holds the prompt (`TurnStarted`): it says it was taken back, as the
+        # session file does (or holds nothing of it).
+        emit(PromptWithdrawn(prompt=text, taken=taken, reason=str(e).partition("\n")[0]))
+        raise refusal from None
     except BaseException:
         history.release_prompt()  # kept as it was given: the turn ended for another reason
         raise

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from tether.core.boundary import CallIds, encodable_blocks, sendable_images
 from tether.core.folded import Folded, stand_in
+from tether.core.held_prompt import HeldPrompt
 from tether.core.shrink import shrink_message
 from tether.core.sizing import RequestSizer, TakenBack
 from tether.models.base import ModelRequest
@@ -92,18 +93,10 @@ class History:
         that must be cut keeps them whole and cuts what else their message holds."""
         self.sizer = RequestSizer()
         """Estimates this conversation's requests in tokens before they are sent."""
-        self._held: list[tuple[tuple[ContentBlock, ...], str | None]] = []
-        """User entries in the conversation but not yet in the journal: a prompt (see
-        `add_prompt`), and input added to its message before it was sent, in order."""
-        self._prompt_held = False
-        """Whether the first of `_held` is the newest prompt."""
+        self._prompt = HeldPrompt()
+        """The newest prompt on its way to the journal (see `add_prompt`)."""
         self.kept_ratio: float | None = None
         """The estimate's ratio the journal holds (see `measured`), once it holds one."""
-        self._prompt: tuple[ContentBlock, ...] = ()
-        """The blocks of the newest `add_prompt` call (the objects themselves)."""
-        self._with_prompt: list[tuple[ContentBlock, ...]] = []
-        """The user entries journaled after the newest prompt, in its message: a take-back
-        withdraws them with it from the journal, and holds them again."""
         self._call_ids = CallIds()
         for message in self._messages:
             if message.role == "assistant":
@@ -254,25 +247,13 @@ class History:
         self.release_prompt()
         admitted = self._admit_user(blocks)
         merged = self._append_user(admitted)
-        self._with_prompt, self._prompt = [], admitted
-        if self.journal is not None:
-            self._held, self._prompt_held = [(admitted, entry_uuid)], True
+        self._prompt.hold(admitted, entry_uuid, journaled=self.journal is not None)
         return merged
 
     def release_prompt(self) -> bool:
         """Journal the prompt `add_prompt` holds, and what was added to it, if any: it is
         about to be sent (or something comes after it). Returns whether there was any."""
-        held, self._held = self._held, []
-        if not held or self.journal is None:
-            return False
-        prompt, self._prompt_held = self._prompt_held, False
-        for blocks, entry_uuid in held:
-            self.journal.user(blocks, entry_uuid)
-        if prompt:
-            self._with_prompt = [blocks for blocks, _ in held[1:]]
-        elif self._messages and self._holds_prompt(self._messages[-1]):
-            self._with_prompt.extend(blocks for blocks, _ in held)
-        return True
+        return self._prompt.release(self.journal, self.newest)
 
     def prompt_sent(self) -> None:
         """A request holding the prompt `add_prompt` holds is about to be sent: journaled
@@ -305,16 +286,14 @@ class History:
         writes them (what follows the results goes with the last)."""
         admitted = self._admit_user(blocks)
         results = [b for b in admitted if isinstance(b, ToolResultBlock)]
-        if self._held and not results:
-            # Input added to a prompt not sent yet (typed ahead, steering): held with it, so
-            # that a prompt taken back leaves it, and nothing unsent, in the journal.
-            self._held.append((admitted, entry_uuid))
+        if not results and self._prompt.add_typed(admitted, entry_uuid):
+            # Input added to a prompt not sent yet (typed ahead, steering): held with it.
             return self._append_user(admitted)
         self.release_prompt()
         merged = self._append_user(admitted)
         if self.journal is not None:
-            if not results and self._holds_prompt(merged):
-                self._with_prompt.append(admitted)
+            if not results:
+                self._prompt.journaled(admitted, merged)
             if not result_uuids or len(result_uuids) != len(results):
                 self.journal.user(admitted, entry_uuid)
                 return merged
@@ -331,33 +310,10 @@ class History:
         yet, nothing of it is ("unsaved"); else its entry is withdrawn ("withdrawn": it was
         sent, and refused), with the entries journaled after it, which are held again to be
         journaled at the next request. Returns None, changing nothing, once a reply came."""
-        newest = self.newest
-        if newest is None or not self._holds_prompt(newest):
-            return None
-        prompt = {id(block) for block in self._prompt}
-        kept = tuple(block for block in newest.content if id(block) not in prompt)
-        if kept:
-            self._messages[-1] = Message(role="user", content=kept)
-        else:
-            self._messages.pop()
-        self._prompt = self.turn_blocks = ()
-        if self._prompt_held:
-            self._held, self._prompt_held = self._held[1:], False
-            return "unsaved"
-        withdraw: Callable[[], None] | None = getattr(self.journal, "withdraw", None)
-        if withdraw is not None:
-            for _ in range(len(self._with_prompt) + 1):
-                withdraw()
-            self._held = [(blocks, None) for blocks in self._with_prompt] + self._held
-        self._with_prompt = []
-        return "withdrawn"
-
-    def _holds_prompt(self, message: Message) -> bool:
-        """Whether `message` is a user message holding the newest prompt's blocks."""
-        if message.role != "user" or not self._prompt:
-            return False
-        ids = {id(block) for block in message.content}
-        return all(id(block) in ids for block in self._prompt)
+        taken = self._prompt.take_back(self._messages, self.journal)
+        if taken is not None:
+            self.turn_blocks = ()
+        return taken
 
     def replay_user(self, blocks: Sequence[ContentBlock]) -> Message:
         return self._append_user(self._admit_user(blocks))

@@ -12,6 +12,7 @@ from tether.protocol.status_events import (
     ModelRetry,
     ModelWaiting,
     Notice,
+    PromptWithdrawn,
     StatusChanged,
 )
 from tether.protocol.tool_events import (
@@ -467,6 +468,7 @@ Event = Annotated[
     | ModelRetry
     | ModelWaiting
     | Notice
+    | PromptWithdrawn
     | ContextCompacted
     | StatusChanged
     | PermissionAsked

@@ -134,3 +134,30 @@ class ErrorOccurred(Record):
     def __init__(self, *, message: str, kind: Literal["error"] = "error") -> None:
         self.kind = kind
         self.message = message
+
+
+class PromptWithdrawn(Record):
+    """The turn's prompt (its `TurnStarted.prompt`) was taken back out of the session, refused
+    as too long for the model's window: the conversation goes on without it, as the session
+    file says. `taken`: "unsaved", never written to the file (refused before it was sent),
+    or "withdrawn", written (it was sent, and the endpoint refused it) and marked there as
+    taken back. `reason`: the refusal, its first line."""
+
+    __slots__ = ("kind", "prompt", "reason", "taken")
+    kind: Final[Literal["prompt_withdrawn"]]
+    prompt: Final[str]
+    taken: Final[Literal["unsaved", "withdrawn"]]
+    reason: Final[str]
+
+    def __init__(
+        self,
+        *,
+        prompt: str,
+        taken: Literal["unsaved", "withdrawn"],
+        reason: str,
+        kind: Literal["prompt_withdrawn"] = "prompt_withdrawn",
+    ) -> None:
+        self.kind = kind
+        self.prompt = prompt
+        self.taken = taken
+        self.reason = reason
