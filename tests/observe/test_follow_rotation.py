@@ -67,94 +67,91 @@ class RotationAt:
         return True
 
 
-def _follow_with_rotation_at(k: int, home: Path, monkeypatch: pytest.MonkeyPatch) -> bool:
-    """Whether the follower made k looks in its move; asserts what it read."""
-    line = len(record(0).to_json()) + 1
-    writer = AppendFile(log_dir(home) / "events.jsonl", max_bytes=PER_FILE * line, keep=100)
-    written: list[EventRecord] = []
+class Log:
+    """The log of one try: a writer whose files hold `PER_FILE` records each, what it wrote,
+    and a follower."""
 
-    def write(*numbers: int) -> None:
+    def __init__(self, home: Path) -> None:
+        line = len(record(0).to_json()) + 1
+        self.home = home
+        self.writer = AppendFile(
+            log_dir(home) / "events.jsonl", max_bytes=PER_FILE * line, keep=100
+        )
+        self.written: list[EventRecord] = []
+        self.reader = LogReader(home)
+
+    def write(self, *numbers: int) -> None:
         for n in numbers:
-            writer.append([record(n).to_json()])
-            written.append(record(n))
+            self.writer.append([record(n).to_json()])
+            self.written.append(record(n))
 
-    reader = LogReader(home)
-    try:
-        write(0, 1, 2)  # the first file, full
-        read = reader.read_new()
-        write(3, 4)  # rotated: the follower is still on the first file, now events.1
-        assert len(log_files(home)) == 2
-
-        # The follower finishes the first file and moves on; the writer fills the second and
-        # rotates it too at the follower's k-th look (5 ends the second file, 6 starts a third).
-        lock = log_dir(home) / ".events.jsonl.lock"
-        injected = RotationAt(k, lock, lambda: write(5, 6, 7))
+    def rotating_at(
+        self, k: int, monkeypatch: pytest.MonkeyPatch, read: Callable[[], list[EventRecord]]
+    ) -> tuple[list[EventRecord], bool]:
+        """`read()`, the writer filling the current file and rotating it at its k-th look
+        (5 ends the file, 6 starts the next); whether it made k looks."""
+        injected = RotationAt(k, log_dir(self.home) / ".events.jsonl.lock", self._rotate)
         with monkeypatch.context() as patch:
             patch.setattr(os, "stat", injected.wrap(os.stat))
             patch.setattr(os, "fstat", injected.wrap(os.fstat))
             injected.armed = True
-            read += reader.read_new()
+            found = read()
             injected.armed = False
         if not injected.fired:
-            write(5, 6, 7)
-        read += reader.read_new()
-        write(8)
-        read += reader.read_new()
-    finally:
-        reader.close()
-        writer.close()
-    assert len(log_files(home)) == 3
-    assert [r.payload["n"] for r in read] == [r.payload["n"] for r in written], f"look {k}"
-    return injected.looks >= k
+            self._rotate()
+        return found, injected.looks >= k
+
+    def _rotate(self) -> None:
+        self.write(5, 6, 7)
+
+    def finish(self, read: list[EventRecord], k: int) -> None:
+        """Follow to the end (one more record after); every record read once, in order."""
+        read += self.reader.read_new()
+        self.write(8)
+        read += self.reader.read_new()
+        self.reader.close()
+        self.writer.close()
+        assert len(log_files(self.home)) == 3
+        assert [r.payload["n"] for r in read] == [r.payload["n"] for r in self.written], k
 
 
-def test_a_rotation_at_any_step_of_a_follower_s_move_skips_and_doubles_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    k = 1
-    while _follow_with_rotation_at(k, tmp_path / f"home-{k}", monkeypatch):
-        k += 1
-    assert k > 5  # the move took several looks, each tried
+def _follow_with_rotation_at(k: int, home: Path, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """The follower finishes a rotated file and moves on to the next, which is rotated in
+    turn at its k-th look."""
+    log = Log(home)
+    log.write(0, 1, 2)  # the first file, full
+    read = log.reader.read_new()
+    log.write(3, 4)  # rotated: the follower is still on the first file, now events.1
+    assert len(log_files(home)) == 2
+    found, looked = log.rotating_at(k, monkeypatch, log.reader.read_new)
+    log.finish(read + found, k)
+    return looked
 
 
 def _tail_with_rotation_at(k: int, home: Path, monkeypatch: pytest.MonkeyPatch) -> bool:
-    """`tail -f`: the last records, then what follows, with a rotation at the k-th look while
-    the last records are read; asserts what was shown."""
-    line = len(record(0).to_json()) + 1
-    writer = AppendFile(log_dir(home) / "events.jsonl", max_bytes=PER_FILE * line, keep=100)
-    written: list[EventRecord] = []
-
-    def write(*numbers: int) -> None:
-        for n in numbers:
-            writer.append([record(n).to_json()])
-            written.append(record(n))
-
-    reader = LogReader(home)
-    try:
-        write(0, 1, 2, 3, 4)  # a rotated file, and the current one with room for one more
-        injected = RotationAt(k, log_dir(home) / ".events.jsonl.lock", lambda: write(5, 6, 7))
-        with monkeypatch.context() as patch:
-            patch.setattr(os, "stat", injected.wrap(os.stat))
-            patch.setattr(os, "fstat", injected.wrap(os.fstat))
-            injected.armed = True
-            read = last_records(home, 100, lambda _: True, reader)
-            injected.armed = False
-        if not injected.fired:
-            write(5, 6, 7)
-        read += reader.read_new()
-        write(8)
-        read += reader.read_new()
-    finally:
-        reader.close()
-        writer.close()
-    assert [r.payload["n"] for r in read] == [r.payload["n"] for r in written], f"look {k}"
-    return injected.looks >= k
+    """`tail -f`: the last records, with a rotation at the k-th look while they are read,
+    then what follows."""
+    log = Log(home)
+    log.write(0, 1, 2, 3, 4)  # a rotated file, and the current one with room for one more
+    found, looked = log.rotating_at(
+        k, monkeypatch, lambda: last_records(home, 100, lambda _: True, log.reader)
+    )
+    log.finish(found, k)
+    return looked
 
 
-def test_a_rotation_while_the_last_records_are_read_shows_each_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("scenario", "moves"),
+    [(_follow_with_rotation_at, 5), (_tail_with_rotation_at, 3)],
+    ids=["following", "last-records"],
+)
+def test_a_rotation_at_any_step_skips_and_doubles_nothing(
+    scenario: Callable[[int, Path, pytest.MonkeyPatch], bool],
+    moves: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     k = 1
-    while _tail_with_rotation_at(k, tmp_path / f"home-{k}", monkeypatch):
+    while scenario(k, tmp_path / f"home-{k}", monkeypatch):
         k += 1
-    assert k > 3
+    assert k > moves  # the reading took several looks, each tried
