@@ -135,7 +135,7 @@ class MiniLM:
             str(files.model), sess_options=options, providers=["CPUExecutionProvider"]
         )
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str], *, timeout: float | None = None) -> list[list[float]]:
         return [self._one(text).tolist() for text in texts]
 
     def _one(self, text: str) -> NDArray[Any]:
