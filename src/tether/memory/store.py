@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from tether.memory.connection import connect, database_errors
 from tether.memory.embedders import Embedder, EmbeddingError
+from tether.memory.vectors import Mark, VectorMatrix, mark_of
 
 MEMORY_FILE = "memory.db"
 RRF_K = 60
@@ -88,6 +89,9 @@ class MemoryStore:
         self._retry_after = retry_after
         self._down: str | None = None
         self._down_at = 0.0
+        self._matrix = VectorMatrix()
+        self._complete_at: Mark | None = None
+        """The file's mark when every memory had its vector: no backfill to look for."""
 
     @property
     def by_meaning(self) -> bool:
@@ -190,11 +194,14 @@ class MemoryStore:
         by_words = self._by_words(query, depth)
         by_meaning: list[int] = []
         if vector is not None:
-            rows = self._db.execute(
-                "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
-                (_packed(vector), depth),
-            ).fetchall()
-            by_meaning = [int(rowid) for rowid, distance in rows if 1 - distance >= floor]
+            near = self._matrix.nearest(self._db, vector, depth)
+            if near is None:  # without NumPy: sqlite-vec's own scan
+                rows = self._db.execute(
+                    "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
+                    (_packed(vector), depth),
+                ).fetchall()
+                near = [(int(rowid), 1 - distance) for rowid, distance in rows]
+            by_meaning = [rowid for rowid, similarity in near if similarity >= floor]
         scores: dict[int, float] = {}
         for ranking in (by_words, by_meaning):
             for rank, memory_id in enumerate(ranking):
@@ -270,12 +277,16 @@ class MemoryStore:
         """Vectors for memories saved without them (by words only, or by another embedder),
         a batch at a time; when the embedder fails, left for a later search."""
         assert self.embedder is not None
+        mark = mark_of(self._db)
+        if mark == self._complete_at:  # nothing written since every memory had its vector
+            return
         rows = self._db.execute(
             "SELECT id, text FROM memories WHERE id NOT IN (SELECT rowid FROM memories_vec) "
             "LIMIT ?",
             (BACKFILL_BATCH,),
         ).fetchall()
         if not rows:
+            self._complete_at = mark
             return
         try:
             vectors = self.embedder.embed([text for _, text in rows], timeout=timeout)
