@@ -57,7 +57,7 @@ class Table:
     dimensions: int
     vectors: dict[str, list[float]]
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str], *, timeout: float | None = None) -> list[list[float]]:
         return [self.vectors[t] for t in texts]
 
 
@@ -71,7 +71,7 @@ class StaticModel:
 
         self._embed: Callable[[list[str]], list[list[float]]] = get_embeddings  # pyright: ignore
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str], *, timeout: float | None = None) -> list[list[float]]:
         return self._embed(texts)
 
 
@@ -268,7 +268,7 @@ class Noisy:
     base: dict[str, list[float]]
     rng: random.Random
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str], *, timeout: float | None = None) -> list[list[float]]:
         out: list[list[float]] = []
         for text in texts:
             vector = [x + self.rng.gauss(0, 0.02) for x in self.base[text.split(" (")[0]]]

@@ -54,7 +54,7 @@ class MiniLM:
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.no_padding()
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str], *, timeout: float | None = None) -> list[list[float]]:
         return [self._one(text).tolist() for text in texts]
 
     def _one(self, text: str) -> NDArray[Any]:

@@ -8,12 +8,13 @@ import io
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
+from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult
 
 
@@ -41,10 +42,21 @@ def _vector(text: str) -> list[float]:
 
 
 class Endpoint(ThreadingHTTPServer):
+    """`hanging`: a request is read and never answered (until `release`), as a firewalled or
+    overloaded endpoint does; `hung` counts those."""
+
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.requests: list[tuple[str, str | None, dict[str, Any]]] = []
         self.status = 200
+        self.hanging = False
+        self.hung = 0
+        self.released = threading.Event()
+
+    def release(self) -> None:
+        """Answer again; the requests left hanging end without an answer."""
+        self.hanging = False
+        self.released.set()
 
     @property
     def base_url(self) -> str:
@@ -57,6 +69,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append((self.path, self.headers.get("Authorization"), body))
+        if self.server.hanging:
+            self.server.hung += 1
+            self.server.released.wait()
+            self.close_connection = True
+            return
         if self.server.status != 200:
             payload = b'{"error": {"message": "overloaded"}}'
         else:
@@ -83,9 +100,26 @@ def endpoint() -> Iterator[Endpoint]:
     try:
         yield server
     finally:
+        server.release()
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def save_in_a_session(
+    fake_model: FakeModelServer, tether: Callable[..., CliResult], memory: str
+) -> None:
+    """A `tether -p` session whose model saves `memory` (MemorySave)."""
+    fake_model.script(tool_use("MemorySave", text=memory), text("saved"))
+    assert tether("-p", "remember this").exit_code == 0
+    assert fake_model.requests[1].tool_results() == ["Saved as memory 1."]
+    fake_model.requests.clear()
+
+
+def use_endpoint(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    """Memory embeds through the endpoint at `url` (its base, up to `/v1`)."""
+    monkeypatch.setenv("TETHER_MEMORY_EMBEDDINGS_URL", url)
+    monkeypatch.setenv("TETHER_MEMORY_EMBEDDINGS_MODEL", "tiny-embed")
 
 
 def closed_port_url() -> str:

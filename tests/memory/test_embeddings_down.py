@@ -12,17 +12,12 @@ import pytest
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult
 
-from .conftest import Endpoint, closed_port_url, memory_cli
+from .conftest import Endpoint, closed_port_url, memory_cli, save_in_a_session, use_endpoint
 
 Run = Callable[..., CliResult]
 
 CACHE = "The cache lives in /var/cache/app"
 DOG = "Our dog is called Rex"
-
-
-def _use(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
-    monkeypatch.setenv("TETHER_MEMORY_EMBEDDINGS_URL", url)
-    monkeypatch.setenv("TETHER_MEMORY_EMBEDDINGS_MODEL", "tiny-embed")
 
 
 def test_with_the_endpoint_down_memory_lists_searches_saves_and_removes_by_words(
@@ -32,13 +27,11 @@ def test_with_the_endpoint_down_memory_lists_searches_saves_and_removes_by_words
     endpoint: Endpoint,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _use(monkeypatch, endpoint.base_url)
-    fake_model.script(tool_use("MemorySave", text=CACHE), text("saved"))
-    assert tether("-p", "remember where the cache is").exit_code == 0
-    assert fake_model.requests[1].tool_results() == ["Saved as memory 1."]
+    use_endpoint(monkeypatch, endpoint.base_url)
+    save_in_a_session(fake_model, tether, CACHE)
 
     down = closed_port_url()
-    _use(monkeypatch, down)
+    use_endpoint(monkeypatch, down)
     listed = memory_cli("--cwd", str(workspace), "list")
     assert listed.exit_code == 0, listed.stderr
     assert CACHE in listed.stdout
@@ -80,7 +73,7 @@ def test_with_the_endpoint_down_memory_lists_searches_saves_and_removes_by_words
     removed = memory_cli("--cwd", str(workspace), "rm", "1")
     assert (removed.exit_code, removed.stdout) == (0, "removed memory 1\n")
 
-    _use(monkeypatch, endpoint.base_url)  # back: the save made by words gets its meaning
+    use_endpoint(monkeypatch, endpoint.base_url)  # back: the save made by words gets its meaning
     again = memory_cli("--cwd", str(workspace), "search", "puppy")
     assert again.exit_code == 0, again.stderr
     assert (again.stderr, DOG in again.stdout, "(meaning)" in again.stdout) == ("", True, True)

@@ -33,7 +33,8 @@ def main(argv: list[str]) -> int:
     from tether.memory.store import MemoryFileError
 
     project = (args.cwd or Path.cwd()).resolve()
-    path = memory_path(tether_home(), project)
+    home = tether_home()
+    path = memory_path(home, project)
     if not path.exists():
         if args.verb == "rm":
             print(f"tether memory: no memory with id {args.ids[0]}", file=sys.stderr)
@@ -41,7 +42,9 @@ def main(argv: list[str]) -> int:
         print("[]" if args.json else "no memories saved for this project")
         return 0
     try:
-        store = open_store(path, os.environ)
+        # A search the user asks for tries a remembered-down endpoint again (and says so to
+        # the sessions, if it answers); listing and removing never embed.
+        store = open_store(path, os.environ, home=home, patient=args.verb == "search")
         try:
             return _run(args, store)
         finally:

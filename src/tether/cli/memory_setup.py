@@ -34,6 +34,10 @@ OFFERED = 3
 """How many memories at most are offered with the first prompt."""
 OFFERED_CHARS = 1_600
 """How much of them at most (about 400 tokens): each is cut to its share."""
+START_TIMEOUT_S = 1.5
+"""How long an embeddings endpoint is waited for, each call, while a session starts (the
+offer, the memory file's pieces): what is offered is optional, the first request is not;
+without an answer the offer goes by words. Tools and `tether memory` wait longer."""
 
 _told_words_only = False
 
@@ -58,7 +62,7 @@ def attach_memory(
     MemorySearch finds what the prompt has only an index of."""
     if env.get(MEMORY_OFF_ENV):
         return
-    memory = ProjectMemory(memory_path(home, project), env)
+    memory = ProjectMemory(memory_path(home, project), env, home=home)
     context.memory = memory
     if memory.path.exists() or file_pieces:  # loaded while the rest of the session is built
         pieces = tuple(file_pieces)
@@ -76,8 +80,9 @@ class ProjectMemory:
     """The `MemoryIndex` the tools use, over the project's `MemoryStore`, opened at first use;
     its calls run in a thread (SQLite and the embedding never hold up the loop)."""
 
-    def __init__(self, path: Path, env: Mapping[str, str]) -> None:
+    def __init__(self, path: Path, env: Mapping[str, str], *, home: Path) -> None:
         self.path = path
+        self.home = home
         self._env = dict(env)
         self._store: MemoryStore | None = None
         self._opening = threading.Lock()
@@ -87,7 +92,7 @@ class ProjectMemory:
         return await asyncio.to_thread(self._save, text, tags)
 
     async def search(self, query: str, limit: int) -> Hits:
-        return await asyncio.to_thread(self._search, query, limit)
+        return await asyncio.to_thread(self._search, query, limit, None)
 
     async def offer(self, prompt: str) -> str | None:
         """The memories most relevant to `prompt`, as a reminder's text; None when there are
@@ -96,7 +101,7 @@ class ProjectMemory:
         if not self.path.exists() or not prompt.strip():
             return None
         try:
-            hits = await self.search(prompt, OFFERED)
+            hits = await asyncio.to_thread(self._search, prompt, OFFERED, START_TIMEOUT_S)
         except ToolError as e:
             _warn(str(e))
             return None
@@ -120,13 +125,13 @@ class ProjectMemory:
         with contextlib.suppress(MemoryFileError), self._opening:
             # Under the lock: a search (the first prompt's offer) waits for the pieces.
             if self._store is None:
-                self._store = open_store(self.path, self._env)
+                self._store = open_store(self.path, self._env, home=self.home)
             added = 0
             for piece in reversed(file_pieces):  # the newest first
                 if added >= PIECES_PER_SESSION:
                     break
                 if not self._store.has(piece):
-                    self._store.save(piece, (MEMORY_FILE_TAG,))
+                    self._store.save(piece, (MEMORY_FILE_TAG,), timeout=START_TIMEOUT_S)
                     added += 1
 
     def close(self) -> None:
@@ -168,7 +173,7 @@ class ProjectMemory:
             self._told = message
             _warn(message)
 
-    def _search(self, query: str, limit: int) -> Hits:
+    def _search(self, query: str, limit: int, timeout: float | None) -> Hits:
         """The memory's hits, then those of the memories kept aside while it could not be
         used (added to it first when it now can be): a memory saved is found, wherever it
         waits. When the memory cannot be used, the error says so with the kept ones that
@@ -176,7 +181,7 @@ class ProjectMemory:
         from tether.memory.store import MemoryFileError
 
         try:
-            found = self._with_pending().search(query, limit)
+            found = self._with_pending().search(query, limit, timeout=timeout)
         except MemoryFileError as e:
             waiting = self._pending_hits(query, limit)
             if not waiting:
@@ -197,7 +202,9 @@ class ProjectMemory:
 
         with self._opening:
             if self._store is None:
-                self._store = open_store(self.path, self._env)  # adds what is kept aside
+                self._store = open_store(
+                    self.path, self._env, home=self.home
+                )  # adds what is kept aside
             elif _has_content(pending_path(self.path)):
                 _add_pending(self._store)
             return self._store
@@ -219,7 +226,7 @@ class ProjectMemory:
     def _opened(self) -> MemoryStore:
         with self._opening:
             if self._store is None:
-                self._store = open_store(self.path, self._env)
+                self._store = open_store(self.path, self._env, home=self.home)
             return self._store
 
 
@@ -245,14 +252,19 @@ def _add_pending(store: MemoryStore) -> None:
         _warn(f"memory: {added} memory(ies) kept aside earlier added to the memory")
 
 
-def open_store(path: Path, env: Mapping[str, str]) -> MemoryStore:
+def open_store(
+    path: Path, env: Mapping[str, str], *, home: Path, patient: bool = False
+) -> MemoryStore:
     """The memory in `path` with the embedder the environment configures; without one, by
-    words only, said once a process. Raises `MemoryFileError`."""
+    words only, said once a process. An endpoint's failures are remembered under `home` for
+    every process (`patient`: tried even while remembered down). Raises `MemoryFileError`."""
     from tether.memory.embedders import NOT_INSTALLED, configured_embedder, local_problem
+    from tether.memory.endpoint_health import health_path
     from tether.memory.store import MemoryStore
 
     global _told_words_only
-    store = MemoryStore(path, configured_embedder(env))
+    embedder = configured_embedder(env, health=health_path(home), patient=patient)
+    store = MemoryStore(path, embedder)
     if not store.by_meaning and not _told_words_only:
         _told_words_only = True
         why = local_problem() or NOT_INSTALLED  # sqlite-vec there but not loadable

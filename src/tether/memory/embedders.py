@@ -12,13 +12,19 @@ import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tether.shown_urls import shown_url
 
+if TYPE_CHECKING:
+    from tether.memory.endpoint_health import EndpointHealth
+
 
 class Embedder(Protocol):
-    """Text to unit vectors of `dimensions` floats; `name` tells stored vectors apart."""
+    """Text to unit vectors of `dimensions` floats; `name` tells stored vectors apart.
+    `timeout`: how long a remote embedder waits for its answer, fitted to the use (None: its
+    own default); a local one has nothing to wait for."""
 
     @property
     def name(self) -> str: ...
@@ -26,7 +32,7 @@ class Embedder(Protocol):
     @property
     def dimensions(self) -> int: ...
 
-    def embed(self, texts: list[str]) -> list[list[float]]: ...
+    def embed(self, texts: list[str], *, timeout: float | None = None) -> list[list[float]]: ...
 
 
 class EmbeddingError(Exception):
@@ -90,25 +96,42 @@ def _local() -> tuple[Embedder | None, str]:
         return None, NOT_INSTALLED
 
 
-def configured_embedder(env: Mapping[str, str]) -> Embedder | None:
-    """The endpoint the environment names, else the local model, else None."""
+def configured_embedder(
+    env: Mapping[str, str], *, health: Path | None = None, patient: bool = False
+) -> Embedder | None:
+    """The endpoint the environment names, else the local model, else None. `health`: the
+    file where an endpoint's failures are remembered across processes (`endpoint_health`);
+    `patient`: the endpoint is tried even while that file says it is down (a command the
+    user gave, which then tells the others whether it answers)."""
     url = env.get(URL_ENV, "").strip()
     if url:
+        from tether.memory.endpoint_health import EndpointHealth
+
         key = env.get(env.get(KEY_ENV) or "OPENAI_API_KEY")
-        return HttpEmbedder(url, env.get(MODEL_ENV) or "text-embedding-3-small", key)
+        model = env.get(MODEL_ENV) or "text-embedding-3-small"
+        known = None if health is None else EndpointHealth(health, shown_url(url, path=True))
+        return HttpEmbedder(url, model, key, health=known, patient=patient)
     return local_embedder()
+
+
+TIMEOUT_S = 10.0
+"""How long an embeddings endpoint is waited for when the use says nothing shorter."""
 
 
 @dataclass
 class HttpEmbedder:
     """An OpenAI-compatible `/v1/embeddings` endpoint; vectors normalised here (some servers
-    do not), the dimensions learnt from the first answer."""
+    do not), the dimensions learnt from the first answer. With `health`, a failure is
+    remembered for the other processes, and (unless `patient`) an endpoint they found down
+    is not waited for again before its retry time: the call fails at once, saying so."""
 
     base_url: str
     model: str
     api_key: str | None = None
-    timeout: float = 30.0
+    timeout: float = TIMEOUT_S
     _dimensions: int | None = None
+    health: EndpointHealth | None = None
+    patient: bool = False
 
     @property
     def name(self) -> str:
@@ -120,19 +143,35 @@ class HttpEmbedder:
             self._dimensions = len(self.embed(["dimensions"])[0])
         return self._dimensions
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str], *, timeout: float | None = None) -> list[list[float]]:
+        url = self.base_url.rstrip("/") + "/embeddings"
+        shown = shown_url(url, path=True)
+        if self.health is not None and not self.patient:
+            down = self.health.down()
+            if down is not None:
+                raise EmbeddingError(str(down))
+        try:
+            vectors = self._post(url, shown, texts, self.timeout if timeout is None else timeout)
+        except EmbeddingError as e:
+            if self.health is not None:
+                self.health.failed(str(e))
+            raise
+        if self.health is not None:
+            self.health.answered()
+        self._dimensions = len(vectors[0]) if vectors else self._dimensions
+        return vectors
+
+    def _post(self, url: str, shown: str, texts: list[str], timeout: float) -> list[list[float]]:
+        """The unit vectors of `texts`; `EmbeddingError` says what went wrong."""
         import httpx2
 
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        url = self.base_url.rstrip("/") + "/embeddings"
-        shown = shown_url(url, path=True)
         try:
             response = httpx2.post(
-                url,
-                json={"model": self.model, "input": texts},
-                headers=headers,
-                timeout=self.timeout,
+                url, json={"model": self.model, "input": texts}, headers=headers, timeout=timeout
             )
+        except httpx2.TimeoutException:
+            raise EmbeddingError(f"{shown}: no answer within {timeout:g} s") from None
         except httpx2.HTTPError as e:
             raise EmbeddingError(f"{shown}: {e}") from None
         if response.status_code != 200:
@@ -144,7 +183,6 @@ class HttpEmbedder:
             raise EmbeddingError(f"{shown}: not an embeddings answer ({e})") from None
         if len(vectors) != len(texts):
             raise EmbeddingError(f"{shown}: {len(vectors)} vectors for {len(texts)} texts")
-        self._dimensions = len(vectors[0]) if vectors else self._dimensions
         return [_unit(v) for v in vectors]
 
 

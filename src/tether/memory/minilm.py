@@ -131,11 +131,15 @@ class MiniLM:
         # then, on a machine the agent's own tools are using (spinning halved the embedding
         # speed on a busy 2-core machine).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # One thread: a question is a few dozen tokens, too little to share, and waking a
+        # second thread on a busy machine cost more than it gave (p50 13-14 ms against 17-21
+        # ms at load average 14, bench/memory_bench.py).
+        options.intra_op_num_threads = 1
         self._session: Any = ort.InferenceSession(
             str(files.model), sess_options=options, providers=["CPUExecutionProvider"]
         )
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str], *, timeout: float | None = None) -> list[list[float]]:
         return [self._one(text).tolist() for text in texts]
 
     def _one(self, text: str) -> NDArray[Any]:

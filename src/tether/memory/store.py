@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from tether.memory.connection import connect, database_errors
 from tether.memory.embedders import Embedder, EmbeddingError
+from tether.memory.vectors import Mark, VectorMatrix, mark_of
 
 MEMORY_FILE = "memory.db"
 RRF_K = 60
@@ -88,6 +89,9 @@ class MemoryStore:
         self._retry_after = retry_after
         self._down: str | None = None
         self._down_at = 0.0
+        self._matrix = VectorMatrix()
+        self._complete_at: Mark | None = None
+        """The file's mark when every memory had its vector: no backfill to look for."""
 
     @property
     def by_meaning(self) -> bool:
@@ -104,10 +108,13 @@ class MemoryStore:
     def close(self) -> None:
         self._db.close()
 
-    def save(self, text: str, tags: tuple[str, ...] = ()) -> Memory:
+    def save(
+        self, text: str, tags: tuple[str, ...] = (), *, timeout: float | None = None
+    ) -> Memory:
         """Keep `text`; when the embedder cannot be used, by its words only (said in
-        `embedding_problem`), its vector made at a later search."""
-        vector = self._vector_of(text)
+        `embedding_problem`), its vector made at a later search. `timeout`: how long a remote
+        embedder is waited for (None: its default)."""
+        vector = self._vector_of(text, timeout)
         now = datetime.now(UTC).isoformat(timespec="seconds")
 
         def write() -> Memory:
@@ -131,14 +138,20 @@ class MemoryStore:
         return self._guarded(write)
 
     def search(
-        self, query: str, limit: int = 5, *, min_similarity: float = MIN_SIMILARITY
+        self,
+        query: str,
+        limit: int = 5,
+        *,
+        min_similarity: float = MIN_SIMILARITY,
+        timeout: float | None = None,
     ) -> Ranking:
         """The memories that match `query` by words or by meaning, best first; by words only
-        when the query cannot be embedded (`Ranking.words_only` says why)."""
+        when the query cannot be embedded (`Ranking.words_only` says why). `timeout`: how
+        long a remote embedder is waited for, each call (None: its default)."""
         depth = max(limit * 4, 20)
-        vector = self._vector_of(query) if query.strip() else None
+        vector = self._vector_of(query, timeout) if query.strip() else None
         if vector is not None:
-            self._guarded(self._backfill)
+            self._guarded(self._backfill, timeout)
         found = self._guarded(self._ranked, query, vector, depth, limit, min_similarity)
         failed = vector is None and query.strip() and self.embedder is not None
         return Ranking(found, self._down if failed else None)
@@ -181,11 +194,14 @@ class MemoryStore:
         by_words = self._by_words(query, depth)
         by_meaning: list[int] = []
         if vector is not None:
-            rows = self._db.execute(
-                "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
-                (_packed(vector), depth),
-            ).fetchall()
-            by_meaning = [int(rowid) for rowid, distance in rows if 1 - distance >= floor]
+            near = self._matrix.nearest(self._db, vector, depth)
+            if near is None:  # without NumPy: sqlite-vec's own scan
+                rows = self._db.execute(
+                    "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
+                    (_packed(vector), depth),
+                ).fetchall()
+                near = [(int(rowid), 1 - distance) for rowid, distance in rows]
+            by_meaning = [rowid for rowid, similarity in near if similarity >= floor]
         scores: dict[int, float] = {}
         for ranking in (by_words, by_meaning):
             for rank, memory_id in enumerate(ranking):
@@ -216,7 +232,7 @@ class MemoryStore:
         ).fetchall()
         return [int(row[0]) for row in rows]
 
-    def _vector_of(self, text: str) -> list[float] | None:
+    def _vector_of(self, text: str, timeout: float | None) -> list[float] | None:
         """`text`'s vector; None without an embedder, or when it cannot be used (tried again
         `retry_after` seconds after it last failed)."""
         embedder = self.embedder
@@ -225,26 +241,26 @@ class MemoryStore:
         if self._down is not None and time.monotonic() - self._down_at < self._retry_after:
             return None
         try:
-            if not self._vectors:
-                self._guarded(self._prepare_vectors, embedder)
-            vector = embedder.embed([text])[0]
+            vector = embedder.embed([text], timeout=timeout)[0]
         except EmbeddingError as e:
             self._down, self._down_at = f"cannot embed for memory: {e}", time.monotonic()
             return None
+        if not self._vectors:
+            self._guarded(self._prepare_vectors, embedder.name, len(vector))
         self._down = None
         return vector
 
-    def _prepare_vectors(self, embedder: Embedder) -> None:
-        """The vector table for `embedder`'s vectors; those of another embedder are dropped
-        (and remade from the text, `_backfill`)."""
-        wanted = f"{embedder.name}:{embedder.dimensions}"
+    def _prepare_vectors(self, name: str, dimensions: int) -> None:
+        """The vector table for the vectors of the embedder `name`; those of another embedder
+        (or of other dimensions) are dropped, and remade from the text (`_backfill`)."""
+        wanted = f"{name}:{dimensions}"
         with self._transaction():
             row = self._db.execute("SELECT value FROM meta WHERE key = 'vectors'").fetchone()
             if row is None or row[0] != wanted:
                 self._db.execute("DROP TABLE IF EXISTS memories_vec")
                 self._db.execute(
                     "CREATE VIRTUAL TABLE memories_vec USING vec0("
-                    f"embedding float[{embedder.dimensions}] distance_metric=cosine)"
+                    f"embedding float[{dimensions}] distance_metric=cosine)"
                 )
                 self._db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors', ?)", (wanted,))
         self._vectors = True
@@ -257,19 +273,23 @@ class MemoryStore:
         sql = "SELECT 1 FROM sqlite_master WHERE name = 'memories_vec'"
         return self._db.execute(sql).fetchone() is not None
 
-    def _backfill(self) -> None:
+    def _backfill(self, timeout: float | None) -> None:
         """Vectors for memories saved without them (by words only, or by another embedder),
         a batch at a time; when the embedder fails, left for a later search."""
         assert self.embedder is not None
+        mark = mark_of(self._db)
+        if mark == self._complete_at:  # nothing written since every memory had its vector
+            return
         rows = self._db.execute(
             "SELECT id, text FROM memories WHERE id NOT IN (SELECT rowid FROM memories_vec) "
             "LIMIT ?",
             (BACKFILL_BATCH,),
         ).fetchall()
         if not rows:
+            self._complete_at = mark
             return
         try:
-            vectors = self.embedder.embed([text for _, text in rows])
+            vectors = self.embedder.embed([text for _, text in rows], timeout=timeout)
         except EmbeddingError as e:
             self._down, self._down_at = f"cannot embed for memory: {e}", time.monotonic()
             return

@@ -14,6 +14,8 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
+from collections.abc import Generator
+from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -88,10 +90,7 @@ class AppendFile:
         return self._fd
 
     def _rotate(self, adding: int, max_bytes: int) -> int:
-        lock_path = self.path.with_name(f".{self.path.name}.lock")
-        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with rotation_lock(self.path, shared=False):
             try:
                 size = os.stat(self.path).st_size
             except FileNotFoundError:
@@ -101,8 +100,6 @@ class AppendFile:
                 self._shift()
             self.close()
             return self._current()
-        finally:
-            os.close(lock)  # releases the flock
 
     def _shift(self) -> None:
         for index in range(self.keep, 0, -1):
@@ -112,6 +109,30 @@ class AppendFile:
                 older.unlink(missing_ok=True)
             if newer.exists():
                 os.replace(newer, older)
+
+
+@contextmanager
+def rotation_lock(path: Path, *, shared: bool) -> Generator[bool]:
+    """The `flock` a writer rotates the file under (exclusive); a reader holds it shared while
+    it tells which file follows which, so that no rotation renames them in the middle of its
+    look. Yields whether it is held: a reader that cannot open the lock file (a log it may
+    only read, written by nobody yet) looks without it."""
+    lock_path = path.with_name(f".{path.name}.lock")
+    try:
+        lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        if not shared:
+            raise
+        try:
+            lock = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            yield False
+            return
+    try:
+        fcntl.flock(lock, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield True
+    finally:
+        os.close(lock)  # releases the flock
 
 
 def _numbered(name: str, index: int) -> str:

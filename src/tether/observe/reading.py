@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
+from tether.observe.log_file import rotation_lock
 from tether.observe.records import (
     LOG_NAME,
     EventRecord,
@@ -64,13 +65,14 @@ class LogReader:
                 return records
             records.extend(self._complete_lines(self._file.read()))  # written before it moved
             inode = os.fstat(self._file.fileno()).st_ino
-            current, following = self._successor(inode)
-            if current:  # it is the current file again (a look between two renames)
+            following = self._successor(inode)
+            if following is None:  # it is the current file again (a look between two renames)
                 return records
             self._file.close()
-            self._file, self._partial = following, b""
-            if self._file is None:  # deleted before it was finished: what is left, then anew
-                records.extend(self._rotated_since(inode))
+            self._file, self._partial = (following.pop() if following else None), b""
+            for file in following:  # it was deleted unfinished: the files after it, whole
+                with file:
+                    records.extend(_parsed(file.read().split(b"\n")))
 
     def skip_to_end(self) -> tuple[int, int] | None:
         """Open the current file and stand after its last complete line, without reading
@@ -102,54 +104,41 @@ class LogReader:
         except FileNotFoundError:
             return False  # between two renames: it is back at the next look
 
-    def _successor(self, inode: int) -> tuple[bool, BinaryIO | None]:
-        """Whether the file with this inode is the current one after all, else the file that
-        came after it, open (None: that one is gone).
-        Followed file by file, each held open while it is read, so that rotations coming
-        while the reader moves on rename what it has not reached, never what it reads."""
+    def _successor(self, inode: int) -> list[BinaryIO] | None:
+        """The file that came after the one with this inode, open; when that one is gone
+        (deleted unfinished), every file after it, open, the current one last ([]: none).
+        None: it is the current file after all.
+        Looked at under the writers' rotation lock, so that no rotation renames the files
+        between the listing and the opening; each file is then held open while it is read,
+        so later rotations rename what the reader has not reached, never what it reads."""
         for _ in range(_MAX_LOOKS):
-            files = log_files(self.home)  # oldest first, the current file last
-            inodes: list[int | None] = []
-            for path in files:
-                try:
-                    inodes.append(os.stat(path).st_ino)
-                except FileNotFoundError:
-                    inodes.append(None)
-            if inode not in inodes:
-                return False, None
-            at = inodes.index(inode) + 1
-            if at >= len(files):
-                if files and files[-1].name == LOG_NAME:
-                    return True, None
-                continue  # between two renames: look again
-            try:
-                opened = files[at].open("rb")
-            except FileNotFoundError:
-                continue
-            if os.fstat(opened.fileno()).st_ino == inodes[at]:
-                return False, opened
-            opened.close()  # renamed between the look and the open: look again
-        return False, None
+            with rotation_lock(self.path, shared=True):
+                found = self._look(inode)
+            if found != "again":
+                return None if found == "current" else found
+        return []
 
-    def _rotated_since(self, inode: int) -> list[EventRecord]:
-        """The records of the files rotated after the one with this inode (several rotations
-        may come between two reads); all the rotated files when that one is deleted."""
-        rotated = [p for p in log_files(self.home) if p.name != LOG_NAME]  # oldest first
-        later: list[Path] = rotated
-        for i, path in enumerate(rotated):
+    def _look(self, inode: int) -> list[BinaryIO] | Literal["current", "again"]:
+        """One look for `_successor`: its answer, "current", or "again" (a writer between
+        two renames, when the lock could not be had)."""
+        files = log_files(self.home)  # oldest first, the current file last
+        inodes = [_inode(path) for path in files]
+        at = inodes.index(inode) + 1 if inode in inodes else 0
+        if at >= len(files):
+            return "current" if files and files[-1].name == LOG_NAME else "again"
+        wanted = files[at : at + 1] if at else files  # gone: all of them, oldest first
+        opened: list[BinaryIO] = []
+        for path, expected in zip(wanted, inodes[at:], strict=False):
             try:
-                if os.stat(path).st_ino == inode:
-                    later = rotated[i + 1 :]
-                    break
+                file = path.open("rb")
             except FileNotFoundError:
-                continue
-        records: list[EventRecord] = []
-        for path in later:
-            try:
-                records.extend(_parsed(path.read_bytes().split(b"\n")))
-            except FileNotFoundError:
-                continue
-        return records
+                file = None
+            if file is None or os.fstat(file.fileno()).st_ino != expected:
+                for held in [*opened, *([file] if file else [])]:
+                    held.close()
+                return "again"  # renamed between the look and the open
+            opened.append(file)
+        return opened
 
     def _complete_lines(self, data: bytes) -> list[EventRecord]:
         data = self._partial + data
@@ -164,23 +153,49 @@ def last_records(home: Path, count: int, wanted: Wanted, reader: LogReader) -> l
     found: list[EventRecord] = []  # newest first
     if count == 0:
         return found
-    if current is not None:
-        _gather(_records_backwards(*current), count, wanted, found, reader.seen)
-    rotated = [p for p in reversed(log_files(home)) if p.name != LOG_NAME]  # newest first
-    for path in rotated:
-        if len(found) >= count:
-            break
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
-            continue
-        try:
+    if current is None:
+        return found
+    _gather(_records_backwards(*current), count, wanted, found, reader.seen)
+    older = _older_files(home, os.fstat(current[0]).st_ino)
+    try:
+        for fd in older:
+            if len(found) >= count:
+                break
             records = _records_backwards(fd, os.fstat(fd).st_size)
             _gather(records, count, wanted, found, reader.seen)
-        finally:
+    finally:
+        for fd in older:
             os.close(fd)
     found.reverse()
     return found
+
+
+def _older_files(home: Path, inode: int) -> list[int]:
+    """The rotated files older than the one with this inode (the file read at its end, which
+    may have been rotated since), newest first, open: looked at under the writers' rotation
+    lock, so a rotation meanwhile neither shows that file again nor hides one."""
+    for _ in range(_MAX_LOOKS):
+        with rotation_lock(log_dir(home) / LOG_NAME, shared=True):
+            files = log_files(home)[::-1]  # newest first
+            inodes = [_inode(path) for path in files]
+            at = inodes.index(inode) + 1 if inode in inodes else 0
+            if not at:  # deleted meanwhile: the rotated files are all there is before it
+                at = 1 if files and files[0].name == LOG_NAME else 0
+            files, inodes = files[at:], inodes[at:]
+            opened: list[int] = []
+            for path, expected in zip(files, inodes, strict=True):
+                try:
+                    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                except FileNotFoundError:
+                    break
+                opened.append(fd)
+                if os.fstat(fd).st_ino != expected:
+                    break
+            else:
+                return opened
+            for fd in opened:  # renamed between the look and the open: look again
+                os.close(fd)
+    return []
 
 
 def _gather(
@@ -224,6 +239,13 @@ def _after_last_newline(fd: int, size: int) -> int:
             return start + at + 1
         position = start
     return 0
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
 
 
 def _parsed(lines: list[bytes]) -> list[EventRecord]:
