@@ -25,6 +25,16 @@ def is_valid_agent_name(name: str) -> bool:
     return len(name) <= MAX_NAME_CHARS and _NAME.fullmatch(name) is not None
 
 
+ALL_TOOLS = "*"
+"""In a definition's `tools`, every tool of the parent's (as Claude Code reads `tools: "*"`)."""
+
+
+def offered_tools(names: tuple[str, ...]) -> tuple[str, ...] | None:
+    """A definition's `tools` as `AgentDefinition.tools` holds them: None (all of the parent's)
+    when they name `*`."""
+    return None if ALL_TOOLS in names else names
+
+
 @dataclass(frozen=True)
 class AgentDefinition:
     """One kind of subagent, built in or read from `<dir>/agents/<file>.md`."""

@@ -16,6 +16,7 @@ from tether.agents.definitions import (
     AgentDefinition,
     UnusableAgent,
     is_valid_agent_name,
+    offered_tools,
 )
 from tether.hooks.spec import HookSpec
 from tether.protocol import ConfigError
@@ -121,7 +122,7 @@ def read_agent(path: Path) -> AgentDefinition:
         description=_required_text(metadata, "description"),
         # Cut as instruction files are, the note in it: it is the whole of a request's prompt.
         system_prompt=cut_instructions(body, str(path))[0] + "\n",
-        tools=_tool_names(metadata, "tools"),
+        tools=_offered(_tool_names(metadata, "tools")),
         disallowed_tools=_tool_names(metadata, "disallowedTools") or (),
         model=_model(metadata),
         max_turns=_max_turns(metadata),
@@ -191,6 +192,10 @@ def _tool_names(metadata: dict[str, Any], key: str) -> tuple[str, ...] | None:
         if tool:
             names.append(TOOL_ALIASES.get(tool, tool))
     return tuple(dict.fromkeys(names))
+
+
+def _offered(names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return None if names is None else offered_tools(names)
 
 
 def _model(metadata: dict[str, Any]) -> str | None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from tether.agents import AgentCatalog
-from tether.agents.definitions import AgentDefinition, is_valid_agent_name
+from tether.agents.definitions import AgentDefinition, is_valid_agent_name, offered_tools
 from tether.core import turn_stop
 from tether.hooks import HookActivity, HookSpec
 from tether.protocol import ConfigError, ToolError
@@ -216,7 +216,8 @@ def _names(entry: Mapping[str, Any], field_name: str, key: str) -> tuple[str, ..
         return None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in cast(list[Any], value)):
         raise ConfigError(f"the client's {key}.{field_name}: must be a list of tool names")
-    return tuple(TOOL_ALIASES.get(v, v) for v in cast(list[str], value))
+    names = tuple(TOOL_ALIASES.get(v, v) for v in cast(list[str], value))
+    return offered_tools(names) if field_name == "tools" else names
 
 
 def appended(append: str | None, json_schema: object) -> str | None:
