@@ -10,7 +10,7 @@ from typing import Any
 
 from tether.agents.builtin import BUILTIN_AGENTS
 from tether.agents.definitions import (
-    MAX_NAME_CHARS,
+    NAME_RULE,
     TASK_TOOL_NAME,
     AgentCatalog,
     AgentDefinition,
@@ -114,9 +114,7 @@ def read_agent(path: Path) -> AgentDefinition:
     except FrontMatterError as exc:
         raise _Unusable(str(exc)) from None
     metadata = document.metadata
-    body = document.body.strip()
-    if not body:
-        raise _Unusable("the body, which is the agent's system prompt, is empty")
+    body = document.body.strip()  # may be empty: Claude Code loads such an agent too
     return AgentDefinition(
         name=_name(metadata),
         description=_required_text(metadata, "description"),
@@ -156,10 +154,7 @@ def _hooks(path: Path, metadata: dict[str, Any]) -> tuple[HookSpec, ...]:
 def _name(metadata: dict[str, Any]) -> str:
     name = _required_text(metadata, "name")
     if not is_valid_agent_name(name):
-        raise _Unusable(
-            f"the name {name!r} is not a valid agent name "
-            f"(letters, digits, '-', '_' and '.', at most {MAX_NAME_CHARS} characters)"
-        )
+        raise _Unusable(f"the name {name!r} is not a valid agent name ({NAME_RULE})")
     return name
 
 

@@ -1,5 +1,6 @@
-"""An agent whose `tools` is `*` gets every tool of its caller's, as Claude Code reads it (its
-own agents list as `(Tools: *)`); before, it was offered a tool named `*` and so none at all."""
+"""Agent files as Claude Code loads them (the bundled CLI lists each of these): `tools: *` gives
+every tool of the caller's (before, a tool named `*` and so none at all); a name with spaces
+and an empty body are an agent like any other (before, the file was refused)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,21 @@ async def test_an_sdk_programs_agent_with_every_tool(
         "get help", agents={"helper": helper}, permission_mode="bypassPermissions"
     )
     assert {"Read", "Edit", "Bash", "Grep"} <= subagent_tools(model_env)
+
+
+def test_an_agent_named_with_spaces_and_no_body_runs(
+    fake_model: FakeModelServer, tether: Run, trusted_workspace: Path
+) -> None:
+    agents = trusted_workspace / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text("---\nname: Code Reviewer\ndescription: Reviews\n---\n")
+    fake_model.script(
+        reply(tool_use("Task", description="r", prompt="review it", subagent_type="Code Reviewer")),
+        reply(text("reviewed")),
+        reply(text("done")),
+    )
+    result = tether("-p", "review")
+    assert result.exit_code == 0, result.stderr
+    assert "- Code Reviewer: Reviews" in str(fake_model.requests[0].body["messages"])
+    assert "review it" in str(fake_model.requests[1].messages()[0]["content"])
+    assert fake_model.requests[2].tool_result_errors() == [False]
