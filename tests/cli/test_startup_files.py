@@ -182,10 +182,12 @@ def test_skill_and_agent_files_that_cannot_be_read_are_reported(
     _make(agent, form)
     result = _run(fake_model, tether)
     assert (result.exit_code, result.stdout) == (0, "hello\n"), result.stderr
-    if form == "deep":
+    if form == "deep":  # text: a skill without front matter is described by its first line
         why = "no front matter: the file must start with a '---' line"
+        used = f"its first line is used: '{'[' * 79}…'"
         lines = [
-            f"tether: skill {skill} is unusable: {why}",
+            f"tether: skill {skill}: 'description' is missing (it says what the skill does and "
+            f"when to use it); {used}",
             f"tether: agent {agent} is unusable: {why}",
         ]
     else:

@@ -66,7 +66,7 @@ def test_missing_file_raises_a_tool_error(tmp_path: Path) -> None:
 
 def test_file_broken_since_discovery_raises(tmp_path: Path) -> None:
     skill = make_skill(tmp_path, "x")
-    skill.path.write_text("no front matter any more")
+    skill.path.write_text("---\nname: x\nthe front matter is never closed\n")
 
-    with pytest.raises(SkillError, match="is broken: no front matter"):
+    with pytest.raises(SkillError, match="is broken: the front matter is not closed"):
         load_skill_body(skill)

@@ -99,7 +99,7 @@ def test_workspace_that_is_home_lists_each_skill_once(home: Path) -> None:
 
 
 def test_broken_skill_does_not_shadow_a_good_one(workspace: Path, home: Path) -> None:
-    broken = write_skill(workspace / ".claude/skills", "tidy", "no front matter\n")
+    broken = write_skill(workspace / ".claude/skills", "tidy", "---\nname: tidy\n")
     good = write_skill(home / ".claude/skills", "tidy", skill_text("tidy", "Tidy."))
 
     catalog = discover_skills(workspace, home=home, include_builtin=False)
@@ -111,7 +111,6 @@ def test_broken_skill_does_not_shadow_a_good_one(workspace: Path, home: Path) ->
 @pytest.mark.parametrize(
     ("directory", "text", "reason"),
     [
-        ("plain", "# Just markdown\n", "no front matter: the file must start with a '---' line"),
         ("open", "---\nname: open\n", "the front matter is not closed by a '---' line"),
         (
             "broken",
@@ -126,7 +125,7 @@ def test_broken_skill_does_not_shadow_a_good_one(workspace: Path, home: Path) ->
         ),
         (
             "nodesc",
-            "---\nname: nodesc\n---\nbody\n",
+            "---\nname: nodesc\n---\n\n",
             "'description' is missing: it says what the skill does and when to use it",
         ),
         (

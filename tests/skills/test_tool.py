@@ -27,7 +27,7 @@ def catalog(workspace: Path, home: Path) -> SkillCatalog:
         "Deploy $ARGUMENTS.\n",
     )
     write_skill(workspace / ".claude/skills", "lint", skill_text("lint"))
-    write_skill(workspace / ".claude/skills", "broken", "no front matter\n")
+    write_skill(workspace / ".claude/skills", "broken", "---\nname: broken\n")
     return discover_skills(workspace, home=home, include_builtin=False)
 
 
@@ -51,8 +51,8 @@ def test_unusable_name_gives_the_reason(catalog: SkillCatalog, workspace: Path) 
         run_skill(catalog, SkillInput(skill="broken"))
     path = workspace / ".claude/skills/broken/SKILL.md"
     assert str(info.value) == (
-        f"The skill 'broken' cannot be used ({path}: no front matter: the file must start with "
-        "a '---' line). Available skills: deploy, lint."
+        f"The skill 'broken' cannot be used ({path}: the front matter is not closed by a '---' "
+        "line). Available skills: deploy, lint."
     )
 
 

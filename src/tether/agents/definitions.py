@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,14 +14,31 @@ if TYPE_CHECKING:
 
 TASK_TOOL_NAME = "Task"
 """The tool that starts subagents (Claude Code also calls it Agent)."""
-MAX_NAME_CHARS = 64
-_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+MAX_NAME_CHARS = 200
+NAME_RULE = f"printable text without ':', at most {MAX_NAME_CHARS} characters"
+"""What an agent's name may be, as Claude Code loads them (`Explore`, `code-reviewer`,
+`api.designer`, `Code Reviewer`); `:` is kept for a plugin's agents (`plugin:agent`), and
+Claude Code does not load an agent file whose name has one."""
 
 
 def is_valid_agent_name(name: str) -> bool:
-    """Letters, digits, `-`, `_` and `.`, at most 64 characters (`Explore`, `code-reviewer`,
-    `api.designer`: Claude Code loads names with a dot)."""
-    return len(name) <= MAX_NAME_CHARS and _NAME.fullmatch(name) is not None
+    """Whether `name` keeps `NAME_RULE`, and has no space at either end."""
+    return (
+        0 < len(name) <= MAX_NAME_CHARS
+        and name.isprintable()
+        and ":" not in name
+        and name == name.strip()
+    )
+
+
+ALL_TOOLS = "*"
+"""In a definition's `tools`, every tool of the parent's (as Claude Code reads `tools: "*"`)."""
+
+
+def offered_tools(names: tuple[str, ...]) -> tuple[str, ...] | None:
+    """A definition's `tools` as `AgentDefinition.tools` holds them: None (all of the parent's)
+    when they name `*`."""
+    return None if ALL_TOOLS in names else names
 
 
 @dataclass(frozen=True)

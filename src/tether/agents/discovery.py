@@ -10,12 +10,13 @@ from typing import Any
 
 from tether.agents.builtin import BUILTIN_AGENTS
 from tether.agents.definitions import (
-    MAX_NAME_CHARS,
+    NAME_RULE,
     TASK_TOOL_NAME,
     AgentCatalog,
     AgentDefinition,
     UnusableAgent,
     is_valid_agent_name,
+    offered_tools,
 )
 from tether.hooks.spec import HookSpec
 from tether.protocol import ConfigError
@@ -113,15 +114,13 @@ def read_agent(path: Path) -> AgentDefinition:
     except FrontMatterError as exc:
         raise _Unusable(str(exc)) from None
     metadata = document.metadata
-    body = document.body.strip()
-    if not body:
-        raise _Unusable("the body, which is the agent's system prompt, is empty")
+    body = document.body.strip()  # may be empty: Claude Code loads such an agent too
     return AgentDefinition(
         name=_name(metadata),
         description=_required_text(metadata, "description"),
         # Cut as instruction files are, the note in it: it is the whole of a request's prompt.
         system_prompt=cut_instructions(body, str(path))[0] + "\n",
-        tools=_tool_names(metadata, "tools"),
+        tools=_offered(_tool_names(metadata, "tools")),
         disallowed_tools=_tool_names(metadata, "disallowedTools") or (),
         model=_model(metadata),
         max_turns=_max_turns(metadata),
@@ -155,10 +154,7 @@ def _hooks(path: Path, metadata: dict[str, Any]) -> tuple[HookSpec, ...]:
 def _name(metadata: dict[str, Any]) -> str:
     name = _required_text(metadata, "name")
     if not is_valid_agent_name(name):
-        raise _Unusable(
-            f"the name {name!r} is not a valid agent name "
-            f"(letters, digits, '-', '_' and '.', at most {MAX_NAME_CHARS} characters)"
-        )
+        raise _Unusable(f"the name {name!r} is not a valid agent name ({NAME_RULE})")
     return name
 
 
@@ -191,6 +187,10 @@ def _tool_names(metadata: dict[str, Any], key: str) -> tuple[str, ...] | None:
         if tool:
             names.append(TOOL_ALIASES.get(tool, tool))
     return tuple(dict.fromkeys(names))
+
+
+def _offered(names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return None if names is None else offered_tools(names)
 
 
 def _model(metadata: dict[str, Any]) -> str | None:

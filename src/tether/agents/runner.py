@@ -22,7 +22,7 @@ from tether.core.context import BASE_PROMPT, build_system_prompt
 from tether.core.gate import Asker
 from tether.core.history import History, Journal
 from tether.core.lifecycle import reminder
-from tether.core.loop import INTERRUPTED, Agent, TurnStats, run_turn
+from tether.core.loop import INTERRUPTED, Agent, PendingInput, TurnStats, run_turn
 from tether.core.tool_calls import CallScope
 from tether.models.base import Model
 from tether.protocol import (
@@ -104,6 +104,10 @@ class SubagentRunner:
         self.instructions = instructions
         """The project's instructions (CLAUDE.md...), added to every subagent's prompt."""
         self.max_turns = max_turns
+        self.inputs_for: Callable[[ToolContext], list[PendingInput]] | None = None
+        """Given a subagent's own `ToolContext`, what it is told with its requests besides
+        the conversation (`Agent.inputs`): a subdirectory's CLAUDE.md, a rule with `paths`,
+        brought in by its own reads, as the main agent's reads bring them to the main agent."""
         self.observers: list[Callable[[str, Event], None]] = []
         """Told every event of every subagent it runs, with the subagent's id (the event log),
         except those passed on to the caller as they are (notices, nested subagents'), which
@@ -350,7 +354,7 @@ class SubagentRunner:
         compaction = parent.compaction
         if compaction is not None:  # a subagent's summaries are not the project's memory
             compaction = replace(compaction, memory_path=None)
-        return Agent(
+        child = Agent(
             model=model,
             model_id=model_id,
             system_prompt=subagent_system_prompt(
@@ -373,6 +377,9 @@ class SubagentRunner:
             # Its compaction summaries count where the parent's do (the session's spend).
             side_spend=parent.side_spend,
         )
+        if self.inputs_for is not None:
+            child.inputs.extend(self.inputs_for(context))
+        return child
 
     def _tools_for(
         self, definition: AgentDefinition, offered: ToolRegistry, depth: int

@@ -10,7 +10,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from tether.agents import AgentCatalog
-from tether.agents.definitions import AgentDefinition, is_valid_agent_name
+from tether.agents.definitions import (
+    NAME_RULE,
+    AgentDefinition,
+    is_valid_agent_name,
+    offered_tools,
+)
 from tether.core import turn_stop
 from tether.hooks import HookActivity, HookSpec
 from tether.protocol import ConfigError, ToolError
@@ -61,9 +66,7 @@ def client_agents(block: Mapping[str, Any]) -> tuple[AgentDefinition, ...]:
     for name, entry in block.items():
         key = f"agents.{name}"
         if not is_valid_agent_name(name):
-            raise ConfigError(
-                f"the client's {key}: a name may only have letters, digits, -, _ and ."
-            )
+            raise ConfigError(f"the client's {key}: a name must be {NAME_RULE}")
         if not isinstance(entry, dict):
             raise ConfigError(f"the client's {key}: must be an object")
         entry = cast(dict[str, Any], entry)
@@ -216,7 +219,8 @@ def _names(entry: Mapping[str, Any], field_name: str, key: str) -> tuple[str, ..
         return None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in cast(list[Any], value)):
         raise ConfigError(f"the client's {key}.{field_name}: must be a list of tool names")
-    return tuple(TOOL_ALIASES.get(v, v) for v in cast(list[str], value))
+    names = tuple(TOOL_ALIASES.get(v, v) for v in cast(list[str], value))
+    return offered_tools(names) if field_name == "tools" else names
 
 
 def appended(append: str | None, json_schema: object) -> str | None:

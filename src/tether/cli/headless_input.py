@@ -1,8 +1,9 @@
 """A headless prompt as Claude Code reads it, the same on every headless input path (`-p`,
 stream-json input from SDK programs): `/name args` becomes its skill's, command's or MCP
-prompt's message, and `/compact [focus]` compacts the conversation (a turn of its own, whose
-result says whether it did; with nothing said yet, Claude Code's answer: "Error: No messages to
-compact" as a reply of no model, and a result that is no error)."""
+prompt's message, a file it mentions (`@path`) is read into it with the Read tool, and
+`/compact [focus]` compacts the conversation (a turn of its own, whose result says whether it
+did; with nothing said yet, Claude Code's answer: "Error: No messages to compact" as a reply of
+no model, and a result that is no error)."""
 
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ async def headless_input(
     said = said if said is not None else []
     text = prompt.text
     if not text.startswith("/"):
-        return prompt
+        return await _read_mentions(session, prompt, said)
     name, *rest = text.split(maxsplit=1)
     if name[1:] in HEADLESS_BUILT_INS and not _ours(session, name[1:]):
         args = rest[0].strip() if rest else ""
@@ -86,7 +87,7 @@ async def headless_input(
         )
     message = await expand_slash_prompt(session, text)
     if message == text:
-        return prompt
+        return await _read_mentions(session, prompt, said)
     args = rest[0] if rest else ""
     message = await expansion_hooks(session, name[1:], args, message, said.append)
     images = tuple(b for b in prompt.content if isinstance(b, ImageBlock))
@@ -98,6 +99,20 @@ async def headless_input(
 
         content = (*await with_mentions(session, message, said.append), *images)
     return prompt.model_copy(update={"text": message, "content": content})
+
+
+async def _read_mentions(session: Session, prompt: UserInput, said: list[Event]) -> UserInput:
+    """The prompt with each `@file` it mentions read into it after what it says (its own
+    blocks, images included), as Claude Code reads them in `-p` and from SDK programs."""
+    if not mentioned_paths(prompt.text):
+        return prompt
+    from tether.cli.mentions import with_mentions
+
+    _, *reads = await with_mentions(session, prompt.text, said.append)
+    if not reads:  # no mention names a file: the prompt as it was
+        return prompt
+    own = prompt.content or (TextBlock(text=prompt.text),)
+    return prompt.model_copy(update={"content": (*own, *reads)})
 
 
 async def headless_turn(session: Session, prompt: UserInput) -> AsyncIterator[Event]:

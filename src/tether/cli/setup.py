@@ -322,6 +322,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         home=home,
         user_home=user_home,
         trusted=trust.trusted,
+        subagents=runner,
     )
     session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
     resumed = resumption.loaded.path if resumption is not None else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tether.skills.catalog import Skill
 from tether.skills.errors import SkillError
-from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.skills.frontmatter import FrontMatterError, parse_optional
 from tether.text_files import UnreadableFile, cut_instructions, read_text_file
 
 ARGUMENTS_PLACEHOLDER = "$ARGUMENTS"
@@ -31,7 +31,7 @@ def load_skill_body(skill: Skill, args: str | None = None) -> str:
     if text is None:
         raise SkillError(f"Cannot read the skill {skill.name!r} at {skill.path}: {why}")
     try:
-        body = parse_document(text).body.rstrip()
+        body = parse_optional(text).body.rstrip()
     except FrontMatterError as exc:
         raise SkillError(f"The skill {skill.name!r} at {skill.path} is broken: {exc}") from None
     directory = skill.path.parent

@@ -18,7 +18,7 @@ from typing import Any, Final, Literal
 
 from tether.skills.discovery import split_tool_rules
 from tether.skills.errors import SkillError
-from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.skills.frontmatter import FrontMatterError, parse_optional
 from tether.slotted import Slotted
 from tether.text_files import UnreadableFile, read_text_file, real_path
 
@@ -160,7 +160,7 @@ def _read_command(path: Path, root: Path, source: CommandSource) -> SlashCommand
     name = path.stem
     if _NAME.fullmatch(name) is None:
         raise SkillError(f"{name!r} cannot be typed as a command name")
-    metadata = _metadata(_text(path))
+    metadata = parse_optional(_text(path)).metadata
     namespace = ":".join(path.relative_to(root).parent.parts)
     return SlashCommand(
         name=name,
@@ -212,18 +212,10 @@ def _text(path: Path) -> str:
     return text
 
 
-def _metadata(text: str) -> dict[str, Any]:
-    """A command's front matter is optional: a file without one is all body."""
-    if not text.removeprefix("\ufeff").startswith("---"):
-        return {}
-    return parse_document(text).metadata
-
-
 def _body(text: str) -> str:
-    if not text.removeprefix("\ufeff").startswith("---"):
-        return text.removeprefix("\ufeff")
+    """A command's front matter is optional: a file without one is all body."""
     try:
-        return parse_document(text).body
+        return parse_optional(text).body
     except FrontMatterError as exc:
         raise SkillError(str(exc)) from None
 

@@ -17,7 +17,7 @@ from tether.skills.catalog import (
     UnusableSkill,
     is_valid_skill_name,
 )
-from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.skills.frontmatter import FrontMatterError, first_line, parse_optional
 from tether.slotted import Slotted
 from tether.text_files import UnreadableFile, read_text_file, real_path
 
@@ -158,13 +158,14 @@ def _read_skill(path: Path, source: SkillSource) -> tuple[Skill, list[str]]:
     except UnreadableFile as exc:
         raise _Unusable(f"cannot read the file: it {exc.reason}") from None
     try:
-        metadata = parse_document(text).metadata
+        document = parse_optional(text)
     except FrontMatterError as exc:
         raise _Unusable(str(exc)) from None
+    metadata = document.metadata
     lapses: list[str] = []
     skill = Skill(
         name=_name(metadata, directory_name, lapses),
-        description=_description(metadata, lapses),
+        description=_description(metadata, document.body, lapses),
         path=path,
         source=source,
         allowed_tools=_allowed_tools(metadata.get("allowed-tools")),
@@ -199,10 +200,21 @@ def _name(metadata: dict[str, Any], directory_name: str, lapses: list[str]) -> s
     return name
 
 
-def _description(metadata: dict[str, Any], lapses: list[str]) -> str:
+def _description(metadata: dict[str, Any], body: str, lapses: list[str]) -> str:
+    """`description`; without one, the body's first line, as Claude Code describes the skill
+    (said: the description is what tells the model when to use it)."""
     description = metadata.get("description")
     if description is None:
-        raise _Unusable("'description' is missing: it says what the skill does and when to use it")
+        description = first_line(body)
+        if not description:
+            raise _Unusable(
+                "'description' is missing: it says what the skill does and when to use it"
+            )
+        shown = description if len(description) <= 80 else f"{description[:79]}…"
+        lapses.append(
+            "'description' is missing (it says what the skill does and when to use it); "
+            f"its first line is used: {shown!r}"
+        )
     if not isinstance(description, str) or not description.strip():
         raise _Unusable("'description' must be a non-empty string")
     if len(description) > MAX_DESCRIPTION_CHARS:

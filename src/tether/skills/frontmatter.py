@@ -55,6 +55,24 @@ def parse_document(text: str) -> Document:
     return Document(metadata, body)
 
 
+def parse_optional(text: str) -> Document:
+    """`parse_document` for a file whose front matter Claude Code does not require (a skill, a
+    command): one that does not start with a `---` line is all body, with no keys."""
+    if not text.removeprefix("\ufeff").startswith(_FENCE):
+        return Document({}, text.removeprefix("\ufeff"))
+    return parse_document(text)
+
+
+def first_line(body: str) -> str:
+    """What Claude Code describes a skill by when its front matter does not: the first line of
+    its body with text, without a heading's `#`s."""
+    for line in body.splitlines():
+        text = line.strip().lstrip("#").strip()
+        if text:
+            return text
+    return ""
+
+
 def split_front_matter(text: str) -> tuple[str, str]:
     """(the front matter's text, the body after it); FrontMatterError when there is none."""
     lines = text.removeprefix("\ufeff").splitlines(keepends=True)

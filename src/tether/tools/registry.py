@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tether.protocol import ImageBlock, ToolError, ToolSpec, ToolUseBlock
+from tether.protocol.tool_names import canonical_tool
 from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools
@@ -59,7 +60,11 @@ class ToolRegistry:
         ]
 
     def resolve(self, call: ToolUseBlock) -> ToolUseBlock:
-        """The call as it runs: a CallTool call becomes the call of the tool it names."""
+        """The call as it runs: a CallTool call becomes the call of the tool it names, and a
+        call by another name of a tool (Claude Code's `Agent` for `Task`, as it accepts its
+        tools' old names) the call of that tool, judged by rules and hooks under its name."""
+        if self.get(call.name) is None and self.get(canonical := canonical_tool(call.name)):
+            return call.model_copy(update={"name": canonical})
         return self.deferred.resolve(call)
 
     def specs(self) -> tuple[ToolSpec, ...]:
