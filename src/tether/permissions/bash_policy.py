@@ -29,7 +29,11 @@ from tether.permissions.bash_rules import (
 )
 from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
-from tether.permissions.dangerous_variables import is_dangerous_variable, workspace_module_path
+from tether.permissions.dangerous_variables import (
+    is_dangerous_variable,
+    is_pager_variable,
+    workspace_module_path,
+)
 from tether.permissions.equivalents import Equivalent, equivalent
 from tether.permissions.framework_code import framework_code
 from tether.permissions.git_history_check import (
@@ -185,6 +189,8 @@ class _Judge(FileJudge):
             if not is_literal(name):
                 parts.append(self.unseen("sets a variable whose name is not a literal"))
                 self.read_only = False
+            elif is_pager_variable(name) and is_literal(value):
+                parts.extend(self.commands_run(value, pager=True))  # `GIT_PAGER=cat git log`
             elif is_dangerous_variable(name) and not (
                 is_literal(value) and workspace_module_path(name, value, inv.argv)
             ):
