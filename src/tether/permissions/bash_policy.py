@@ -43,7 +43,7 @@ from tether.permissions.git_history_check import (
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
-from tether.permissions.interpreter_code import code_use
+from tether.permissions.interpreter_code import CodeUse, code_use
 from tether.permissions.interpreter_scripts import is_query
 from tether.permissions.launchers import launches, unknown_module
 from tether.permissions.process_programs import process_program
@@ -328,6 +328,9 @@ class _Judge(FileJudge):
             use = code_use(inv.own_argv) or framework_code(inv.own_argv)
         if use is None or (use.code is None and use.only_input and self.quiet_input):
             return []
+        return self.inline_code(inv, use)
+
+    def inline_code(self, inv: Invocation, use: CodeUse) -> list[Verdict]:
         return code_verdicts(self, inv, use)
 
     def near_rules(self) -> bool:
