@@ -27,7 +27,7 @@ from tether.permissions.bash_rules import (
     texts_of,
     whole_command,
 )
-from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
+from tether.permissions.commands import COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import (
     is_dangerous_variable,
@@ -64,6 +64,7 @@ from tether.permissions.shell_words import (
 from tether.permissions.shells import script_file, startup_files
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.verdict import Verdict, allow, ask, none, worst
+from tether.permissions.writer_commands import ACCEPT_EDITS_COMMANDS
 
 _READ_ONLY_REASON = "read-only command"
 _UNSEEN_TOOLS = ("Bash", "Read", "Edit")
