@@ -34,7 +34,6 @@ MAY_REACH = [
     "head -c 10 $(printf .env)",
     "f=.env; head $f",
     "printf '%s\\n' .env | xargs head",
-    "find . -name '*.env' -print0 | xargs -0 -n1 -P4 cat",
     "grep -rl KEY .",
     "grep --directories=recurse KEY .",
     "rg KEY",
@@ -51,6 +50,8 @@ def test_reads_that_may_reach_a_denied_file_ask_in_bypass_mode(make_ctx: Context
     assert behaviors(MAY_REACH, ctx) == dict.fromkeys(MAY_REACH, "ask")
     # The names find prints to `xargs -0` are read from the disk: `.env` is among them.
     assert bash("find . -name '*.env' -print0 | xargs -0 cat", ctx).behavior == "deny"
+    # `-n1 -P4` only changes how many run at once: the same names.
+    assert bash("find . -name '*.env' -print0 | xargs -0 -n1 -P4 cat", ctx).behavior == "deny"
 
 
 def test_patterns_every_expansion_of_which_is_denied_are_denied(

@@ -37,6 +37,7 @@ WRITES = [
     "grep -rlZ foo lib | xargs -0 sed -i s/foo/bar/",
     "rg -l0 foo lib | xargs -0 sed -i s/foo/bar/",
     "grep -l foo lib/a.py | xargs sed -i s/foo/bar/",
+    "grep -rl foo lib | xargs -I{} sed -i s/a/b/ {}",  # one name a line, each one argument
 ]
 
 
@@ -82,7 +83,6 @@ def test_a_denied_file_among_them_is_denied(
         "grep -l foo lib docs | xargs sed -i s/a/b/",  # two paths: not modelled
         "grep -l foo | xargs sed -i s/a/b/",  # reads its input: prints "(standard input)"
         "grep -rl $P lib | xargs sed -i s/a/b/",
-        "grep -rl foo lib | xargs -I{} sed -i s/a/b/ {}",
     ],
 )
 def test_other_producers_leave_the_words_unknown(

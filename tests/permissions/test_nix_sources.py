@@ -127,9 +127,32 @@ def test_code_not_from_nixpkgs_is_code_not_read(command: str, make_ctx: ContextF
         "nix run flake:nixpkgs#hello",
         "nix run --option substitute false nixpkgs#hello",
         "nix run --extra-experimental-features flakes nixpkgs#hello",
-        "nix shell nixpkgs#hello",
+        "nix shell nixpkgs#hello -c hello",
+        "nix shell --version",
     ],
 )
 def test_nixpkgs_packages_stay_allowed(command: str, make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "nix shell nixpkgs#hello",
+        "nix shell nixpkgs#hello nixpkgs#jq",
+        "nix --quiet shell nixpkgs#hello",
+        "nix shell nixpkgs#hello --command",
+        "nix develop nixpkgs#hello",
+        "nix-shell -p hello",
+        "nix-shell -p hello --pure",
+    ],
+)
+def test_no_command_is_an_interactive_shell(command: str, make_ctx: ContextFactory) -> None:
+    """With no command they start a shell reading commands from its input: judged as a bare
+    `bash` is (a rule allowing nix does not cover it), never allowed as read-only."""
+    bare = decide("Bash", {"command": "bash"}, make_ctx(RULES))
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert (verdict.behavior, verdict.reason) == (bare.behavior, bare.reason), verdict
+    for mode in ("default", "plan"):
+        assert decide("Bash", {"command": command}, make_ctx(mode=mode)).behavior != "allow"

@@ -26,6 +26,8 @@ FOUND = [
     ("echo `echo \\`echo \\\\\\`sudo -n true\\\\\\`\\``", "sudo -n true"),
     ('echo "$(echo "`sudo true`")"', "sudo true"),
     ("cat <<E\n`echo \\`sudo true\\``\nE", "sudo true"),
+    # the body of a heredoc is read from the text as bash reads it where tree-sitter misreads
+    ("cat <<E\n\\\"'$(sudo true)'\\\"\nE", "sudo true"),
     ("echo ${u:-$(sudo true)}", "sudo true"),
     ("x=a; echo ${x/$(sudo true)/y}", "sudo true"),
     ("env --split-string='A=1 sudo true'", "sudo true"),
@@ -45,7 +47,6 @@ HIDDEN = [
         "u=1; echo ${u:+`sudo true`}",
         "a backtick in a word, which bash expands unseen by the parser",
     ),
-    ("cat <<E\n\\\"'$(sudo true)'\\\"\nE", "a heredoc that the parser does not read as bash does"),
     ("{su,}do true", "the command does not parse cleanly"),
     ("coproc P { sudo true; }; wait", "the command does not parse cleanly"),
     ("sudo$IFS'true'", "the program name is not a literal"),

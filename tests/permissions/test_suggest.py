@@ -249,7 +249,7 @@ CODE_IN_ARGUMENTS = [
     ("psql -l", "psql -c '\\! id'"),
     ("./gradlew build", "./gradlew -I /tmp/init.gradle build"),
     ("nix flake check", "nix develop -c id"),
-    ("nix-shell -p hello", "nix-shell -p hello --run id"),
+    ("nix-shell -p hello --run true", "nix-shell -p hello --run id"),
     ("gdb --version", "gdb -batch -ex 'shell id'"),
     ("vim --version", "vim -c '!id'"),
     ("mysql --version", "mysql -e 'system id'"),

@@ -24,8 +24,10 @@ from tether.permissions.bash_rules import (
 )
 from tether.permissions.container_mounts import bind_mounts, host_access
 from tether.permissions.context import PermissionContext
+from tether.permissions.data_urls import RUNTIMES, data_url_code
 from tether.permissions.file_targets import Target
 from tether.permissions.flask_env import env_app_commands
+from tether.permissions.interpreter_code import CodeUse
 from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.nix_sources import unseen_nix_code
 from tether.permissions.outside_code import URL_CODE, fetched_code
@@ -77,6 +79,10 @@ class CodeJudge:
         raise NotImplementedError
 
     def _near_rules(self) -> bool:
+        raise NotImplementedError
+
+    def inline_code(self, inv: Invocation, use: CodeUse) -> list[Verdict]:
+        """Code an interpreter runs that is no file (inline_verdicts.py)."""
         raise NotImplementedError
 
     def _targets(self, inv: Invocation, word: str) -> list[Target]:
@@ -157,6 +163,13 @@ class CodeJudge:
         code no rule has seen, asked; a file a Read rule denies is denied, as reading it is."""
         found: list[Verdict] = []
         for word in words:
+            code = data_url_code(word) if inv is not None and is_literal(word) else None
+            runtime = RUNTIMES.get(program_name(inv.argv[0])) if inv is not None else None
+            if inv is not None and code is not None and runtime is not None:
+                # code in the URL itself: judged as the same runtime's `-e CODE`
+                flag, language = runtime
+                found.extend(self.inline_code(inv, CodeUse(flag, code, language=language)))
+                continue
             if is_literal(word) and URL_CODE.match(word):
                 where = "given inline" if word[:5].lower() == "data:" else "fetched as it runs"
                 found.append(self._unread(f"{what} {readable(word[:60])}, {where}: not seen"))

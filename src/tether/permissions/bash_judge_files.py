@@ -48,7 +48,7 @@ from tether.permissions.shell_words import (
 )
 from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
-from tether.permissions.verdict import Verdict, ask
+from tether.permissions.verdict import Verdict, allow, ask
 from tether.permissions.working_code import runs_working_code
 
 _UNFOLLOWING = frozenset({"grep", "egrep", "fgrep", "rg", "tar", "bsdtar", "gtar"})
@@ -56,6 +56,24 @@ _UNFOLLOWING = frozenset({"grep", "egrep", "fgrep", "rg", "tar", "bsdtar", "gtar
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
 is whatever the process has open, judged as unknown."""
+
+
+_SHOWING_PAGERS = frozenset({"less", "more"})
+"""Pagers outside the read-only allowlist (their options and `+` commands may write or run,
+`program_commands.py`) that, given only options that do neither, show their input."""
+
+
+def showing_pager(inv: Invocation) -> bool:
+    """`less -R` as a pager: only options, none that writes, reads or runs."""
+    argv = inv.argv
+    if inv.role != "command" or inv.inner or inv.redirects or inv.assignments or not argv:
+        return False
+    if program_name(argv[0]) not in _SHOWING_PAGERS or argv[0] != program_name(argv[0]):
+        return False
+    if not all(is_literal(word) and word.startswith("-") for word in argv[1:]):
+        return False
+    use = program_use(argv)
+    return use is not None and use.read_only and not use.reads
 
 
 class FileJudge(CodeJudge):
@@ -250,13 +268,9 @@ class FileJudge(CodeJudge):
             )
         )
         for code in use.runs:
-            if not is_literal(code):
-                verdicts.append(self.unseen("runs a command that is not a literal"))
-                continue
-            script = parse_command(code)
-            verdicts.extend(self.unseen(problem) for problem in script.problems)
-            self.globbing.foresee(script.invocations)
-            verdicts.extend(self.invocation(sub) for sub in script.invocations)
+            verdicts.extend(self.commands_run(code))
+        for code in use.pagers:
+            verdicts.extend(self.commands_run(code, pager=True))
         near = self.ctx.rules.of("deny", "Read") or self.ctx.rules.of("ask", "Read")
         if use.follows and near:
             # Hard: a link may lead to the very files the rule names (`grep -R x` to ~/.ssh).
@@ -279,6 +293,28 @@ class FileJudge(CodeJudge):
             )
         if not use.read_only:
             self.read_only = False
+        return verdicts
+
+    def commands_run(self, code: str, *, pager: bool = False) -> list[Verdict]:
+        """A shell command a program runs (an option's or a setting's value), judged as if
+        typed: what it runs, and whether it only reads. A `pager` is given the program's
+        output: `less` or `more` with options that only show it is as read-only as `cat`."""
+        if not is_literal(code):
+            self.read_only = False
+            return [self.unseen("runs a command that is not a literal")]
+        script = parse_command(code)
+        if script.problems:
+            self.read_only = False
+        verdicts = [self.unseen(problem) for problem in script.problems]
+        self.globbing.foresee(script.invocations)
+        for sub in script.invocations:
+            read_only = self.read_only
+            verdict = self.invocation(sub)
+            if pager and showing_pager(sub):
+                self.read_only = read_only
+                if verdict.outcome == "none":
+                    verdict = allow("a pager that only shows what it is given")
+            verdicts.append(verdict)
         return verdicts
 
     def _repositories(self, use: ProgramUse) -> list[Verdict]:

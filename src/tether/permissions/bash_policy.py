@@ -27,9 +27,13 @@ from tether.permissions.bash_rules import (
     texts_of,
     whole_command,
 )
-from tether.permissions.commands import ACCEPT_EDITS_COMMANDS, COMMANDS, SYSTEM_BIN_DIRS
+from tether.permissions.commands import COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
-from tether.permissions.dangerous_variables import is_dangerous_variable, workspace_module_path
+from tether.permissions.dangerous_variables import (
+    is_dangerous_variable,
+    is_pager_variable,
+    workspace_module_path,
+)
 from tether.permissions.equivalents import Equivalent, equivalent
 from tether.permissions.framework_code import framework_code
 from tether.permissions.git_history_check import (
@@ -39,7 +43,7 @@ from tether.permissions.git_history_check import (
 from tether.permissions.git_policy import git_delegate
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
-from tether.permissions.interpreter_code import code_use
+from tether.permissions.interpreter_code import CodeUse, code_use
 from tether.permissions.interpreter_scripts import is_query
 from tether.permissions.launchers import launches, unknown_module
 from tether.permissions.process_programs import process_program
@@ -60,6 +64,7 @@ from tether.permissions.shell_words import (
 from tether.permissions.shells import script_file, startup_files
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.verdict import Verdict, allow, ask, none, worst
+from tether.permissions.writer_commands import ACCEPT_EDITS_COMMANDS
 
 _READ_ONLY_REASON = "read-only command"
 _UNSEEN_TOOLS = ("Bash", "Read", "Edit")
@@ -185,6 +190,8 @@ class _Judge(FileJudge):
             if not is_literal(name):
                 parts.append(self.unseen("sets a variable whose name is not a literal"))
                 self.read_only = False
+            elif is_pager_variable(name) and is_literal(value):
+                parts.extend(self.commands_run(value, pager=True))  # `GIT_PAGER=cat git log`
             elif is_dangerous_variable(name) and not (
                 is_literal(value) and workspace_module_path(name, value, inv.argv)
             ):
@@ -322,6 +329,9 @@ class _Judge(FileJudge):
             use = code_use(inv.own_argv) or framework_code(inv.own_argv)
         if use is None or (use.code is None and use.only_input and self.quiet_input):
             return []
+        return self.inline_code(inv, use)
+
+    def inline_code(self, inv: Invocation, use: CodeUse) -> list[Verdict]:
         return code_verdicts(self, inv, use)
 
     def near_rules(self) -> bool:

@@ -15,6 +15,7 @@ from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.command_spec import words as _names
 from tether.permissions.program_commands import PROGRAM_COMMANDS
+from tether.permissions.writer_commands import WRITER_COMMANDS
 
 _GREP_VALUED = (
     _s("-m", "-A", "-B", "-C", "-d", "-D", "--max-count", "--after-context")
@@ -345,47 +346,8 @@ COMMANDS: Mapping[str, CommandSpec] = {
     ),
     # Readers, archivers, pagers, remote shells, script languages, test runners.
     **PROGRAM_COMMANDS,
-    # Writers: their files are checked as writes (outside the workspace: asked). Only options
-    # known to take a value are listed: a flag taken for one would hide the path after it.
-    **dict.fromkeys(_names("rm rmdir unlink tee"), CommandSpec("write")),
-    "shred": CommandSpec("write", valued=_s("-n", "-s", "--iterations", "--size")),
-    "touch": CommandSpec(
-        "write", valued=_s("-d", "-t", "--date"), read_valued=_s("-r", "--reference")
-    ),
-    "mkdir": CommandSpec("write", valued=_s("-m", "--mode", "--context")),
-    "truncate": CommandSpec(
-        "write", valued=_s("-s", "--size"), read_valued=_s("-r", "--reference")
-    ),
-    **dict.fromkeys(
-        _names("chmod chown chgrp"),
-        CommandSpec("write", valued=_s("--from"), read_valued=_s("--reference")),
-    ),
-    "cp": CommandSpec(
-        "copy",
-        valued=_s("-S", "--suffix", "--sparse"),
-        write_valued=_s("-t", "--target-directory"),
-        recursive=_s("-r", "-R", "-a", "--recursive", "--archive"),
-        follows=_s("-L", "--dereference"),
-        links=_s("-l", "--link", "-s", "--symbolic-link"),
-        symbolic=_s("-s", "--symbolic-link"),
-    ),
-    "install": CommandSpec(
-        "copy",
-        valued=_s("-m", "-o", "-g", "--mode", "--owner", "--group"),
-        write_valued=_s("-t", "--target-directory"),
-    ),
-    "mv": CommandSpec(
-        "move",
-        valued=_s("-S", "--suffix"),
-        write_valued=_s("-t", "--target-directory"),
-    ),
-    "ln": CommandSpec(
-        "move",
-        valued=_s("-S", "--suffix"),
-        write_valued=_s("-t", "--target-directory"),
-        symbolic=_s("-s", "--symbolic"),
-    ),
-    "dd": CommandSpec("dd"),
+    # Writers (writer_commands.py).
+    **WRITER_COMMANDS,
     "git": CommandSpec("git", read_only=True),
     "sed": CommandSpec(
         "sed",
@@ -402,10 +364,6 @@ COMMANDS: Mapping[str, CommandSpec] = {
     ),
 }
 """Commands by name (a path's last component: `/usr/bin/rm` is `rm`)."""
-
-ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp"})
-"""In acceptEdits mode these run without asking when every file they touch is inside the
-workspace (sed is left out: its scripts can run commands and write other files)."""
 
 SYSTEM_BIN_DIRS = frozenset(
     {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"}

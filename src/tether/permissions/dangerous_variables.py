@@ -59,6 +59,16 @@ DANGEROUS_VARIABLES = _names(
 is asked, not looked through (`PATH=/tmp/evil:$PATH git status`)."""
 
 
+PAGER_VARIABLES = _names("PAGER *_PAGER MANPAGER")
+"""Variables naming the pager a program gives its output to (git, man, psql, systemctl...):
+dangerous, but a literal value is a command that can be judged (bash_policy)."""
+_PAGERS = re.compile("|".join(fnmatch.translate(p) for p in sorted(PAGER_VARIABLES)))
+
+
+def is_pager_variable(name: str) -> bool:
+    return _PAGERS.match(name) is not None
+
+
 SAFETY_VARIABLES = frozenset({"GIT_CONFIG_COUNT", "CDPATH"})
 """Variables the Bash tool sets for safety (`tools/builtin/bash.py`): git's
 `safe.bareRepository=explicit` through `GIT_CONFIG_COUNT`, an empty `CDPATH` that the engine's

@@ -15,6 +15,7 @@ from typing import Final
 
 from tether.permissions.option_names import long_option
 from tether.permissions.shell_words import is_literal, program_name, readable
+from tether.permissions.tar_words import tar_words
 from tether.slotted import Slotted
 
 Argv = tuple[str, ...]
@@ -74,7 +75,7 @@ def deleting_equivalent(argv: Argv) -> Equivalent | None:
     if name in _TAR:
         given = _first_long(args, ("--remove-files",))
         if given is not None:
-            members = _tar_members(args)
+            members = tar_words(args).members
             does = f"`{name} {given}` deletes the files it archives ({_listed(members)})"
             return Equivalent((("rm", "-f", "--", *members),), does)
     if name == "zip" and any(_short(arg, "m") for arg in args):
@@ -111,30 +112,6 @@ def _rsync(args: tuple[str, ...]) -> Equivalent | None:
 
 def _listed(paths: Sequence[str]) -> str:
     return ", ".join(readable(path) for path in paths) or "nothing named"
-
-
-def _tar_members(args: tuple[str, ...]) -> list[str]:
-    """tar's operands without its archive (`-f FILE`, `-cfFILE`, `--file=FILE`, the old
-    style's `cf FILE`)."""
-    found: list[str] = []
-    archive = False
-    for i, arg in enumerate(args):
-        if archive:
-            archive = False
-            continue
-        if arg == "--":
-            return found + list(args[i + 1 :])
-        if arg in ("--file", "-f"):
-            archive = True
-        elif arg.startswith("--"):
-            continue
-        elif arg.startswith("-") or (i == 0 and arg.isalpha()):
-            letters = arg.lstrip("-")
-            if "f" in letters:
-                archive = letters.endswith("f")
-        else:
-            found.append(arg)
-    return found
 
 
 def _find_parts(args: tuple[str, ...]) -> tuple[list[str], tuple[str, ...]]:

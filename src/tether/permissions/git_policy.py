@@ -29,6 +29,7 @@ from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
 from tether.permissions.git_use import GitUse, join
 from tether.permissions.git_words import (
     abbreviates,
+    harmless_or_pager,
     harmless_setting,
     local_repository,
     only_a_path,
@@ -53,7 +54,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
             if not eq:
                 value = args[i] if i < len(args) else ""
                 i += 1
-            use.changes = use.changes or name != "-c" or not harmless_setting(value)
+            use.changes = use.changes or name != "-c" or not harmless_or_pager(value)
             if name == "-C":
                 use.base = join(use.base, value)
             elif name == "--git-dir":

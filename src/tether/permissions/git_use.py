@@ -28,6 +28,7 @@ class GitUse:
     writes: list[str] = field(default_factory=list[str])
     mentions: list[str] = field(default_factory=list[str])
     runs: list[str] = field(default_factory=list[str])
+    pagers: list[str] = field(default_factory=list[str])
     unseen: list[str] = field(default_factory=list[str])
     asks: list[str] = field(default_factory=list[str])
     top_reads: list[str] = field(default_factory=list[str])
@@ -46,7 +47,9 @@ class GitUse:
             return
         key, _, value = assignment.partition("=")
         key = key.lower()
-        if key.startswith("alias.") and value.startswith("!"):
+        if key == "core.pager" or key.startswith("pager."):
+            self.pagers.append(value)  # git gives it its output (`pager.log=false`: harmless)
+        elif key.startswith("alias.") and value.startswith("!"):
             self.runs.append(value[1:])
         elif RUNS_PROGRAMS.match(key):
             # `!cmd` is a shell command (credential helpers, aliases); so is a plain value.
@@ -66,6 +69,7 @@ class GitUse:
             mentions=tuple(map(fix, self.mentions)),
             shows_unknown=True,
             runs=tuple(self.runs),
+            pagers=tuple(self.pagers),
             unseen=tuple(self.unseen),
             asks=tuple(self.asks),
             changes=self.changes,

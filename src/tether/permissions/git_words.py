@@ -57,6 +57,13 @@ def local_repository(word: str) -> bool:
     return "/" in word or word == ".." or word.startswith("~")
 
 
+def harmless_or_pager(setting: str) -> bool:
+    """A harmless setting, or the pager git gives its output to (`core.pager=cat`,
+    `pager.log=less -R`): the pager is judged as the command it is (git_use.GitUse.pagers)."""
+    key = setting.partition("=")[0].lower()
+    return harmless_setting(setting) or key == "core.pager" or key.startswith("pager.")
+
+
 def harmless_setting(setting: str) -> bool:
     """Changes only how git reads and shows (`color.ui=never`, `pager.log=false`)."""
     key, eq, value = setting.partition("=")

@@ -29,6 +29,7 @@ from tether.permissions.launcher_table import (
 from tether.permissions.nix_launch import nix_runs, profile_writes, runs_typed, shell_command
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, is_literal, program_name
+from tether.permissions.tar_words import tar_words
 from tether.permissions.wrapper_options import parse_options, unparsed
 
 Inner = Callable[[Sequence[str]], Invocation]
@@ -310,15 +311,11 @@ def _tar_hosts(args: tuple[str, ...]) -> tuple[str, ...]:
     """The hosts GNU tar's archive names are on (`-f HOST:FILE`, `--file=[USER@]HOST:FILE`, the
     archive of an old-style `tar cf HOST:FILE`): a colon before any slash, unless
     `--force-local`. Any word of that shape is taken for one (a member so named asks too)."""
-    if "--force-local" in args:
+    words = tar_words(args)
+    if words.force_local:
         return ()
     found: list[str] = []
-    for arg in args:
-        if arg == "--":
-            break
-        word = arg.partition("=")[2] if arg.startswith("--") else arg
-        if arg.startswith("-") and not arg.startswith("--"):
-            word = arg[2:] if arg[1:2] == "f" else ""
+    for word in (*words.archives, *words.members):
         remote = _REMOTE.match(word) if is_literal(word) else None
         if remote is not None:
             found.append(remote.group(2))

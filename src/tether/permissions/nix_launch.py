@@ -9,7 +9,7 @@ nix takes any nix.conf setting as an option (`--SETTING VALUE`), so an option's 
 known in general: every word after `run` that may be the installable is taken for it (each is
 judged), and the words after `--` are its arguments. (`nix shell -c CMD`, `nix develop -c
 CMD` and `nix-shell --run CMD` put the command on the line: it is judged as if typed, and needs
-a rule of its own.)
+a rule of its own; with no command they start an interactive shell, judged as a bare `bash`.)
 
 `nix profile install`/`add`/`upgrade`/`remove` and `nix-env -i`/`-u`/`-e` change the programs
 on the user's PATH for every later shell: a write of `~/.nix-profile`, outside the workspace.
@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from tether.permissions.nix_programs import package_programs
+from tether.permissions.nix_sources import PHASES as _PHASES
 from tether.permissions.shell_words import HOME, is_literal, program_name
 
 _TWO_VALUES = frozenset({"--option", "--override-input", "--arg", "--argstr", "--override-flake"})
@@ -54,21 +55,33 @@ _COMMAND = frozenset({"-c", "--command"})
 _NIX_SHELL_CODE = frozenset({"--run", "--command"})
 
 
+_INTERACTIVE = ("bash",)
+"""What `nix shell PKG`, `nix develop` and `nix-shell -p PKG` run with no command: an
+interactive shell (`$SHELL`, bash), reading its commands from the input, judged as a bare
+`bash` is."""
+_ONLY_SAYS = frozenset({"--help", "-h", "--version"})
+
+
 def shell_command(name: str, args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What `nix shell|develop ... -c CMD ARGS` runs (its words, run as a program), and the
     bash code `nix-shell --run CODE` / `--command CODE` runs: every one given, as nix-shell
-    runs the last and tether need not tell which is; nothing for anything else."""
+    runs the last and tether need not tell which is; with no command, the interactive shell
+    they start (`_INTERACTIVE`); nothing for anything else."""
+    if _ONLY_SAYS & set(args):
+        return (), ()
     if name == "nix":
         words = [w for w in args if not w.startswith("-")]
         if not words or not _SHELLS & set(words[:2]):
             return (), ()
         start = next(i for i, w in enumerate(args) if w in _SHELLS)
         at = next((i for i, w in enumerate(args) if i > start and w in _COMMAND), None)
-        return (args[at + 1 :] if at is not None else ()), ()
+        if at is None and _PHASES & set(args):
+            return (), ()  # `nix develop --build`: the phases run, then it ends
+        return (args[at + 1 :] if at is not None else ()) or _INTERACTIVE, ()
     if name == "nix-shell":
         texts = [args[i + 1] for i, word in enumerate(args[:-1]) if word in _NIX_SHELL_CODE]
         texts += [w.partition("=")[2] for w in args if w.partition("=")[0] in _NIX_SHELL_CODE]
-        return (), tuple(texts)
+        return (() if texts else _INTERACTIVE), tuple(texts)
     return (), ()
 
 

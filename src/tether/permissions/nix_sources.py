@@ -31,7 +31,7 @@ _REPLACING = frozenset(
     | {"--expr", "-E", "--file", "-f"}
 )
 """Options that take the code from elsewhere than the registry's nixpkgs."""
-_PHASES = frozenset(
+PHASES = frozenset(
     {"--phase", "--unpack", "--configure", "--build", "--check", "--install"}
     | {"--installcheck", "--redirect"}
 )
@@ -117,7 +117,7 @@ def _replacing(option: str, name: str) -> str | None:
         return f"what {option} brings in"
     if option.startswith("--") and setting in _SETTINGS:
         return f"what {option} brings in"
-    if option in _PHASES:
+    if option in PHASES:
         return f"the derivation's build phases ({option})"
     return None
 

@@ -1,12 +1,13 @@
 """Words a command reads from the one before it in a pipeline, when that one only lists names:
 `ls [DIR] | xargs CMD` runs CMD on the names in DIR (no dotfile without `-A`), each read
-from where CMD runs, as ls prints them bare; `find START -name GLOB [-type T] | xargs CMD`
-on the paths below START whose names match (as `find -exec` is judged; `-print0 | xargs -0`
-too); `grep -l`/`-L` and `rg -l`/`--files` on the files below one path
-(listed_matches.py). The words xargs adds
-are then those names (script.Produced, judged from the disk by produced_paths.py) instead of
-anything. Any other
-producer, ls option or xargs option that changes how its input is split leaves them unknown.
+from where CMD runs, as ls prints them bare; `ls DIR/GLOB | xargs CMD` on the files the glob
+matches, as matched (a directory among them is listed instead: not known);
+`find START -name GLOB [-type T] | xargs CMD` on the paths below START whose names match (as
+`find -exec` is judged; `-print0 | xargs -0` too); `grep -l`/`-L` and `rg -l`/`--files` on
+the files below one path (listed_matches.py). The words xargs adds (or puts for `-I{}`'s
+`{}`) are then those names (script.Produced, judged from the disk by produced_paths.py)
+instead of anything. Any other producer, ls option or xargs option that changes how its
+input is split leaves them unknown.
 """
 
 from __future__ import annotations
@@ -16,13 +17,18 @@ from dataclasses import replace
 from tether.permissions.listed_matches import listed_matches
 from tether.permissions.runners import XARGS, found_paths
 from tether.permissions.script import Invocation, Produced
-from tether.permissions.shell_words import is_literal, program_name
+from tether.permissions.shell_words import DYN, HOME, ONE, STAR, is_literal, program_name
 from tether.permissions.wrapper_options import parse_options
 
 _LS_FLAGS = frozenset({"-1", "-A", "--almost-all"})
 """ls options that leave its output one bare name a line (`-A`: dotfiles but `.` and `..`)."""
-_XARGS_PLAIN = frozenset({"-r", "--no-run-if-empty", "-t", "--verbose", "-n", "--max-args"})
-"""xargs options that keep each input word one argument, split at blanks."""
+_XARGS_PLAIN = frozenset({"-r", "--no-run-if-empty", "-t", "--verbose", "-n", "--max-args"}) | {
+    *("-I", "-i", "--replace", "-L", "--max-lines", "-P", "--max-procs", "-x", "--exit"),
+    *("-s", "--max-chars"),
+}
+"""xargs options that keep each input word one argument, split at blanks (`-I`/`-L`: at
+newlines, fewer splits; a name holding a blank is not known either way), or change only how
+many run at once and how long a line may be."""
 _XARGS_NULL = frozenset({"-0", "--null"})
 """xargs options that split its input at NULs only (after `find -print0`)."""
 
@@ -53,15 +59,33 @@ def _ls_names(producer: Invocation) -> Produced | None:
     if producer.redirects or producer.assignments:
         return None
     words = argv[1:]
-    if not all(is_literal(word) for word in words):
-        return None
     options = [word for word in words if word.startswith("-")]
+    if not all(is_literal(word) for word in options):
+        return None
     places = [word for word in words if not word.startswith("-")]
     if any(option not in _LS_FLAGS for option in options) or len(places) > 1:
         return None
     dots = any(option in ("-A", "--almost-all") for option in options)
     start = places[0] if places else "."
+    if not is_literal(start):
+        return _ls_glob(start)
     return Produced(start, "*", deep=False, dots=dots, blanks=True)
+
+
+def _ls_glob(word: str) -> Produced | None:
+    """`ls DIR/GLOB`: the files the glob matches, printed as matched (`src/a.py`); only a
+    glob in the last part, `*` and `?` (a bracket expression is read as `?`: more names,
+    never fewer), with a literal directory before it."""
+    directory, _, last = word.rpartition("/")
+    if DYN in word or HOME in word or not is_literal(directory or "."):
+        return None
+    pattern = "".join(
+        "*" if c == STAR else "?" if c == ONE else f"[{c}]" if c in "*?[" else c for c in last
+    )
+    start = directory if directory or not word.startswith("/") else "/"
+    return Produced(
+        start or ".", pattern, deep=False, dots=last.startswith("."), blanks=True, paths=True
+    )
 
 
 def _find_names(producer: Invocation) -> Produced | None:

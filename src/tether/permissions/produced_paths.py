@@ -37,6 +37,8 @@ def produced_targets(
     produced: Produced, places: ShellPlaces, files: FileAccess
 ) -> list[Target] | None:
     """Every path `produced` stands for now, or None when that is not known."""
+    if produced.paths and places.options:
+        return None  # `shopt -s dotglob` and the like: the glob matches more than it says
     words: list[str] = []
     for start in places.targets(produced.start):
         if not isinstance(start, Path):
@@ -63,8 +65,12 @@ def produced_targets(
                 produced.blanks and (name.startswith("-") or any(c in _SPLIT for c in name))
             ):
                 return None
+            if produced.paths and files.ctx.list_directory(real / name) != ():
+                return None  # a directory ls lists (or one it cannot say of)
             # find names each path from its starting point; ls prints bare names.
-            words.append(f"{produced.start}/{name}" if produced.deep else name)
+            words.append(
+                f"{produced.start.rstrip('/')}/{name}" if produced.deep or produced.paths else name
+            )
             if len(words) > MAX_PRODUCED:
                 return None
         top = PurePosixPath(produced.start).name or produced.start

@@ -41,6 +41,10 @@ class ProgramUse:
     runs: tuple[str, ...] = ()
     """Shell commands it runs (`rg --pre CMD`, `git -c core.pager=CMD`): each must be allowed
     itself."""
+    pagers: tuple[str, ...] = ()
+    """Shell commands it runs as its pager (`git -c core.pager=CMD`), its output their input:
+    each is judged as typed, as `runs` are, but a pager that only reads (`cat`, `less -R`)
+    leaves the command read-only."""
     unseen: tuple[str, ...] = ()
     """Why it may run or load code, or read files, that cannot be seen: asked whatever the
     rules say."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.shell_words import is_literal, program_name, readable
+from tether.permissions.tar_words import tar_words
 
 Argv = tuple[str, ...]
 
@@ -22,9 +23,10 @@ def remote_shell_equivalent(argv: Argv) -> Equivalent | None:
     name = program_name(argv[0])
     args = argv[1:]
     if name in _TAR:
-        if any(arg.startswith("--force-local") for arg in args):
+        words = tar_words(args)
+        if words.force_local:
             return None
-        operands = _tar_archives(args)
+        operands = list(words.archives)
     elif name in _SSH_COPIERS:
         if name == "rsync" and any(a in ("-e", "--rsh") or a.startswith("--rsh=") for a in args):
             return None
@@ -50,32 +52,3 @@ def _remote_host(word: str, *, daemon: bool) -> str | None:
     if daemon and rest.startswith(":"):
         return None
     return head.rpartition("@")[2] or None
-
-
-def _tar_archives(args: Argv) -> list[str]:
-    """The archives tar is given (`-f X`, `-cfX`, `--file=X`, `--file X`, the old style's
-    `cf X`)."""
-    found: list[str] = []
-    take = False
-    for i, arg in enumerate(args):
-        if take:
-            found.append(arg)
-            take = False
-        elif arg == "--":
-            break
-        elif arg.startswith("--file="):
-            found.append(arg.partition("=")[2])
-        elif arg == "--file":
-            take = True
-        elif arg.startswith("--"):
-            continue
-        elif arg.startswith("-") or (i == 0 and arg.isalpha()):
-            letters = arg.lstrip("-")
-            at = letters.find("f")
-            if at >= 0:
-                value = letters[at + 1 :] if arg.startswith("-") else ""
-                if value:
-                    found.append(value)
-                else:
-                    take = True
-    return found

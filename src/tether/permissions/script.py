@@ -45,6 +45,9 @@ class Produced:
     whether it is negated: a path is named when all pass."""
     """find follows symlinks below its start (`-L`): one there may lead anywhere, so the
     names are not known; without it a symlink is a name, judged by where it leads."""
+    paths: bool = False
+    """The names are printed as `start/name`, each a file (ls given a glob, `ls src/*.py`: a
+    directory with entries among them is listed instead, so the names are not known)."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from functools import lru_cache
 from tether.permissions import shell_budget
 from tether.permissions.script import Script
 from tether.permissions.shell_budget import MAX_BYTES, TOO_LARGE, TooLarge
+from tether.permissions.shell_heredocs import outside_bodies, repaired
 from tether.permissions.shell_hidden import control_character, joins_words
 from tether.permissions.shell_tree import parse_tree
 from tether.permissions.shell_variables import fd_variables
@@ -90,12 +91,17 @@ def _read(command: str, depth: int) -> Script:
     if tree is None:
         return Script((), tuple(dict.fromkeys([PARSE_ERROR, *problems])))
     walker = Walker(depth, _read_nested, budget)
+    repair = repaired(source, tree)
+    if repair is not None:  # heredoc bodies read as bash reads them (shell_heredocs.py)
+        tree, walker.bodies = repair.tree, repair.bodies
+        if repair.problem is not None:
+            problems.append(repair.problem)
     with unbound():  # a loop's variable outside this text is not known here (for_values.py)
         walker.visit(tree.root_node)
     walker.sets(fd_variables(command))
     if tree.root_node.has_error:
         problems.insert(0, PARSE_ERROR)
-    if joins_words(command):
+    if joins_words(outside_bodies(source, tree)):
         problems.append("a line continuation inside a word")
     problems.extend(walker.problems)
     if walker.tainted or (walker.functions and walker.dynamic_arguments) or depth > 0:

@@ -10,6 +10,7 @@ heredocs, such single-quoted text) into text that can be parsed again.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from tree_sitter import Node
 
@@ -99,14 +100,15 @@ def backtick_code(node: Node, *, in_double_quotes: bool) -> str | None:
     return backtick_body(text, in_double_quotes=in_double_quotes)
 
 
-def heredoc_code(node: Node) -> str | None:
+def heredoc_code(node: Node, written: Mapping[int, str]) -> str | None:
     """What an unquoted heredoc's body runs, as a command to parse (its body is expanded like
     a double-quoted string; tree-sitter does not always parse it: backticks); None when it
-    can run nothing."""
+    can run nothing. `written` holds the text of bodies the tree was parsed without
+    (shell_heredocs.py), by the byte where each starts."""
     start = next((c for c in node.children if c.type == "heredoc_start"), None)
     body = next((c for c in node.children if c.type == "heredoc_body"), None)
     quoted = start is None or any(q in _text(start) for q in "'\"\\")
-    text = _text(body) if body is not None else ""
+    text = "" if body is None else written.get(body.start_byte) or _text(body)
     if quoted or not any(s in text for s in ("`", "$(", "${", "$[")):
         return None
     return ": " + heredoc_as_string(text)
@@ -118,8 +120,9 @@ def _text(node: Node) -> str:
 
 def heredoc_as_string(body: str) -> str:
     """The body of an unquoted heredoc as a double-quoted shell string with the same
-    expansions: in a heredoc a backslash quotes only `$`, a backtick, a backslash and a
-    newline, and `"` is plain text."""
+    expansions: in a heredoc a backslash quotes only `$`, a backtick and a backslash, a
+    backslash-newline is removed as the body is read (it joins `$(cu` and `rl)`), and `"` is
+    plain text."""
     shell_budget.scan(body)
     out: list[str] = ['"']
     i = 0
@@ -127,7 +130,10 @@ def heredoc_as_string(body: str) -> str:
     while i < n:
         c = body[i]
         if c == "\\":
-            if i + 1 < n and body[i + 1] in "$`\\\n":
+            if i + 1 < n and body[i + 1] == "\n":
+                i += 2  # a line continuation: bash removes it as it reads the body
+                continue
+            if i + 1 < n and body[i + 1] in "$`\\":
                 out.append(body[i : i + 2])
                 i += 2
                 continue

@@ -51,6 +51,8 @@ TOO_DEEP = "too deeply nested to judge"
 PARSE_ERROR = "the command does not parse cleanly"
 _SCANNED_LEAVES = frozenset({"word", "regex", "extglob_pattern", "string_content", "number"})
 """Leaves whose text bash may still expand (not quoted strings, comments, heredoc text)."""
+_SPECIAL_NAMES = frozenset("*@#?-$!0_")
+"""bash's special parameters, each one character (`$?`, `$$`...)."""
 _RESERVED_BYTES = frozenset(
     {b"{", b"}", b"(", b")", b"do", b"done", b"then", b"fi", b"esac", b"elif", b"else"}
 )
@@ -73,6 +75,8 @@ class Walker:
         self.depth = depth
         """How deeply the node being visited is nested: bounded, so that no input recurses
         without end."""
+        self.bodies: dict[int, str] = {}
+        """Heredoc bodies as written, where the tree was parsed without them (shell_heredocs)."""
         self.invocations: list[Invocation] = []
         self.problems: list[str] = []
         self.conditional: list[str] = []
@@ -221,6 +225,13 @@ class Walker:
                 self.invocations[before + i + 1] = consumer
 
     def _leaf(self, node: Node) -> None:
+        if node.type == "special_variable_name":
+            parent = self._parent()
+            joined = parent is None or parent.children[0].end_byte == node.start_byte
+            if not joined or node_text(node) not in _SPECIAL_NAMES:
+                # `"$ $(cmd)"`: tree-sitter takes ` $` for a name, and the substitution for text
+                self.problems.append("a `$` that the parser does not read as bash does")
+            return
         if node.type in ("raw_string", "ansi_c_string"):
             if quotes_are_plain(self.quoting[-2]):
                 self._plain_quotes(node)
@@ -381,7 +392,7 @@ class Walker:
                 self._leave()
             else:
                 self.visit(child)
-        code = heredoc_code(node)
+        code = heredoc_code(node, self.bodies)
         if code is None:
             return
         inner = self.parse(code, self.depth + 1)
