@@ -125,6 +125,9 @@ class SubagentRunner:
         Its answer reaches the model as a `<task-notification>` at its next request."""
         definition, depth = self._definition(subagent_type)
         agent_id = uuid.uuid4().hex[:16]
+        emit = scope.agent.background_emit
+        if emit is not None:  # its events outlive the turn that started it
+            scope = CallScope(scope.agent, scope.call, emit, scope.ask, scope.denials)
         work = background_run(
             self._in_slot(definition, prompt, scope, depth, agent_id, background=True),
             agent_id,

@@ -91,6 +91,8 @@ class StreamJsonFrontEnd:
         self._steered: list[str] = []
         """Uuids of the prompts sent during the running turn (the model reads them at its
         next call; the last `len(session.queued)` of them it has not read yet)."""
+        self._busy = False
+        """The client was told the session runs (and not yet that it is idle)."""
         self._echoes: list[dict[str, Any]] = []
         """Prompts to echo (`--replay-user-messages`) once the session, and its id, exist."""
         self.checkpoints: dict[str, dict[Path, int]] = {}
@@ -162,6 +164,10 @@ class StreamJsonFrontEnd:
                 built.session.agent.gate.notify_on_ask = False
             if (late := late_output(built.session)) is not None:
                 late.wakers.append(lambda _text: self._wake(built))
+            lines_now = self.lines
+            built.session.between_turns.append(lambda e: self._on_event(e, built, lines_now))
+            background = built.session.agent.tool_context.background
+            background.agent_watchers.append(lambda: self._wake_for_tasks(built))
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
                 lines = self.lines
@@ -179,6 +185,39 @@ class StreamJsonFrontEnd:
             queued = built.session.take_queued()
             if queued:
                 self._prompts.put_nowait(UserInput(text="\n\n".join(queued)))
+
+    def _wake_for_tasks(self, built: Built) -> None:
+        """A background subagent ended: with no turn running (nor waiting to), a turn that
+        gives the model its notification, as Claude Code wakes the model. During a turn the
+        model reads it at its next call; a prompt waiting reads it with its own."""
+        background = built.session.agent.tool_context.background
+        if (
+            self._running is None
+            and self._prompts.empty()
+            and self._stopped_by is None
+            and background.agent_unreported()
+        ):
+            from tether.agents.background import wake_prompt
+
+            notices = background.finished_unreported()
+            self._prompts.put_nowait(UserInput(text=wake_prompt(notices)))
+
+    async def _background_ended(self) -> bool:
+        """The input ended with background subagents running, or ended and not told yet:
+        wait for them, then the turn they wake, as Claude Code does before it exits. False:
+        there are none."""
+        if not self.built or self._building is None or self._stopped_by is not None:
+            return False
+        built = self._building.result()
+        background = built.session.agent.tool_context.background
+        running = background.running_agents()
+        if not running and not background.agent_unreported():
+            return False
+        if running:
+            await asyncio.wait({agent.run for agent in running})
+        self._wake_for_tasks(built)
+        self._prompts.put_nowait(None)  # the end of input, after the turns it woke
+        return True
 
     @property
     def built(self) -> bool:
@@ -252,7 +291,12 @@ class StreamJsonFrontEnd:
         task.add_done_callback(lambda _t: self._requests.pop(request_id, None))
 
     async def _run_turns(self) -> None:
-        while (prompt := await self._prompts.get()) is not None:
+        while True:
+            prompt = await self._prompts.get()
+            if prompt is None:
+                if await self._background_ended():
+                    continue
+                return
             if prompt.uuid in self._waiting:
                 self._waiting.remove(prompt.uuid)
             try:
@@ -279,7 +323,9 @@ class StreamJsonFrontEnd:
         session = built.session
         lines = self.lines
         assert lines is not None
-        self.write(lines.system.state("running"))
+        if not self._busy:
+            self.write(lines.system.state("running"))
+        self._busy = True
         for event in await _prepared(session):
             show(event)
         self.write(lines.init(session.started(), self.facts(built)))
@@ -302,7 +348,11 @@ class StreamJsonFrontEnd:
         elif unread:  # sent during the turn, after its last model call
             self._waiting.append(left[0])
             self._prompts.put_nowait(UserInput(text="\n\n".join(unread), uuid=left[0]))
-        self.write(lines.system.state("idle"))
+        self._wake_for_tasks(built)  # one that ended after the turn's last model call
+        if not session.agent.tool_context.background.running_agents():
+            # As Claude Code: idle once no background subagent works on either.
+            self.write(lines.system.state("idle"))
+            self._busy = False
 
     async def _clear(self, built: Built, opts: RunOptions) -> Built:
         """`/clear`, as Claude Code runs it: a new session (new id, empty conversation, cost
@@ -380,7 +430,10 @@ class StreamJsonFrontEnd:
         are dropped, and the process ends without waiting for its input to end."""
         self._stopped_by = signum
         if self.built and self._building is not None:
-            self._building.result().session.interrupt(f"stopped by {signal.Signals(signum).name}")
+            session = self._building.result().session
+            session.interrupt(f"stopped by {signal.Signals(signum).name}")
+            for agent in session.agent.tool_context.background.running_agents():
+                agent.run.cancel()  # the process ends: it is not waited for
         self._drop_queued(STOPPED_FIRST)
         # The turns end after the one running; this also puts back the end of input that
         # dropping took away when the input had ended first (the turns then waited forever).
