@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from claude_agent_sdk import AssistantMessage, ResultMessage
+from claude_agent_sdk import AssistantMessage, PermissionResultAllow, ResultMessage
 
 from tests.cli.background_agents import (
     WAIT_FOR_GO,
@@ -158,3 +158,28 @@ def test_print_mode_waits_for_the_subagent_and_its_turn(
     said = str(main_requests(model_env)[-1].messages())
     assert "SUB-RESULT 42" in said
     assert "WOKE: got it" in said
+
+
+async def test_a_background_subagent_asks_the_client_after_its_turn_ended(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    asked: list[str] = []
+
+    async def allow(tool: str, tool_input: dict[str, Any], _context: Any) -> PermissionResultAllow:
+        asked.append(f"{tool}: {tool_input.get('command', '')}")
+        return PermissionResultAllow()
+
+    fake_model.responder = replies(
+        main=[launch(), text("started"), text("WOKE: got it")],
+        sub=[SUB[0], tool_use("Bash", command="touch after"), SUB[1]],
+    )
+    async with sdk.client(can_use_tool=allow) as client:
+        await client.query("find it in the background")
+        first = [m async for m in client.receive_response()]
+        (workspace / "go").touch()  # its next call is asked about with no turn running
+        woken = [m async for m in client.receive_response()]
+    assert [m.result for m in first if isinstance(m, ResultMessage)] == ["started"]
+    assert "Bash: touch after" in asked
+    assert (workspace / "after").exists()
+    assert [m.result for m in woken if isinstance(m, ResultMessage)] == ["WOKE: got it"]
+    sdk.assert_lines_parse()

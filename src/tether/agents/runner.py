@@ -115,9 +115,10 @@ class SubagentRunner:
         Its answer reaches the model as a `<task-notification>` at its next request."""
         definition, depth = self._definition(subagent_type)
         agent_id = uuid.uuid4().hex[:16]
-        emit = scope.agent.background_emit
-        if emit is not None:  # its events outlive the turn that started it
-            scope = CallScope(scope.agent, scope.call, emit, scope.ask, scope.denials)
+        emit, ask = scope.agent.background_emit, scope.agent.background_ask
+        if emit is not None:  # its events and questions outlive the turn that started it
+            ask = ask if scope.ask is not None else None
+            scope = CallScope(scope.agent, scope.call, emit, ask, scope.denials)
         work = background_run(
             self._in_slot(definition, prompt, scope, depth, agent_id, background=True),
             agent_id,

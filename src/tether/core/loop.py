@@ -91,6 +91,8 @@ class Agent:
     """Where the events of work started beside the conversation go (a subagent run in the
     background): the running turn's, else the session's watchers between turns. None: the
     calling turn's (they end with it)."""
+    background_ask: Asker | None = None
+    """How such work asks the user: its questions among `background_emit`'s events."""
 
     aside_watchers: list[Callable[[Usage], None]] = field(
         default_factory=list[Callable[[Usage], None]]

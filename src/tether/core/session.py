@@ -88,6 +88,7 @@ class Session(FrontEndHooks):
         self._turn_emit: Callable[[Event], None] | None = None
         """The running turn's events, until its last has gone out."""
         agent.background_emit = self._emit_beside
+        agent.background_ask = self._answers.asker(self._emit_beside)
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -315,9 +316,11 @@ class Session(FrontEndHooks):
         if not done and not events:
             yield Notice(message="nothing to compact yet: the conversation is short")
 
-    def _emit_beside(self, event: Event) -> None:
+    def _emit_beside(self, event: Event | None) -> None:
         """An event of work running beside the conversation (a background subagent): among
         the running turn's, else told to `between_turns` (and the observers)."""
+        if event is None:  # (only a turn ends)
+            return
         if self._turn_emit is not None:
             self._turn_emit(event)
             return
