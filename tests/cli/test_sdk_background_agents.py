@@ -69,6 +69,10 @@ async def test_stop_task_stops_a_background_subagent_and_wakes_the_model(
     assert "<status>killed</status>" in told
     assert 'Agent "find the answer" was stopped by user' in told
     assert [m.result for m in woken if isinstance(m, ResultMessage)] == ["it was stopped"]
+    # As Claude Code says it: stopped, named by what it was for, with no usage.
+    [told] = [t for t in task_lines(first + woken) if t["subtype"] == "task_notification"]
+    assert (told["status"], told["summary"]) == ("stopped", "find the answer")
+    assert "usage" not in told
     assert [m.result for m in second if isinstance(m, ResultMessage)] == ["noted"]
     assert "<task-notification>" not in main_requests(fake_model)[-1].last_user_text()
     sdk.assert_lines_parse()

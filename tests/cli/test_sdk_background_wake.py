@@ -51,8 +51,11 @@ async def test_an_idle_session_streams_the_subagents_end_and_wakes_the_model(
         await client.query("and now?")
         last = [m async for m in client.receive_response()]
     assert [m.result for m in first if isinstance(m, ResultMessage)] == ["started"]
-    assert [m.result for m in woken if isinstance(m, ResultMessage)] == ["WOKE: got it"]
-    assert [m.result for m in last if isinstance(m, ResultMessage)] == ["again"]
+    [wake_result] = [m for m in woken if isinstance(m, ResultMessage)]
+    assert wake_result.result == "WOKE: got it"
+    # As Claude Code: what started the turn (the SDK's `origin`); a client's turn has none.
+    assert wake_result.origin == {"kind": "task-notification", "producer": "session-task"}
+    assert [(m.result, m.origin) for m in last if isinstance(m, ResultMessage)] == [("again", None)]
     # The subagent's last reply, after the turn that started it, reaches the client.
     [answer] = [
         m for m in woken if isinstance(m, AssistantMessage) and m.parent_tool_use_id == "toolu_1"
@@ -81,6 +84,7 @@ async def test_an_idle_session_streams_the_subagents_end_and_wakes_the_model(
     assert (progress["description"], progress["last_tool_name"]) == ("Running wait for go", "Bash")
     assert (progress["tool_use_id"], progress["usage"]["tool_uses"]) == ("toolu_1", 1)
     assert (told["status"], told["summary"]) == ("completed", "SUB-RESULT 42")
+    assert told["summary_is_report"] is True
     assert none["tasks"] == []
     # The wake turn's prompt is Claude Code's system notification, with the result.
     wake = main_requests(fake_model)[2].last_user_text()
@@ -145,6 +149,8 @@ def test_print_mode_waits_for_the_subagent_and_its_turn(
         "WOKE: got it",
     ]
     assert kinds[-2:] == [("result", "success", None)] * 2
+    origins = [line.get("origin") for line in lines if line["type"] == "result"]
+    assert origins == [None, {"kind": "task-notification", "producer": "session-task"}]
     wake = main_requests(model_env)[2].last_user_text()
     assert WOKEN in wake
     assert "<result>SUB-RESULT 42</result>" in wake

@@ -102,6 +102,10 @@ async def run_headless(
             finished = event
             if lines is not None:
                 results.append(lines.result(event, _facts(built, opts)))
+                if len(results) > 1:  # a turn a background subagent's end woke
+                    from tether.cli.sdk_task_lines import TASK_NOTIFICATION_ORIGIN
+
+                    results[-1]["origin"] = TASK_NOTIFICATION_ORIGIN
         elif lines is not None:
             # json reads them too: the result counts what the turn's lines said (num_turns,
             # modelUsage); only stream-json prints them.

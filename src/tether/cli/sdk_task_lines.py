@@ -13,6 +13,9 @@ from typing import Any
 from tether.protocol import SubagentFinished, SubagentMessage, SubagentStarted, Usage
 
 Line = dict[str, Any]
+TASK_NOTIFICATION_ORIGIN: dict[str, Any] = {"kind": "task-notification", "producer": "session-task"}
+"""The `origin` of a turn's result when a background task's end started the turn (the SDK's
+`MessageOrigin`), as Claude Code's."""
 
 
 class _Task:
@@ -99,9 +102,16 @@ class SubagentTasks:
                 "duration_ms": event.duration_ms,
             },
         )
-        if task is not None and task.background:
-            return [updated, notification, self._background_changed()]
-        return [updated, notification]
+        if task is None or not task.background:
+            return [updated, notification]
+        # As Claude Code says a background one's end: its answer is the report; stopped,
+        # it is named by what it was for, with no usage.
+        if event.status == "completed":
+            notification["summary_is_report"] = True
+        elif event.status == "stopped":
+            notification["summary"] = task.description
+            del notification["usage"]
+        return [updated, notification, self._background_changed()]
 
     def _background_changed(self) -> Line:
         tasks = [

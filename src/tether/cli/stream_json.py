@@ -26,21 +26,23 @@ from typing import Any, TextIO, cast
 from tether.cli import sdk_api_error
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
-from tether.cli.control import ClientRefused, ControlChannel
+from tether.cli.control import ControlChannel
 from tether.cli.headless_input import clears, headless_turn
 from tether.cli.late_hooks import late_output
 from tether.cli.model_switch import FallbackModel
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
-from tether.cli.sdk_permissions import answer_from_client, client_reply
+from tether.cli.sdk_permissions import ask_client
 from tether.cli.sdk_rewind import keep_checkpoint
 from tether.cli.sdk_session_lines import start_failure_line
+from tether.cli.sdk_task_lines import TASK_NOTIFICATION_ORIGIN
 from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_events import event_lines
 from tether.cli.stream_input import input_line, read_lines, user_input
 from tether.cli.stream_options import StreamOptions
 from tether.cli.stream_stderr import not_delivered, show, warn
+from tether.cli.stream_wakes import Wakes
 from tether.cli.stream_wiring import wired
 from tether.core.session import Session
 from tether.hooks import HookActivity
@@ -92,6 +94,11 @@ class StreamJsonFrontEnd:
         """Uuids of the prompts sent during the running turn (the model reads them at its
         next call; the last `len(session.queued)` of them it has not read yet)."""
         self._busy = False
+        self.wakes = Wakes(
+            self._prompts, lambda: self._running is None and self._stopped_by is None
+        )
+        self._woken = False
+        """The running turn is one of them."""
         """The client was told the session runs (and not yet that it is idle)."""
         self._echoes: list[dict[str, Any]] = []
         """Prompts to echo (`--replay-user-messages`) once the session, and its id, exist."""
@@ -163,11 +170,11 @@ class StreamJsonFrontEnd:
             if built.session.agent.gate is not None:  # a program answers, as in Claude Code
                 built.session.agent.gate.notify_on_ask = False
             if (late := late_output(built.session)) is not None:
-                late.wakers.append(lambda _text: self._wake(built))
+                late.wakers.append(lambda _text: self.wakes.hook_woke(built.session))
             lines_now = self.lines
             built.session.between_turns.append(lambda e: self._on_event(e, built, lines_now))
             background = built.session.agent.tool_context.background
-            background.agent_watchers.append(lambda: self._wake_for_tasks(built))
+            background.agent_watchers.append(lambda: self.wakes.task_ended(built.session))
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
                 lines = self.lines
@@ -178,46 +185,12 @@ class StreamJsonFrontEnd:
                 mirror_session(recorder, self.write, env)
         return built
 
-    def _wake(self, built: Built) -> None:
-        """An `asyncRewake` hook's message, steered into the session: with no turn running
-        (nor waiting to), the start of one, as Claude Code wakes the model."""
-        if self._running is None and self._prompts.empty():
-            queued = built.session.take_queued()
-            if queued:
-                self._prompts.put_nowait(UserInput(text="\n\n".join(queued)))
-
-    def _wake_for_tasks(self, built: Built) -> None:
-        """A background subagent ended: with no turn running (nor waiting to), a turn that
-        gives the model its notification, as Claude Code wakes the model. During a turn the
-        model reads it at its next call; a prompt waiting reads it with its own."""
-        background = built.session.agent.tool_context.background
-        if (
-            self._running is None
-            and self._prompts.empty()
-            and self._stopped_by is None
-            and background.agent_unreported()
-        ):
-            from tether.agents.background import wake_prompt
-
-            notices = background.finished_unreported()
-            self._prompts.put_nowait(UserInput(text=wake_prompt(notices)))
-
-    async def _background_ended(self) -> bool:
-        """The input ended with background subagents running, or ended and not told yet:
-        wait for them, then the turn they wake, as Claude Code does before it exits. False:
-        there are none."""
-        if not self.built or self._building is None or self._stopped_by is not None:
-            return False
-        built = self._building.result()
-        background = built.session.agent.tool_context.background
-        running = background.running_agents()
-        if not running and not background.agent_unreported():
-            return False
-        if running:
-            await asyncio.wait({agent.run for agent in running})
-        self._wake_for_tasks(built)
-        self._prompts.put_nowait(None)  # the end of input, after the turns it woke
-        return True
+    def _session_now(self) -> Session | None:
+        """The session, once built (None before, or when it could not be)."""
+        building = self._building
+        if building is None or not building.done() or building.exception() is not None:
+            return None
+        return building.result().session
 
     @property
     def built(self) -> bool:
@@ -294,7 +267,7 @@ class StreamJsonFrontEnd:
         while True:
             prompt = await self._prompts.get()
             if prompt is None:
-                if await self._background_ended():
+                if await self.wakes.input_ended(self._session_now()):
                     continue
                 return
             if prompt.uuid in self._waiting:
@@ -332,6 +305,7 @@ class StreamJsonFrontEnd:
         if prompt.uuid is not None:
             self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
         self._running = session
+        self._woken = self.wakes.took(prompt)
         self._steered = []
         try:
             async for event in headless_turn(session, prompt):
@@ -348,7 +322,7 @@ class StreamJsonFrontEnd:
         elif unread:  # sent during the turn, after its last model call
             self._waiting.append(left[0])
             self._prompts.put_nowait(UserInput(text="\n\n".join(unread), uuid=left[0]))
-        self._wake_for_tasks(built)  # one that ended after the turn's last model call
+        self.wakes.task_ended(session)  # one that ended after the turn's last model call
         if not session.agent.tool_context.background.running_agents():
             # As Claude Code: idle once no background subagent works on either.
             self.write(lines.system.state("idle"))
@@ -370,7 +344,7 @@ class StreamJsonFrontEnd:
     def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
         match event:
             case PermissionAsked():
-                task = asyncio.create_task(self._ask(built, event))
+                task = asyncio.create_task(ask_client(self, built, event))
                 self._asking.add(task)
                 task.add_done_callback(self._asking.discard)
             case TurnFinished():
@@ -379,34 +353,15 @@ class StreamJsonFrontEnd:
                 self._failed_last = event.is_error
                 if event.api_error_status is not None:
                     self.write(sdk_api_error.assistant_line(event, lines.session_id))
-                self.write(lines.result(event, self.facts(built)))
+                result = lines.result(event, self.facts(built))
+                if self._woken:
+                    result["origin"] = TASK_NOTIFICATION_ORIGIN
+                self.write(result)
             case _:
                 made, told = event_lines(event, lines)
                 self._write_all(made)
                 if told:
                     show(event)
-
-    async def _ask(self, built: Built, request: PermissionAsked) -> None:
-        """A permission question, asked of the client; its answer applied."""
-        session = built.session
-        lines = self.lines
-        assert lines is not None
-        self.write(lines.system.state("requires_action"))
-        try:
-            tool = self.options.permission_prompt_tool
-            reply = await client_reply(self.channel, tool, built.mcp, request)
-        except ClientRefused as e:
-            reply = {"behavior": "deny", "message": f"the client could not answer: {e}"}
-        answer, interrupt, mode = answer_from_client(request, reply)
-        if mode is not None:
-            self.set_mode(built, mode)
-        session.answer(answer)
-        if interrupt:
-            # Once the denial has landed (the waiting call runs first), so that it is counted
-            # among the turn's denials as Claude Code counts it.
-            loop = asyncio.get_running_loop()
-            loop.call_soon(session.interrupt, "interrupted by the client")
-        self.write(lines.system.state("running"))
 
     def set_mode(self, built: Built, name: str) -> None:
         """Switch the permission mode by the client's name for it (see `engine_mode`)."""
