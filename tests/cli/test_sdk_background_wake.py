@@ -85,6 +85,18 @@ async def test_an_idle_session_streams_the_subagents_end_and_wakes_the_model(
     assert (progress["tool_use_id"], progress["usage"]["tool_uses"]) == ("toolu_1", 1)
     assert (told["status"], told["summary"]) == ("completed", "SUB-RESULT 42")
     assert told["summary_is_report"] is True
+    # Its size, as Claude Code counts it: its last reply's context and output.
+    assert answer.usage is not None
+    last_reply = sum(
+        answer.usage[k]
+        for k in (
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+            "output_tokens",
+        )
+    )
+    assert told["usage"]["total_tokens"] == last_reply
     assert none["tasks"] == []
     # The wake turn's prompt is Claude Code's system notification, with the result.
     wake = main_requests(fake_model)[2].last_user_text()

@@ -19,7 +19,7 @@ TASK_NOTIFICATION_ORIGIN: dict[str, Any] = {"kind": "task-notification", "produc
 
 
 class _Task:
-    __slots__ = ("background", "call_id", "description", "kind", "started", "tool_uses")
+    __slots__ = ("background", "call_id", "description", "kind", "started", "tokens", "tool_uses")
 
     def __init__(self, event: SubagentStarted) -> None:
         self.call_id = event.call_id
@@ -28,6 +28,8 @@ class _Task:
         self.background = event.background
         self.started = time.monotonic()
         self.tool_uses = 0
+        self.tokens = 0
+        """Its newest reply's context and output: its size, as Claude Code counts it."""
 
 
 class SubagentTasks:
@@ -58,6 +60,7 @@ class SubagentTasks:
         if task is None or message.role != "assistant":
             return []
         usage = event.completed.usage or Usage()
+        task.tokens = usage.context_tokens + usage.output_tokens
         lines: list[Line] = []
         for call in message.tool_uses():
             task.tool_uses += 1
@@ -69,7 +72,7 @@ class SubagentTasks:
                     description=doing(call.name, call.input),
                     subagent_type=task.kind,
                     usage={
-                        "total_tokens": usage.context_tokens + usage.output_tokens,
+                        "total_tokens": task.tokens,
                         "tool_uses": task.tool_uses,
                         "duration_ms": int((time.monotonic() - task.started) * 1000),
                     },
@@ -97,7 +100,10 @@ class SubagentTasks:
             output_file="",
             summary=event.summary,
             usage={
-                "total_tokens": usage.context_tokens + usage.output_tokens,
+                # as its progress counts them: the newest reply's (its whole run's, unknown)
+                "total_tokens": task.tokens
+                if task is not None and task.tokens
+                else usage.context_tokens + usage.output_tokens,
                 "tool_uses": event.tool_uses,
                 "duration_ms": event.duration_ms,
             },
