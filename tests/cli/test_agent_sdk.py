@@ -307,18 +307,24 @@ async def test_programmatic_agents(sdk: SdkRun, fake_model: FakeModelServer) -> 
         "AssistantMessage",
     ]
     tasks = [m for m in messages if isinstance(m, SystemMessage) and m.subtype.startswith("task_")]
-    # The subagent's life as Claude Code tells it: started, its state changed, notified.
+    # The subagent's life as Claude Code tells it: started, its progress at each call, its
+    # state changed, notified.
     assert [(t.subtype, t.data.get("tool_use_id")) for t in tasks] == [
         ("task_started", "toolu_1"),
+        ("task_progress", "toolu_1"),
         ("task_updated", None),
         ("task_notification", "toolu_1"),
     ]
     task_id = tasks[0].data["task_id"]
-    assert [t.data["task_id"] for t in tasks] == [task_id] * 3
-    assert tasks[1].data["patch"]["status"] == "completed"
-    assert isinstance(tasks[1].data["patch"]["end_time"], int)
-    assert tasks[2].data["status"] == "completed"
-    assert tasks[2].data["summary"] == "all clear"
+    assert [t.data["task_id"] for t in tasks] == [task_id] * 4
+    assert (tasks[1].data["description"], tasks[1].data["last_tool_name"]) == (
+        "Running echo sub",
+        "Bash",
+    )
+    assert tasks[2].data["patch"]["status"] == "completed"
+    assert isinstance(tasks[2].data["patch"]["end_time"], int)
+    assert tasks[3].data["status"] == "completed"
+    assert tasks[3].data["summary"] == "all clear"
     assert result_of(messages).result == "The reviewer says all clear."
     sdk.assert_lines_parse()
 

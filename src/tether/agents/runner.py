@@ -9,22 +9,20 @@ import time
 import uuid
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
 from tether.agents.background import background_run, launched_text
+from tether.agents.child_agent import ModelResolver, child_agent
 from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
 from tether.agents.listing import agent_listing
 from tether.agents.subagent_hooks import start_hooks, stop_feedback
 from tether.core import turn_stop
-from tether.core.context import BASE_PROMPT, build_system_prompt
 from tether.core.gate import Asker
 from tether.core.history import History, Journal
 from tether.core.lifecycle import reminder
 from tether.core.loop import INTERRUPTED, Agent, PendingInput, TurnStats, run_turn
 from tether.core.tool_calls import CallScope
-from tether.models.base import Model
 from tether.protocol import (
     Event,
     HarnessError,
@@ -40,21 +38,14 @@ from tether.protocol import (
     TurnSubtype,
     Usage,
 )
-from tether.tools.base import Tool, ToolOutput
+from tether.tools.base import ToolOutput
 from tether.tools.context import ToolContext
-from tether.tools.file_state import FileState
-from tether.tools.registry import ToolRegistry
 
 DEFAULT_MAX_TURNS = 100
 """Model calls a subagent may make before it is stopped (a definition may ask for fewer)."""
-KEPT_FOR_THE_MAIN_AGENT = frozenset({"Skill"})
-"""Tools a subagent is never given: the Skill tool grants permissions through the main agent's
-gate, and the skills are listed only in the main agent's prompt."""
-
 _depth: ContextVar[int] = ContextVar("subagent_depth", default=0)
 """How deeply the running code is nested in subagents: 0 in the main agent."""
 
-ModelResolver = Callable[[str], tuple[Model, str]]
 UsageSink = Callable[[Usage, float], None]
 
 
@@ -129,6 +120,10 @@ class SubagentRunner:
         Its answer reaches the model as a `<task-notification>` at its next request."""
         definition, depth = self._definition(subagent_type)
         agent_id = uuid.uuid4().hex[:16]
+        emit, ask = scope.agent.background_emit, scope.agent.background_ask
+        if emit is not None:  # its events and questions outlive the turn that started it
+            ask = ask if scope.ask is not None else None
+            scope = CallScope(scope.agent, scope.call, emit, ask, scope.denials)
         work = background_run(
             self._in_slot(definition, prompt, scope, depth, agent_id, background=True),
             agent_id,
@@ -187,7 +182,19 @@ class SubagentRunner:
         background: bool,
     ) -> ToolOutput:
         label = f"{definition.name} subagent"
-        child = self._child_agent(definition, scope.agent, agent_id, depth)
+        child = child_agent(
+            definition,
+            scope.agent,
+            agent_id,
+            depth,
+            resolve_model=self.resolve_model,
+            price_for=self.price_for,
+            instructions=self.instructions,
+            max_turns=self.max_turns,
+            max_depth=self.max_depth,
+        )
+        if self.inputs_for is not None:
+            child.inputs.extend(self.inputs_for(child.tool_context))
         journal = self.transcript_for(agent_id)
         history = History(journal=journal)
         stats = TurnStats()
@@ -312,103 +319,6 @@ class SubagentRunner:
             history.add_user([TextBlock(text=reminder(f"SubagentStop hook: {feedback}"))])
             subtype = await run_turn(child, history, stats, emit, ask)
         return subtype
-
-    def _child_agent(
-        self, definition: AgentDefinition, parent: Agent, agent_id: str, depth: int
-    ) -> Agent:
-        model, model_id = parent.model, parent.model_id
-        if definition.model is not None and self.resolve_model is not None:
-            try:
-                model, model_id = self.resolve_model(definition.model)
-            except HarnessError as e:
-                raise ToolError(
-                    f"The {definition.name} agent asks for model {definition.model!r}: {e}"
-                ) from None
-        outer = parent.tool_context
-        context = ToolContext(
-            workspace=outer.workspace,
-            scratch_dir=outer.scratch_dir / "subagents" / agent_id,
-            extra_dirs=outer.extra_dirs,
-            command_wrapper=outer.command_wrapper,
-            bash_refusal=outer.bash_refusal,
-            env=outer.env,
-            read_denied=outer.read_denied,
-            run=outer.run,
-            memory=outer.memory,  # the project's memories are the subagent's too
-            # Its writes are the session's to put back (Esc Esc, rewind_files): one store of
-            # snapshots; the versions it has read stay its own, but the files it touches are
-            # the session's to hear of (they activate conditional skills, as in Claude Code).
-            files=FileState(snapshots=outer.files.snapshots, watchers=outer.files.watchers),
-        )
-        gate = None
-        if parent.gate is not None:
-            gate = parent.gate.for_subagent(
-                shell_cwd=lambda: context.shell_cwd,
-                read_only=definition.read_only,
-                mode=definition.permission_mode,
-                agent_id=agent_id,
-                agent_type=definition.name,
-                hooks=definition.hooks,
-            )
-        tools = ToolRegistry(self._tools_for(definition, parent.tools, depth))
-        compaction = parent.compaction
-        if compaction is not None:  # a subagent's summaries are not the project's memory
-            compaction = replace(compaction, memory_path=None)
-        child = Agent(
-            model=model,
-            model_id=model_id,
-            system_prompt=subagent_system_prompt(
-                definition, context.workspace, tools.names(), self.instructions
-            ),
-            tools=tools,
-            tool_context=context,
-            max_turns=min(self.max_turns, definition.max_turns or self.max_turns),
-            max_tokens=parent.max_tokens,
-            thinking_budget=parent.thinking_budget,
-            retry=parent.retry,
-            gate=gate,
-            compaction=compaction,
-            # Alone it may not spend more than the whole session may.
-            max_budget_usd=parent.max_budget_usd,
-            price=parent.price
-            if model_id == parent.model_id or self.price_for is None
-            else self.price_for(model_id),
-            locks=parent.locks,
-            # Its compaction summaries count where the parent's do (the session's spend).
-            side_spend=parent.side_spend,
-        )
-        if self.inputs_for is not None:
-            child.inputs.extend(self.inputs_for(context))
-        return child
-
-    def _tools_for(
-        self, definition: AgentDefinition, offered: ToolRegistry, depth: int
-    ) -> list[Tool]:
-        """The parent's tools the definition allows; Task only above the depth limit."""
-        chosen: list[Tool] = []
-        for name in offered.names():
-            found = offered.get(name)
-            if (
-                found is None
-                or name in KEPT_FOR_THE_MAIN_AGENT
-                or name in definition.disallowed_tools
-            ):
-                continue
-            if name == TASK_TOOL_NAME and depth >= self.max_depth:
-                continue
-            if definition.tools is None or name in definition.tools:
-                chosen.append(found)
-        return chosen
-
-
-def subagent_system_prompt(
-    definition: AgentDefinition, workspace: Path, tool_names: tuple[str, ...], instructions: str
-) -> str:
-    """The definition's prompt, then the environment (and project instructions) exactly as the
-    main agent's prompt gives them, without tether's own base instructions."""
-    whole = build_system_prompt(workspace, tool_names=tool_names, instructions=instructions)
-    environment = whole.removeprefix(BASE_PROMPT).lstrip("\n")
-    return f"{definition.system_prompt.rstrip()}\n\n{environment}"
 
 
 def _forwarded(

@@ -78,37 +78,56 @@ async def run_headless(
     for notice in session.startup_notices:
         print(f"tether: {terminal_safe(notice)}", file=err)
     finished: TurnFinished | None = None
+    results: list[dict[str, Any]] = []
+    """Each turn's result line, written once the last turn has ended (as Claude Code)."""
     shown_errors: set[str] = set()  # printed as they happened: not again as the result
     # Claude Code's JSON shapes, only for the formats that print them (text needs none of it).
     lines = _line_maker(session, include_partial) if output_format != "text" else None
     streaming = output_format == "stream-json"
     stopped_by = _stop_on_signals(session)
+
+    def on_event(event: Event) -> None:
+        nonlocal finished
+        if isinstance(event, ErrorOccurred):
+            shown_errors.add(_first_line(event.message))
+        if progress is not None:
+            progress.render(event)
+        elif isinstance(event, ErrorOccurred | ModelWaiting):
+            # Retries are not printed: a call that fails in the end is one line, the final
+            # error (--verbose shows each retry).
+            print(f"tether: {terminal_safe(_one_line(event))}", file=err)
+        else:
+            _warn(event, err)
+        if isinstance(event, TurnFinished):
+            finished = event
+            if lines is not None:
+                results.append(lines.result(event, _facts(built, opts)))
+                if len(results) > 1:  # a turn a background subagent's end woke
+                    from tether.cli.sdk_task_lines import TASK_NOTIFICATION_ORIGIN
+
+                    results[-1]["origin"] = TASK_NOTIFICATION_ORIGIN
+        elif lines is not None:
+            # json reads them too: the result counts what the turn's lines said (num_turns,
+            # modelUsage); only stream-json prints them.
+            produced = _stream_lines(lines, event)
+            for line in produced if streaming else ():
+                _write(out, line)
+
+    session.between_turns.append(on_event)  # a background subagent's, after its turn
     try:
         # Before the init line, which names the tools, MCP servers' included. Repository MCP
         # servers are taken as configured: nobody is there to approve them.
         for event in await _prepared(session):
             _warn(event, err)
-        if streaming and lines is not None:
-            _write(out, lines.init(session.started(), _facts(built, opts)))
-        async for event in headless_turn(session, UserInput(text=prompt)):
-            if isinstance(event, ErrorOccurred):
-                shown_errors.add(_first_line(event.message))
-            if progress is not None:
-                progress.render(event)
-            elif isinstance(event, ErrorOccurred | ModelWaiting):
-                # Retries are not printed: a call that fails in the end is one line, the final
-                # error (--verbose shows each retry).
-                print(f"tether: {terminal_safe(_one_line(event))}", file=err)
-            else:
-                _warn(event, err)
-            if isinstance(event, TurnFinished):
-                finished = event
-            elif lines is not None:
-                # json reads them too: the result counts what the turn's lines said (num_turns,
-                # modelUsage); only stream-json prints them.
-                produced = _stream_lines(lines, event)
-                for line in produced if streaming else ():
-                    _write(out, line)
+        turn: UserInput | None = UserInput(text=prompt)
+        while turn is not None:
+            if streaming and lines is not None:
+                _write(out, lines.init(session.started(), _facts(built, opts)))
+            async for event in headless_turn(session, turn):
+                on_event(event)
+            # As Claude Code: a background subagent still running is waited for, and what
+            # it ends with is a turn of its own before the process exits.
+            turn = None if stopped_by else await woken(session)
     finally:
         if progress is not None:
             progress.close()
@@ -126,8 +145,11 @@ async def run_headless(
         else:
             # The answer itself: as sent when it goes to a file or a pipe, safe on a terminal.
             print(terminal_safe(finished.result) if out.isatty() else finished.result, file=out)
+    elif streaming:
+        for line in results:
+            _write(out, line)
     else:
-        _write(out, lines.result(finished, _facts(built, opts)))
+        _write(out, results[-1])
     out.flush()
     if stopped_by:
         if finished.result != _stopped_by(stopped_by[0]):
@@ -136,6 +158,20 @@ async def run_headless(
             print("tether: interrupted", file=err)
         return 128 + stopped_by[0]
     return 1 if finished.is_error else 0
+
+
+async def woken(session: Session) -> UserInput | None:
+    """Once the session's background subagents have ended, the turn that gives the model
+    what they ended with (Claude Code's system notification); None when none ran."""
+    background = session.agent.tool_context.background
+    running = background.running_agents()
+    if running:
+        await asyncio.wait({agent.run for agent in running})
+    if not background.agent_unreported():
+        return None
+    from tether.agents.background import wake_prompt
+
+    return UserInput(text=wake_prompt(background.finished_unreported()))
 
 
 def _line_maker(session: Session, include_partial: bool) -> LineMaker:
@@ -217,6 +253,8 @@ def _stop_on_signals(session: Session) -> list[int]:
         # At every signal, named by the first: a stop is sent again, never taken as heard
         # (the one turn headless runs may not have started yet).
         session.interrupt_next_turn(_stopped_by(seen[0]))
+        for agent in session.agent.tool_context.background.running_agents():
+            agent.run.cancel()  # not waited for: the process ends
 
     # Outside the main thread (tests run the CLI in-process) signals stay as they are.
     for signum in _STOP_SIGNALS:

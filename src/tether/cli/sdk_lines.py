@@ -31,6 +31,7 @@ from tether.cli.sdk_session_lines import (
 )
 from tether.cli.sdk_stream import PartialMessage
 from tether.cli.sdk_system_lines import SystemLines
+from tether.cli.sdk_task_lines import SubagentTasks
 from tether.core.cut_replies import refusal_told
 
 if TYPE_CHECKING:
@@ -92,8 +93,12 @@ class LineMaker:
     system: SystemLines = field(init=False)
     """The `system` lines reporting on the session beside its messages."""
 
+    subagent_tasks: SubagentTasks = field(init=False)
+    """The task lines of the session's subagents (started, progress, ended)."""
+
     def __post_init__(self) -> None:
         self.system = SystemLines(self.session_id)
+        self.subagent_tasks = SubagentTasks(self.session_id)
 
     def init(self, started: SessionStarted, facts: SessionFacts) -> Line:
         self._model = started.model
@@ -302,10 +307,10 @@ class LineMaker:
             for line in lines:
                 line["agent_id"] = event.agent_id
                 line["subagent_type"] = event.agent_type
-            return lines
+            return lines + self.subagent_tasks.progress(event)
         if isinstance(event, SubagentStarted):
-            return [self.system.agent_started(event)]
-        return self.system.agent_finished(event)
+            return self.subagent_tasks.started(event)
+        return self.subagent_tasks.finished(event)
 
     def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
         """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's,

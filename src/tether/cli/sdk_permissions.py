@@ -8,6 +8,7 @@ whether to stop the turn).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Any, cast
 
@@ -17,6 +18,8 @@ from tether.protocol import PermissionAnswer, PermissionAsked, PermissionChange
 
 if TYPE_CHECKING:
     from tether.cli.mcp_setup import McpSetup
+    from tether.cli.setup import Built
+    from tether.cli.stream_json import StreamJsonFrontEnd
 
 
 def permission_request(request: PermissionAsked) -> dict[str, Any]:
@@ -140,3 +143,27 @@ async def client_reply(
     if result.is_error or not isinstance(reply, dict):
         raise ClientRefused(f"{tool} did not answer with a decision: {result.text[:200]}")
     return cast(dict[str, Any], reply)
+
+
+async def ask_client(front: StreamJsonFrontEnd, built: Built, request: PermissionAsked) -> None:
+    """A permission question, asked of the stream-json front end's client; its answer
+    applied (a mode it sets, an interrupt it asks for)."""
+    session = built.session
+    lines = front.lines
+    assert lines is not None
+    front.write(lines.system.state("requires_action"))
+    try:
+        tool = front.options.permission_prompt_tool
+        reply = await client_reply(front.channel, tool, built.mcp, request)
+    except ClientRefused as e:
+        reply = {"behavior": "deny", "message": f"the client could not answer: {e}"}
+    answer, interrupt, mode = answer_from_client(request, reply)
+    if mode is not None:
+        front.set_mode(built, mode)
+    session.answer(answer)
+    if interrupt:
+        # Once the denial has landed (the waiting call runs first), so that it is counted
+        # among the turn's denials as Claude Code counts it.
+        loop = asyncio.get_running_loop()
+        loop.call_soon(session.interrupt, "interrupted by the client")
+    front.write(lines.system.state("running"))

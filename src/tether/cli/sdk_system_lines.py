@@ -16,8 +16,6 @@ from tether.protocol import (
     ModelRetry,
     PermissionDenial,
     StatusChanged,
-    SubagentFinished,
-    SubagentStarted,
 )
 
 Line = dict[str, Any]
@@ -140,53 +138,6 @@ class SystemLines:
             "uuid": _uuid(),
             "session_id": self.session_id,
         }
-
-    def agent_started(self, event: SubagentStarted) -> Line:
-        """A subagent started (Claude Code's `local_agent` task)."""
-        return {
-            "type": "system",
-            "subtype": "task_started",
-            "task_id": event.agent_id,
-            "tool_use_id": event.call_id,
-            "description": event.description,
-            "subagent_type": event.agent_type,
-            "is_backgrounded": event.background,  # else the Task call waits for it
-            "task_type": "local_agent",
-            "prompt": event.prompt,
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-
-    def agent_finished(self, event: SubagentFinished) -> list[Line]:
-        """A subagent ended, as Claude Code says it: the task's state changes
-        (`task_updated`), then its notification."""
-        usage = event.usage
-        ended = "killed" if event.status == "stopped" else event.status
-        updated = {
-            "type": "system",
-            "subtype": "task_updated",
-            "task_id": event.agent_id,
-            "patch": {"status": ended, "end_time": int(time.time() * 1000)},
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-        notification = {
-            "type": "system",
-            "subtype": "task_notification",
-            "task_id": event.agent_id,
-            "tool_use_id": event.call_id,
-            "status": event.status,
-            "output_file": "",
-            "summary": event.summary,
-            "usage": {
-                "total_tokens": usage.context_tokens + usage.output_tokens,
-                "tool_uses": event.tool_uses,
-                "duration_ms": event.duration_ms,
-            },
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-        return [updated, notification]
 
     def task_stopped(
         self, task_id: str, call_id: str, description: str, output_file: str

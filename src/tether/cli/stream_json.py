@@ -26,21 +26,23 @@ from typing import Any, TextIO, cast
 from tether.cli import sdk_api_error
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
-from tether.cli.control import ClientRefused, ControlChannel
+from tether.cli.control import ControlChannel
 from tether.cli.headless_input import clears, headless_turn
 from tether.cli.late_hooks import late_output
 from tether.cli.model_switch import FallbackModel
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
-from tether.cli.sdk_permissions import answer_from_client, client_reply
+from tether.cli.sdk_permissions import ask_client
 from tether.cli.sdk_rewind import keep_checkpoint
 from tether.cli.sdk_session_lines import start_failure_line
+from tether.cli.sdk_task_lines import TASK_NOTIFICATION_ORIGIN
 from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_events import event_lines
 from tether.cli.stream_input import input_line, read_lines, user_input
 from tether.cli.stream_options import StreamOptions
 from tether.cli.stream_stderr import not_delivered, show, warn
+from tether.cli.stream_wakes import Wakes
 from tether.cli.stream_wiring import wired
 from tether.core.session import Session
 from tether.hooks import HookActivity
@@ -91,6 +93,13 @@ class StreamJsonFrontEnd:
         self._steered: list[str] = []
         """Uuids of the prompts sent during the running turn (the model reads them at its
         next call; the last `len(session.queued)` of them it has not read yet)."""
+        self._busy = False
+        self.wakes = Wakes(
+            self._prompts, lambda: self._running is None and self._stopped_by is None
+        )
+        self._woken = False
+        """The running turn is one of them."""
+        """The client was told the session runs (and not yet that it is idle)."""
         self._echoes: list[dict[str, Any]] = []
         """Prompts to echo (`--replay-user-messages`) once the session, and its id, exist."""
         self.checkpoints: dict[str, dict[Path, int]] = {}
@@ -161,7 +170,11 @@ class StreamJsonFrontEnd:
             if built.session.agent.gate is not None:  # a program answers, as in Claude Code
                 built.session.agent.gate.notify_on_ask = False
             if (late := late_output(built.session)) is not None:
-                late.wakers.append(lambda _text: self._wake(built))
+                late.wakers.append(lambda _text: self.wakes.hook_woke(built.session))
+            lines_now = self.lines
+            built.session.between_turns.append(lambda e: self._on_event(e, built, lines_now))
+            background = built.session.agent.tool_context.background
+            background.agent_watchers.append(lambda: self.wakes.task_ended(built.session))
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
                 lines = self.lines
@@ -172,13 +185,12 @@ class StreamJsonFrontEnd:
                 mirror_session(recorder, self.write, env)
         return built
 
-    def _wake(self, built: Built) -> None:
-        """An `asyncRewake` hook's message, steered into the session: with no turn running
-        (nor waiting to), the start of one, as Claude Code wakes the model."""
-        if self._running is None and self._prompts.empty():
-            queued = built.session.take_queued()
-            if queued:
-                self._prompts.put_nowait(UserInput(text="\n\n".join(queued)))
+    def _session_now(self) -> Session | None:
+        """The session, once built (None before, or when it could not be)."""
+        building = self._building
+        if building is None or not building.done() or building.exception() is not None:
+            return None
+        return building.result().session
 
     @property
     def built(self) -> bool:
@@ -252,7 +264,12 @@ class StreamJsonFrontEnd:
         task.add_done_callback(lambda _t: self._requests.pop(request_id, None))
 
     async def _run_turns(self) -> None:
-        while (prompt := await self._prompts.get()) is not None:
+        while True:
+            prompt = await self._prompts.get()
+            if prompt is None:
+                if await self.wakes.input_ended(self._session_now()):
+                    continue
+                return
             if prompt.uuid in self._waiting:
                 self._waiting.remove(prompt.uuid)
             try:
@@ -279,13 +296,16 @@ class StreamJsonFrontEnd:
         session = built.session
         lines = self.lines
         assert lines is not None
-        self.write(lines.system.state("running"))
+        if not self._busy:
+            self.write(lines.system.state("running"))
+        self._busy = True
         for event in await _prepared(session):
             show(event)
         self.write(lines.init(session.started(), self.facts(built)))
         if prompt.uuid is not None:
             self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
         self._running = session
+        self._woken = self.wakes.took(prompt)
         self._steered = []
         try:
             async for event in headless_turn(session, prompt):
@@ -302,7 +322,11 @@ class StreamJsonFrontEnd:
         elif unread:  # sent during the turn, after its last model call
             self._waiting.append(left[0])
             self._prompts.put_nowait(UserInput(text="\n\n".join(unread), uuid=left[0]))
-        self.write(lines.system.state("idle"))
+        self.wakes.task_ended(session)  # one that ended after the turn's last model call
+        if not session.agent.tool_context.background.running_agents():
+            # As Claude Code: idle once no background subagent works on either.
+            self.write(lines.system.state("idle"))
+            self._busy = False
 
     async def _clear(self, built: Built, opts: RunOptions) -> Built:
         """`/clear`, as Claude Code runs it: a new session (new id, empty conversation, cost
@@ -320,7 +344,7 @@ class StreamJsonFrontEnd:
     def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
         match event:
             case PermissionAsked():
-                task = asyncio.create_task(self._ask(built, event))
+                task = asyncio.create_task(ask_client(self, built, event))
                 self._asking.add(task)
                 task.add_done_callback(self._asking.discard)
             case TurnFinished():
@@ -329,34 +353,15 @@ class StreamJsonFrontEnd:
                 self._failed_last = event.is_error
                 if event.api_error_status is not None:
                     self.write(sdk_api_error.assistant_line(event, lines.session_id))
-                self.write(lines.result(event, self.facts(built)))
+                result = lines.result(event, self.facts(built))
+                if self._woken:
+                    result["origin"] = TASK_NOTIFICATION_ORIGIN
+                self.write(result)
             case _:
                 made, told = event_lines(event, lines)
                 self._write_all(made)
                 if told:
                     show(event)
-
-    async def _ask(self, built: Built, request: PermissionAsked) -> None:
-        """A permission question, asked of the client; its answer applied."""
-        session = built.session
-        lines = self.lines
-        assert lines is not None
-        self.write(lines.system.state("requires_action"))
-        try:
-            tool = self.options.permission_prompt_tool
-            reply = await client_reply(self.channel, tool, built.mcp, request)
-        except ClientRefused as e:
-            reply = {"behavior": "deny", "message": f"the client could not answer: {e}"}
-        answer, interrupt, mode = answer_from_client(request, reply)
-        if mode is not None:
-            self.set_mode(built, mode)
-        session.answer(answer)
-        if interrupt:
-            # Once the denial has landed (the waiting call runs first), so that it is counted
-            # among the turn's denials as Claude Code counts it.
-            loop = asyncio.get_running_loop()
-            loop.call_soon(session.interrupt, "interrupted by the client")
-        self.write(lines.system.state("running"))
 
     def set_mode(self, built: Built, name: str) -> None:
         """Switch the permission mode by the client's name for it (see `engine_mode`)."""
@@ -380,7 +385,10 @@ class StreamJsonFrontEnd:
         are dropped, and the process ends without waiting for its input to end."""
         self._stopped_by = signum
         if self.built and self._building is not None:
-            self._building.result().session.interrupt(f"stopped by {signal.Signals(signum).name}")
+            session = self._building.result().session
+            session.interrupt(f"stopped by {signal.Signals(signum).name}")
+            for agent in session.agent.tool_context.background.running_agents():
+                agent.run.cancel()  # the process ends: it is not waited for
         self._drop_queued(STOPPED_FIRST)
         # The turns end after the one running; this also puts back the end of input that
         # dropping took away when the input had ended first (the turns then waited forever).

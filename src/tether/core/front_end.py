@@ -20,6 +20,9 @@ class FrontEndHooks:
         a denial, reported in `TurnFinished.permission_denials`."""
         self.observers: list[Callable[[Event], None]] = []
         """Called with every event as it is emitted (the built-in event handlers)."""
+        self.between_turns: list[Callable[[Event], None]] = []
+        """Called with the events of background work (a subagent run in the background) that
+        come while no turn runs; during a turn they are among its events."""
         self.prompt_kept: list[Callable[[], None]] = []
         """Called once a turn's prompt is in the history (its session file has it), before
         the model is asked: no event says so, and the next may come only with the reply."""

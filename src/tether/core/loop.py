@@ -87,6 +87,13 @@ class Agent:
     """Asked before every model call for what arrived meanwhile (messages the user typed while
     the agent worked, finished background commands); added to the newest user message."""
 
+    background_emit: Callable[[Event], None] | None = None
+    """Where the events of work started beside the conversation go (a subagent run in the
+    background): the running turn's, else the session's watchers between turns. None: the
+    calling turn's (they end with it)."""
+    background_ask: Asker | None = None
+    """How such work asks the user: its questions among `background_emit`'s events."""
+
     aside_watchers: list[Callable[[Usage], None]] = field(
         default_factory=list[Callable[[Usage], None]]
     )

@@ -85,6 +85,10 @@ class Session(FrontEndHooks):
         self._prompt_kept = False
         """Whether the running turn's prompt is in the history (an interruption is marked then)."""
         agent.inputs.append(self._take_steering)
+        self._turn_emit: Callable[[Event], None] | None = None
+        """The running turn's events, until its last has gone out."""
+        agent.background_emit = self._emit_beside
+        agent.background_ask = self._answers.asker(self._emit_beside)
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -263,6 +267,7 @@ class Session(FrontEndHooks):
         def emit(event: Event | None) -> None:
             if event is None:
                 self._tell_recording(emit)
+                self._turn_emit = None  # what comes later is between turns
             queue.put_nowait(event)
             if event is not None:
                 for observe in self.observers:
@@ -271,6 +276,7 @@ class Session(FrontEndHooks):
 
         self._stop = interruption.StopAsked()
         self._began = False
+        self._turn_emit = emit
         self._task = asyncio.create_task(self._work(prompt, emit))
         try:
             while (event := await queue.get()) is not None:
@@ -309,6 +315,19 @@ class Session(FrontEndHooks):
             yield event
         if not done and not events:
             yield Notice(message="nothing to compact yet: the conversation is short")
+
+    def _emit_beside(self, event: Event | None) -> None:
+        """An event of work running beside the conversation (a background subagent): among
+        the running turn's, else told to `between_turns` (and the observers)."""
+        if event is None:  # (only a turn ends)
+            return
+        if self._turn_emit is not None:
+            self._turn_emit(event)
+            return
+        for observe in self.observers:
+            observe(event)
+        for watch in self.between_turns:
+            watch(event)
 
     def _tell_recording(self, emit: Callable[[Event], None]) -> None:
         """What happened to the session file (saving failed, saving again, the file removed

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 
 from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
@@ -163,7 +163,7 @@ class BackgroundAgent(Slotted):
                 f'<summary>Agent "{self.description}" failed: {error}</summary>\n'
                 "</task-notification>"
             )
-        who = "the user" if self.stopped_by_user else "the session"
+        who = "user" if self.stopped_by_user else "the session"  # (Claude Code's words)
         return (
             f"<task-notification>\n<task-id>{self.id}</task-id>\n<status>killed</status>\n"
             f'<summary>Agent "{self.description}" was stopped by {who}</summary>\n'
@@ -230,6 +230,8 @@ class BackgroundShells:
     ) -> None:
         self._shells: dict[str, BackgroundShell] = {}
         self._agents: dict[str, BackgroundAgent] = {}
+        self.agent_watchers: list[Callable[[], None]] = []
+        """Called each time a background subagent's run ends (its notification is ready)."""
         self.log_cap_bytes = log_cap_bytes
         """How much of each command's output is kept on disk (the newest)."""
         self.log_budget = LogBudget(log_total_bytes)
@@ -308,7 +310,20 @@ class BackgroundShells:
         model is given at its next request. It outlives the turn, as a command does."""
         agent = BackgroundAgent(agent_id, description, asyncio.ensure_future(work))
         self._agents[agent_id] = agent
+        agent.run.add_done_callback(lambda _run: self._agent_ended())
         return agent
+
+    def _agent_ended(self) -> None:
+        for watch in self.agent_watchers:
+            watch()
+
+    def agent_unreported(self) -> bool:
+        """Whether a background subagent has ended that the model was not told of yet."""
+        return any(a.run.done() and not a.announced for a in self._agents.values())
+
+    def running_agents(self) -> list[BackgroundAgent]:
+        """The background subagents still running, oldest first."""
+        return [a for a in self._agents.values() if not a.run.done()]
 
     def agent(self, agent_id: str) -> BackgroundAgent | None:
         return self._agents.get(agent_id)
@@ -344,7 +359,7 @@ class BackgroundShells:
         """Stop every command still running, as the session ends; how many there were. Their
         logs are closed: the session's scratch directory goes next."""
         running = self.running()
-        agents = [a for a in self._agents.values() if not a.run.done()]
+        agents = self.running_agents()
         await asyncio.gather(
             *(self.stop(shell) for shell in running), *(self.stop_agent(a) for a in agents)
         )

@@ -1,0 +1,66 @@
+"""The turns a stream-json session starts by itself, between the client's, as Claude Code's:
+an `asyncRewake` hook's message, and a background subagent's end (its notification, in Claude
+Code's system notification); and, once the client's input ends, the wait for the background
+subagents still running and the turns they wake, before the process exits."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from tether.core.session import Session
+from tether.protocol import UserInput
+
+
+class Wakes:
+    def __init__(self, prompts: asyncio.Queue[UserInput | None], idle: Callable[[], bool]) -> None:
+        self._prompts = prompts
+        self._idle = idle
+        """No turn runs, and the process is not stopping."""
+        self._started: set[int] = set()
+
+    def _can_start(self) -> bool:
+        return self._idle() and self._prompts.empty()  # (a waiting prompt reads it too)
+
+    def hook_woke(self, session: Session) -> None:
+        """An `asyncRewake` hook's message, steered into the session: with no turn running
+        (nor waiting to), the start of one, as Claude Code wakes the model."""
+        if self._can_start():
+            queued = session.take_queued()
+            if queued:
+                self._prompts.put_nowait(UserInput(text="\n\n".join(queued)))
+
+    def task_ended(self, session: Session) -> None:
+        """A background subagent ended: with no turn running (nor waiting to), a turn that
+        gives the model its notification, as Claude Code wakes the model. During a turn the
+        model reads it at its next call; a prompt waiting reads it with its own."""
+        background = session.agent.tool_context.background
+        if self._can_start() and background.agent_unreported():
+            from tether.agents.background import wake_prompt
+
+            wake = UserInput(text=wake_prompt(background.finished_unreported()))
+            self._started.add(id(wake))
+            self._prompts.put_nowait(wake)
+
+    def took(self, prompt: UserInput) -> bool:
+        """Whether `prompt`, about to run, is one a background subagent's end started (its
+        result says so)."""
+        started = id(prompt) in self._started
+        self._started.discard(id(prompt))
+        return started
+
+    async def input_ended(self, session: Session | None) -> bool:
+        """The input ended with background subagents running, or ended and not told yet:
+        wait for them, then the turn they wake, as Claude Code does before it exits. False:
+        there are none (or no session, or the process is stopping)."""
+        if session is None or not self._idle():
+            return False
+        background = session.agent.tool_context.background
+        running = background.running_agents()
+        if not running and not background.agent_unreported():
+            return False
+        if running:
+            await asyncio.wait({agent.run for agent in running})
+        self.task_ended(session)
+        self._prompts.put_nowait(None)  # the end of input, after the turn it woke
+        return True
