@@ -117,6 +117,10 @@ def test_an_interpreter_script_is_judged_as_its_interpreter(
         "git cherry-pick abc; ./tools/build.sh",
         "git pull && sh tools/build.sh",
         "git bisect run tools/build.sh",  # checks out each commit it tries
+        "git checkout-index -f -a && bash tools/build.sh",
+        "git checkout-index --all -f; tools/build.sh",
+        "git checkout-index -fua && sh tools/build.sh",
+        "git ls-files | git checkout-index --stdin -f && bash tools/build.sh",
         "bash tools/build.sh; git merge topic",  # a loop may run it again after
     ],
 )
