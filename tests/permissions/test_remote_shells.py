@@ -101,6 +101,7 @@ def test_programs_sftp_or_rsync_run_are_judged(
         "tar -cf /tmp/x.tar README.md",
         "TAPE=/dev/null tar -c README.md",
         "sftp -h",
+        "rsync -a --exclude '*:*' src /tmp/d",
     ],
 )
 def test_local_and_other_transports_start_no_ssh(

@@ -15,7 +15,7 @@ import re
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
-from tether.permissions.shell_words import program_name, readable
+from tether.permissions.shell_words import STAR, program_name, readable
 
 Argv = tuple[str, ...]
 Assignments = tuple[tuple[str, str], ...]
@@ -94,8 +94,8 @@ def _remote_host(word: str, *, daemon: bool) -> str | None:
         host, rest = bracketed.groups()
     else:
         head, colon, rest = word.partition(":")
-        if not colon or not head or "/" in head:
-            return None
+        if not colon or not head or "/" in head or STAR in head:
+            return None  # `*:x` is a pattern (`--exclude '*:*'`), no host
         host = head.rpartition("@")[2]
     if daemon and rest.startswith(":"):
         return None
