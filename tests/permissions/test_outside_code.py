@@ -136,3 +136,37 @@ def test_installers_and_runtimes_from_the_workspace_stay_allowed(
 ) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(INSTALLERS))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("pip install -r reqs/outside.txt", "ask"),
+        ("pip install -r reqs/nested.txt", "ask"),
+        ("python3 -m pip install --requirement reqs/url.txt", "ask"),
+        ("uv pip install -c reqs/outside.txt x", "ask"),
+        ("pip install -r reqs/plain.txt", "allow"),
+    ],
+)
+def test_requirement_files_in_the_workspace_are_read(
+    command: str, expected: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """The local projects a requirements file names are built as if on the command line;
+    `-r` lines are read in turn, from the file's directory."""
+    reqs = tree.ws / "reqs"
+    reqs.mkdir()
+    (reqs / "outside.txt").write_text(f"requests==2  # pinned\n-e {tree.outside}/pkg\n")
+    (reqs / "nested.txt").write_text("flask\n-r more/inner.txt\n")
+    (reqs / "more").mkdir()
+    (reqs / "more" / "inner.txt").write_text(f"--find-links={tree.outside}\nx\n")
+    (reqs / "url.txt").write_text(f"evil @ file://{tree.outside}/pkg ; python_version > '3'\n")
+    (reqs / "plain.txt").write_text(
+        "requests==2\n-e ./src\nflask[async]>=2 \\\n  --hash=sha256:ab\n"
+    )
+    verdict = decide("Bash", {"command": command}, make_ctx(INSTALLERS))
+    assert verdict.behavior == expected, (command, verdict.reason)
+    if expected == "ask":
+        bypass = decide(
+            "Bash", {"command": command}, make_ctx(INSTALLERS, mode="bypassPermissions")
+        )
+        assert bypass.behavior == "deny", (command, bypass.reason)

@@ -124,7 +124,7 @@ def loaded_code(
         return (*found, *_workspaces(args), *_runner_package(name, args), *tools)
     if name in _PIP or (scripts == () and _pip_module(args) is not None):
         uv = tuple(_values(args, _UV_PLACES)) if name == "uv" else ()
-        return (*uv, *_pip_paths(args if name in _PIP else _pip_module(args) or ()))
+        return (*uv, *_pip_paths(_pip_words(argv)))
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
         # Only a program that imports or includes reads code from `-L` (jq_program.py).
         return tuple(_values(args, ("-L", "--library-path")))
@@ -293,6 +293,36 @@ def _pip_module(args: tuple[str, ...]) -> tuple[str, ...] | None:
         if not arg.startswith("-"):
             return None
     return None
+
+
+def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """pip's words of `pip ...`, `uv pip ...` or `python3 -m pip ...`; none for others."""
+    if not argv or not is_literal(argv[0]):
+        return ()
+    if program_name(argv[0]) in _PIP:
+        return argv[1:]
+    return _pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
+
+
+def requirement_files(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The requirement and constraint files an install reads (`pip install -r FILE`), as
+    written: the local projects their lines name are built too."""
+    words = _pip_words(argv)
+    words = words[1:] if words[:1] == ("pip",) else words
+    return tuple(_values(words, _PIP_FILES)) if words[:1] and words[0] in _PIP_FETCHES else ()
+
+
+def requirement_lines(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a requirements file's lines name: the local projects pip builds from them, as
+    `_pip_paths` reads a command line, and the requirement files they read in turn (`-r
+    more.txt`, relative to the file)."""
+    words: list[str] = []
+    for line in text.replace("\\\n", " ").splitlines():
+        line = re.sub(r"(^|\s)#.*", "", line).strip()
+        words += _split(line) or ([line] if line else [])
+    files = _values(("install", *words), _PIP_FILES)
+    sources = [p for p in _pip_paths(("install", *words)) if p not in files]
+    return tuple(sources), tuple(files)
 
 
 def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
