@@ -15,6 +15,7 @@ import re
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
+from tether.permissions.program_commands import PROGRAM_COMMANDS
 from tether.permissions.shell_words import STAR, program_name, readable
 
 Argv = tuple[str, ...]
@@ -59,7 +60,7 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
     elif name in _SSH_COPIERS:
         if name == "rsync" and any(a in ("-e", "--rsh") or a.startswith("--rsh=") for a in args):
             return None
-        operands = [arg for arg in args if not arg.startswith("-")]
+        operands = _operands(args, PROGRAM_COMMANDS[name].valued_options)
     elif name == "sftp":
         return _sftp(args)
     elif name in _TAPES:
@@ -100,6 +101,20 @@ def _remote_host(word: str, *, daemon: bool) -> str | None:
     if daemon and rest.startswith(":"):
         return None
     return host or None
+
+
+def _operands(args: Argv, valued: frozenset[str]) -> list[str]:
+    """The words that are no option nor an option's value (`--exclude '*:*'`)."""
+    found: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg in valued
+        else:
+            found.append(arg)
+    return found
 
 
 def _sftp(args: Argv) -> Equivalent | None:
