@@ -45,7 +45,40 @@ def test_git_deleting_files_meets_rm(command: str, tree: Tree, make_ctx: Context
 
 
 @pytest.mark.parametrize(
-    "command", ["git rm --cached -rf src", "git clean -n -fdx", "git clean --dry-run -d"]
+    "command",
+    [
+        "git rm -rqf --cached --no-cached src",
+        "git rm -r --cached --no-cached -f src",
+        "git rm -r -f --cached --no-cach --ignore-unmatch -- src",
+        "git rm -rf -n --no-dry-run src",
+        "git rm -rf --dry-run --no-dry src",
+        "git rm -rf --dry --no-dry-run src",
+        "git clean -fdxn --no-dry-run",
+        "git clean -n -fdx --no-dry-run",
+        "git clean --dry-run -d -f --no-d",
+    ],
+)
+def test_git_options_turned_off_again_delete(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """git reads its options in order: `--no-NAME` (or a prefix of it) undoes `--NAME` or
+    its letter, so a dry run or `--cached` given and taken back deletes."""
+    rules = {"permissions": {"allow": ALLOWED, "deny": ["Bash(rm -rf *)"]}}
+    for mode in MODES:
+        verdict = decide("Bash", {"command": command}, make_ctx(rules, mode=mode))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git rm --cached -rf src",
+        "git clean -n -fdx",
+        "git clean --dry-run -d",
+        "git rm -rf --no-cached --cached src",
+        "git clean --no-dry-run -fd --dry",
+        "git rm -rf --cach src",
+    ],
 )
 def test_git_deleting_nothing_is_not_rm(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
     rules = {"permissions": {"allow": ALLOWED, "deny": ["Bash(rm -rf *)"]}}

@@ -89,6 +89,48 @@ def test_a_run_file_not_read_is_denied_in_bypass(
     assert bypass.behavior == "deny", (command, bypass.reason)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "tools/long.sh",
+        "./tools/long.sh x",
+        "timeout 5 tools/long.sh",
+        "tools/blank.sh",
+        "tools/net -sS http://127.0.0.1:9/x",
+        "tools/bin/echo http://127.0.0.1:9/x",
+        "cd tools/bin && ./echo x",
+        "env tools/net x",
+        "find . -maxdepth 0 -exec tools/net x \\;",
+    ],
+)
+def test_a_file_is_judged_as_the_kernel_runs_it(
+    command: str, scripts: Tree, make_ctx: ContextFactory
+) -> None:
+    """A `#!` line the kernel refuses (its interpreter cut at 256 bytes, or only spaces) is
+    run by bash as a shell script; a link to a program runs that program, whatever its name."""
+    tools = scripts.ws / "tools"
+    (tools / "long.sh").write_text("#!/" + "a" * 300 + "\ncurl -sS http://127.0.0.1:9/x\n")
+    (tools / "blank.sh").write_text("#!" + " " * 300 + "\nnc -l 1\n")
+    curl = tools / "curl"
+    curl.write_bytes(b"\x7fELF\x02\x01\x01\0\0\0curl")
+    (tools / "net").symlink_to("curl")
+    (tools / "bin").mkdir()
+    (tools / "bin" / "echo").symlink_to(curl)
+    for mode in MODES:
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+
+
+def test_a_long_interpreter_line_the_kernel_runs_is_its_interpreters(
+    scripts: Tree, make_ctx: ContextFactory
+) -> None:
+    """An interpreter ending within the 256 bytes runs, its argument cut short."""
+    (scripts.ws / "tools" / "py").write_text("#!/usr/bin/python3 -c " + "x" * 300 + "\n")
+    rules = {"permissions": {"deny": ["Bash(python3 -c *)"]}}
+    verdict = decide("Bash", {"command": "tools/py"}, make_ctx(rules, mode="bypassPermissions"))
+    assert verdict.behavior == "deny", verdict.reason
+
+
 @pytest.mark.parametrize("command", ["tools/build.sh", "timeout 5 ./tools/build.sh", "tools/prog"])
 def test_a_harmless_run_file_and_a_binary_run_in_bypass(
     command: str, scripts: Tree, make_ctx: ContextFactory
@@ -117,6 +159,10 @@ def test_an_interpreter_script_is_judged_as_its_interpreter(
         "git cherry-pick abc; ./tools/build.sh",
         "git pull && sh tools/build.sh",
         "git bisect run tools/build.sh",  # checks out each commit it tries
+        "git checkout-index -f -a && bash tools/build.sh",
+        "git checkout-index --all -f; tools/build.sh",
+        "git checkout-index -fua && sh tools/build.sh",
+        "git ls-files | git checkout-index --stdin -f && bash tools/build.sh",
         "bash tools/build.sh; git merge topic",  # a loop may run it again after
     ],
 )

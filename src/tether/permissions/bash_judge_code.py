@@ -261,6 +261,8 @@ class CodeJudge:
             if line is None:
                 if not os.path.exists(real):  # one the command may write after (late_code)
                     self.code_files.append((real, f"runs {name}"))
+                elif isinstance(target, Path):
+                    found += self._linked_program(inv, target, real)
                 continue
             self.code_files.append((real, f"runs {name}"))
             if self.nesting >= MAX_NESTING:
@@ -274,6 +276,22 @@ class CodeJudge:
                 what = f"{name} runs as `{_shortened(readable(' '.join(line)))}`"
                 found.append(replace(verdict, reason=f"{what}: {verdict.reason}"))
         return found
+
+    def _linked_program(self, inv: Invocation, target: Path, real: Path) -> list[Verdict]:
+        """A binary program run through a symbolic link under another name (`tools/ls ->
+        /usr/bin/curl`): the rules that deny or ask of the program it leads to hold (the
+        name as typed is judged too; what no rule names is left to it)."""
+        if real.name == target.name or self.nesting >= MAX_NESTING:
+            return []
+        inner = self.nested(self.cdpath)
+        inner.places.cwds = dict(self.places.cwds)
+        line = (real.as_posix(), *inv.argv[1:])
+        sub = look_through(line, inv.assignments, (), parse_code=parse_command, depth=0)
+        verdict = inner.invocation(sub)
+        if verdict.outcome == "deny" or (verdict.outcome == "ask" and verdict.rule):
+            what = f"{readable(shown(inv.argv[0]))} is a link to {readable(real.as_posix())}"
+            return [replace(verdict, reason=f"{what}: {verdict.reason}")]
+        return []
 
     def _project(self, inv: Invocation) -> list[Verdict]:
         """The recipes or package scripts a runner runs from its project file (`make`,

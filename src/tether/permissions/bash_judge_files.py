@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tether.permissions.access import PROTECTED_NOTE
 from tether.permissions.bash_files import path_target, program_use
-from tether.permissions.bash_judge_code import ANY_WRITTEN, CodeJudge
+from tether.permissions.bash_judge_code import ANY_WRITTEN, CodeJudge, script_text
 from tether.permissions.bash_rules import (
     MAX_NESTING,
     is_unknown,
@@ -32,7 +32,13 @@ from tether.permissions.git_history_check import (
 )
 from tether.permissions.git_repository import repository_reasons
 from tether.permissions.mentioned_files import mentioned_files
-from tether.permissions.outside_code import js_tool_values, loaded_code
+from tether.permissions.outside_code import (
+    js_tool_values,
+    loaded_code,
+    requirement_files,
+    requirement_lines,
+)
+from tether.permissions.paths import is_below
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files
@@ -76,6 +82,10 @@ def showing_pager(inv: Invocation) -> bool:
     return use is not None and use.read_only and not use.reads
 
 
+_MAX_REQUIREMENT_FILES = 32
+"""The most requirement files one command's `-r` chain is read through."""
+
+
 class FileJudge(CodeJudge):
     """The file side of bash_policy's judge; the judge supplies its state and the methods
     CodeJudge only declares."""
@@ -101,6 +111,28 @@ class FileJudge(CodeJudge):
             return inv.argv
         return tuple(PRODUCED_WORD if word == DYN else word for word in inv.argv)
 
+    def _requirements(self, inv: Invocation) -> list[Verdict]:
+        """The local projects the workspace's requirement files name (`-e ../x`; `-r
+        more.txt` read in turn, from the file's directory): code pip builds, judged as the
+        command's own words are (one outside the workspace is asked by `_loads` itself)."""
+        found: list[Verdict] = []
+        pending = [(word, self.places.targets(word)) for word in requirement_files(inv.argv)]
+        seen: set[Path] = set()
+        while pending and len(seen) < _MAX_REQUIREMENT_FILES:
+            word, targets = pending.pop()
+            for target in targets:
+                real = self.files.real(target) if isinstance(target, Path) else None
+                if real is None or real in seen or not is_below(real, self.ctx.write_roots):
+                    continue
+                seen.add(real)
+                text = script_text(real)
+                if text is None:
+                    continue
+                sources, files = requirement_lines(text)
+                found += self._loads(sources, inv, what=f"{readable(word)} names code from")
+                pending += [(f, [real.parent / f] if is_literal(f) else []) for f in files]
+        return found
+
     def _files(self, inv: Invocation, explicit: bool) -> list[Verdict]:
         verdicts: list[Verdict] = []
         reads = list(inv.reads)
@@ -121,6 +153,7 @@ class FileJudge(CodeJudge):
                     inv,
                 )
             )
+            verdicts.extend(self._requirements(inv))
             for flags in build_flags(inv.argv, inv.assignments, persistent=inv.persistent):
                 verdicts.extend(self._program_use(flags))
                 reads += flags.reads

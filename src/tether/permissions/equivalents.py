@@ -2,8 +2,8 @@
 `cmake -E remove x` is `rm -f -- x` (cmake_commands), `git send-pack URL` is `git push URL`
 (git_senders), `git update-ref` and `git replace` rewrite history as `git rebase` does
 (git_rewriters), `find -delete` and other programs' deleting options are `rm`
-(deleting_equivalents), as are `git rm` and `git clean` (git_deleters); scp, rsync and tar
-reaching `HOST:PATH` are the `ssh HOST` they start (remote_shells)."""
+(deleting_equivalents), as are `git rm` and `git clean` (git_deleters); scp, sftp, rsync, tar,
+git and the others reaching `HOST:PATH` are the `ssh HOST` they start (remote_shells)."""
 
 from __future__ import annotations
 
@@ -37,9 +37,9 @@ def equivalent(inv: Invocation) -> Equivalent | None:
         if rewrites is not None:
             does = f"`{rewrites[1]}` rewrites what the repository's history shows"
             return Equivalent(rewrites[0], does, shown=False)
-        return git_deleting_equivalent(argv)
+        return _joined(git_deleting_equivalent(argv), remote_shell_equivalent(argv))
     if name != "cmake":
-        return _joined(deleting_equivalent(argv), remote_shell_equivalent(argv))
+        return _joined(deleting_equivalent(argv), remote_shell_equivalent(argv, inv.assignments))
     same = cmake_equivalent(argv)
     if same is None:
         return None

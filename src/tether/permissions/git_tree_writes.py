@@ -93,6 +93,13 @@ TREE_WRITERS: Mapping[str, TreeWrites] = {
         _STRATEGY,
     ),
     "checkout--worker": TreeWrites(does="writes the files it is sent on its input"),
+    # Every file the index holds (`-a`) or its input names, as the index holds it: a file
+    # staged with other text than the tree's is written back over it.
+    "checkout-index": TreeWrites(
+        needs=_s("-a", "--all", "--stdin"),
+        valued=_s("--prefix", "--stage"),
+        does="writes the files the index holds",
+    ),
     "submodule--helper": TreeWrites(does="writes the submodules' files"),
     "quiltimport": TreeWrites(does="applies a series of patches to the working tree"),
 }

@@ -8,13 +8,17 @@ text says; nixpkgs itself may be replaced (`--override-flake`, `--override-input
 (`--option substituters`, `--no-require-sigs`, `--post-build-hook`, `NIX_CONFIG`,
 `--accept-flake-config`). Each is judged like a script tether does not read
 (bash_rules.script_verdict: asked where a Bash deny or ask rule exists, denied in
-bypassPermissions mode)."""
+bypassPermissions mode). So is what any nix command runs or changes beyond its words
+(`_other_code`): evaluation allowed to run programs, registry and channel entries, templates
+and bundlers of other flakes."""
 
 from __future__ import annotations
 
 import re
 
 from tether.permissions.shell_words import is_literal, program_name
+
+Assignments = tuple[tuple[str, str], ...]
 
 _NIXPKGS = re.compile(r"(flake:)?nixpkgs(/[\w.-]+)?|github:NixOS/nixpkgs(/[\w.-]+)?", re.I)
 """A flake reference to the registry's nixpkgs (perhaps at a branch)."""
@@ -23,6 +27,7 @@ _SETTINGS = frozenset(
     | {"pre-build-hook", "post-build-hook", "build-hook", "diff-hook", "run-diff-hook"}
     | {"flake-registry", "accept-flake-config", "nix-path", "plugin-files", "builders"}
     | {"allow-unsafe-native-code-during-evaluation", "include", "store", "eval-store"}
+    | {"allow-import-from-derivation"}
 )
 """nix.conf settings that change where nix's code or binaries come from."""
 _REPLACING = frozenset(
@@ -44,10 +49,18 @@ _VALUED = frozenset(
     | {"--extra-experimental-features", "--max-jobs", "-j", "--cores", "--log-format"}
     | {"--profile", "--system", "--phase", "-A", "--attr", "--run", "--command", "-c"}
     | {"--keep", "-k", "--unset", "-u", "--arg-from-file", "--redirect"}
+    | {"-t", "--template", "--bundler", "--registry", "--add-root"}
 )
 """Options that take a value (the value is no installable); two for `--option`, `--arg`."""
 _TWO = frozenset({"--option", "--override-input", "--override-flake", "--arg", "--argstr"})
 _SUBCOMMANDS = frozenset({"run", "shell", "develop"})
+_EVALUATORS = frozenset(
+    {"nix", "nix-shell", "nix-instantiate", "nix-build", "nix-env", "nix-store", "nix-channel"}
+)
+_EVAL_SETTINGS = frozenset({"allow-unsafe-native-code-during-evaluation", "plugin-files"})
+"""Settings with which any evaluation runs programs (`builtins.exec`) or loads shared objects."""
+_TEMPLATES = re.compile(r"(flake:)?templates|github:NixOS/templates(/[\w.-]+)?", re.I)
+_BUNDLERS = re.compile(r"(flake:)?bundlers|github:NixOS/bundlers(/[\w.-]+)?", re.I)
 
 
 def unseen_nix_code(argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...]) -> str | None:
@@ -56,11 +69,14 @@ def unseen_nix_code(argv: tuple[str, ...], assignments: tuple[tuple[str, str], .
     if not argv or not is_literal(argv[0]):
         return None
     name = program_name(argv[0])
-    if name not in ("nix", "nix-shell"):
+    if name not in _EVALUATORS:
         return None
     args = argv[1:]
     if "--" in args and name == "nix":
         args = args[: args.index("--")]
+    other = _other_code(name, args, assignments)
+    if other is not None or name not in ("nix", "nix-shell"):
+        return other
     if name == "nix" and not _SUBCOMMANDS & set(args):
         return None
     for variable, _ in assignments:
@@ -84,6 +100,64 @@ def unseen_nix_code(argv: tuple[str, ...], assignments: tuple[tuple[str, str], .
     if not installables:
         return "the flake in this directory"
     return next((word for word in installables if not _from_nixpkgs(word)), None)
+
+
+def _other_code(name: str, args: tuple[str, ...], assignments: Assignments) -> str | None:
+    """What any nix command runs or changes besides what it names: evaluation allowed to run
+    programs (`--allow-unsafe-native-code-during-evaluation`, `--option NAME`, NIX_CONFIG,
+    `plugin-files`), a registry or channel entry that every later `nixpkgs#x` or `<nixpkgs>`
+    means (`nix registry add|pin|remove`, `nix-channel --add|--remove`), a template's files
+    (`nix flake init|new -t` of another flake), a bundler and what it bundles (`nix bundle`)."""
+    words, options = _words(args)
+    for option in options:
+        if option.removeprefix("--").removeprefix("extra-") in _EVAL_SETTINGS:
+            return f"what {option} lets evaluation run"
+    for variable, value in assignments:
+        if variable in ("NIX_USER_CONF_FILES", "NIX_CONF_DIR", "NIXPKGS_CONFIG"):
+            return f"what {variable} brings in"
+        if variable == "NIX_CONFIG" and _config_runs(value):
+            return f"what {variable} lets evaluation run"
+    if name == "nix-channel" and {"--add", "--remove"} & set(args):
+        return "the channel it changes, which every later <nixpkgs> means"
+    sub, rest = (words[0], words[1:]) if name == "nix" and words else ("", [])
+    if sub == "registry" and rest[:1] and rest[0] in ("add", "pin", "remove"):
+        return "the registry entry it writes, which every later use of that flake means"
+    if sub == "flake" and rest[:1] and rest[0] in ("init", "new"):
+        template = _value(args, ("-t", "--template"))
+        if template is not None and not _TEMPLATES.fullmatch(template.partition("#")[0]):
+            return template
+    if sub == "bundle":
+        bundler = _value(args, ("--bundler",))
+        if bundler is not None and not _BUNDLERS.fullmatch(bundler.partition("#")[0]):
+            return bundler
+        return next((w for w in rest if not _from_nixpkgs(w)), None if rest else "the flake here")
+    return None
+
+
+def _config_runs(text: str) -> bool:
+    """Whether nix.conf text (NIX_CONFIG) may let evaluation run programs: a setting that
+    does, an `include`, or text known only as it runs."""
+    if not is_literal(text):
+        return True
+    for line in text.splitlines():
+        setting = line.partition("=")[0].strip().removeprefix("extra-")
+        if setting in _EVAL_SETTINGS or setting.lstrip("!").startswith("include"):
+            return True
+    return False
+
+
+def _value(args: tuple[str, ...], options: tuple[str, ...]) -> str | None:
+    """The last value of one of `options` (`-t X`, `--template=X`, `-tX`)."""
+    found: str | None = None
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name in options and eq:
+            found = value
+        elif arg in options and i + 1 < len(args):
+            found = args[i + 1]
+        elif any(len(o) == 2 and arg.startswith(o) and len(arg) > 2 for o in options):
+            found = arg[2:]
+    return found
 
 
 def _words(args: tuple[str, ...]) -> tuple[list[str], list[str]]:

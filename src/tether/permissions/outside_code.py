@@ -27,12 +27,20 @@ _NODE_VALUED = ("-r", "--require", "--import", "--loader", "--experimental-loade
 """The options of node, bun and deno that load a module before the script (`--preload`: bun's
 and deno's); its value may be a path, a package, or code itself (`data:`) or from afar
 (`https:`), code tether does not see."""
-_NODE_LOADS = (
-    *_NODE_VALUED,
-    *("--experimental-config-file", "--env-file", "--env-file-if-exists", "--openssl-config"),
-)
-"""With node's configuration and env files (they may set `--import` or `NODE_OPTIONS`), and its
-OpenSSL configuration, which may load an engine or provider (a shared object)."""
+_NODE_MODULES = (*_NODE_VALUED, "--test-reporter", "--test-global-setup")
+"""With the modules node's test runner loads (a reporter, a global setup): a path or a package."""
+_NODE_FILES: dict[str, tuple[str, ...]] = {
+    "node": (
+        *("--experimental-config-file", "--env-file", "--env-file-if-exists"),
+        *("--openssl-config", "--snapshot-blob"),
+    ),
+    "bun": ("-c", "--config", "--env-file", "--tsconfig-override"),
+    "deno": ("-c", "--config", "--import-map", "--env-file"),
+}
+"""Files whose text chooses the code that loads, by runtime: node's configuration and env files
+(they may set `--import` or `NODE_OPTIONS`), its OpenSSL configuration (an engine or provider:
+a shared object) and a startup snapshot (code); bunfig (`preload`); deno's configuration and
+import map (what each import names). A bare name is a file where the runtime runs."""
 URL_CODE = re.compile(r"(data|https?|ftp):", re.I)
 """A module given as code itself or fetched: no file of the workspace's."""
 _NPM = frozenset({"npm", "pnpm", "yarn", "npx", "corepack"})
@@ -93,7 +101,8 @@ def loaded_code(
         assigned = tuple(f"{name}={value}" for name, value in text.assignments)
         return (*places, *text.includes, *_make_programs((*args, *assigned)))
     if name in _NODE:
-        return (*_paths(_values(args, _NODE_LOADS)), *scripts)
+        files = _values(args, _NODE_FILES.get(name, _NODE_FILES["node"]))
+        return (*_paths(_values(args, _NODE_MODULES)), *files, *scripts)
     tool = _js_tool(name, args)
     tools = _paths(_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
     if name in _JS_TOOL_CODE:
@@ -114,7 +123,8 @@ def loaded_code(
                 found.append(value)
         return (*found, *_workspaces(args), *_runner_package(name, args), *tools)
     if name in _PIP or (scripts == () and _pip_module(args) is not None):
-        return _pip_paths(args if name in _PIP else _pip_module(args) or ())
+        uv = tuple(_values(args, _UV_PLACES)) if name == "uv" else ()
+        return (*uv, *_pip_paths(_pip_words(argv)))
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
         # Only a program that imports or includes reads code from `-L` (jq_program.py).
         return tuple(_values(args, ("-L", "--library-path")))
@@ -248,10 +258,31 @@ def _pairs(
     return found
 
 
-_PIP_FETCHES = frozenset({"install", "download", "wheel"})
+_PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile"})
 _PIP = frozenset({"pip", "pip3", "uv"})
-_PIP_VALUED = ("-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "-t")
-_PIP_VALUED_LONG = ("--extra-index-url", "--target", "--prefix", "--root", "--platform")
+_PIP_SOURCES = (
+    *("-e", "--editable", "-f", "--find-links", "-i", "--index-url", "--extra-index-url"),
+    *("--index", "--default-index", "--python", "-p"),
+)
+"""pip's and uv's options naming where packages come from (a local directory, archive or index
+given as a path or a `file:` URL: code built or installed from there) or the interpreter that
+runs (a path)."""
+_PIP_FILES = (
+    *("-r", "--requirement", "-c", "--constraint", "--build-constraint", "--overrides"),
+    *("--with-requirements", "--config-file"),
+)
+"""Files of requirements and constraints (which may name local projects: `-e /x/pkg`) and uv's
+configuration (its indexes, its build settings): code chosen by a file."""
+_PIP_VALUED = (
+    *("-t", "--target", "--prefix", "--root", "--platform", "--python-version", "--abi"),
+    *("--implementation", "--src", "--cache-dir", "--log", "--progress-bar", "--report"),
+    *("--trusted-host", "--cert", "--client-cert", "--proxy", "--timeout", "--retries"),
+    *("--exists-action", "--no-binary", "--only-binary", "--upgrade-strategy", "-C"),
+    *("--config-settings", "--global-option", "--dest", "-d", "-w", "--wheel-dir"),
+)
+_UV_PLACES = ("--project", "--directory")
+"""uv's project directory (any subcommand: `uv run --project DIR` builds and syncs it)."""
+_VCS = re.compile(r"(git|hg|svn|bzr)\+", re.I)
 
 
 def _pip_module(args: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -264,29 +295,82 @@ def _pip_module(args: tuple[str, ...]) -> tuple[str, ...] | None:
     return None
 
 
+def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """pip's words of `pip ...`, `uv pip ...` or `python3 -m pip ...`; none for others."""
+    if not argv or not is_literal(argv[0]):
+        return ()
+    if program_name(argv[0]) in _PIP:
+        return argv[1:]
+    return _pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
+
+
+def requirement_files(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The requirement and constraint files an install reads (`pip install -r FILE`), as
+    written: the local projects their lines name are built too."""
+    words = _pip_words(argv)
+    words = words[1:] if words[:1] == ("pip",) else words
+    return tuple(_values(words, _PIP_FILES)) if words[:1] and words[0] in _PIP_FETCHES else ()
+
+
+def requirement_lines(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a requirements file's lines name: the local projects pip builds from them, as
+    `_pip_paths` reads a command line, and the requirement files they read in turn (`-r
+    more.txt`, relative to the file)."""
+    words: list[str] = []
+    for line in text.replace("\\\n", " ").splitlines():
+        line = re.sub(r"(^|\s)#.*", "", line).strip()
+        words += _split(line) or ([line] if line else [])
+    files = _values(("install", *words), _PIP_FILES)
+    sources = [p for p in _pip_paths(("install", *words)) if p not in files]
+    return tuple(sources), tuple(files)
+
+
 def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
-    """Local projects pip builds and installs (`pip install /tmp/x`, `-e ../x`, `file:`):
-    their build backends and set-up scripts run."""
+    """Local projects pip builds and installs (`pip install /tmp/x`, `-e ../x`, `file:`,
+    `git+file:`, `NAME @ file:///x`), the directories and indexes it takes them from
+    (`--find-links=DIR`, `--index-url file:///x`), and requirement files (`-r FILE`): their
+    build backends and set-up scripts run."""
     words = args[1:] if args[:1] == ("pip",) else args  # `uv pip install`
     if not words or words[0] not in _PIP_FETCHES:
         return ()
-    found: list[str] = []
+    found: list[str] = [*_values(words, _PIP_FILES)]
+    found += [p for v in _values(words, _PIP_SOURCES) if (p := _local_source(v)) is not None]
     skip = False
+    named = False  # after a lone `@`: the URL of `NAME @ URL`
     for arg in words[1:]:
         if skip:
             skip = False
             continue
-        if arg in _PIP_VALUED or arg in _PIP_VALUED_LONG:
+        if arg in (*_PIP_VALUED, *_PIP_FILES, *_PIP_SOURCES):
             skip = True
             continue
-        value = arg.removeprefix("--editable=").removeprefix("-e")
-        if value.startswith("-"):
+        if arg.startswith("-"):
             continue
-        value = value.removeprefix("file://").removeprefix("file:")
-        local = value.startswith(("/", ".", "~")) or ("/" in value and "://" not in value)
-        if local or not is_literal(value):
-            found.append(value)
+        source = _local_source(arg, named=named)
+        named = arg == "@"
+        if source is not None:
+            found.append(source)
     return tuple(found)
+
+
+def _local_source(value: str, *, named: bool = False) -> str | None:
+    """The local path a requirement or package source names (`./x`, `/x`, `file:///x`,
+    `git+file:///x`, `NAME @ file:///x`, `NAME@/x`), as written; one known only as it runs is
+    any; None for a package name or a remote URL."""
+    if (
+        not named
+        and "@" in value
+        and not value.startswith(("/", ".", "~"))
+        and ":" not in (value.partition("@")[0])
+    ):
+        value = value.partition("@")[2].strip()  # `NAME @ URL`, `NAME[extra]@URL`
+    value = _VCS.sub("", value, count=1) if _VCS.match(value) else value
+    if value[:5].lower() == "file:":
+        return value[5:].removeprefix("//") or "/"
+    if "://" in value:
+        return None
+    local = value.startswith(("/", ".", "~")) or "/" in value
+    return value if local or not is_literal(value) else None
 
 
 def fetched_code(argv: tuple[str, ...]) -> str | None:

@@ -152,6 +152,13 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         runs=_s("-S", "-o=ProxyCommand", "-o=LocalCommand", "-o=KnownHostsCommand"),
         unseen=_s("-F", "-o=Include", "-o=Match"),
     ),
+    # `-S PROG` and `-D PROG` run PROG instead of ssh; a batch file's `!CMD` lines run CMD.
+    "sftp": CommandSpec(
+        "none",
+        valued=_s("-B", "-c", "-i", "-J", "-l", "-o", "-P", "-R", "-s", "-X"),
+        runs=_s("-S", "-D", "-o=ProxyCommand", "-o=LocalCommand", "-o=KnownHostsCommand"),
+        unseen=_s("-b", "-F", "-o=Include", "-o=Match"),
+    ),
     "ssh": CommandSpec(
         "none",
         valued=_s("-b", "-c", "-D", "-e", "-I", "-J", "-L", "-l", "-m", "-O", "-p", "-Q", "-R")
@@ -172,7 +179,8 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         | _s("--partial-dir", "--temp-dir", "-T", "--link-dest"),
         list_valued=_s("--files-from"),
         runs=_s("-e", "--rsh"),
-        unseen=_s("--rsync-path", "-M", "--remote-option"),
+        # A daemon's configuration runs its `pre-xfer exec`/`post-xfer exec` commands.
+        unseen=_s("--rsync-path", "-M", "--remote-option", "--config", "--dparam"),
         recursive=_s("always"),
         follows=_s("-L", "--copy-links", "-k", "--copy-dirlinks"),
     ),

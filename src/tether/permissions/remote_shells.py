@@ -1,40 +1,83 @@
 """Programs that start ssh for a remote path in their operands, as the `ssh HOST` they run: a
 deny or ask rule on `ssh` (`Bash(ssh *)`) holds for them too (equivalents.py). `scp`, `sftp`
-and `rsync` (without `-e`, whose command is judged as written) reach `[USER@]HOST:PATH` by
-ssh; tar writes or reads an archive named `HOST:PATH` through a remote shell (rsh, ssh on most
-systems) unless `--force-local` says the colon is part of a local name. `rsync://` and
-`HOST::MODULE` talk to an rsync daemon directly."""
+(whose host needs no colon: `sftp HOST`) and `rsync` (without `-e`, whose command is judged as
+written) reach `[USER@]HOST:PATH` or `[USER@][HOST]:PATH` by ssh; `sshfs HOST:DIR` mounts by
+ssh; git's transport commands (`clone`, `fetch`, `pull`, `push`, `ls-remote`, `archive
+--remote`) reach `HOST:PATH` and `ssh://` URLs by ssh, as do hg's `ssh://` and svn's
+`svn+ssh://` ones. tar, cpio, mt, dump and restore write or read an archive or tape named
+`HOST:PATH` through a remote shell (rsh, ssh on most systems), tar's default one from `$TAPE`,
+unless `--force-local` says the colon is part of a local name. `rsync://` and `HOST::MODULE`
+talk to an rsync daemon directly."""
 
 from __future__ import annotations
 
+import re
+
 from tether.permissions.deleting_equivalents import Equivalent
-from tether.permissions.shell_words import is_literal, program_name, readable
+from tether.permissions.git_names import subcommand_at
+from tether.permissions.program_commands import PROGRAM_COMMANDS
+from tether.permissions.shell_words import STAR, program_name, readable
 from tether.permissions.tar_words import tar_words
 
 Argv = tuple[str, ...]
+Assignments = tuple[tuple[str, str], ...]
 
 _TAR = frozenset({"tar", "gtar"})
-_SSH_COPIERS = frozenset({"scp", "sftp", "rsync"})
+_SSH_COPIERS = frozenset({"scp", "rsync"})
+# Tape programs naming their device or archive `HOST:PATH` (rmt through a remote shell).
+_TAPES = {
+    "cpio": ("-F", "-O", "-I", "--file"),
+    "mt": ("-f", "-t", "--file"),
+    "dump": ("-f",),
+    "rdump": ("-f",),
+    "restore": ("-f",),
+    "rrestore": ("-f",),
+}
+# sftp's options taking a value (`-S PROG` and `-D PROG` run PROG instead of ssh).
+_SFTP_VALUED = frozenset("BbcDFiJloPRSsX")
+_GIT_TRANSPORTS = frozenset({"clone", "fetch", "pull", "push", "ls-remote"})
+_GIT_VALUED = frozenset(
+    {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs"}
+    | {"-o", "--origin", "-b", "--branch", "--upload-pack", "-u", "--receive-pack", "--repo"}
+    | {"--reference", "--reference-if-able", "--separate-git-dir", "--template", "-c"}
+    | {"--config", "--server-option", "--filter", "--negotiation-tip", "--refmap", "--exec"}
+)
+_SSH_SCHEMES = frozenset({"ssh", "git+ssh", "ssh+git", "svn+ssh", "sftp", "scp"})
+_BRACKETED = re.compile(r"(?:[^@/\[]*@)?\[([^\]/]+)\]:(.*)", re.DOTALL)
+_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://(?:[^@/]*@)?(\[[^\]/]*\]|[^/:?#]*)")
 
 
-def remote_shell_equivalent(argv: Argv) -> Equivalent | None:
+def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equivalent | None:
     """`ssh HOST` for the first remote operand `argv` reaches by a remote shell, and what
-    starts it in words; None when it reaches none."""
+    starts it in words; None when it reaches none. `assignments` are the command's own
+    (`TAPE=h:x tar -c`)."""
     name = program_name(argv[0])
     args = argv[1:]
+    daemon = name == "rsync"
     if name in _TAR:
         words = tar_words(args)
         if words.force_local:
             return None
-        operands = list(words.archives)
+        operands = list(words.archives) or [v for k, v in assignments if k == "TAPE"]
     elif name in _SSH_COPIERS:
         if name == "rsync" and any(a in ("-e", "--rsh") or a.startswith("--rsh=") for a in args):
             return None
+        operands = _operands(args, PROGRAM_COMMANDS[name].valued_options)
+    elif name == "sftp":
+        return _sftp(args)
+    elif name in _TAPES:
+        operands = _valued(args, _TAPES[name])
+    elif name == "git":
+        operands = _git_remotes(argv)
+        daemon = True  # `HOST::x` is a remote helper's address, not ssh's
+    elif name in ("hg", "svn", "sshfs"):
         operands = [arg for arg in args if not arg.startswith("-")]
+        if name != "sshfs":
+            operands = [arg for arg in operands if "://" in arg]
     else:
         return None
     for operand in operands:
-        host = _remote_host(operand, daemon=name == "rsync")
+        host = _remote_host(operand, daemon=daemon)
         if host is not None:
             does = f"`{name}` reaches {readable(operand)} by ssh"
             return Equivalent((("ssh", host),), does)
@@ -42,13 +85,104 @@ def remote_shell_equivalent(argv: Argv) -> Equivalent | None:
 
 
 def _remote_host(word: str, *, daemon: bool) -> str | None:
-    """The host of `[USER@]HOST:PATH` (a colon before any slash); None for a local path or,
-    for rsync, a daemon's address."""
-    if not is_literal(word) or word.startswith("rsync://"):
-        return None
-    head, colon, rest = word.partition(":")
-    if not colon or not head or "/" in head:
-        return None
+    """The host of `[USER@]HOST:PATH` (a colon before any slash), `[USER@][HOST]:PATH` or an
+    ssh URL; None for a local path, another URL or, for rsync, a daemon's address. A host
+    known only as the command runs is any (`$H:x`; `[::1]:x` is a glob that matches nothing)."""
+    url = _URL.match(word)
+    if url is not None:
+        scheme, host = url.group(1).lower(), url.group(2).strip("[]")
+        return host or "localhost" if scheme in _SSH_SCHEMES else None
+    bracketed = _BRACKETED.fullmatch(word)
+    if bracketed is not None:
+        host, rest = bracketed.groups()
+    else:
+        head, colon, rest = word.partition(":")
+        if not colon or not head or "/" in head or STAR in head:
+            return None  # `*:x` is a pattern (`--exclude '*:*'`), no host
+        host = head.rpartition("@")[2]
     if daemon and rest.startswith(":"):
         return None
-    return head.rpartition("@")[2] or None
+    return host or None
+
+
+def _operands(args: Argv, valued: frozenset[str]) -> list[str]:
+    """The words that are no option nor an option's value (`--exclude '*:*'`)."""
+    found: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg in valued
+        else:
+            found.append(arg)
+    return found
+
+
+def _sftp(args: Argv) -> Equivalent | None:
+    """sftp's destination, its first operand (`[USER@]HOST[:PATH]`, `sftp://`): reached by
+    ssh unless `-S` or `-D` names the program it runs instead (judged as a command)."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg.startswith("-") and len(arg) > 1 and arg != "--":
+            letters = arg[1:]
+            at = next((k for k, c in enumerate(letters) if c in _SFTP_VALUED), -1)
+            if at >= 0 and letters[at] in "SD":
+                return None
+            skip = at == len(letters) - 1
+        elif arg != "--":
+            bare = "://" not in arg and (":" not in arg or arg.endswith("]"))
+            host = _remote_host(f"{arg}:" if bare else arg, daemon=False)
+            if host is None:
+                return None
+            return Equivalent((("ssh", host),), f"`sftp` reaches {readable(arg)} by ssh")
+    return None
+
+
+def _valued(args: Argv, options: tuple[str, ...]) -> list[str]:
+    """The values of `options` (`-f X`, `-fX`, `-0f X` grouped, `--file=X`, `--file X`)."""
+    found: list[str] = []
+    take = False
+    for arg in args:
+        if take:
+            found.append(arg)
+            take = False
+        elif arg.startswith("--"):
+            name, eq, value = arg.partition("=")
+            if any(o.startswith("--") and o.startswith(name) and len(name) > 3 for o in options):
+                found.extend([value] if eq else [])
+                take = not eq
+        elif arg.startswith("-"):
+            at = next((k for k, c in enumerate(arg[1:], 1) if f"-{c}" in options), -1)
+            if at > 0:
+                found.extend([arg[at + 1 :]] if arg[at + 1 :] else [])
+                take = not arg[at + 1 :]
+    return found
+
+
+def _git_remotes(argv: Argv) -> list[str]:
+    """The repositories git's transport commands reach: every operand of `clone` and
+    `ls-remote`, the first of `fetch`, `pull` and `push` (the rest are refspecs), and
+    `archive --remote`."""
+    at = subcommand_at(argv)
+    if at >= len(argv):
+        return []
+    sub, rest = argv[at], argv[at + 1 :]
+    if sub == "archive":
+        return _valued(rest, ("--remote",))
+    if sub not in _GIT_TRANSPORTS:
+        return []
+    operands: list[str] = []
+    skip = False
+    for arg in rest:
+        if skip:
+            skip = False
+        elif arg.startswith("--repo="):
+            operands.append(arg.partition("=")[2])
+        elif arg.startswith("-"):
+            skip = arg in _GIT_VALUED
+        else:
+            operands.append(arg)
+    return operands if sub in ("clone", "ls-remote") else operands[:1]

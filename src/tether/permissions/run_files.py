@@ -3,14 +3,16 @@ core.fsmonitor=tools/x.sh status`, `find -exec tools/x {} ;`): the kernel runs i
 line. With `#!INTERPRETER [ARG]` it runs `INTERPRETER [ARG] FILE ARGS...`; a text file with no
 such line is run by a shell (bash runs it itself, execvp by /bin/sh). This module says what a
 run file's command line is, so the judge judges it as if it were typed (`sh FILE` reads the
-script, `python3 FILE` is judged as python3); a binary program is judged by its name."""
+script, `python3 FILE` is judged as python3); a binary program is judged by its name, and by
+the name of the program a symbolic link to it leads to (`tools/ls -> /usr/bin/curl` is curl)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 _HEAD = 256
-"""The bytes read of a run file: the kernel reads its `#!` line from the first of them."""
+"""The bytes read of a run file: the kernel reads its `#!` line from the first of them
+(BINPRM_BUF_SIZE), the last kept for the line's end."""
 
 
 def runs_by_path(word: str) -> bool:
@@ -28,7 +30,9 @@ def run_line(real: Path, argv: tuple[str, ...]) -> tuple[str, ...] | None:
     except OSError:
         return None
     if head.startswith(b"#!"):
-        line = head[2:].split(b"\n", 1)[0].strip(b" \t\r")
+        if _refused(head):
+            return ("sh", *argv)  # the kernel refuses it; bash (and execvp) run it as sh
+        line = head[2 : _HEAD - 1].split(b"\n", 1)[0].strip(b" \t\r")
         try:
             text = line.decode()
         except UnicodeDecodeError:
@@ -41,3 +45,14 @@ def run_line(real: Path, argv: tuple[str, ...]) -> tuple[str, ...] | None:
     if b"\0" in head or head.startswith(b"\x7fELF"):
         return None
     return ("sh", *argv)
+
+
+def _refused(head: bytes) -> bool:
+    """Whether the kernel refuses a `#!` line (ENOEXEC) as Linux 5.1 and later do: one with no
+    line end in its first `_HEAD` bytes whose interpreter runs to their end (it may be cut
+    short), or that holds only spaces. bash then runs the file as a shell script itself."""
+    buffer = head.ljust(_HEAD, b"\0")  # a shorter file ends in NULs
+    if b"\n" in buffer:
+        return False
+    rest = buffer[2 : _HEAD - 1].lstrip(b" \t")
+    return not rest or not any(end in rest for end in (b" ", b"\t", b"\0"))

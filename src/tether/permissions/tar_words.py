@@ -22,6 +22,21 @@ _VALUED_LONG = frozenset(
 """Long options whose value may be the next word (`--directory DIR`)."""
 
 
+_NAMED = (*sorted(_VALUED_LONG), "--force-local")
+
+
+def _spelled_out(name: str) -> str:
+    """The long option an abbreviation stands for (`--fil=X` is `--file=X`, `--force-l` is
+    `--force-local`), as tar's getopt takes a prefix; one of several (`--fi`: `--file` or
+    `--files-from`) is taken as `--file`, the archive (what reaches a remote shell)."""
+    if name in _NAMED or len(name) < 4:
+        return name
+    named = [option for option in _NAMED if option.startswith(name)]
+    if "--file" in named:
+        return "--file"
+    return named[0] if len(named) == 1 else name
+
+
 class TarWords(Slotted):
     """What tar's words name."""
 
@@ -51,6 +66,7 @@ def tar_words(args: tuple[str, ...]) -> TarWords:
             break
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
+            name = _spelled_out(name)
             words.force_local = words.force_local or name == "--force-local"
             letter = {"--file": "f", "--directory": "C"}.get(name, "-")
             if eq:
