@@ -131,7 +131,7 @@ def test_broken_skill_does_not_shadow_a_good_one(workspace: Path, home: Path) ->
         (
             "blank",
             "---\nname: blank\ndescription: '  '\n---\n",
-            "'description' must be a non-empty string",
+            "'description' is missing: it says what the skill does and when to use it",
         ),
         (
             "Upper",
