@@ -1,6 +1,8 @@
 """Agent, skill and command files as the bundled Claude Code CLI loads them on the fake server:
 a front matter key with nothing after it (`model:`, `tools: ""`, `description:`) is as if it
-were absent. Before, the agent was refused."""
+were absent; a skill is called by its directory's name, kebab-case or not (`Upper_Case`), and
+whatever its `name` says (Claude Code lists `dirname-a (other-name)` and runs `/dirname-a`).
+Before, the agent and the `Upper_Case` skill were refused, and `dirname-a` was `other-name`."""
 
 from __future__ import annotations
 
@@ -45,6 +47,35 @@ def test_an_agent_with_empty_keys_inherits_the_model_and_has_every_tool(
     assert sub.body["model"] == main.body["model"]
     assert {"Read", "Bash", "Edit"} <= set(sub.tool_names())
     assert "sub done" in after.tool_results()[0]
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_skills_are_called_by_their_directory_names(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    write(workspace, ".claude/skills/Upper_Case/SKILL.md", "---\ndescription: U.\n---\nUPPER\n")
+    write(
+        workspace,
+        ".claude/skills/dirname-a/SKILL.md",
+        "---\nname: other-name\ndescription: Mismatched.\n---\nMISMATCH-BODY $ARGUMENTS\n",
+    )
+    fake_model.script(
+        reply(tool_use("Skill", skill="dirname-a")),
+        reply(text("done")),
+        reply(text("upper done")),
+    )
+    result = tether("-p", "/dirname-a go")
+    assert result.exit_code == 0, result.stderr
+    first, after_skill = fake_model.requests
+    assert "MISMATCH-BODY" in first.last_user_text()
+    assert "- dirname-a: Mismatched." in first.system()
+    assert "other-name:" not in first.system()
+    assert "MISMATCH-BODY" in after_skill.tool_results()[0]
+    assert "it is called 'dirname-a', as Claude Code calls it" in result.stderr
+
+    result = tether("-p", "/Upper_Case now")
+    assert result.exit_code == 0, result.stderr
+    assert "UPPER" in fake_model.requests[-1].last_user_text()
 
 
 @pytest.mark.usefixtures("trusted_workspace")
