@@ -60,4 +60,4 @@ def test_a_call_to_agent_is_judged_as_task_by_rules_and_hooks(
     assert "No such tool" not in after.tool_results()[0]
     assert "Task(general-purpose)" in after.tool_results()[0]  # the rule that denied it
     payload = json.loads(seen.read_text().splitlines()[0])
-    assert payload["tool_name"] == "Task"
+    assert payload["tool_name"] == "Agent"  # as Claude Code names it to its hooks

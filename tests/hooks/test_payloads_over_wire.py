@@ -52,7 +52,7 @@ def test_batch_subagent_and_stop_payloads(
             "tool_response": "hi",  # as the model reads it: trimmed as Claude Code trims
         },
     ]
-    assert [c["tool_name"] for c in second["tool_calls"]] == ["Task"]
+    assert [c["tool_name"] for c in second["tool_calls"]] == ["Agent"]  # Claude Code's name
 
     [started] = dumped(dumps, "SubagentStart")
     [stopped] = dumped(dumps, "SubagentStop")

@@ -60,5 +60,6 @@ def test_renamed_tools_in_matchers_and_rules(
     # The deny rule on TaskStop removed KillShell from what the model is offered.
     assert "KillShell" not in fake_model.requests[0].tool_names()
     assert "BashOutput" in fake_model.requests[0].tool_names()
-    # (Both calls run at once: their hooks in either order.)
-    assert sorted(d["tool_name"] for d in dumped(dumps)) == ["BashOutput", "KillShell"]
+    # (Both calls run at once: their hooks in either order.) The hooks are told Claude Code's
+    # names for the tools, as Claude Code tells them.
+    assert sorted(d["tool_name"] for d in dumped(dumps)) == ["TaskOutput", "TaskStop"]

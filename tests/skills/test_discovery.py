@@ -131,13 +131,13 @@ def test_broken_skill_does_not_shadow_a_good_one(workspace: Path, home: Path) ->
         (
             "blank",
             "---\nname: blank\ndescription: '  '\n---\n",
-            "'description' must be a non-empty string",
+            "'description' is missing: it says what the skill does and when to use it",
         ),
         (
-            "Upper",
-            skill_text("Upper"),
-            "the directory name 'Upper' is not a valid skill name "
-            "(lowercase letters, digits and single hyphens, at most 64 characters)",
+            "plug:in",
+            skill_text("plug-in"),
+            "the directory name 'plug:in' cannot name a skill: it must be letters, digits, "
+            "'_', '.' and '-', starting with a letter or digit",
         ),
         (
             "tools",
@@ -178,21 +178,29 @@ NAMING_RULES = "(lowercase letters, digits and single hyphens, at most 64 charac
             "numeric",
             "---\nname: 7\ndescription: D.\n---\n",
             "numeric",
-            f"the name 7 is not a valid skill name {NAMING_RULES}; it is called 'numeric', "
-            "its directory's",
+            "the name 7 differs from its directory's; it is called 'numeric', as Claude Code "
+            "calls it",
         ),
         (
             "mismatch",
             skill_text("other-name"),
-            "other-name",
-            "the name 'other-name' differs from its directory 'mismatch'",
+            "mismatch",
+            "the name 'other-name' differs from its directory's; it is called 'mismatch', as "
+            "Claude Code calls it",
         ),
         (
             "dashes",
             skill_text("dash--es"),
             "dashes",
-            f"the name 'dash--es' is not a valid skill name {NAMING_RULES}; it is called "
-            "'dashes', its directory's",
+            "the name 'dash--es' differs from its directory's; it is called 'dashes', as "
+            "Claude Code calls it",
+        ),
+        (
+            "Upper_Case",
+            skill_text("Upper_Case"),
+            "Upper_Case",
+            f"the name 'Upper_Case' is not a valid skill name {NAMING_RULES}; it is loaded all "
+            "the same",
         ),
     ],
 )
@@ -226,14 +234,17 @@ def test_unquoted_description_with_colons_is_read_as_claude_code_reads_it(
     )
 
 
-def test_too_long_directory_name_is_unusable(workspace: Path, home: Path) -> None:
+def test_too_long_directory_name_is_loaded_with_a_warning(workspace: Path, home: Path) -> None:
     name = "a" * 65
     path = write_skill(workspace / ".claude/skills", name, skill_text(name))
 
     catalog = discover_skills(workspace, home=home, include_builtin=False)
 
-    assert catalog.skills == ()
-    assert [entry.path for entry in catalog.unusable] == [path]
+    assert [skill.name for skill in catalog.skills] == [name]
+    assert catalog.warnings == (
+        f"skill {path}: the name {name!r} is not a valid skill name {NAMING_RULES}; it is "
+        "loaded all the same",
+    )
 
 
 def test_undecodable_file_is_unusable(workspace: Path, home: Path) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from tether import bounded_json
 from tether.cli.control import ClientRefused, ControlChannel
 from tether.protocol import PermissionAnswer, PermissionAsked, PermissionChange
+from tether.protocol.tool_names import claude_code_name
 
 if TYPE_CHECKING:
     from tether.cli.mcp_setup import McpSetup
@@ -26,7 +27,7 @@ def permission_request(request: PermissionAsked) -> dict[str, Any]:
     """The `can_use_tool` request for a question."""
     body: dict[str, Any] = {
         "subtype": "can_use_tool",
-        "tool_name": request.tool,
+        "tool_name": claude_code_name(request.tool),
         "input": request.input,
         "permission_suggestions": request.suggestions,
         "blocked_path": None,
@@ -131,7 +132,7 @@ async def client_reply(
     if manager is None:
         raise ClientRefused(f"the permission prompt tool {tool} is not connected")
     arguments = {
-        "tool_name": request.tool,
+        "tool_name": claude_code_name(request.tool),
         "input": request.input,
         "tool_use_id": request.call_id,
     }

@@ -27,7 +27,7 @@ from tether.hooks.spec import (
     HookSpec,
     PermissionDecision,
 )
-from tether.protocol.tool_names import tool_spellings
+from tether.protocol.tool_names import claude_code_name, tool_spellings
 
 PERMISSION_ORDER: tuple[PermissionDecision, ...] = ("deny", "ask", "allow")
 """Strongest first: what several hooks' permission decisions combine to."""
@@ -139,7 +139,8 @@ class HookRunner:
         return tuple(chosen.values())
 
     def hook_input(self, event: HookEventName, payload: Mapping[str, Any]) -> dict[str, Any]:
-        """The JSON object a hook reads on stdin."""
+        """The JSON object a hook reads on stdin; a tool is named as Claude Code names it
+        (`Agent` for tether's Task), as a hook written for Claude Code tests it."""
         prompt = {"prompt_id": self.prompt_id} if self.prompt_id is not None else {}
         return {
             "session_id": self._session_id,
@@ -148,7 +149,7 @@ class HookRunner:
             **prompt,
             "permission_mode": self._permission_mode(),
             "hook_event_name": event,
-            **payload,
+            **_named_as_claude_code(payload),
         }
 
     async def fire(
@@ -298,3 +299,20 @@ def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcom
 def _joined(texts: Iterable[str | None]) -> str | None:
     parts = [t for t in texts if t]
     return "\n".join(parts) if parts else None
+
+
+def _named_as_claude_code(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`payload` with its `tool_name`, and each of its `tool_calls`' (PostToolBatch), the name
+    Claude Code gives the tool."""
+    named = dict(payload)
+    if isinstance(tool := payload.get("tool_name"), str):
+        named["tool_name"] = claude_code_name(tool)
+    calls: object = payload.get("tool_calls")
+    if isinstance(calls, list):
+        named["tool_calls"] = [
+            {**call, "tool_name": claude_code_name(call["tool_name"])}
+            if isinstance(call, dict) and isinstance(call.get("tool_name"), str)
+            else call
+            for call in cast(list[Any], calls)
+        ]
+    return named

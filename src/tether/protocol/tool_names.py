@@ -22,6 +22,17 @@ def canonical_tool(name: str) -> str:
     return TOOL_ALIASES.get(name, name)
 
 
+CLAUDE_CODE_NAMES: Mapping[str, str] = {tool: name for name, tool in TOOL_ALIASES.items()}
+"""tether's tool name -> the name Claude Code gives that tool now."""
+
+
+def claude_code_name(name: str) -> str:
+    """The name Claude Code gives tether's tool `name` (itself when Claude Code calls it so):
+    what a hook's payload and an SDK program's `can_use_tool` are told, as Claude Code tells
+    them (`Agent` for Task, whichever name the model called it by)."""
+    return CLAUDE_CODE_NAMES.get(name, name)
+
+
 def tool_spellings(name: str) -> tuple[str, ...]:
     """Every name the tool `name` is known by, its own first: a hook matcher written with any of
     them matches it (`Agent` for tether's Task)."""

@@ -19,6 +19,7 @@ SkillSource = Literal["project", "user", "plugin", "builtin"]
 MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024
 _NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+_LOADABLE_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 
 PROMPT_HEADER = "Skills you can load with the Skill tool:"
 _MIN_DESCRIPTION_CHARS = 40
@@ -32,6 +33,14 @@ def is_valid_skill_name(name: str) -> bool:
     It also keeps a name from naming anything outside its skills directory.
     """
     return len(name) <= MAX_NAME_CHARS and _NAME.fullmatch(name) is not None
+
+
+def is_loadable_skill_name(name: str) -> bool:
+    """What Claude Code loads a skill directory under, though the Agent Skills rule
+    (`is_valid_skill_name`) is not kept (`Upper_Case`, `my.skill`): letters, digits, `_`, `.`
+    and `-`, starting with a letter or digit, so that `/name` reaches it and the name never
+    steps out of its skills directory (no `/`, no `..` alone) nor into a plugin's (no `:`)."""
+    return _LOADABLE_NAME.fullmatch(name) is not None
 
 
 @dataclass(frozen=True)

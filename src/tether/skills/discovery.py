@@ -15,6 +15,7 @@ from tether.skills.catalog import (
     SkillCatalog,
     SkillSource,
     UnusableSkill,
+    is_loadable_skill_name,
     is_valid_skill_name,
 )
 from tether.skills.frontmatter import FrontMatterError, first_line, parse_optional
@@ -148,10 +149,10 @@ def _read_skill(path: Path, source: SkillSource) -> tuple[Skill, list[str]]:
     """The skill, and what its file does against the Agent Skills rules that Claude Code
     overlooks (it loads the skill all the same, and so does tether)."""
     directory_name = path.parent.name
-    if not is_valid_skill_name(directory_name):
+    if not is_loadable_skill_name(directory_name):
         raise _Unusable(
-            f"the directory name {directory_name!r} is not a valid skill name "
-            "(lowercase letters, digits and single hyphens, at most 64 characters)"
+            f"the directory name {directory_name!r} cannot name a skill: it must be letters, "
+            "digits, '_', '.' and '-', starting with a letter or digit"
         )
     try:
         text = read_text_file(path) or ""
@@ -185,19 +186,21 @@ def _paths(metadata: dict[str, Any], lapses: list[str]) -> tuple[str, ...] | Non
 
 
 def _name(metadata: dict[str, Any], directory_name: str, lapses: list[str]) -> str:
-    """`name`, defaulting to the directory's (the same skill). A name that differs from its
-    directory is used, as Claude Code uses it, when it is a valid skill name; otherwise the
-    directory's name is (it is one: checked before)."""
+    """The directory's name, which Claude Code calls the skill by (`/dirname`, the Skill tool)
+    whatever its `name` says; a `name` that differs, or a directory name against the Agent
+    Skills rule, is said."""
     name = metadata.get("name", directory_name)
-    if not isinstance(name, str) or not is_valid_skill_name(name):
-        lapses.append(
-            f"the name {name!r} is not a valid skill name (lowercase letters, digits and single "
-            f"hyphens, at most 64 characters); it is called {directory_name!r}, its directory's"
-        )
-        return directory_name
     if name != directory_name:
-        lapses.append(f"the name {name!r} differs from its directory {directory_name!r}")
-    return name
+        lapses.append(
+            f"the name {name!r} differs from its directory's; it is called {directory_name!r}, "
+            "as Claude Code calls it"
+        )
+    if not is_valid_skill_name(directory_name):
+        lapses.append(
+            f"the name {directory_name!r} is not a valid skill name (lowercase letters, digits "
+            "and single hyphens, at most 64 characters); it is loaded all the same"
+        )
+    return directory_name
 
 
 def _description(metadata: dict[str, Any], body: str, lapses: list[str]) -> str:

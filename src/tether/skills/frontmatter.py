@@ -52,7 +52,7 @@ def parse_document(text: str) -> Document:
     source, body = split_front_matter(text)
     known = _known_front_matter().get(front_matter_key(source))
     metadata = json.loads(known) if known is not None else _parse_yaml(source)
-    return Document(metadata, body)
+    return Document(_without_empty(metadata), body)
 
 
 def parse_optional(text: str) -> Document:
@@ -61,6 +61,18 @@ def parse_optional(text: str) -> Document:
     if not text.removeprefix("\ufeff").startswith(_FENCE):
         return Document({}, text.removeprefix("\ufeff"))
     return parse_document(text)
+
+
+def _without_empty(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The keys that hold something: `model:` with nothing after it (YAML's null, or an empty
+    string when read as `key: value` lines) is as if the key were absent, as Claude Code reads
+    an agent's, a skill's or a command's front matter (`model:` inherits, `tools: ""` is every
+    tool, `description:` falls back to the body's first line)."""
+    return {
+        key: value
+        for key, value in metadata.items()
+        if value is not None and not (isinstance(value, str) and not value.strip())
+    }
 
 
 def first_line(body: str) -> str:

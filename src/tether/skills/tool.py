@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tether.skills.body import load_skill_body
-from tether.skills.catalog import SkillCatalog, is_valid_skill_name
+from tether.skills.catalog import SkillCatalog, is_loadable_skill_name
 from tether.skills.commands import expand_command
 from tether.skills.errors import SkillError
 
@@ -43,10 +43,10 @@ def run_skill(catalog: SkillCatalog, args: SkillInput) -> tuple[str, tuple[str, 
     if command is not None:
         return expand_command(command, args.args or ""), command.allowed_tools
     # A plugin's skill is `plugin:skill`; the lookup is exact, so the prefix names no path.
-    if not is_valid_skill_name(name.rpartition(":")[2]):
+    if not is_loadable_skill_name(name.rpartition(":")[2]):
         raise SkillError(
-            f"{args.skill!r} is not a skill name: names are lowercase letters, digits and "
-            f"hyphens. {_available(catalog)}"
+            f"{args.skill!r} is not a skill name: names are letters, digits, '_', '.' and "
+            f"'-'. {_available(catalog)}"
         )
     skill = catalog.get(name)
     if skill is not None and not skill.model_invocable:
