@@ -12,7 +12,8 @@ from pathlib import Path
 
 from tether.permissions.access import PROTECTED_NOTE
 from tether.permissions.bash_files import path_target, program_use
-from tether.permissions.bash_judge_code import ANY_WRITTEN, CodeJudge
+from tether.permissions.bash_judge_code import ANY_WRITTEN
+from tether.permissions.bash_judge_projects import ProjectJudge
 from tether.permissions.bash_rules import (
     MAX_NESTING,
     is_unknown,
@@ -58,7 +59,7 @@ _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 is whatever the process has open, judged as unknown."""
 
 
-class FileJudge(CodeJudge):
+class FileJudge(ProjectJudge):
     """The file side of bash_policy's judge; the judge supplies its state and the methods
     CodeJudge only declares."""
 
