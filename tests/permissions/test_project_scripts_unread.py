@@ -231,3 +231,16 @@ def test_ordinary_projects_stay_allowed(
         path.write_text(text)
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command", ["npm run ship", "yarn ship", "pnpm ship", "bun run ship", "node --run ship"]
+)
+def test_a_package_manager_finds_its_package_json_up_the_tree(
+    command: str, package: Tree, make_ctx: ContextFactory
+) -> None:
+    below = package.ws / "lib" / "deep"
+    below.mkdir(parents=True)
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode, cwd=below))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)

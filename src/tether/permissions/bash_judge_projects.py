@@ -44,6 +44,9 @@ class ProjectJudge(CodeJudge):
         found: list[Verdict | None] = []
         if code.directory and not real.is_dir():  # `npm -w NAME`: a package by its name
             return [self._project_unread(name, f"{code.directory} is not a directory here")]
+        start = real
+        if code.make is None:
+            real = _package_root(real, code.files)
         paths = [real / file for file in code.files]
         first = next((p for p in paths if p.exists()), None)
         read = paths if code.every or first is None else [first]
@@ -88,7 +91,8 @@ class ProjectJudge(CodeJudge):
         if text is not None and self.nesting < MAX_NESTING:
             runs = " ".join(code.names) or "its first target"
             what = f"{name} runs {runs} from {', '.join(p.name for p in read if p.exists())}:"
-            moved = f"cd -- {shlex.quote(str(real))} || exit\n" if code.directory else ""
+            elsewhere = code.directory or real != start
+            moved = f"cd -- {shlex.quote(str(real))} || exit\n" if elsewhere else ""
             found += self._judged_text(moved + text, what, same_shell=False)
         return found
 
@@ -107,6 +111,19 @@ class ProjectJudge(CodeJudge):
             rule = asking[0].text
             return ask(f"{what}; it may run what ask rule {rule} covers", rule, hard=True)
         return None
+
+
+def _package_root(start: Path, files: tuple[str, ...]) -> Path:
+    """Where a package manager finds its project from `start`: the nearest directory up
+    that holds one of `files` or a `node_modules` (npm, yarn, pnpm, bun, node --run and
+    deno task all look up), or `start` when none does."""
+    for place in (start, *list(start.parents)[:_MAX_UP]):
+        if any((place / file).exists() for file in files) or (place / "node_modules").is_dir():
+            return place
+    return start
+
+
+_MAX_UP = 64
 
 
 def _nothing(_: str) -> bool:
