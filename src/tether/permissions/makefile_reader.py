@@ -22,6 +22,8 @@ MAX_TARGETS = 64
 """The most make targets whose recipes are read for one command."""
 _MAX_EXPANSIONS = 8
 _MAX_INCLUDES = 16
+_MAX_EXPANDED = 1 << 18
+"""The most text the makefile's variables may expand to, all told: past it, not read."""
 _ASSIGN = re.compile(
     r"^((?:(?:override|export|private|unexport)\s+)*)([^\s:=#!?+]+?)"
     r"\s*(::?:?=|\?=|\+=|!=|=)\s*(.*)$",
@@ -116,6 +118,8 @@ class _Reader:
         self.includes = 0
         self.missing: list[str] = []
         self.generic_rules: list[_Rule] = []
+        self.expanded = 0
+        self.too_large = False
         """Pattern, suffix, `.DEFAULT` and unnamed rules: one may make any target."""
 
     def file(self, text: str, depth: int = 0) -> None:
@@ -249,7 +253,12 @@ class _Reader:
             if name is None:
                 return target if target is not None and match.group(3) == "@" else "target"
             if name in self.variables and depth < _MAX_EXPANSIONS:
-                return self.expand(self.variables[name], depth + 1, target)
+                if self.expanded > _MAX_EXPANDED:  # `A = $(A)$(A)...`: too far to follow
+                    self.too_large = True
+                else:
+                    found = self.expand(self.variables[name], depth + 1, target)
+                    self.expanded += len(found)
+                    return found
             return "${" + re.sub(r"\W", "_", name) + "}"
 
         text = _shell_calls(text)
@@ -320,6 +329,8 @@ def read_makefile(
         names += [n for n in variables if _from_environment(n) and n not in names]
         exports = [_export(reader, n) for n in names if n in variables and n not in _DEFAULTS]
         lines = exports + lines
+    if reader.too_large:
+        reader.unread.append("the makefile's variables expand too far to read")
     return MakeReading("\n".join(lines) or None, tuple(dict.fromkeys(reader.unread)))
 
 
