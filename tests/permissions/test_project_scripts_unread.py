@@ -244,3 +244,13 @@ def test_a_package_manager_finds_its_package_json_up_the_tree(
     for mode in ("default", "bypassPermissions"):
         verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode, cwd=below))
         assert verdict.behavior == "deny", (command, mode, verdict.reason)
+
+
+def test_variables_that_expand_without_bound_are_not_read(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    # Each level holds the one below twelve times: 12**8 copies if followed to the end.
+    (tree.ws / "Makefile").write_text("A = " + "$(A)" * 12 + "\nall:\n\techo $(A)\n")
+    default = decide("Bash", {"command": "make"}, make_ctx(RULES))
+    assert default.behavior == "ask", default.reason
+    assert "expand too far" in default.reason
