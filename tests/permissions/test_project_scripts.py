@@ -28,7 +28,7 @@ MODES = ("default", "bypassPermissions")
 @pytest.fixture
 def project(tree: Tree) -> Tree:
     (tree.ws / "Makefile").write_text(
-        "FETCH := cu$(EMPTY)rl\nEMPTY =\nall: build\n\t@echo done\n"
+        "FETCH = cu$(EMPTY)rl\nEMPTY =\nall: build\n\t@echo done\n"
         "build:\n\t-ls\nfetch: helper\n\techo fetching\nhelper:\n\t@$(FETCH) -sS x\n"
         "listen: ; nc -l 1\nshelled:\n\techo $$(curl x)\n"
     )

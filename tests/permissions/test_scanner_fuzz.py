@@ -13,7 +13,10 @@ from tether.permissions.bash_files import program_use
 from tether.permissions.command_options import option_form
 from tether.permissions.commands import COMMANDS
 from tether.permissions.jq_program import jq_modules, search_directories
+from tether.permissions.makefile_reader import MakeRun, read_makefile
 from tether.permissions.mentioned_files import named_paths
+from tether.permissions.package_configs import config_unread
+from tether.permissions.project_scripts import project_code, project_text
 from tether.permissions.response_files import response_files
 from tether.permissions.sed_script import sed_effects
 from tether.permissions.toolchains import toolchain_use
@@ -56,3 +59,34 @@ def test_argument_grammars_take_any_words(program: str, words: list[str]) -> Non
     toolchain_use(argv)
     client_use(argv)
     response_files(argv)
+
+
+_MAKE_PIECES = [
+    *("\n", "\t", "\\\n", ":", "::", "=", ":=", "!=", "+=", "?=", "%", ";", "|", "#", "$$"),
+    *("$(", "${", ")", "}", "$(shell ", "$(eval ", "define ", "endef", "include ", "-include "),
+    *("export ", "override ", ".PHONY", ".DEFAULT", ".SUFFIXES", ".c.o", "SHELL", "MAKEFLAGS"),
+    *(".SHELLFLAGS", ".RECIPEPREFIX", "all", "x", " ", "@", "-", "+", "curl", "é", "\x00"),
+]
+_makefile = st.one_of(
+    st.text(max_size=200), st.lists(st.sampled_from(_MAKE_PIECES), max_size=60).map("".join)
+)
+
+
+@_FUZZ
+@given(text=_makefile, goals=st.lists(_text, max_size=3))
+def test_makefiles_and_project_configs_take_any_text(text: str, goals: list[str]) -> None:
+    run = MakeRun(tuple(goals), (("CC", text[:20]),), (("MAKEFLAGS", text[:10]),))
+    read_makefile(text, run, lambda _: text[:50], lambda _: True)
+    for name in (".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".pnpmfile.cjs"):
+        config_unread(name, text)
+
+
+@_FUZZ
+@given(
+    program=st.sampled_from(["make", "gmake", "bmake", "npm", "pnpm", "yarn", "bun", "deno"]),
+    words=_words,
+)
+def test_project_runners_take_any_words(program: str, words: list[str]) -> None:
+    code = project_code((program, *words), (("npm_config_script_shell", "x"),))
+    if code is not None:
+        project_text(code, ['{"scripts": {"a": "b"}}', *words], lambda _: None, lambda _: False)

@@ -32,7 +32,6 @@ from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.nix_sources import unseen_nix_code
 from tether.permissions.outside_code import URL_CODE, fetched_code
 from tether.permissions.paths import is_below
-from tether.permissions.project_scripts import project_code, project_text
 from tether.permissions.run_files import run_line, runs_by_path
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -292,42 +291,6 @@ class CodeJudge:
             what = f"{readable(shown(inv.argv[0]))} is a link to {readable(real.as_posix())}"
             return [replace(verdict, reason=f"{what}: {verdict.reason}")]
         return []
-
-    def _project(self, inv: Invocation) -> list[Verdict]:
-        """The recipes or package scripts a runner runs from its project file (`make`,
-        `npm run X`: project_scripts), judged as bash with the same rules at each directory
-        the shell may be in; a project file the command writes is code not read."""
-        code = project_code(inv.argv) if inv.role == "command" else None
-        if code is None:
-            return []
-        name = readable(shown(inv.argv[0]))
-        found: list[Verdict] = []
-        for cwd in self.places.cwds:
-            real = self.files.real(cwd) if cwd is not None else None
-            if real is None:
-                continue  # code from a directory not known now (_working_code)
-            paths = [real / file for file in code.files]
-            first = next((p for p in paths if p.exists()), None)
-            every = code.kind == "makefiles"  # `make -f A -f B` reads each
-            read = paths if every or first is None else [first]
-            # One the command writes may come first (GNU make reads ./makefile before
-            # ./Makefile), before or after it runs.
-            read += [p for p in paths if p not in read and self.was_written(p)]
-            for path in paths:
-                self.code_files.append((path, f"{name} runs {path.name}"))
-            texts: list[str] = []
-            for path in read:
-                if self.was_written(path):
-                    what = f"{name} runs {path.name}, which this command writes before it runs"
-                    found.append(self._unread(what))
-                else:
-                    texts.append(script_text(path) or "" if path.exists() else "")
-            text = project_text(code, "\n".join(texts)) if texts else None
-            if text is not None and self.nesting < MAX_NESTING:
-                runs = " ".join(code.names) or "its first target"
-                what = f"{name} runs {runs} from {', '.join(p.name for p in read)}:"
-                found += self._judged_text(text, what, same_shell=False)
-        return found
 
     def _unnamed(self, inv: Invocation) -> list[Verdict]:
         """What nix runs where tether cannot name the program (nix_launch) or the code is

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from tether.permissions.access import PROTECTED_NOTE
 from tether.permissions.bash_files import path_target, program_use
-from tether.permissions.bash_judge_code import ANY_WRITTEN, CodeJudge, script_text
+from tether.permissions.bash_judge_code import ANY_WRITTEN, script_text
+from tether.permissions.bash_judge_projects import ProjectJudge
 from tether.permissions.bash_rules import (
     MAX_NESTING,
     is_unknown,
@@ -86,7 +87,7 @@ _MAX_REQUIREMENT_FILES = 32
 """The most requirement files one command's `-r` chain is read through."""
 
 
-class FileJudge(CodeJudge):
+class FileJudge(ProjectJudge):
     """The file side of bash_policy's judge; the judge supplies its state and the methods
     CodeJudge only declares."""
 

@@ -1,75 +1,87 @@
 """The commands a build or package runner runs from its project file, as text to judge as
-bash: `make [TARGET...]` runs the recipes of ./GNUmakefile, ./makefile or ./Makefile (the
-targets', and their prerequisites', bounded), `npm run X` (`npm test`, `yarn X`, `pnpm run X`,
-`bun run X`) runs `scripts.preX`, `scripts.X` and `scripts.postX` of ./package.json, `node
---run X` runs `scripts.X`. Make variables the file sets are put in; those it does not set
-stay shell variables (not known before the command runs)."""
+bash: `make [TARGET...]` reads ./GNUmakefile, ./makefile or ./Makefile (or the `-f` ones,
+in the directory `-C` names) as makefile_reader.py does; `npm run X`, `npm install`, `yarn
+X`, `pnpm X`, `bun X` run scripts of ./package.json (package_scripts.py, with the project's
+config files, package_configs.py); `node --run X` runs `scripts.X`; `deno task X` runs the
+task X of ./deno.json, ./deno.jsonc or ./package.json. What the runner's words leave unknown
+is `ProjectCode.unread`: code not read."""
 
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Callable
 from typing import Final
 
-from tether.permissions.make_options import makefiles
+from tether.permissions.make_options import make_places
+from tether.permissions.makefile_reader import MakeRun, read_makefile
 from tether.permissions.option_names import long_option
+from tether.permissions.package_scripts import CONFIGS, RUNNERS, package_run
 from tether.permissions.shell_words import is_literal, program_name
 from tether.slotted import Slotted
 
-_MAKE = frozenset({"make", "gmake"})
+_MAKE = frozenset({"make", "gmake", "bmake"})
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+_BMAKEFILES = ("makefile", "Makefile")
 _MAKE_VALUED = frozenset("CfIoWEjlO")
 _MAKE_LONG_VALUED = (
     *("--directory", "--file", "--makefile", "--include-dir", "--old-file", "--assume-old"),
     *("--what-if", "--new-file", "--assume-new", "--eval", "--jobserver-style"),
 )
-_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
-_RUN_VERBS = frozenset({"run", "run-script", "rum", "urn"})
-_SHORTCUTS = {"test": "test", "t": "test", "tst": "test", "start": "start", "stop": "stop"}
-_SHORTCUTS["restart"] = "restart"
-_MAX_TARGETS = 64
-"""The most make targets whose recipes are read for one command."""
-_MAX_EXPANSIONS = 8
-_RULE = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?![=])\s*(.*)$")
-_ASSIGN = re.compile(
-    r"^(?:override\s+|export\s+)?([A-Za-z_][\w.-]*)\s*(?:::?=|\?=|\+=|!=|=)\s*(.*)$"
-)
-_REFERENCE = re.compile(r"\$(?:\(([^()$ ]+)\)|\{([^{}$ ]+)\}|([@<^*?%+|]))")
-_AUTOMATIC = "target"
-"""What make's automatic variables (`$@`, `$<`) stand for here: a plain word."""
-_DEFAULTS = {"CC": "cc", "CXX": "g++", "MAKE": "make", "RM": "rm -f", "AR": "ar", "SHELL": "sh"}
+_DRY = ("--just-print", "--dry-run", "--recon")
+_NO_RULES = ("--no-builtin-rules",)
+_ENV_OVERRIDES = ("--environment-overrides",)
+_MAKE_ENVIRONMENT = frozenset({"MAKEFLAGS", "GNUMAKEFLAGS", "MFLAGS", "MAKEFILES"})
 
 
 class ProjectCode(Slotted):
-    """The project files a runner reads from its directory (the first that exists), and the
-    targets or script names it runs (() for make's default target)."""
+    """The project files a runner reads from its directory (`directory` from where it
+    starts, None: there; the first that exists, or each with `every`), the targets or
+    script names it runs (() for make's default target), how make runs, the config files
+    beside them, and why some of what it runs is not read."""
 
-    __slots__ = ("files", "kind", "names")
-    files: Final[tuple[str, ...]]
+    __slots__ = ("configs", "directory", "every", "files", "kind", "make", "names", "unread")
     kind: Final[str]
+    files: Final[tuple[str, ...]]
     names: Final[tuple[str, ...]]
+    directory: Final[str | None]
+    every: Final[bool]
+    make: Final[MakeRun | None]
+    configs: Final[tuple[str, ...]]
+    unread: Final[tuple[str, ...]]
 
-    def __init__(self, kind: str, files: tuple[str, ...], names: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        files: tuple[str, ...],
+        names: tuple[str, ...],
+        *,
+        directory: str | None = None,
+        every: bool = False,
+        make: MakeRun | None = None,
+        configs: tuple[str, ...] = (),
+        unread: tuple[str, ...] = (),
+    ) -> None:
         self.kind = kind
         self.files = files
         self.names = names
+        self.directory = directory
+        self.every = every
+        self.make = make
+        self.configs = configs
+        self.unread = unread
 
 
-def project_code(argv: tuple[str, ...]) -> ProjectCode | None:
-    """What `argv` runs from a project file in the directory it starts in; None for other
-    commands, a makefile named with `-f` (judged as a file it is given) or a moved directory."""
+def project_code(
+    argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...] = ()
+) -> ProjectCode | None:
+    """What `argv` (with `assignments` in its environment) runs from a project file; None
+    for other commands, and for a makefile from the input (judged as code from there)."""
     if not argv or not is_literal(argv[0]):
         return None
     name = program_name(argv[0])
     args = argv[1:]
     if name in _MAKE:
-        found = _make_targets(args)
-        if found is None:
-            return None
-        targets, files = found
-        if files:  # `-f X`: each is read, in order
-            return ProjectCode("makefiles", files, targets)
-        return ProjectCode("make", MAKEFILES, targets)
+        return _make_code(name, args, assignments)
     if name in ("node", "nodejs"):
         for i, arg in enumerate(args):
             if arg == "--run" and i + 1 < len(args):
@@ -77,133 +89,167 @@ def project_code(argv: tuple[str, ...]) -> ProjectCode | None:
             if arg.startswith("--run="):
                 return ProjectCode("node", ("package.json",), (arg.partition("=")[2],))
         return None
-    if name not in _RUNNERS:
+    if name == "corepack" and args and args[0] in RUNNERS:  # `corepack npm ...`
+        return project_code(args, assignments)
+    if name == "deno":
+        return _deno_code(args)
+    if name not in RUNNERS:
         return None
-    words = [arg for arg in args if not arg.startswith("-")]
-    if any(arg.startswith(("--prefix", "-C", "--dir", "--cwd")) for arg in args):
+    run = package_run(name, args, assignments)
+    if run is None:
         return None
-    if not words:
-        return None
-    verb = words[0]
-    if verb in _RUN_VERBS:
-        script = words[1] if len(words) > 1 else None
-    elif verb in _SHORTCUTS:
-        script = _SHORTCUTS[verb]
-    elif name in ("yarn", "pnpm"):
-        script = verb  # `yarn build` runs the script `build`
-    else:
-        return None
-    if script is None:
-        return None
-    return ProjectCode("package", ("package.json",), (script,))
+    return ProjectCode(
+        "package",
+        ("package.json",),
+        tuple(run.scripts),
+        directory=run.directory,
+        configs=CONFIGS[name],
+        unread=tuple(run.unread),
+    )
 
 
-def project_text(code: ProjectCode, text: str) -> str | None:
-    """The commands `code` runs from the project file's `text`; None when there are none
-    (no such target or script: the runner fails) or the file cannot be read as its kind."""
-    if code.kind in ("make", "makefiles"):
-        return _recipes(text, code.names)
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    scripts = data.get("scripts") if isinstance(data, dict) else None
-    if not isinstance(scripts, dict):
-        return None
-    name = code.names[0]
-    wanted = [name] if code.kind == "node" else [f"pre{name}", name, f"post{name}"]
-    found = [scripts[n] for n in wanted if isinstance(scripts.get(n), str)]  # pyright: ignore[reportUnknownMemberType]
-    return "\n".join(str(f) for f in found) or None  # pyright: ignore[reportUnknownArgumentType]
+def project_text(
+    code: ProjectCode,
+    texts: list[str],
+    read: Callable[[str], str | None],
+    exists: Callable[[str], bool],
+) -> tuple[str | None, tuple[str, ...]]:
+    """The commands `code` runs from the project files' `texts` (None: none; no such
+    target or script, the runner fails) and why some are not read; `read` and `exists` see
+    files from the runner's directory (make's includes)."""
+    if code.make is not None:
+        reading = read_makefile("\n".join(texts), code.make, read, exists)
+        return reading.text, reading.unread
+    tables = ("tasks", "scripts") if code.kind == "deno" else ("scripts",)
+    scripts: dict[str, object] = {}
+    for text in (t for t in texts if t.strip()):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None, ("tether cannot read its project file",)
+        for table in tables:
+            found = data.get(table) if isinstance(data, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            if isinstance(found, dict):
+                scripts = {**found, **scripts}  # pyright: ignore[reportUnknownArgumentType]
+    wanted = list(code.names)
+    found_texts: list[str] = []
+    for name in wanted:
+        if len(found_texts) >= 64:
+            break
+        script = scripts.get(name)
+        if isinstance(script, dict):  # a deno task: {"command": ..., "dependencies": [...]}
+            depends = script.get("dependencies") or ()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            wanted += [d for d in depends if isinstance(d, str) and d not in wanted]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            script = script.get("command")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if isinstance(script, str):
+            found_texts.append(script)
+    return "\n".join(found_texts) or None, ()
 
 
-def _make_targets(args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """make's targets (none: its default one) and the makefiles `-f` names; None where it
-    runs in another directory or reads a makefile that is not a literal."""
+def _make_code(
+    name: str, args: tuple[str, ...], assignments: tuple[tuple[str, str], ...]
+) -> ProjectCode | None:
+    """make's makefiles, directory, goals and variables; None for a makefile from the
+    input or one not known before it runs (interpreter_code judges those)."""
+    found = _make_words(args)
+    if found is None:
+        return None
+    targets, assigned, flags = found
+    places = make_places(args)
+    files = tuple(value for letter, value in places if letter == "f")
+    if any(not is_literal(f) or f in ("-", "") for f in files):
+        return None
+    unread = [f"{n} in make's environment" for n, _ in assignments if n in _MAKE_ENVIRONMENT]
+    directory: str | None = None
+    for letter, value in places:
+        if letter != "C":
+            continue
+        if not is_literal(value):
+            unread.append("make runs in a directory known only as it runs")
+            continue
+        directory = value if directory is None or value.startswith("/") else f"{directory}/{value}"
+    run = MakeRun(targets, assigned, assignments, flags)
+    default = _BMAKEFILES if name == "bmake" else MAKEFILES
+    return ProjectCode(
+        "make",
+        files or default,
+        targets,
+        directory=directory,
+        every=bool(files),
+        make=run,
+        unread=tuple(unread),
+    )
+
+
+def _make_words(
+    args: tuple[str, ...],
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], frozenset[str]] | None:
+    """make's goals, its command-line variables and its flags that change what runs (`n`,
+    `r`, `e`)."""
     targets: list[str] = []
+    assigned: list[tuple[str, str]] = []
+    flags: set[str] = set()
     skip = False
+    ended = False
     for arg in args:
         if skip:
             skip = False
             continue
-        if arg.startswith("--"):
-            found = long_option(arg.partition("=")[0], _MAKE_LONG_VALUED)
-            if found is not None and found[0] == "--directory":
-                return None
+        if arg == "--" and not ended:
+            ended = True
+        elif arg.startswith("--") and not ended:
+            option = arg.partition("=")[0]
+            found = long_option(option, _MAKE_LONG_VALUED)
             skip = found is not None and "=" not in arg
-        elif arg.startswith("-") and len(arg) > 1:
+            for letter, names in (("n", _DRY), ("r", _NO_RULES), ("e", _ENV_OVERRIDES)):
+                if found is None and long_option(option, names) is not None:
+                    flags.add(letter)
+        elif arg.startswith("-") and len(arg) > 1 and not ended:
             for j, letter in enumerate(arg[1:], start=2):
-                if letter == "C":
-                    return None
                 if letter in _MAKE_VALUED:
                     skip = j == len(arg) and letter not in "jlO"
                     break
-        elif "=" not in arg:
-            targets.append(arg)
-    files = tuple(makefiles(args))
-    if any(not is_literal(f) or f == "-" for f in files):
-        return None
-    return tuple(targets), files
-
-
-def _recipes(text: str, targets: tuple[str, ...]) -> str | None:
-    """The recipe lines make runs for `targets` (its first target when none) and their
-    prerequisites, variables the makefile sets put in."""
-    rules: dict[str, tuple[list[str], list[str]]] = {}
-    variables: dict[str, str] = {}
-    first: str | None = None
-    current: list[str] = []
-    for line in text.replace("\\\n", " ").splitlines():
-        if line.startswith("\t"):
-            for target in current:
-                rules[target][1].append(line[1:])
-            continue
-        stripped = line.split("#", 1)[0].rstrip()
-        if not stripped.strip():
-            continue
-        assigned = _ASSIGN.match(stripped)
-        rule = None if assigned else _RULE.match(stripped)
-        if assigned:
-            current = []
-            variables[assigned.group(1)] = assigned.group(2)
-        elif rule:
-            names = rule.group(1).split()
-            prereqs, _, inline = rule.group(2).partition(";")
-            current = [n for n in names if "%" not in n]
-            for target in current:
-                entry = rules.setdefault(target, ([], []))
-                entry[0].extend(prereqs.split())
-                if inline.strip():
-                    entry[1].append(inline)
-                if first is None and not target.startswith("."):
-                    first = target
+                flags.add(letter)
+        elif "=" in arg:
+            variable, _, value = arg.partition("=")
+            assigned.append((variable.rstrip(":+?!"), value))
         else:
-            current = []
-    wanted = list(targets) or ([first] if first is not None else [])
-    seen: set[str] = set()
-    lines: list[str] = []
-    while wanted and len(seen) < _MAX_TARGETS:
-        target = wanted.pop(0)
-        if target in seen or target not in rules:
-            continue
-        seen.add(target)
-        prereqs, recipe = rules[target]
-        wanted.extend(prereqs)
-        lines += [_expanded(r.lstrip(" \t@-+"), variables) for r in recipe]
-    return "\n".join(lines) or None
+            targets.append(arg)
+    return tuple(targets), tuple(assigned), frozenset(flags & set("nre"))
 
 
-def _expanded(line: str, variables: dict[str, str], depth: int = 0) -> str:
-    """`line` with make's `$$` and the variables it knows put in."""
-
-    def value(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(2)
-        if name is None:
-            return _AUTOMATIC
-        if name in variables and depth < _MAX_EXPANSIONS:
-            return _expanded(variables[name], variables, depth + 1)
-        if name in _DEFAULTS:
-            return _DEFAULTS[name]
-        return "${" + re.sub(r"\W", "_", name) + "}"
-
-    parts = line.split("$$")
-    return "$".join(_REFERENCE.sub(value, part) for part in parts)
+def _deno_code(args: tuple[str, ...]) -> ProjectCode | None:
+    """`deno task [OPTIONS] NAME`: the task from deno.json(c), or package.json's script."""
+    if not args or args[0] != "task":
+        return None
+    unread: list[str] = []
+    directory: str | None = None
+    files = ("deno.json", "deno.jsonc", "package.json")
+    names: list[str] = []
+    words = args[1:]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        option, eq, value = word.partition("=")
+        if option in ("--cwd", "-c", "--config") and not eq:
+            value = words[i + 1] if i + 1 < len(words) else ""
+            i += 1
+        if not is_literal(word) or (
+            option in ("--cwd", "-c", "--config") and not is_literal(value)
+        ):
+            unread.append("deno task's words are known only as it runs")
+        elif option == "--cwd":
+            directory = value
+        elif option in ("-c", "--config"):
+            files = (value,)
+        elif option in ("-r", "--recursive", "--filter", "-f", "--eval"):
+            unread.append(f"deno task {option} runs tasks tether does not read")
+        elif not word.startswith("-"):
+            names.append(word)
+            break
+        i += 1
+    if not names and not unread:
+        return None
+    return ProjectCode(
+        "deno", files, tuple(names), directory=directory, every=True, unread=tuple(unread)
+    )

@@ -1,0 +1,130 @@
+"""The code a build or package runner runs from its project file, judged as bash_policy's
+judge judges the command (this part of it, above bash_judge_code): `make`'s recipes and the
+package scripts `npm run X`, `npm install`, `yarn X`... run (project_scripts.py), at each
+directory the shell may be in or the one the runner moves to; a project file the command
+writes, and what the runner's words or files leave unknown, is code not read."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from tether.permissions.bash_judge_code import CodeJudge, script_text
+from tether.permissions.bash_rules import MAX_NESTING
+from tether.permissions.package_configs import config_unread
+from tether.permissions.project_scripts import ProjectCode, project_code, project_text
+from tether.permissions.script import Invocation
+from tether.permissions.shell_words import readable, shown
+from tether.permissions.verdict import Verdict, ask, deny
+
+
+class ProjectJudge(CodeJudge):
+    """The project side of the code judge."""
+
+    def _project(self, inv: Invocation) -> list[Verdict]:
+        """The recipes or package scripts a runner runs from its project file (`make`,
+        `npm run X`: project_scripts), judged as bash with the same rules at each directory
+        the shell may be in (or the one the runner moves to); a project file the command
+        writes, and what the runner's words or files leave unknown, is code not read."""
+        code = project_code(inv.argv, inv.assignments) if inv.role == "command" else None
+        if code is None:
+            return []
+        name = readable(shown(inv.argv[0]))
+        found = [self._project_unread(name, why) for why in code.unread]
+        for cwd in self.places.cwds:
+            base = cwd / code.directory if cwd is not None and code.directory else cwd
+            real = self.files.real(base) if base is not None else None
+            if real is None:
+                continue  # code from a directory not known now (_working_code)
+            found += self._project_at(code, name, real)
+        return [v for v in found if v is not None]
+
+    def _project_at(self, code: ProjectCode, name: str, real: Path) -> list[Verdict | None]:
+        """`code` run in the directory `real`."""
+        found: list[Verdict | None] = []
+        if code.directory and not real.is_dir():  # `npm -w NAME`: a package by its name
+            return [self._project_unread(name, f"{code.directory} is not a directory here")]
+        start = real
+        if code.make is None:
+            real = _package_root(real, code.files)
+        paths = [real / file for file in code.files]
+        first = next((p for p in paths if p.exists()), None)
+        read = paths if code.every or first is None else [first]
+        # One the command writes may come first (GNU make reads ./makefile before
+        # ./Makefile), before or after it runs.
+        read += [p for p in paths if p not in read and self.was_written(p)]
+        for path in paths:
+            self.code_files.append((path, f"{name} runs {path.name}"))
+        texts: list[str] = []
+        for path in read:
+            if self.was_written(path):
+                what = f"{name} runs {path.name}, which this command writes before it runs"
+                found.append(self._unread(what))
+            else:
+                texts.append(script_text(path) or "" if path.exists() else "")
+
+        def text_of(file: str) -> str | None:
+            path = real / file
+            self.code_files.append((path, f"{name} runs {file}"))
+            if self.was_written(path):
+                found.append(self._unread(f"{name} runs {file}, which this command writes"))
+                return ""
+            return script_text(path) if path.exists() else None
+
+        for config in code.configs:
+            config_text = text_of(config)
+            why = config_unread(config, config_text) if config_text is not None else None
+            if why is not None:
+                found.append(self._project_unread(name, why))
+        if code.make is not None:
+
+            def exists(file: str) -> bool:  # a file, or one a glob names (`prog.*`)
+                if "*" not in file:
+                    return (real / file).exists()
+                folder, _, pattern = file.rpartition("/")
+                return next((real / folder).glob(pattern), None) is not None
+
+            text, unread = project_text(code, texts, text_of, exists)
+        else:
+            text, unread = project_text(code, texts, text_of, _nothing)
+        found += [self._project_unread(name, why) for why in unread]
+        if text is not None and self.nesting < MAX_NESTING:
+            runs = " ".join(code.names) or "its first target"
+            what = f"{name} runs {runs} from {', '.join(p.name for p in read if p.exists())}:"
+            elsewhere = code.directory or real != start
+            moved = f"cd -- {shlex.quote(str(real))} || exit\n" if elsewhere else ""
+            found += self._judged_text(moved + text, what, same_shell=False)
+        return found
+
+    def _project_unread(self, name: str, why: str) -> Verdict | None:
+        """Part of what a runner runs that tether does not read: asked where a Bash deny or
+        ask rule exists, denied in bypassPermissions mode where a deny rule exists."""
+        what = f"{name}: {why}"
+        denying = self.ctx.rules.of("deny", "Bash")
+        if denying and self.ctx.mode == "bypassPermissions":
+            rule = denying[0].text
+            return deny(f"{what}; it may run what deny rule {rule} forbids", rule)
+        if denying:
+            return ask(f"{what}; it may run what deny rule {denying[0].text} covers")
+        asking = self.ctx.rules.of("ask", "Bash")
+        if asking:
+            rule = asking[0].text
+            return ask(f"{what}; it may run what ask rule {rule} covers", rule, hard=True)
+        return None
+
+
+def _package_root(start: Path, files: tuple[str, ...]) -> Path:
+    """Where a package manager finds its project from `start`: the nearest directory up
+    that holds one of `files` or a `node_modules` (npm, yarn, pnpm, bun, node --run and
+    deno task all look up), or `start` when none does."""
+    for place in (start, *list(start.parents)[:_MAX_UP]):
+        if any((place / file).exists() for file in files) or (place / "node_modules").is_dir():
+            return place
+    return start
+
+
+_MAX_UP = 64
+
+
+def _nothing(_: str) -> bool:
+    return False

@@ -1,0 +1,205 @@
+"""The package.json scripts a package manager runs (npm, pnpm, yarn, bun) and the tasks
+`deno task` runs, read from its words as the manager reads them: options before and between
+the words (`npm --loglevel silent run X`: a word after an option that may take a value may
+be that value or the command, so both are judged), the directory it works in (`--prefix`,
+`-C`, `--dir`, `--cwd`), the commands that run lifecycle scripts (`install` runs
+`preinstall`, `install`, `postinstall`, `prepare`...; `restart` runs `stop` and `start`
+without its own) and `yarn X`/`pnpm X`/`bun X` running the script X. What changes what the
+scripts run and is not understood is code not read: a script shell that is not a plain
+shell, a config file tether does not know (`--userconfig`), more than one package
+(`--workspaces`, `-r`, `--filter` other than `.`), a project config file with a setting that
+runs code (`.npmrc`'s `script-shell`, `.yarnrc.yml`'s `yarnPath`, `bunfig.toml`'s
+`preload`; `package_configs.py`)."""
+
+from __future__ import annotations
+
+from tether.permissions.shell_words import is_literal
+
+RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+_RUN = frozenset({"run", "run-script", "rum", "urn"})
+_INSTALL = ("preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare")
+_INSTALLS = frozenset(
+    {"install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal"}
+    | {"isntall", "add", "a", "ci", "clean-install", "ic", "install-clean", "isntall-clean"}
+    | {"uninstall", "remove", "rm", "r", "un", "unlink", "update", "up", "upgrade", "udpate"}
+    | {"dedupe", "ddp", "prune", "rebuild", "rb", "link", "ln", "import", "fetch"}
+)
+_TESTS = frozenset({"install-test", "it", "install-ci-test", "cit"})
+_LIFECYCLE: dict[str, tuple[str, ...]] = {
+    "test": ("pretest", "test", "posttest"),
+    "t": ("pretest", "test", "posttest"),
+    "tst": ("pretest", "test", "posttest"),
+    "start": ("prestart", "start", "poststart"),
+    "stop": ("prestop", "stop", "poststop"),
+    "restart": (
+        *("prerestart", "restart", "postrestart", "prestop", "stop", "poststop"),
+        *("prestart", "start", "poststart"),
+    ),
+    "pack": ("prepack", "prepare", "postpack"),
+    "publish": (
+        *("prepublishOnly", "prepack", "prepare", "postpack", "publish", "prepublish"),
+        "postpublish",
+    ),
+    "version": ("preversion", "version", "postversion"),
+}
+_PLAIN = frozenset(
+    {"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "config", "c", "get"}
+    | {"set", "help", "search", "s", "find", "whoami", "ping", "doctor", "audit", "why"}
+    | {"explain", "fund", "root", "bin", "prefix", "cache", "login", "logout", "owner"}
+    | {"access", "token", "team", "dist-tag", "deprecate", "unpublish", "star", "stars"}
+    | {"docs", "bugs", "repo", "home", "pkg", "query", "sbom", "completion", "exec", "x"}
+    | {"dlx", "init", "create", "licenses", "store", "env", "node", "--version", "-v"}
+)
+"""Commands that run no package script (`npm run env` is the script `env`, or env)."""
+_BOOLEAN = frozenset(
+    {"-s", "--silent", "-q", "--quiet", "-d", "-dd", "-ddd", "--verbose", "-g", "--global"}
+    | {"-y", "--yes", "--if-present", "--ignore-scripts", "--offline", "--prefer-offline"}
+    | {"--json", "--parseable", "--long", "-l", "--foreground-scripts", "--dry-run", "-f"}
+    | {"--force", "--legacy-peer-deps", "-D", "-S", "-E", "-P", "-O", "-B", "--save-dev"}
+    | {"--save", "--frozen-lockfile", "--production", "--prod", "--dev", "--stream"}
+    | {"--parallel", "--no-bail", "--include-workspace-root", "--help", "-h", "--version"}
+)
+"""Options that take no value: the word after one is the command."""
+_PLACES = frozenset({"--prefix", "-C", "--dir", "--cwd"})
+_WORKSPACE = frozenset({"--workspace", "-w"})
+_MANY = frozenset({"--workspaces", "-ws", "-r", "--recursive"})
+_FILTERS = frozenset({"--filter", "-F"})
+_SHELL_SETTINGS = frozenset({"--script-shell", "--config.script-shell", "--shell"})
+_CONFIG_FILES = frozenset({"--userconfig", "--globalconfig", "--config", "--npmrc"})
+SHELLS = frozenset({"sh", "bash", "dash", "/bin/sh", "/bin/bash", "/bin/dash", "/usr/bin/bash"})
+_VALUED = _PLACES | _WORKSPACE | _FILTERS | _SHELL_SETTINGS | _CONFIG_FILES
+CONFIGS = {
+    "npm": (".npmrc",),
+    "pnpm": (".npmrc", ".pnpmfile.cjs"),
+    "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml"),
+    "bun": (".npmrc", "bunfig.toml"),
+}
+
+
+class PackageRun:
+    """What a package manager's words run: the scripts (in order), the directory it works
+    in (relative to where it starts, or None), and why some is code not read."""
+
+    __slots__ = ("directory", "scripts", "unread")
+
+    def __init__(self) -> None:
+        self.scripts: list[str] = []
+        self.directory: str | None = None
+        self.unread: list[str] = []
+
+
+def package_run(
+    name: str, args: tuple[str, ...], assignments: tuple[tuple[str, str], ...]
+) -> PackageRun | None:
+    """The scripts `name ARGS` runs from package.json; None when it runs none."""
+    words = args
+    run = PackageRun()
+    verbs: list[int] = []
+    maybe_value = False
+    found = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        option, eq, value = word.partition("=")
+        if word == "--":
+            break
+        if word in _MANY:
+            _option(name, word, "", run)
+        elif word.startswith("-") and word != "-":
+            known = option in _VALUED and not (name == "pnpm" and option == "-w")
+            if known and not eq:
+                value = words[i + 1] if i + 1 < len(words) else ""
+                i += 1
+            if known or eq:
+                _option(name, option, value, run)
+            maybe_value = not eq and not known and word not in _BOOLEAN
+        elif not found:
+            verbs.append(i)  # the command, or the value of the option before it
+            found = not maybe_value
+            maybe_value = False
+        i += 1
+    for key, value in assignments:
+        setting = key.lower().removeprefix("npm_config_")
+        if setting != key.lower() and setting.replace("_", "-") in ("script-shell", "shell"):
+            _option(name, "--script-shell", value, run)
+        elif setting != key.lower() and setting in ("userconfig", "globalconfig", "prefix"):
+            run.unread.append(f"{key} names a config or directory tether does not read")
+        elif key.upper() in ("YARN_YARN_PATH", "YARN_PLUGINS", "YARN_RC_FILENAME"):
+            run.unread.append(f"{key} names code tether does not read")
+    end = words.index("--") if "--" in words else len(words)
+    for position in verbs or [end]:
+        run.scripts += _scripts(name, words[position:end])
+    runs = bool(run.scripts)
+    if "*" in run.scripts:
+        run.unread.append(f"{name} runs the scripts of another package")
+    run.scripts = [s for s in dict.fromkeys(run.scripts) if s != "*"]
+    return run if runs else None
+
+
+def _option(name: str, option: str, value: str, run: PackageRun) -> None:
+    if not is_literal(value):
+        run.unread.append(f"{name}'s {option} is known only as it runs")
+    elif option in _PLACES:
+        if run.directory is not None and run.directory != value:
+            run.unread.append(f"{name} is given more than one directory")
+        run.directory = value
+    elif option in _WORKSPACE and not (name == "pnpm" and option == "-w"):
+        if run.directory is not None and run.directory != value:
+            run.unread.append(f"{name} is given more than one directory")
+        run.directory = value  # a path; a package's name is not one here
+    elif option in _FILTERS and value not in (".", "./"):
+        run.unread.append(f"{name} --filter {value} runs the scripts of other packages")
+    elif option in _MANY:
+        run.unread.append(f"{name} {option} runs the scripts of every package")
+    elif option in _SHELL_SETTINGS and value not in SHELLS:
+        run.unread.append(f"{name} runs its scripts with {value}, which tether does not read")
+    elif option in _CONFIG_FILES:
+        run.unread.append(f"{name} reads the config {value}, which tether does not read")
+
+
+def _script_names(words: tuple[str, ...]) -> list[str]:
+    """Each word after `run` that may be the script's name: the first that is not an
+    option's value, and those before it that may be one."""
+    names: list[str] = []
+    maybe_value = skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word.startswith("-") and word != "-":
+            skip = word in _VALUED
+            maybe_value = "=" not in word and not skip and word not in _BOOLEAN
+        else:
+            names.append(word)
+            if not maybe_value:
+                break
+            maybe_value = False
+    return names
+
+
+def _scripts(name: str, words: tuple[str, ...]) -> list[str]:
+    """The scripts the command `words[0]` runs (none: the install a bare `yarn` is); yarn,
+    pnpm and bun may run a script by the name of a command they do not have (`yarn
+    fetch`), so for them that script too."""
+    found = _command_scripts(name, words)
+    verb = words[0] if words else ""
+    if name != "npm" and verb and verb not in _RUN and "/" not in verb and found:
+        found += [f"pre{verb}", verb, f"post{verb}"]
+    return found
+
+
+def _command_scripts(name: str, words: tuple[str, ...]) -> list[str]:
+    verb = words[0] if words else ("install" if name == "yarn" else "")
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    if verb in _RUN:
+        return [s for w in _script_names(words[1:]) for s in (f"pre{w}", w, f"post{w}")]
+    if verb in _INSTALLS or (verb == "audit" and "fix" in rest):
+        return list(_INSTALL)
+    if verb in _TESTS:
+        return [*_INSTALL, "pretest", "test", "posttest"]
+    if verb in _LIFECYCLE:
+        return list(_LIFECYCLE[verb])
+    if verb in ("workspace", "workspaces") and name == "yarn":
+        return ["*"]  # another package's scripts: not read
+    if not verb or verb in _PLAIN or name == "npm" or "/" in verb:
+        return []
+    return [f"pre{verb}", verb, f"post{verb}"]  # `yarn build`, `pnpm build`, `bun build`
