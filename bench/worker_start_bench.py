@@ -1,6 +1,6 @@
 """What starting a worker costs: `tether worker --count N --until-idle` on N tasks that the fake
 model answers at once, each worker forked from the parent that imported what a worker runs
-(the default), against each a new `tether worker` process (`TETHER_WORKER_SPAWN=1`, as before).
+(the default), against each a new `tether worker` process (`TETHER_SPAWN=1`, as before).
 Reported per N and way, the best of `ROUNDS` runs taken in turn (the machine's load changes
 under them): wall time from start to exit, CPU of all the processes (user + system), and per
 worker; the load average beside them.
@@ -24,7 +24,7 @@ from tether.testing.workers import done_text, task_answers
 
 COUNTS = (2, 4, 8)
 ROUNDS = 3
-WAYS = {"forked": {}, "spawned": {"TETHER_WORKER_SPAWN": "1"}}
+WAYS = {"forked": {}, "spawned": {"TETHER_SPAWN": "1"}}
 
 
 def _run(tmp: Path, count: int, way: str, round_no: int) -> tuple[float, float]:

@@ -7,24 +7,21 @@ SIGHUP are passed on. A worker that dies by a signal is said, with the tasks it 
 This process is the workers' template: it imports once what a worker runs (`WARM`: its loop,
 the session build, the model client, the sandbox, the tools), then forks each worker from
 itself, which runs the worker's `main` at once: no interpreter to start and nothing to import
-again, per worker (bench/workers_bench.py measures it). Forking needs a process of one
-thread; where this one has more (or no `fork`), each worker is a new `tether worker`
-process as before."""
+again, per worker (bench/worker_start_bench.py measures it; `tether.teams.forked`). Where it
+cannot fork (`can_fork`), each worker is a new `tether worker` process."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
-import random
 import signal
 import socket
 import subprocess
 import sys
 import threading
-import traceback
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+
+from tether.teams.forked import SESSION_MODULES, Child, can_fork, fork, warm
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop a worker (its task given back), passed on to N workers."""
@@ -33,57 +30,21 @@ PARENT_FD_ENV = "TETHER_WORKER_PARENT_FD"
 parent holds. It reads as the end of the file once the parent is gone, however it died."""
 
 WARM = (
+    *SESSION_MODULES,
     "tether.cli.worker_session",
-    "tether.cli.setup",
-    "tether.cli.commands",
     "tether.teams.worker",
     "tether.teams.worker_ran",
     "tether.teams.store_calls",
-    "tether.teams.tools",
-    "tether.teams.spend",
-    "tether.models.anthropic",
-    "tether.models.sse_client",
-    "tether.models.preload",
-    "tether.sandbox.bwrap",
-    "tether.sandbox.plan",
-    "tether.tools.builtin",
-    "tether.mcp.servers",
-    "tether.ledger.recorder",
-    "tether.hooks.runner",
-    "tether.cli.resuming",
-    "anyio._backends._asyncio",
 )
 """What a worker imports as it starts and runs its first task, imported once here before the
 workers are forked (a module a worker does not find here it imports itself)."""
-
-SPAWN_ENV = "TETHER_WORKER_SPAWN"
-"""Set to 1: each worker a new `tether worker` process, never forked (bench/worker_start_bench.py
-compares the two)."""
 
 Serve = Callable[[list[str]], int]
 """A worker's `main`: its argv (`--count 1`) -> its exit code."""
 
 
-class Child:
-    """A worker process, forked from this one (`fork`) or started afresh (`popen`)."""
-
-    def __init__(self, pid: int, popen: subprocess.Popen[bytes] | None = None) -> None:
-        self.pid, self._popen = pid, popen
-        self.returncode: int | None = None
-        """As `Popen.returncode`: -N when killed by signal N; None while it runs."""
-
-    def wait(self) -> int:
-        """Wait for it to end (one thread waits for each child: its watcher)."""
-        if self._popen is not None:
-            self.returncode = self._popen.wait()
-        else:
-            _, status = os.waitpid(self.pid, 0)
-            self.returncode = os.waitstatus_to_exitcode(status)
-        return self.returncode
-
-
 def _start(one: list[str], watched: int, held: int, serve: Serve | None) -> Child:
-    if serve is None or not hasattr(os, "fork") or threading.active_count() > 1:
+    if serve is None:
         popen = subprocess.Popen(
             [sys.executable, "-m", "tether", "worker", *one],
             start_new_session=True,
@@ -91,43 +52,13 @@ def _start(one: list[str], watched: int, held: int, serve: Serve | None) -> Chil
             env={**os.environ, PARENT_FD_ENV: str(watched)},
         )
         return Child(popen.pid, popen)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid:
-        return Child(pid)
-    _forked(one, watched, held, serve)  # never returns
 
-
-def _forked(one: list[str], watched: int, held: int, serve: Serve) -> NoReturn:
-    """The worker, in the child of a fork: its own session, the parent's pipe to watch (the
-    write end closed, so that the parent's end is the only one), its own random state; its
-    code given to `os._exit`, so that nothing of the parent's stack runs here after it."""
-    code = 1
-    try:
+    def prepare() -> None:  # the parent's end of the pipe closed: its own is the only one
         os.setsid()
         os.close(held)
         os.environ[PARENT_FD_ENV] = str(watched)
-        random.seed()
-        code = serve(one)
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
-    except KeyboardInterrupt:
-        code = 128 + signal.SIGINT
-    except BaseException:
-        traceback.print_exc()
-    finally:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        os._exit(code)
 
-
-def warm() -> None:
-    """Import what a worker runs (`WARM`), so that the workers forked from here have it."""
-    for name in WARM:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
+    return fork(prepare, lambda: serve(one))
 
 
 def run_many(
@@ -143,10 +74,10 @@ def run_many(
     counting as 128+N. A worker that dies by a signal (SIGKILL, the OOM killer) is said as it
     happens, naming the tasks it held, and again in the summary."""
     one = [*_without_count(argv), "--count", "1"]
-    if os.environ.get(SPAWN_ENV) == "1":
+    if serve is not None and can_fork():
+        warm(WARM)
+    else:
         serve = None
-    if serve is not None:
-        warm()
     watched, held = os.pipe()  # neither is inherited unless passed: `held` stays here alone
     children = [_start(one, watched, held, serve) for _ in range(count)]
     os.close(watched)
