@@ -24,6 +24,7 @@ import subagent_bench
 import tasks_bench
 import team_bench
 import turn_overhead
+import worker_start_bench
 import workers_bench
 
 try:
@@ -68,6 +69,8 @@ def main() -> None:
     mailbox_bench.report(mailbox_bench.main())
     print()
     workers_bench.report(workers_bench.main())
+    print()
+    worker_start_bench.report(worker_start_bench.main())
     print()
     team_bench.report(team_bench.main())
     print()

@@ -2,7 +2,7 @@
 
     tether team up NAME [--member NAME[=AGENT]]... [--plan] [--store URL]   start them
     tether team status NAME [--json]                                members, states, unread, spend
-    tether team send NAME MEMBER TEXT [--wait [--timeout S]]         a message from the lead
+    tether team send NAME MEMBER TEXT [--wait [--timeout S] | --reply-to ID]   from the lead
     tether team inbox NAME [--follow] [--json]                      what was sent to the lead
     tether team down NAME                                           ask each to finish, then stop
 
@@ -10,7 +10,8 @@
 process is not running (one killed is started again and resumes its session with its unread
 messages). A teammate's output goes to `.tether/teams/<team>/<member>.log`. What teammates
 send the lead, `inbox` shows (and marks read); `send --wait` sends a request and prints the
-reply that answers it (`team_inbox`).
+reply that answers it, `send --reply-to` answers a teammate's request: each as the lead in the
+protocol (its state in the roster and the event log: `team_inbox`).
 
 Exit codes: 0 done; 1 a teammate did not start (its log's end is shown); 2 bad input, or the
 store cannot be used, naming it.
@@ -153,20 +154,25 @@ def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         )
     if not args.text.strip():
         raise ConfigError(f"an empty message to {args.member}: nothing sent")
-    kind = "request" if args.wait else "message"
-    sent = store.send(Message(sender=LEAD, recipient=args.member, kind=kind, text=args.text))
-    print(f"sent {sent.id} to {args.member}", file=sys.stderr if args.wait else sys.stdout)
-    if not args.wait:
-        return 0
-    from tether.cli.team_inbox import wait_for_reply
+    if args.wait and args.reply_to:
+        raise ConfigError("--wait sends a request, --reply-to a reply: one of them")
+    if args.wait or args.reply_to:
+        from tether.cli.team_inbox import ask, reply
 
-    return wait_for_reply(store, sent, timeout_s=args.timeout, as_json=args.json)
+        if args.reply_to:
+            return reply(store, project, args.member, args.text, args.reply_to)
+        return ask(
+            store, project, args.member, args.text, timeout_s=args.timeout, as_json=args.json
+        )
+    sent = store.send(Message(sender=LEAD, recipient=args.member, text=args.text))
+    print(f"sent {sent.id} to {args.member}")
+    return 0
 
 
 def _inbox(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     from tether.cli.team_inbox import read_inbox
 
-    return read_inbox(store, follow=args.follow, as_json=args.json)
+    return read_inbox(store, project, follow=args.follow, as_json=args.json)
 
 
 def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
@@ -314,6 +320,11 @@ def _parser() -> argparse.ArgumentParser:
         help="with --wait: how long to wait for the reply (default 600)",
     )
     send.add_argument("--json", action="store_true", help="with --wait: the reply as JSON")
+    send.add_argument(
+        "--reply-to",
+        metavar="ID",
+        help="send it as the lead's reply to this request of the member's (team inbox shows it)",
+    )
     inbox = sub.add_parser(
         "inbox", parents=[common], help="print what teammates sent the lead, marked read"
     )

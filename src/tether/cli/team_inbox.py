@@ -1,27 +1,41 @@
-"""The lead's mailbox for the person who runs a team from the command line.
+"""The lead's side of a team for the person who runs it from the command line.
 
     tether team inbox NAME [--follow] [--json]     what teammates sent the lead, marked read
     tether team send NAME MEMBER TEXT --wait       a request, and the reply that answers it
+    tether team send NAME MEMBER TEXT --reply-to ID    the lead's reply to a teammate's request
 
 Each message is printed (and stdout flushed) before it is acknowledged: one killed between
 the two is shown again the next time, never lost (at least once, as every mailbox). While it
 reads, this process holds the lead's record as a lead session does (`claim_lead`), so a
 lead session that runs meanwhile is refused, and a running one refuses it: one reader of the
 lead's mail at a time. `--json`: one message a line (JSON Lines), as the store keeps it.
+
+Each of them is the lead in the protocol, as a lead session is (`TeamLink`): its requests and
+owed replies are taken from its roster record, a request sent makes it `waiting` (a second one
+meanwhile is refused), the reply (or its timeout) makes it idle, a teammate's request read
+makes it owe the reply; each change is written to the roster (`team status`) and to the team's
+event log, so a lead session that continues the team later knows what it waits on and owes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
 
 from tether.cli.terminal_text import terminal_safe
 from tether.protocol import ConfigError
-from tether.store.mailbox import Delivery, Message, TeamStore
+from tether.store.mailbox import Delivery, Member, Message, TeamStore
 from tether.teams.claims import claim_lead
+from tether.teams.link import TeamLink, events_file
+from tether.teams.protocol import MemberProtocol, ProtocolError
+
+T = TypeVar("T")
 
 LEAD = "team-lead"
 BLOCK_S = 2.0
@@ -32,10 +46,12 @@ not handed back to it."""
 
 
 @contextmanager
-def leading(store: TeamStore) -> Generator[None]:
-    """The lead's record held by this process while it reads the lead's mail; `ConfigError`
-    when a live lead session (or another reader) holds it."""
-    if store.team_record() is None:
+def leading(store: TeamStore, project: Path) -> Generator[TeamLink]:
+    """The lead's record held by this process while it acts as the lead, and its end of the
+    protocol (`TeamLink`), taken up from the record; `ConfigError` when a live lead session
+    (or another reader) holds it."""
+    record = store.team_record()
+    if record is None:
         raise ConfigError(
             f"no team named {store.team!r} in {store.url}: start it with tether team up"
         )
@@ -46,66 +62,141 @@ def leading(store: TeamStore) -> Generator[None]:
             "that session, not here"
         )
     try:
-        yield
+        yield _link(store, project, me, record.lead)
     finally:
         store.update_member(LEAD, {"pid": None, "pid_started": None})
 
 
-def read_inbox(store: TeamStore, *, follow: bool, as_json: bool) -> int:
+def as_lead(store: TeamStore, project: Path, work: Callable[[TeamLink], Awaitable[T]]) -> T:
+    """`work` done as the lead (`leading`), on one event loop, its link closed after it."""
+
+    async def run(link: TeamLink) -> T:
+        try:
+            return await work(link)
+        finally:
+            await link.close()
+
+    with leading(store, project) as link:
+        return asyncio.run(run(link))
+
+
+def _link(store: TeamStore, project: Path, me: Member, lead: str) -> TeamLink:
+    protocol = MemberProtocol(name=LEAD, lead=lead, members=tuple(m.name for m in store.members()))
+    # taken back before the link listens: the same state again is no transition to log
+    protocol.restore(me.requests_sent, me.requests_owed, time.time())
+    return TeamLink(
+        team=store.team,
+        member=LEAD,
+        store=store,
+        protocol=protocol,
+        events_path=events_file(project, store.team),
+        known_member=me,
+        warn=lambda line: print(f"tether: {terminal_safe(line)}", file=sys.stderr),
+    )
+
+
+def read_inbox(store: TeamStore, project: Path, *, follow: bool, as_json: bool) -> int:
     """Print every message for the lead, oldest first, each acknowledged once printed;
     `follow`: then those that come, until interrupted."""
-    consumer = f"inbox-{store.team}"
-    reclaim = 0.0  # the first read takes back what a killed reader held
-    shown = 0
-    with leading(store):
-        try:
-            while True:
-                batch = store.receive(
-                    LEAD, consumer, block_s=BLOCK_S if follow else 0.0, reclaim_after_s=reclaim
-                )
-                reclaim = HELD_S
-                if batch:
-                    _show(store, batch, as_json)
-                    shown += len(batch)
-                elif not follow:
-                    break
-        except KeyboardInterrupt:  # --follow ends so; one printed, not acknowledged: again
-            return 130
+    try:
+        shown = as_lead(store, project, lambda link: _read(link, follow, as_json))
+    except KeyboardInterrupt:  # --follow ends so; one printed, not acknowledged: again
+        return 130
     if not shown and not as_json:
         print(f"no unread message for the lead of team {store.team}", file=sys.stderr)
     return 0
 
 
-def wait_for_reply(store: TeamStore, request: Message, *, timeout_s: float, as_json: bool) -> int:
-    """Print the reply to `request` (its `reply_to`) once it comes, acknowledged once printed;
-    other messages stay unread for `team inbox`. 1 when none came within `timeout_s`."""
+async def _read(link: TeamLink, follow: bool, as_json: bool) -> int:
+    consumer = f"inbox-{link.team}"
+    reclaim = 0.0  # the first read takes back what a killed reader held
+    shown = 0
+    while True:
+        batch = await asyncio.to_thread(
+            link.store.receive,
+            LEAD,
+            consumer,
+            block_s=BLOCK_S if follow else 0.0,
+            reclaim_after_s=reclaim,
+        )
+        reclaim = HELD_S
+        if batch:
+            await _show(link, batch, as_json)
+            shown += len(batch)
+        elif not follow:
+            return shown
+
+
+def ask(
+    store: TeamStore, project: Path, member: str, text: str, *, timeout_s: float, as_json: bool
+) -> int:
+    """Send `member` a request as the lead and print the reply that answers it (its
+    `reply_to`) once it comes, acknowledged once printed; other messages stay unread for
+    `team inbox`. 1 when none came within `timeout_s` (the request's own timeout: the lead is
+    idle again, and a late reply is matched to it by `team inbox` or a lead session)."""
+    return as_lead(store, project, lambda link: _ask(link, member, text, timeout_s, as_json))
+
+
+async def _ask(link: TeamLink, member: str, text: str, timeout_s: float, as_json: bool) -> int:
+    try:
+        (request,) = await link.send(member, "request", text, timeout_s=timeout_s)
+    except ProtocolError as e:
+        raise ConfigError(str(e)) from None
+    print(f"sent {request.id} to {member}", file=sys.stderr, flush=True)
     consumer = f"wait-{request.id}"
-    deadline = time.monotonic() + timeout_s
     reclaim = 0.0
-    with leading(store):
-        while (left := deadline - time.monotonic()) > 0:
-            batch = store.receive(
-                LEAD, consumer, block_s=min(BLOCK_S, left), reclaim_after_s=reclaim
+    while (waiting := link.protocol.pending.get(request.id)) is not None:
+        left = BLOCK_S if waiting.deadline is None else waiting.deadline - link.clock()
+        if left > 0:
+            batch = await asyncio.to_thread(
+                link.store.receive,
+                LEAD,
+                consumer,
+                block_s=min(BLOCK_S, left),
+                reclaim_after_s=reclaim,
             )
             reclaim = HELD_S  # the others it held stay held (unread), not handed back each read
             answer = [d for d in batch if d.message.reply_to == request.id]
             if answer:
-                _show(store, answer, as_json)
+                await _show(link, answer, as_json)
                 return 0
+        link.expire_due()
+    await link.publish()  # timed out: idle again, in the roster too
     print(
         f"no reply from {request.recipient} to {request.id} within {timeout_s:g} s: it goes "
-        f"to the lead's mailbox when it comes (tether team inbox {store.team})",
+        f"to the lead's mailbox when it comes (tether team inbox {link.team})",
         file=sys.stderr,
     )
     return 1
 
 
-def _show(store: TeamStore, batch: list[Delivery], as_json: bool) -> None:
+def reply(store: TeamStore, project: Path, member: str, text: str, reply_to: str) -> int:
+    """The lead's reply to `member`'s request `reply_to` (read with `team inbox`), checked by
+    the protocol as a lead session's would be."""
+
+    async def send(link: TeamLink) -> Message:
+        try:
+            (sent,) = await link.send(member, "reply", text, reply_to=reply_to)
+        except ProtocolError as e:
+            raise ConfigError(str(e)) from None
+        return sent
+
+    print(f"sent {as_lead(store, project, send).id} to {member}")
+    return 0
+
+
+async def _show(link: TeamLink, batch: list[Delivery], as_json: bool) -> None:
+    """Print the batch, then take it into the lead's protocol (a reply ends its waiting, a
+    request is owed its answer), its state written to the roster, then acknowledge it."""
     render: Callable[[Message], str] = _json_line if as_json else _text
     for delivery in batch:
         print(render(delivery.message))
     sys.stdout.flush()
-    store.ack(LEAD, [d.receipt for d in batch])
+    for delivery in batch:
+        link.protocol.incoming(delivery.message, link.clock())
+    link.expire_due()
+    await link.publish()
+    await asyncio.to_thread(link.store.ack, LEAD, [d.receipt for d in batch])
 
 
 def _json_line(message: Message) -> str:

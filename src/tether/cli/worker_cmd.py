@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
         return _error(str(e))
     if args.count > 1:
         store.close()
-        return run_many(argv, args.count, held_by=lambda owner: _held_by(args, owner))
+        return run_many(argv, args.count, held_by=lambda owner: _held_by(args, owner), serve=main)
     say_reaped(tether_home())  # a worker killed here before left commands running?
     try:
         return asyncio.run(_serve(args, project, choice, store))

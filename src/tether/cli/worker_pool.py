@@ -2,7 +2,13 @@
 
 Each worker runs in a session of its own and watches a pipe from this process, so that when it
 dies, even by SIGKILL, each stops as on SIGTERM (its task given back); Ctrl+C, SIGTERM and
-SIGHUP are passed on. A worker that dies by a signal is said, with the tasks it held."""
+SIGHUP are passed on. A worker that dies by a signal is said, with the tasks it held.
+
+This process is the workers' template: it imports once what a worker runs (`WARM`: its loop,
+the session build, the model client, the sandbox, the tools), then forks each worker from
+itself, which runs the worker's `main` at once: no interpreter to start and nothing to import
+again, per worker (bench/worker_start_bench.py measures it; `tether.teams.forked`). Where it
+cannot fork (`can_fork`), each worker is a new `tether worker` process."""
 
 from __future__ import annotations
 
@@ -15,35 +21,70 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 
+from tether.teams.forked import SESSION_MODULES, Child, can_fork, fork, warm
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop a worker (its task given back), passed on to N workers."""
 PARENT_FD_ENV = "TETHER_WORKER_PARENT_FD"
 """For a worker started by `--count N`: the read end of a pipe whose only write end the
 parent holds. It reads as the end of the file once the parent is gone, however it died."""
 
+WARM = (
+    *SESSION_MODULES,
+    "tether.cli.worker_session",
+    "tether.teams.worker",
+    "tether.teams.worker_ran",
+    "tether.teams.store_calls",
+)
+"""What a worker imports as it starts and runs its first task, imported once here before the
+workers are forked (a module a worker does not find here it imports itself)."""
 
-def run_many(argv: Sequence[str], count: int, *, held_by: Callable[[str], list[str]]) -> int:
-    """N worker processes, each in a session of its own (a terminal's Ctrl+C reaches this
-    process, which passes it on once); the worst exit code, a worker killed by signal N
-    counting as 128+N. A worker that dies by a signal (SIGKILL, the OOM killer) is said as it
-    happens, naming the tasks it held, and again in the summary."""
-    one = [*_without_count(argv), "--count", "1"]
-    watched, held = os.pipe()  # neither is inherited unless passed: `held` stays here alone
-    env = {**os.environ, PARENT_FD_ENV: str(watched)}
-    children = [
-        subprocess.Popen(
+Serve = Callable[[list[str]], int]
+"""A worker's `main`: its argv (`--count 1`) -> its exit code."""
+
+
+def _start(one: list[str], watched: int, held: int, serve: Serve | None) -> Child:
+    if serve is None:
+        popen = subprocess.Popen(
             [sys.executable, "-m", "tether", "worker", *one],
             start_new_session=True,
             pass_fds=(watched,),
-            env=env,
+            env={**os.environ, PARENT_FD_ENV: str(watched)},
         )
-        for _ in range(count)
-    ]
+        return Child(popen.pid, popen)
+
+    def prepare() -> None:  # the parent's end of the pipe closed: its own is the only one
+        os.setsid()
+        os.close(held)
+        os.environ[PARENT_FD_ENV] = str(watched)
+
+    return fork(prepare, lambda: serve(one))
+
+
+def run_many(
+    argv: Sequence[str],
+    count: int,
+    *,
+    held_by: Callable[[str], list[str]],
+    serve: Serve | None = None,
+) -> int:
+    """N worker processes, each in a session of its own (a terminal's Ctrl+C reaches this
+    process, which passes it on once), forked from this one to run `serve` (each a `tether
+    worker` process of its own without it); the worst exit code, a worker killed by signal N
+    counting as 128+N. A worker that dies by a signal (SIGKILL, the OOM killer) is said as it
+    happens, naming the tasks it held, and again in the summary."""
+    one = [*_without_count(argv), "--count", "1"]
+    if serve is not None and can_fork():
+        warm(WARM)
+    else:
+        serve = None
+    watched, held = os.pipe()  # neither is inherited unless passed: `held` stays here alone
+    children = [_start(one, watched, held, serve) for _ in range(count)]
     os.close(watched)
     host = socket.gethostname()
     deaths: list[str] = []
 
-    def watch(child: subprocess.Popen[bytes]) -> None:
+    def watch(child: Child) -> None:
         code = child.wait()
         if code >= 0:
             return
@@ -64,15 +105,15 @@ def run_many(argv: Sequence[str], count: int, *, held_by: Callable[[str], list[s
 
     def forward(signum: int, _frame: object) -> None:
         for child in children:
-            if child.poll() is None:
+            if child.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(child.pid, signum)
 
     previous = {s: signal.signal(s, forward) for s in STOP_SIGNALS}
     try:
-        codes = [_exit_code(child.wait()) for child in children]
         for watcher in watchers:
             watcher.join()
+        codes = [_exit_code(child.returncode) for child in children if child.returncode is not None]
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)

@@ -11,7 +11,8 @@ claim changes beside it), `ids` (every id), `ready` (claimable ids, scored in cl
 `leases` (held ids, scored by expiry), `deps:ID` (ids of the tasks that depend on ID),
 `seq` and `fence` (counters), `epoch` (the team's data identity: a random value set once,
 shared with the mailboxes), `outbox` (a stream: the events of changes not delivered yet, each
-XADDed in its change's MULTI/EXEC or claim script; `task_outbox`).
+XADDed in its change's MULTI/EXEC or claim script, and taken out, once delivered, in the
+next one; `task_outbox`). How a task is kept and one transaction made: `redis_board_tx`.
 
 A store remembers the epoch it opened and checks it with every step (watched in a
 transaction, compared in the claim script): a server that restarted without its data, or was
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from tether.protocol.team_events import TaskChanged
 from tether.store import task_graph as graph
 from tether.store.graph_store import GraphStore
+from tether.store.redis_board_tx import DELIVERED_LUA, RedisTx, task_from_hash
 from tether.store.redis_connect import CONNECT_TIMEOUT_S, failures, probe
 from tether.store.redis_tls import tls_options
 from tether.store.store_url import cannot_use, redacted
@@ -38,7 +40,6 @@ from tether.store.task_outbox import OutboxEvent
 from tether.store.task_records import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
-    PRIORITY_RANK,
     Claim,
     StoreLost,
     StoreUnavailable,
@@ -47,19 +48,21 @@ from tether.store.task_records import (
 
 if TYPE_CHECKING:
     from redis import Redis
-    from redis.client import Pipeline
 
 T = TypeVar("T")
 
 MAX_CONFLICTS = 200
 """Optimistic transactions run again at most this often before the store is said busy."""
 
-CLAIM_FIELDS = ("status", "owner", "attempts", "fence", "lease_expires_at", "started_at")
-
-_CLAIM_SCRIPT = """
+_CLAIM_SCRIPT = (
+    """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 if redis.call('GET', KEYS[4]) ~= ARGV[4] then return -1 end
+local OUTBOX, FIRST = KEYS[5], 9
+"""
+    + DELIVERED_LUA
+    + """
 local prefix, owner, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local offset = 0
 while true do
@@ -93,6 +96,10 @@ while true do
   offset = offset + 100
 end
 """
+)
+"""The claim: the first ready task the owner may have (ARGV 1 to 8: the task keys' prefix,
+owner, lease, epoch, and the event's maker, id, team and writer, empty when no event is kept),
+the delivered events named after them (ARGV 9...) taken out of the outbox in the same step."""
 
 _LAST_ID_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return '0-0' end
@@ -104,22 +111,6 @@ return '0-0'
 """
 """The outbox stream's last id ever given (kept when its entries are deleted), `0-0` before
 the first: a mark `wait_change` reads from."""
-
-_DELIVERED_SCRIPT = """
-local wanted = {}
-for _, id in ipairs(ARGV) do wanted[id] = true end
-local gone = {}
-for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
-  local fields = entry[2]
-  for i = 1, #fields, 2 do
-    if fields[i] == 'event' and wanted[cjson.decode(fields[i + 1]).event_id] then
-      table.insert(gone, entry[1])
-    end
-  end
-end
-if #gone > 0 then redis.call('XDEL', KEYS[1], unpack(gone)) end
-return #gone
-"""
 
 
 class RedisTaskStore(GraphStore):
@@ -147,7 +138,6 @@ class RedisTaskStore(GraphStore):
         except (*self._errors, ValueError) as e:
             raise StoreUnavailable(cannot_use("task", url, e)) from None
         self._claim = self._r.register_script(_CLAIM_SCRIPT)
-        self._delivered = self._r.register_script(_DELIVERED_SCRIPT)
         self._last_id = self._r.register_script(_LAST_ID_SCRIPT)
         self._start_outbox()
         try:
@@ -183,7 +173,7 @@ class RedisTaskStore(GraphStore):
                     pipe.watch(self.key("epoch"))
                     self._check_epoch(pipe.get(self.key("epoch")))
                     seconds, micros = self._r.time()
-                    tx = _RedisTx(self, pipe, seconds + micros / 1e6)
+                    tx = RedisTx(self.team, self.key, self._r, pipe, seconds + micros / 1e6)
                     result = step(tx)
                     pipe.multi()
                     tx.flush()
@@ -226,26 +216,30 @@ class RedisTaskStore(GraphStore):
         expired = self.reap_expired(max_attempts=max_attempts)
         if reaped is not None:
             reaped.extend(expired)
-        outbox = self._outbox
+        outbox, drop = self._outbox, self._to_drop()
         try:
             keys = [self.key(name) for name in ("ready", "leases", "fence", "epoch", "outbox")]
-            args = [self.key("task:"), owner, lease_s, self._epoch]
+            args: list[str | float] = [self.key("task:"), owner, lease_s, self._epoch]
             if outbox is None:
                 args += ["", "", "", ""]
             else:
                 args += [outbox.by, uuid.uuid4().hex, self.team, outbox.writer]
-            taken: object = self._claim(keys=keys, args=args)
+            taken: object = self._claim(keys=keys, args=[*args, *drop])
             if taken == -1:  # the epoch was not this store's: say which way
                 self._check_epoch(self._r.get(self.key("epoch")))
         except self._errors as e:
+            self._reached = False
             raise StoreUnavailable(f"task store {self.url}: {e}") from None
+        self._reached = True
+        if taken == -1:  # refused before any write
+            return None
         if not isinstance(taken, list):
+            self._committed(drop, [])
             return None
         _, fence, expires, flat, *event = cast("list[Any]", taken)
         task = task_from_hash(dict(zip(flat[::2], flat[1::2], strict=True)))
-        if event and event[0]:  # Lua's false comes back as None
-            with self._made_lock:
-                self._made.append(TaskChanged.model_validate_json(event[0]))
+        made = [TaskChanged.model_validate_json(event[0])] if event and event[0] else []
+        self._committed(drop, made)  # Lua's false (no event) comes back as None
         return Claim(task=task, owner=owner, fence=int(fence), lease_expires_at=float(expires))
 
     def reap_expired(self, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Task]:
@@ -276,13 +270,6 @@ class RedisTaskStore(GraphStore):
             found.append(OutboxEvent(event, fields["writer"], now - float(fields["made_at"])))
         return found
 
-    def events_delivered(self, ids: list[str]) -> None:
-        if ids:
-            try:
-                self._delivered(keys=[self.key("outbox")], args=ids)
-            except self._errors as e:
-                raise StoreUnavailable(f"task store {self.url}: {e}") from None
-
     def change_mark(self) -> str:
         try:
             return str(self._last_id(keys=[self.key("outbox")]))
@@ -304,114 +291,5 @@ class RedisTaskStore(GraphStore):
         return bool(found)
 
     def close(self) -> None:
+        self._flush_at_close()
         self._r.close()
-
-
-def task_from_hash(fields: dict[str, str]) -> Task:
-    """A task from its hash: the JSON, with the fields a claim script may have changed."""
-    data: dict[str, Any] = Task.model_validate_json(fields["data"]).stored()
-    for name in CLAIM_FIELDS:
-        value = fields.get(name, "")
-        if name in ("status", "owner"):
-            data[name] = value or None
-        elif name in ("attempts", "fence"):
-            data[name] = int(value or 0)
-        else:
-            data[name] = float(value) if value else None
-    data["updated_at"] = max(float(fields.get("updated_at") or 0), data["updated_at"])
-    return Task.model_validate(data)
-
-
-class _RedisTx:
-    """`BoardTx` over a WATCH/MULTI pipeline: each key watched before it is read; writes kept
-    (and seen by later reads) until `flush` queues them after MULTI."""
-
-    def __init__(self, store: RedisTaskStore, pipe: Pipeline, now: float) -> None:
-        self._store, self._pipe, self.now = store, pipe, now
-        self.team = store.team
-        self._tasks: dict[str, Task | None] = {}
-        self._dependents: dict[str, set[str]] = {}
-        self._writes: list[Callable[[Pipeline], object]] = []
-        self.events: list[TaskChanged] = []
-
-    def put_event(self, event: TaskChanged, writer: str) -> None:
-        fields = {"event": event.model_dump_json(), "writer": writer, "made_at": _num(self.now)}
-        outbox = self._store.key("outbox")
-        self._writes.append(lambda p: p.xadd(outbox, fields))  # pyright: ignore[reportArgumentType]
-        self.events.append(event)
-
-    def get(self, task_id: str) -> Task | None:
-        if task_id not in self._tasks:
-            if not task_id.isdigit():
-                return None
-            key = self._store.key(f"task:{task_id}")
-            self._pipe.watch(key)
-            fields: dict[str, str] = self._pipe.hgetall(key)  # pyright: ignore[reportAssignmentType]
-            self._tasks[task_id] = task_from_hash(fields) if fields else None
-        task = self._tasks[task_id]
-        return task.model_copy(deep=True) if task is not None else None
-
-    def dependents(self, task_id: str) -> list[str]:
-        if task_id not in self._dependents:
-            key = self._store.key(f"deps:{task_id}")
-            self._pipe.watch(key)
-            self._dependents[task_id] = set(self._pipe.smembers(key))  # pyright: ignore[reportArgumentType]
-        return sorted(self._dependents[task_id], key=int)
-
-    def save(self, task: Task, *, ready: bool) -> None:
-        self.get(task.id)  # watched even when new: a concurrent writer of it conflicts
-        self._tasks[task.id] = task.model_copy(deep=True)
-        for dep in task.depends_on:
-            self.dependents(dep)
-            self._dependents[dep].add(task.id)
-        key, tid = self._store.key, task.id
-        fields: dict[Any, Any] = {
-            "data": task.model_dump_json(exclude={"blocks"}),
-            "status": task.status,
-            "owner": task.owner or "",
-            "attempts": str(task.attempts),
-            "fence": str(task.fence),
-            "lease_expires_at": _num(task.lease_expires_at),
-            "started_at": _num(task.started_at),
-            "updated_at": _num(task.updated_at),
-        }
-        score = PRIORITY_RANK[task.priority] * 1e12 + task.seq
-        lease = task.lease_expires_at if task.status == "in_progress" else None
-        deps = list(task.depends_on)
-
-        def write(p: Pipeline) -> None:
-            p.hset(key(f"task:{tid}"), mapping=fields)
-            p.zadd(key("ids"), {tid: task.seq})
-            (p.zadd(key("ready"), {tid: score}) if ready else p.zrem(key("ready"), tid))
-            (p.zadd(key("leases"), {tid: lease}) if lease else p.zrem(key("leases"), tid))
-            for dep in deps:
-                p.sadd(key(f"deps:{dep}"), tid)
-
-        self._writes.append(write)
-
-    def delete(self, task: Task) -> None:
-        self._tasks[task.id] = None
-        key, tid, deps = self._store.key, task.id, list(task.depends_on)
-
-        def write(p: Pipeline) -> None:
-            p.delete(key(f"task:{tid}"), key(f"deps:{tid}"))
-            for name in ("ids", "ready", "leases"):
-                p.zrem(key(name), tid)
-            for dep in deps:
-                p.srem(key(f"deps:{dep}"), tid)
-
-        self._writes.append(write)
-
-    def next_id(self) -> str:
-        return str(self._store._r.incr(self._store.key("seq")))
-
-    def next_fence(self) -> int:
-        return int(self._store._r.incr(self._store.key("fence")))  # pyright: ignore[reportArgumentType]
-
-    def flush(self) -> None:
-        for write in self._writes:
-            write(self._pipe)
-
-
-def _num(value: float | None) -> str:
-    return "" if value is None else f"{value:.6f}"

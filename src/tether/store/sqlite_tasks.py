@@ -91,14 +91,6 @@ class SqliteTaskStore(GraphStore):
             for event, writer, made in rows
         ]
 
-    def events_delivered(self, ids: list[str]) -> None:
-        if ids:
-            try:
-                with self._file.transaction() as db:
-                    db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in ids])
-            except sqlite3.DatabaseError as e:
-                raise self._file.unavailable(e) from None
-
     def change_mark(self) -> str:
         try:
             with self._file.reading() as db:
@@ -158,6 +150,7 @@ class SqliteTaskStore(GraphStore):
         return self._run(step)
 
     def close(self) -> None:
+        self._flush_at_close()
         self._file.close()
 
 
@@ -174,6 +167,9 @@ class _SqliteTx:
             (self.team, event.event_id, event.model_dump_json(), writer, self.now),
         )
         self.events.append(event)
+
+    def drop_events(self, ids: list[str]) -> None:
+        self._db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in ids])
 
     def get(self, task_id: str) -> Task | None:
         if not task_id.isdigit():

@@ -50,6 +50,10 @@ class BoardTx(Protocol):
         """Write `event` to the board's outbox in this transaction, as `writer`'s."""
         ...
 
+    def drop_events(self, ids: list[str]) -> None:
+        """Take these delivered events (by `event_id`) out of the outbox in this transaction."""
+        ...
+
 
 class TaskChanges(BaseModel):
     """What `TaskUpdate` (or a person) may change besides the status."""

@@ -117,7 +117,14 @@ class TaskStore(Protocol):
         ...
 
     def events_delivered(self, ids: list[str]) -> None:
-        """Take these events (their `event_id`) out of the outbox: they were delivered."""
+        """These events (their `event_id`) were delivered: they leave the outbox in the next
+        transaction this store makes (a change's own, or `flush_delivered`'s; `close` makes
+        one when any is left). Writes nothing now."""
+        ...
+
+    def flush_delivered(self) -> None:
+        """Take the delivered events out of the outbox now, in a transaction of their own (a
+        process about to wait for the board); `StoreUnavailable` leaves them for the next."""
         ...
 
     def change_mark(self) -> str:

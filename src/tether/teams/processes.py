@@ -305,6 +305,8 @@ def status_lines(record: dict[str, Any]) -> list[str]:
     for m in record["members"]:
         running = "" if m["running"] is None else (" running" if m["running"] else " not running")
         pending = f" waiting on {m['pending_request']}" if m["pending_request"] else ""
+        owed = [f"{r['id']} from {r['sender']}" for r in m.get("requests_owed") or []]
+        pending += f" owes a reply to {', '.join(owed)}" if owed else ""
         task = f" · {m['current_task']}" if m["current_task"] else ""
         if m.get("board_task"):
             task += f" · on task #{m['board_task']}"

@@ -5,16 +5,18 @@ event log, webhooks and telemetry of the session or process that made the change
 (`tether.observe`), so a webhook sees every task created, taken, finished or lost.
 
 An outbox, not a second write: the store writes each change's event in the change's own
-transaction (`tether.store.task_outbox`); this process delivers it once the step returns and
-then takes it out of the outbox. A process killed between the two leaves it there, and the
-next process to open the board (its own run started again, or any other) delivers it: at
-once when the writer was a process of this machine that no longer runs, after
-`ABANDONED_AFTER_S` when it ran on another. At least once: a process killed after telling
-and before taking it out has it told again, under the same `event_id`, which readers of the
-event log drop (`tether.observe.records.Seen`)."""
+transaction (`tether.store.task_outbox`); this process delivers it once the step returns, and
+the store takes it out of the outbox in its next transaction (the next change's, in the same
+commit; before this process waits for the board, or closes it, one of its own). A process
+killed between the two leaves it there, and the next process to open the board (its own run
+started again, or any other) delivers it: at once when the writer was a process of this
+machine that no longer runs, after `ABANDONED_AFTER_S` when it ran on another. At least once:
+a process killed after telling and before the next transaction has it told again, under the
+same `event_id`, which readers of the event log drop (`tether.observe.records.Seen`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 from collections.abc import Callable
@@ -66,8 +68,6 @@ class ObservedTasks:
     team: str = field(init=False)
     url: str = field(init=False)
     writer: str = field(init=False)
-    _unacked: list[str] = field(init=False, default_factory=list[str])
-    """Events told whose removal from the outbox failed: tried again with the next."""
 
     def __post_init__(self) -> None:
         self.team, self.url = self.inner.team, self.inner.url
@@ -92,14 +92,7 @@ class ObservedTasks:
     def _tell(self, events: list[TaskChanged]) -> None:
         for event in events:
             self.emit(event)
-        ids = [*self._unacked, *(e.event_id for e in events if e.event_id is not None)]
-        if not ids:
-            return
-        try:
-            self.inner.events_delivered(ids)
-            self._unacked = []
-        except StoreUnavailable:  # told: taken out with the next, or told again and dropped
-            self._unacked = ids
+        self.inner.events_delivered([e.event_id for e in events if e.event_id is not None])
 
     def create(self, new: NewTask) -> Task:
         try:
@@ -191,10 +184,17 @@ class ObservedTasks:
     def events_delivered(self, ids: list[str]) -> None:
         self.inner.events_delivered(ids)
 
+    def flush_delivered(self) -> None:
+        self.inner.flush_delivered()
+
     def change_mark(self) -> str:
         return self.inner.change_mark()
 
     def wait_change(self, mark: str, timeout_s: float) -> bool:
+        """What was delivered leaves the outbox first: a process that waits makes no
+        transaction that would carry it meanwhile."""
+        with contextlib.suppress(StoreUnavailable):
+            self.inner.flush_delivered()
         return self.inner.wait_change(mark, timeout_s)
 
     def close(self) -> None:
