@@ -166,7 +166,8 @@ def expand_home(
 def _fixed_directories(pattern: str) -> str:
     fixed: list[str] = []
     for segment in pattern.split("/")[:-1]:
-        if any(c in segment for c in "*?[{\\"):  # as the Glob tool splits it
+        # As the Glob tool splits it; a NUL names no directory (the tool's search fails).
+        if any(c in segment for c in "*?[{\\\x00"):
             break
         fixed.append(segment)
     return "/".join(fixed)
