@@ -228,7 +228,9 @@ class _Repl(ReplTurns):
             if ready is not None and (late := late_output(ready.session)) is not None:
                 late.wakers.append(self.show_hook_wake)
             if ready is not None and ready.mcp is not None:
-                ready.mcp.failure_listeners.append(self.show_mcp_failure)
+                listeners = ready.mcp.failure_listeners  # the same after `/clear` carried them
+                if self.show_mcp_failure not in listeners:
+                    listeners.append(self.show_mcp_failure)
             if ready is not None:
                 # SessionStart hooks run as the session appears, as in Claude Code.
                 self._beginning = asyncio.create_task(self._begin(ready))

@@ -156,11 +156,14 @@ class ReplCommands:
         ready = await self._session()
         if ready is None:
             return
+        if ready.mcp is not None:  # the servers stay as they are, as in Claude Code
+            ready.mcp.carry()
         fresh = opening(
             ready.options,
             model=self._model_spec or ready.options.model,
             permission_mode=permission_mode(ready.session),
             start_source="clear",
+            kept_mcp=ready.mcp,
         )
         await self.restart_with(fresh, reason="clear")
         self.console.clear()
