@@ -310,9 +310,11 @@ def test_a_rewind_is_kept_in_the_session_file_though_nothing_is_sent_after_it(
     model_env: FakeModelServer, workspace: Path, home: Path
 ) -> None:
     """Rewind, send nothing, quit: the file says the session went back (a `rewind` entry), so
-    a resume goes on from there, as the files do, with no warning of damage."""
+    a resume goes on from there, as the files do, with no warning of damage. The rewound
+    conversation is drawn again whole, its first message too."""
     notes = workspace / "notes.txt"
     model_env.script(
+        reply(text("ACK hello.")),
         reply(tool_use("Write", file_path="notes.txt", content="v1\n")),
         reply(text("Wrote v1.")),
         reply(tool_use("Write", file_path="notes.txt", content="v2\n")),
@@ -323,20 +325,28 @@ def test_a_rewind_is_kept_in_the_session_file_though_nothing_is_sent_after_it(
     repl = PtyRepl(workspace, env, "--permission-mode", "acceptEdits")
     try:
         repl.wait_for("> ")
-        repl.send("please write v1\r")
+        repl.send("hello REDRAW-FIRST\r")
         repl.wait_for(TURN_END)
         repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
-        repl.send("please write v2\r")
+        repl.send("please write v1\r")
         repl.wait_for(TURN_END, 2)
         repl.wait_reading(TURN_END)
+        repl.send("please write v2\r")
+        repl.wait_for(TURN_END, 3)
+        repl.wait_reading(TURN_END)
+        shown_before = len(repl.screen)
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip())
-        repl.send("2\r")
+        repl.send("3\r")
         repl.wait_for("Files put back:")
+        repl.wait_for("Wrote v1.", 2)  # the conversation drawn again, to its end
         repl.wait_shown("> please write v2")
+        redrawn = repl.screen[shown_before:]
     finally:
         repl.close()
     assert notes.read_text() == "v1\n"
+    assert "> hello REDRAW-FIRST" in redrawn
+    assert "> please write v1" in redrawn
     assert any(e["type"] == "rewind" for e in _entries(workspace))
     [listed] = list_sessions(sessions_home(os.environ), workspace.resolve())
     loaded = load_session(listed.path)

@@ -123,6 +123,7 @@ class _Repl(ReplTurns):
         self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
         self._prefill = ""
         """Typed during the last turn and not sent: the next prompt starts with it."""
+        self._redraw_whole = False
         self._typed_ahead: list[str | None] = []
         """Lines typed during the last turn for the prompt, not the model: from the first
         command on (a command is never a message for the model; what follows it keeps its
@@ -268,7 +269,8 @@ class _Repl(ReplTurns):
             self.console.print(Text(f"⚠ {terminal_safe(notice)}", style="yellow"))
         if ready.session.resumed is not None:
             self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))
-            show_recent(self.console, ready.session)
+            whole, self._redraw_whole = self._redraw_whole, False
+            show_recent(self.console, ready.session, None if whole else 4)
 
     def stop_by_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP (see `tether.cli.repl_signals`): leave the prompt, or stop the

@@ -61,6 +61,8 @@ class ReplCommands:
     _checkpoints: Checkpoints
     _shell_context: list[str]
     _prefill: str
+    _redraw_whole: bool
+    """The session built next is a rewind's: its conversation is drawn again whole."""
 
     async def _session(self) -> Ready | None:
         raise NotImplementedError
@@ -286,6 +288,7 @@ class ReplCommands:
         )
         if rewound is not None:
             self._shell_context = []
+            self._redraw_whole = True  # as Claude Code: the conversation up to there, all of it
             await self.restart_with(rewound.options, rewound=True)
             self._prefill = rewound.text
 
