@@ -49,8 +49,8 @@ def test_a_project_command_in_a_namespace_runs_headless_with_its_arguments(
         reply(text("Again.")),
     )
 
-    first = tether("-p", '/review app.py "error handling"', "--permission-mode", "default")
-    second = tether("-p", "/quality:review lib.py speed")
+    first = tether("-p", '/quality:review app.py "error handling"', "--permission-mode", "default")
+    second = tether("-p", "/review lib.py speed")  # no bare alias, as in Claude Code
 
     assert (first.exit_code, second.exit_code) == (0, 0), first.stderr + second.stderr
     assert fake_model.requests[0].last_user_text() == (
@@ -59,9 +59,27 @@ def test_a_project_command_in_a_namespace_runs_headless_with_its_arguments(
     # allowed-tools allowed the command's Bash call for its turn, with no one to ask.
     assert fake_model.requests[1].tool_result_errors() == [False]
     assert (trusted_workspace / "reviewed.txt").exists()
-    assert fake_model.requests[2].last_user_text() == (
-        "Review lib.py with a focus on speed. Everything typed: lib.py speed.\n"
+    [sent] = fake_model.requests[2].messages()
+    said = [b["text"] for b in sent["content"]]
+    assert said[0] == "/review lib.py speed"
+    assert said[1].startswith(
+        "<system-reminder>\nThe user's message starts with the slash command /review, but no "
+        "command with that name is available in this session, so it did not run."
     )
+    assert "/quality:review" in said[1]
+
+
+def test_an_unknown_command_goes_to_the_model_with_a_note_and_a_path_without(
+    fake_model: FakeModelServer, tether: Run, trusted_workspace: Path
+) -> None:
+    fake_model.script(reply(text("No such command.")), reply(text("A path.")))
+    assert tether("-p", "/nosuchcmd go").exit_code == 0
+    assert tether("-p", "/usr/bin/env is missing").exit_code == 0
+    said = [b["text"] for b in fake_model.requests[0].messages()[0]["content"]]
+    assert said[0] == "/nosuchcmd go"
+    assert "slash command /nosuchcmd, but no command" in said[1]
+    assert "Do not say the command ran." in said[1]
+    assert fake_model.requests[1].last_user_text() == "/usr/bin/env is missing"
 
 
 def test_a_user_command_without_front_matter_gets_its_arguments_appended(

@@ -192,7 +192,7 @@ def test_enabled_plugins_load_from_a_directory_marketplace_and_false_turns_one_o
     assert (on.exit_code, off.exit_code) == (0, 0), on.stderr + off.stderr
     assert fake_model.requests[0].last_user_text().startswith("Sweep attic now.")
     assert "tidy:folding" in fake_model.requests[0].system()
-    assert fake_model.requests[1].last_user_text() == "/tidy:sweep attic"
+    assert fake_model.requests[1].last_user_text().startswith("/tidy:sweep attic\n<system-")
     assert "tidy:folding" not in fake_model.requests[1].system()
     # A plugin only on GitHub is not fetched: said so, and the session runs.
     assert "plugin remote@house: its source" in on.stderr
@@ -219,7 +219,7 @@ def test_an_untrusted_workspace_enables_no_plugin(
     result = tether("-p", "/tidy:sweep attic")
 
     assert result.exit_code == 0, result.stderr
-    assert fake_model.requests[0].last_user_text() == "/tidy:sweep attic"
+    assert fake_model.requests[0].last_user_text().startswith("/tidy:sweep attic\n<system-")
     assert "1 plugin from" in result.stderr  # the untrusted notice counts what it left out
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -301,3 +303,68 @@ def test_esc_esc_reaches_messages_sent_before_a_resume(
         repl.close()
     assert [m["role"] for m in model_env.requests[-1].messages()] == ["user"]
     assert "first p1" in json.dumps(model_env.requests[-1].messages())
+
+
+@pytest.mark.timeout(120)
+def test_a_rewind_is_kept_in_the_session_file_though_nothing_is_sent_after_it(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """Rewind, send nothing, quit: the file says the session went back (a `rewind` entry), so
+    a resume goes on from there, as the files do, with no warning of damage. The rewound
+    conversation is drawn again whole, its first message too."""
+    notes = workspace / "notes.txt"
+    model_env.script(
+        reply(text("ACK hello.")),
+        reply(tool_use("Write", file_path="notes.txt", content="v1\n")),
+        reply(text("Wrote v1.")),
+        reply(tool_use("Write", file_path="notes.txt", content="v2\n")),
+        reply(text("Wrote v2.")),
+        reply(text("Back at v1.")),
+    )
+    env = anthropic_only(home)
+    repl = PtyRepl(workspace, env, "--permission-mode", "acceptEdits")
+    try:
+        repl.wait_for("> ")
+        repl.send("hello REDRAW-FIRST\r")
+        repl.wait_for(TURN_END)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
+        repl.send("please write v1\r")
+        repl.wait_for(TURN_END, 2)
+        repl.wait_reading(TURN_END)
+        repl.send("please write v2\r")
+        repl.wait_for(TURN_END, 3)
+        repl.wait_reading(TURN_END)
+        shown_before = len(repl.screen)
+        repl.send(ESC_ESC)
+        repl.wait_for(PICK_QUESTION.strip())
+        repl.send("3\r")
+        repl.wait_for("Files put back:")
+        repl.wait_for("Wrote v1.", 2)  # the conversation drawn again, to its end
+        repl.wait_shown("> please write v2")
+        redrawn = repl.screen[shown_before:]
+    finally:
+        repl.close()
+    assert notes.read_text() == "v1\n"
+    assert "> hello REDRAW-FIRST" in redrawn
+    assert "> please write v1" in redrawn
+    assert any(e["type"] == "rewind" for e in _entries(workspace))
+    [listed] = list_sessions(sessions_home(os.environ), workspace.resolve())
+    loaded = load_session(listed.path)
+    assert not any("Wrote v2." in json.dumps(r) for r in loaded.raw_lines())
+    assert loaded.warnings == ()
+
+    resumed = subprocess.run(
+        [sys.executable, "-m", "tether", "-c", "-p", "where are we?"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "newest branch" not in resumed.stderr
+    said = json.dumps(model_env.requests[-1].messages())
+    assert "please write v1" in said
+    assert "Wrote v1." in said
+    assert "please write v2" not in said
+    assert "Wrote v2." not in said

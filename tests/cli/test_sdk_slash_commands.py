@@ -51,9 +51,11 @@ async def test_project_and_plugin_commands_and_skills_are_expanded(
     assert "Say PROJECT-CMD-31 to alice" in sent[0]
     assert "Say PLUGIN-77 to bob" in sent[1]
     assert "Tidy SKILL-BODY-5 for the desk." in sent[2]
-    assert sent[3] == "/nowhere at all"  # names no command: a prompt as it is
+    # Names no command: the prompt as it is, with Claude Code's note that nothing ran.
+    assert sent[3].startswith("/nowhere at all\n<system-reminder>\nThe user's message starts")
     # A plugin's command is only ever `/plugin:name`, as in Claude Code: a bare name is a prompt.
-    assert sent[4] == "/greet cy"
+    assert sent[4].startswith("/greet cy\n<system-reminder>\n")
+    assert "/myplug:greet" in sent[4]
     [init] = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init"]
     assert {"hello", "myplug:greet", "tidy-up", "compact"} <= set(init.data["slash_commands"])
     sdk.assert_lines_parse()

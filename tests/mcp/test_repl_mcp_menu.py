@@ -12,6 +12,7 @@ import pytest
 
 from tests.cli.pty_terminal import PtyRepl
 from tests.cli.test_repl_commands import TURN_END, anthropic_only
+from tether.cli.repl import CLEARED
 from tether.testing import FakeModelServer, reply, text, tool_use
 
 PID_SERVER = Path(__file__).parent / "servers" / "pid_server.py"
@@ -76,3 +77,47 @@ def test_mcp_lists_tools_and_reconnects_a_server(
     assert first[0].strip().isdigit()
     assert second[0].strip().isdigit()
     assert first != second
+
+
+@pytest.mark.timeout(120)
+def test_clear_keeps_the_servers_running_and_a_disabled_one_disabled(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """`/clear` clears the conversation, as Claude Code's does: the servers stay connected (the
+    same process answers), their tools are in the very next request, and a server the user
+    turned off stays off."""
+    env = anthropic_only(home)
+    _add_pid_server(workspace, env, home)
+    add = [sys.executable, "-m", "tether", "mcp", "add", "-s", "user", "spare", "--"]
+    subprocess.run([*add, sys.executable, str(PID_SERVER)], cwd=workspace, env=env, check=True)
+    model_env.script(
+        reply(tool_use("mcp__pids__pid")),
+        reply(text("First pid.")),
+        reply(tool_use("mcp__pids__pid")),
+        reply(text("Second pid.")),
+    )
+    repl = PtyRepl(workspace, env)
+    try:
+        repl.wait_for("> ")
+        _connected(repl)
+        repl.send("/mcp disable spare\r")
+        repl.wait_for("✓ spare: disabled")
+        repl.send("which pid?\r")
+        repl.wait_for(TURN_END)
+        repl.send("/clear\r")
+        repl.wait_for(CLEARED)
+        repl.send("/mcp\r")
+        repl.wait_for("/mcp [reconnect", count=repl.screen.count("/mcp [reconnect") + 1)
+        after = repl.screen[repl.screen.rindex(CLEARED) :]
+        assert "pids                 connected  1 tool" in after
+        assert "spare                disabled" in after
+        repl.send("and now?\r")
+        repl.wait_for(TURN_END)
+    finally:
+        repl.close()
+    assert len(model_env.requests[2].messages()) == 1  # a new conversation
+    assert "mcp__pids__pid" in model_env.requests[2].tool_names()
+    assert "mcp__spare__pid" not in model_env.requests[2].tool_names()
+    first = model_env.requests[1].tool_results()
+    second = model_env.requests[3].tool_results()
+    assert first == second  # the same server process: not started again

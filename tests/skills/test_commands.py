@@ -13,7 +13,7 @@ def _write(path: Path, content: str) -> Path:
     return path
 
 
-def test_project_commands_win_their_names_and_namespaces_qualify_them(
+def test_namespaced_commands_are_only_qualified_and_a_bare_name_is_the_top_levels(
     workspace: Path, home: Path
 ) -> None:
     ours = _write(workspace / ".claude/commands/ops/deploy.md", "---\ndescription: Ship\n---\nGo\n")
@@ -28,7 +28,8 @@ def test_project_commands_win_their_names_and_namespaces_qualify_them(
     assert catalog == CommandCatalog(
         (project, user), ((bad, "'two words' cannot be typed as a command name"),)
     )
-    assert catalog.by_invocation() == {"ops:deploy": project, "deploy": project}
+    # As Claude Code: `ops/deploy.md` is `/ops:deploy` alone, so the user's `/deploy` is theirs.
+    assert catalog.by_invocation() == {"ops:deploy": project, "deploy": user}
 
 
 def test_arguments_fill_the_body(workspace: Path) -> None:

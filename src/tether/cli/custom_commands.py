@@ -7,12 +7,14 @@ REPL runs them as it runs those; `expand_slash_prompt` gives a headless prompt (
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether.cli.command_expansion import run_bang_commands
 from tether.cli.init_prompt import INIT_COMMAND, init_message
+from tether.core.lifecycle import reminder
 from tether.protocol import ConfigError
 from tether.skills import SkillError
 from tether.skills.commands import CommandCatalog, SlashCommand, expand_command
@@ -94,3 +96,32 @@ def command_model(session: Session, prompt: str) -> str | None:
     info = session.command_info.get(prompt.split(maxsplit=1)[0][1:])
     model = info.model if info is not None else None
     return None if model in (None, "inherit") else model  # `inherit`: the session's own
+
+
+_COMMAND_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_:.-]*")
+"""A word after `/` read as a command's name (a `/path/to/file` is not one)."""
+LISTED_COMMANDS = 40
+"""At most this many commands are named in `unknown_command_note`."""
+
+
+def unknown_command_note(session: Session, prompt: str) -> str | None:
+    """For a headless prompt `/name ...` that no command, skill or prompt answers, the note
+    that goes to the model with it, as Claude Code sends one: the command did not run, which
+    ones there are, and that the message is a plain request. None for any other prompt."""
+    name = prompt.split(maxsplit=1)[0][1:] if prompt.startswith("/") else ""
+    if _COMMAND_NAME.fullmatch(name) is None:
+        return None
+    names = sorted({*(s.name for s in session.skills.listed()), *session.commands}, key=str.lower)
+    shown = ", ".join(f"/{n}" for n in names[:LISTED_COMMANDS])
+    more = f", and {len(names) - LISTED_COMMANDS} more" if len(names) > LISTED_COMMANDS else ""
+    available = (
+        f"Slash commands available in this session: {shown}{more}."
+        if names
+        else "No slash commands are available in this session."
+    )
+    return reminder(
+        f"The user's message starts with the slash command /{name}, but no command with that "
+        f"name is available in this session, so it did not run. {available} Answer the "
+        "message as a plain request with the tools you have; if it needs that command, say it "
+        "is not installed here. Do not say the command ran."
+    )

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Final
 
 from tether.cli.command_expansion import expansion_hooks
-from tether.cli.custom_commands import command_model, expand_slash_prompt
+from tether.cli.custom_commands import command_model, expand_slash_prompt, unknown_command_note
 from tether.cli.headless_commands import LOCAL_COMMANDS
 from tether.cli.mentions import mentioned_paths
 from tether.protocol import (
@@ -87,7 +87,12 @@ async def headless_input(
         )
     message = await expand_slash_prompt(session, text)
     if message == text:
-        return await _read_mentions(session, prompt, said)
+        note = unknown_command_note(session, text)
+        if note is None:  # a `/path`: a prompt as any other
+            return await _read_mentions(session, prompt, said)
+        # As Claude Code: the model is told no such command ran, with the message as typed.
+        typed = prompt.content or (TextBlock(text=text),)
+        return prompt.model_copy(update={"content": (*typed, TextBlock(text=note))})
     args = rest[0] if rest else ""
     message = await expansion_hooks(session, name[1:], args, message, said.append)
     images = tuple(b for b in prompt.content if isinstance(b, ImageBlock))

@@ -90,6 +90,8 @@ class McpSetup:
     _offered: bool = False
     """Whether servers' tools are in the session's tools now."""
     _prompts_offered: list[str] = field(default_factory=list[str])
+    _carried: bool = False
+    """Handed to the next session (`carry`): the closing one leaves the servers running."""
 
     def questions(self, settings_data: Mapping[str, Any]) -> list[StartupQuestion]:
         """One question per project server the user has not decided on yet."""
@@ -172,7 +174,8 @@ class McpSetup:
         self._builtin = session.agent.tools.all_tools()
 
         def connected(name: str) -> None:
-            self._offer(session, hidden, prompt_for)
+            # The session attached now: `/clear` may have carried the servers into another.
+            self._offer(*(self._attached or (session, hidden, prompt_for)))
             self._tell_failure(name)
 
         self.manager.start_in_background(connected)
@@ -258,7 +261,30 @@ class McpSetup:
 
         return run
 
+    def carry(self) -> None:
+        """Keep the servers for the session `/clear` starts next (`adopt`): the closing
+        session's `aclose` leaves them running."""
+        self._carried = True
+
+    def adopt(self, session: Session) -> None:
+        """Serve `session` (attached already) with the servers carried from the one before:
+        their questions to the client are its now, and the tools of those connected are
+        offered from its first request."""
+        from tether.cli.mcp_client_side import session_client_side
+
+        assert self.manager is not None
+        assert self._attached is not None
+        fresh = session_client_side(session, self.manager.client.roots, self.client.elicit)
+        self.manager.client.elicit, self.manager.client.sample = fresh.elicit, fresh.sample
+        self._builtin = session.agent.tools.all_tools()
+        self._prompts_offered = []
+        self._offered = False
+        self._offer(*self._attached)
+
     async def aclose(self) -> None:
+        if self._carried:
+            self._carried = False
+            return
         if self.manager is not None:
             await self.manager.aclose()
 
@@ -335,6 +361,9 @@ def attach_mcp(
     setup.attach(session, hidden, prompt_for)
     session.on_close.append(setup.aclose)  # servers may be added while it runs
     if not setup.servers:
+        return
+    if setup.manager is not None:  # carried over by `/clear`: connected, decided on already
+        setup.adopt(session)
         return
     session.startup_questions.extend(setup.questions(settings.data))
 

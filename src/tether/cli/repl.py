@@ -123,6 +123,7 @@ class _Repl(ReplTurns):
         self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
         self._prefill = ""
         """Typed during the last turn and not sent: the next prompt starts with it."""
+        self._redraw_whole = False
         self._typed_ahead: list[str | None] = []
         """Lines typed during the last turn for the prompt, not the model: from the first
         command on (a command is never a message for the model; what follows it keeps its
@@ -228,7 +229,9 @@ class _Repl(ReplTurns):
             if ready is not None and (late := late_output(ready.session)) is not None:
                 late.wakers.append(self.show_hook_wake)
             if ready is not None and ready.mcp is not None:
-                ready.mcp.failure_listeners.append(self.show_mcp_failure)
+                listeners = ready.mcp.failure_listeners  # the same after `/clear` carried them
+                if self.show_mcp_failure not in listeners:
+                    listeners.append(self.show_mcp_failure)
             if ready is not None:
                 # SessionStart hooks run as the session appears, as in Claude Code.
                 self._beginning = asyncio.create_task(self._begin(ready))
@@ -266,7 +269,8 @@ class _Repl(ReplTurns):
             self.console.print(Text(f"⚠ {terminal_safe(notice)}", style="yellow"))
         if ready.session.resumed is not None:
             self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))
-            show_recent(self.console, ready.session)
+            whole, self._redraw_whole = self._redraw_whole, False
+            show_recent(self.console, ready.session, None if whole else 4)
 
     def stop_by_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP (see `tether.cli.repl_signals`): leave the prompt, or stop the

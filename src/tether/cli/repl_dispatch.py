@@ -61,6 +61,8 @@ class ReplCommands:
     _checkpoints: Checkpoints
     _shell_context: list[str]
     _prefill: str
+    _redraw_whole: bool
+    """The session built next is a rewind's: its conversation is drawn again whole."""
 
     async def _session(self) -> Ready | None:
         raise NotImplementedError
@@ -156,11 +158,14 @@ class ReplCommands:
         ready = await self._session()
         if ready is None:
             return
+        if ready.mcp is not None:  # the servers stay as they are, as in Claude Code
+            ready.mcp.carry()
         fresh = opening(
             ready.options,
             model=self._model_spec or ready.options.model,
             permission_mode=permission_mode(ready.session),
             start_source="clear",
+            kept_mcp=ready.mcp,
         )
         await self.restart_with(fresh, reason="clear")
         self.console.clear()
@@ -283,6 +288,7 @@ class ReplCommands:
         )
         if rewound is not None:
             self._shell_context = []
+            self._redraw_whole = True  # as Claude Code: the conversation up to there, all of it
             await self.restart_with(rewound.options, rewound=True)
             self._prefill = rewound.text
 

@@ -91,7 +91,7 @@ def opening(
         continue_latest=False,
         fork=fork,
         session_id=None,
-        **{"start_source": None, **changes},
+        **{"start_source": None, "kept_mcp": None, **changes},
     )
 
 
@@ -103,12 +103,13 @@ async def pick_session(prompt: PromptSession[str]) -> str:
         return (await picker.prompt_async("resume which? (number or id) ")).strip()
 
 
-def show_recent(console: Console, session: Session, count: int = 4) -> None:
-    """The end of a resumed (or rewound) conversation as the user saw it, so they see where it
-    stopped."""
+def show_recent(console: Console, session: Session, count: int | None = 4) -> None:
+    """The end of a resumed conversation as the user saw it, so they see where it stopped
+    (its last `count` pieces; None: all of it, after a rewind)."""
     from tether.cli.seen_messages import seen_view
 
     workspace = Path(session.started().cwd)
-    for piece in seen_view(session.messages, workspace=workspace, width=console.width)[-count:]:
+    pieces = seen_view(session.messages, workspace=workspace, width=console.width)
+    for piece in pieces if count is None else pieces[-count:]:
         console.print(piece, highlight=False)
     console.line()

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.cli.client_parts import ClientParts
 from tether.permissions import Mode
 from tether.tools.base import Tool
+
+if TYPE_CHECKING:
+    from tether.cli.mcp_setup import McpSetup
 
 
 @dataclass
@@ -38,6 +41,9 @@ class RunOptions:
     setup_trigger: str | None = None
     """`--init` ("init") or `--maintenance` ("maintenance"): Setup hooks run before
     SessionStart, with this trigger."""
+    kept_mcp: McpSetup | None = None
+    """The servers `/clear` carries into the session it starts (connected, enabled or not as
+    the user left them), instead of starting the configured ones anew."""
     start_source: str | None = None
     """What SessionStart hooks are told when not the default ("startup", or "resume" for a
     resumed session): "clear" for the session `/clear` starts."""

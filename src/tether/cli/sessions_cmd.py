@@ -14,6 +14,7 @@ from typing import TextIO
 from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import sessions_home
+from tether.core.carried import is_tether_text
 from tether.protocol import (
     ConfigError,
     ImageBlock,
@@ -163,7 +164,11 @@ def print_transcript(loaded: LoadedSession, out: TextIO) -> None:
 def describe_message(message: Message) -> str:
     lines: list[str] = []
     for block in message.content:
-        if isinstance(block, TextBlock):
+        if isinstance(block, TextBlock) and message.role == "user" and is_tether_text(block.text):
+            # Context tether added for the model (a reminder, a compaction's stand-in): not
+            # the user's words, so not shown as a `>` turn; its size says it was there.
+            lines.append(f"  [added by tether for the model: {len(block.text):,} characters]")
+        elif isinstance(block, TextBlock):
             prefix = "> " if message.role == "user" else ""
             lines.append(prefix + block.text.replace("\n", "\n" + " " * len(prefix)))
         elif isinstance(block, ThinkingBlock):

@@ -373,7 +373,12 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         board=board,
     )
     window = resolved.info.context_window
-    mcp, problems = session_servers(place, opts, client, plugins, window=window, roots=extra_dirs)
+    if opts.kept_mcp is not None:  # `/clear`: the servers as they are, not started again
+        mcp, problems = opts.kept_mcp, list[str]()
+    else:
+        mcp, problems = session_servers(
+            place, opts, client, plugins, window=window, roots=extra_dirs
+        )
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
     session.startup_notices.extend((*plugins.notices, *plugin_hook_notes))
     if (warning := untrusted_warning(place, opts)) is not None:

@@ -74,6 +74,13 @@ def is_compaction_text(text: str) -> bool:
     )
 
 
+def is_tether_text(text: str) -> bool:
+    """Whether a user message's text block is one tether added for the model, not the user's
+    words: a `<system-reminder>` (the agent types, hook context, a mentioned file, an
+    instruction file), a compaction's stand-ins, the note of the oldest messages left out."""
+    return text.startswith((_REMINDER_START, _OLDEST_LEFT_OUT_START)) or is_compaction_text(text)
+
+
 def user_prompts(messages: Sequence[Message]) -> tuple[list[str], int]:
     """The user's own words, in order: text blocks of user messages, without tether's
     reminders; prompts carried by an earlier compaction are carried again, its summary not.

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tether.core.carried import is_tether_text
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
 from tether.store import EntryWatcher, ReplyEntries, SessionWriter, new_message_id
 from tether.store.write_errors import FREE_SPACE, remedy
@@ -170,7 +171,11 @@ class SessionRecorder:
 
     def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
         entries: list[_Entry] = [lambda w: w.user(blocks, entry_uuid)]
-        first = next((b.text for b in blocks if isinstance(b, TextBlock)), None)
+        # The title is what the user typed: never a block tether added before it.
+        first = next(
+            (b.text for b in blocks if isinstance(b, TextBlock) and not is_tether_text(b.text)),
+            None,
+        )
         self._titled_by_newest = False
         if not self._titled and first and first.strip():
             self._titled = self._titled_by_newest = True

@@ -36,6 +36,7 @@ from tether.store import (
     fork_session,
     load_session,
 )
+from tether.store.branch import REWIND_TYPE
 from tether.store.write_errors import not_writable
 from tether.tools.builtin.todo import TodoWriteInput
 from tether.tools.context import TodoItem
@@ -274,6 +275,8 @@ def resume_session(
     session_id = loaded.session_id
     if writer is not None:
         writer.last_uuid = loaded.last_uuid
+        if at is not None and loaded.last_uuid is not None:
+            _record_rewind(writer, notices)
     elif fork:
         session_id = new_id()
         try:
@@ -307,3 +310,12 @@ def resume_session(
         )
         notices.append(recorder.problem or "")
     return Resumption(loaded, session_id, recorder, fork, tuple(notices))
+
+
+def _record_rewind(writer: SessionWriter, notices: list[str]) -> None:
+    """Say in the file that the session went back to its newest message: resumed, forked or
+    listed later, it goes on from there, though nothing is sent after (see `REWIND_TYPE`)."""
+    try:
+        writer.append(REWIND_TYPE)
+    except HarnessError as e:  # the rewind holds for this run; a message sent records it
+        notices.append(f"the rewind could not be saved: {e}")

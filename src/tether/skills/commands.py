@@ -2,7 +2,8 @@
 
 A command is a prompt kept in a file: `/name args` sends its body, with `$ARGUMENTS` and `$1`
 to `$9` filled in, as the user's message. As in Claude Code, a subdirectory is a namespace:
-`frontend/component.md` is `/component` and `/frontend:component`. Its front matter (optional)
+`frontend/component.md` is `/frontend:component` only (no bare `/component`, which could
+shadow a skill or another command of that name). Its front matter (optional)
 has `description`, `argument-hint`, `allowed-tools` (rules allowed for the turn it starts) and
 `model`; a file that strict YAML rejects is read as `key: value` lines.
 """
@@ -73,13 +74,12 @@ class CommandCatalog(Slotted):
         self.unusable = unusable
 
     def by_invocation(self) -> dict[str, SlashCommand]:
-        """`/name` and `/namespace:name` to their command; the first found wins a name (a
-        project's namespaced command wins its bare name over the user's command)."""
+        """`/name` (at the top of a commands directory) and `/namespace:name` to their
+        command, as Claude Code names them; the first found wins a name (the project's over
+        the user's)."""
         table: dict[str, SlashCommand] = {}
         for command in self.commands:
             table.setdefault(command.qualified_name, command)
-            if not command.plugin:
-                table.setdefault(command.name, command)
         return table
 
     def offered_to_model(self) -> tuple[SlashCommand, ...]:

@@ -15,6 +15,7 @@ its fork entries name as where it came from) whenever it has any, however new th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
@@ -100,9 +101,16 @@ class Branch:
     """Readable entries not on the branch (another branch, or cut off by a gap)."""
     left_out_foreign: int = 0
     """Of those, entries of other sessions (see `Indexed.own`)."""
+    left_out_rewound: int = 0
+    """Of those, the session's own entries a rewind went back from (see `REWIND_TYPE`)."""
 
 
-def newest_branch(entries: list[Indexed]) -> Branch:
+REWIND_TYPE = "rewind"
+"""An entry that hangs off the message a rewind went back to: the session goes on from there
+(a resume, a fork, the picker), though nothing was sent after it, until a newer message."""
+
+
+def newest_branch(entries: list[Indexed], rewinds: Sequence[int] = ()) -> Branch:
     """The branch of `entries` (readable ones, in file order, each uuid once) that ends at the
     newest leaf message (the latest timestamp among messages no later message goes on from,
     directly or through entries that are no message; the later line on a tie; the file's own
@@ -118,6 +126,9 @@ def newest_branch(entries: list[Indexed]) -> Branch:
     leaves = [i for i in leaves if entries[i].own] or leaves
     prefer_own = entries[leaves[0]].own
     newest = max(leaves, key=lambda i: (sortable(entries[i].timestamp), i))
+    rewound_to = _rewound_to(entries, position, rewinds, newest)
+    if rewound_to is not None:  # a rewind newer than every leaf: the session is back there
+        newest = rewound_to
     walk: list[int] = []
     gaps: list[int] = []
     visited = bytearray(len(entries))  # a flag per entry: a set of indexes would take 30 times more
@@ -148,9 +159,50 @@ def newest_branch(entries: list[Indexed]) -> Branch:
     for i in ordered:
         kept[i] = 1
     foreign = sum(1 for i, e in enumerate(entries) if not e.own and not kept[i])
+    rewound = _left_by_rewinds(entries, position, rewinds, kept)
     return Branch(
-        tuple(entries[i] for i in ordered), tuple(gaps), len(entries) - len(ordered), foreign
+        tuple(entries[i] for i in ordered),
+        tuple(gaps),
+        len(entries) - len(ordered),
+        foreign,
+        rewound,
     )
+
+
+def _rewound_to(
+    entries: list[Indexed], position: dict[str, int], rewinds: Sequence[int], newest: int
+) -> int | None:
+    """The message the newest of the session's rewinds went back to, when that rewind is newer
+    than the leaf `newest` (nothing was sent after it): None otherwise."""
+    own = [r for r in rewinds if entries[r].own and entries[r].parent in position]
+    if not own:
+        return None
+    last = max(own, key=lambda i: (sortable(entries[i].timestamp), i))
+    if (sortable(entries[last].timestamp), last) < (sortable(entries[newest].timestamp), newest):
+        return None
+    return position[entries[last].parent or ""]
+
+
+def _left_by_rewinds(
+    entries: list[Indexed], position: dict[str, int], rewinds: Sequence[int], kept: bytearray
+) -> int:
+    """How many of the session's own entries off the branch a rewind went back from: those
+    after a message a rewind went back to (they are no damage, and no other process's)."""
+    points = {entries[r].parent for r in rewinds if entries[r].parent in position}
+    if not points:
+        return 0
+    children: dict[str, list[int]] = {}
+    for i, entry in enumerate(entries):
+        if entry.parent is not None:
+            children.setdefault(entry.parent, []).append(i)
+    after: set[int] = set()
+    pending = [i for p in points if p is not None for i in children.get(p, [])]
+    while pending:
+        i = pending.pop()
+        if i not in after:
+            after.add(i)
+            pending.extend(children.get(entries[i].uuid, []))
+    return sum(1 for i in after if entries[i].own and not kept[i])
 
 
 def _continued(entries: list[Indexed], position: dict[str, int]) -> set[str | None]:

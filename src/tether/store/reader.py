@@ -17,7 +17,7 @@ from typing import Any, BinaryIO, cast
 
 from tether.bounded_json import loads_numbers_read
 from tether.protocol import ConfigError
-from tether.store.branch import Indexed, newest_branch, sortable
+from tether.store.branch import REWIND_TYPE, Indexed, newest_branch, sortable
 from tether.store.entry_records import BadEntry, entry_record
 from tether.store.foreign import is_bookkeeping
 from tether.store.records import AssistantRecord as AssistantRecord  # the store's exports
@@ -154,6 +154,7 @@ def load_session(path: Path) -> LoadedSession:
     unanswered: set[int] = set()  # places of user messages after the newest reply: what a
     # `withdrawn` entry may name (a prompt, and what came with it, refused as too long)
     bad_withdrawals: list[int] = []
+    rewind_ids: set[str] = set()  # entries saying the session went back to their parent
     for line, offset, size, entry in _scan(path, unreadable, replaced, long_numbers):
         fields = entry.fields
         uuid: str = fields["uuid"]
@@ -191,6 +192,8 @@ def load_session(path: Path) -> LoadedSession:
             )
         )
         sessions.append(names.setdefault(fields["sessionId"], fields["sessionId"]))
+        if fields["type"] == REWIND_TYPE and not fields.get("isSidechain"):
+            rewind_ids.add(uuid)
         if fields["type"] == "title" and isinstance(fields.get("title"), str):
             title = fields["title"]
         elif fields["type"] == "fork" and (origin := fork_origin(fields)) is not None:
@@ -205,7 +208,8 @@ def load_session(path: Path) -> LoadedSession:
     if withdrawn:
         indexed = _without(indexed, withdrawn)
         sessions = [named for i, named in enumerate(sessions) if i not in withdrawn]
-    branch = newest_branch(indexed)
+    rewinds = [i for i, entry in enumerate(indexed) if entry.uuid in rewind_ids]
+    branch = newest_branch(indexed, rewinds)
     warnings: list[str] = []
     if unreadable:
         warnings.append(f"{_lines(unreadable)} could not be read (torn or invalid); skipped")
@@ -230,7 +234,7 @@ def load_session(path: Path) -> LoadedSession:
             f"{_lines(list(branch.gaps))} followed an entry missing from the file; "
             "the conversation goes on from the entry before"
         )
-    left_out = branch.left_out - branch.left_out_foreign
+    left_out = branch.left_out - branch.left_out_foreign - branch.left_out_rewound
     if left_out:
         warnings.append(
             f"{left_out} entr{'y' if left_out == 1 else 'ies'} not on the newest "
