@@ -110,6 +110,9 @@ def _file_call(
     value = _path_value(tool, tool_input, ctx)
     if value is None:
         return named or ask(f"{tool} call names no file")
+    pattern = tool_input.get("pattern")
+    if tool == "Glob" and isinstance(pattern, str) and "\x00" in pattern:
+        return named or ask(f"{tool}: the pattern holds a NUL byte, which names no file")
     size = len(value.encode("utf-8", "surrogatepass"))
     if size >= PATH_MAX:
         # The kernel opens no such path (ENAMETOOLONG): a question could lead nowhere.
@@ -166,8 +169,7 @@ def expand_home(
 def _fixed_directories(pattern: str) -> str:
     fixed: list[str] = []
     for segment in pattern.split("/")[:-1]:
-        # As the Glob tool splits it; a NUL names no directory (the tool's search fails).
-        if any(c in segment for c in "*?[{\\\x00"):
+        if any(c in segment for c in "*?[{\\"):  # as the Glob tool splits it
             break
         fixed.append(segment)
     return "/".join(fixed)
