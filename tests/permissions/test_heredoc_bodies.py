@@ -38,6 +38,10 @@ RUNS = [
     ("cat <<E\n\\$x $(su\\\ndo true)\nE", "sudo true"),
     ("cat <<E\n\\$\n$(sudo true)\nE", "sudo true"),
     ("cat <<A\n\\$(x)\nA\ncat <<-B\n\\\\$(sudo true)\nB", "sudo true"),
+    # quotes inside a substitution in a body are quotes: `s"ud"o` is sudo
+    ('cat <<E\n$(s"ud"o true)\nE', "sudo true"),
+    ('echo $({ cat <<E\n$(echo ")"; s"ud"o true)\nE\n})', "sudo true"),
+    ('x=$(cat <<E\n"$(s"ud"o "true")"\nE\n)', "sudo true"),
 ]
 
 
@@ -78,7 +82,7 @@ def test_a_dollar_the_parser_pairs_with_the_next_is_not_trusted(
 
 
 _PARTS = ["\\", "\\\\", "\\$", "$(sudo true)", "`sudo true`", "\\`", "\\\n", "\n", " ", "\t"]
-_PARTS += ["x", "'", '"', "$", "(", ")", "${x:-$(sudo true)}", "#"]
+_PARTS += ["x", "'", '"', "$", "(", ")", "${x:-$(sudo true)}", "#", '$(s"ud"o true)']
 _body = st.lists(st.sampled_from(_PARTS), min_size=1, max_size=8).map("".join)
 
 

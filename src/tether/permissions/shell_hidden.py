@@ -140,11 +140,78 @@ def heredoc_as_string(body: str) -> str:
             out.append("\\\\")
         elif c == '"':
             out.append('\\"')
+        elif body.startswith("$(", i):
+            # A command substitution is a command of its own: its quotes are quotes
+            # (`$(s"en"tinel)` runs sentinel), copied as written to its closing `)`.
+            end = _substitution_end(body, i)
+            out.append(_joined(body[i:end]))
+            i = end
+            continue
         else:
             out.append(c)
         i += 1
     out.append('"')
     return "".join(out)
+
+
+def _joined(text: str) -> str:
+    """`text` with its line continuations removed, as bash removes them reading a body."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        pair = text[i : i + 2]
+        if pair == "\\\n":
+            i += 2
+            continue
+        out.append(pair if pair[:1] == "\\" else text[i])
+        i += len(pair) if pair[:1] == "\\" else 1
+    return "".join(out)
+
+
+def _substitution_end(text: str, start: int) -> int:
+    """Where the `$(...)` at `start` ends (after its `)`), quotes and nested substitutions
+    skipped as bash skips them; the end of `text` when it does not close (bash fails to
+    parse it: so does the string made of it)."""
+    depth = 0
+    i = start + 1
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            close = text.find("'", i + 1)
+            i = n if close < 0 else close + 1
+            continue
+        if c == '"':
+            i = _double_quoted_end(text, i)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def _double_quoted_end(text: str, start: int) -> int:
+    """Where the double-quoted string at `start` ends (after its closing `"`)."""
+    i = start + 1
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i + 1
+        elif text.startswith("$(", i):
+            i = _substitution_end(text, i)
+        else:
+            i += 1
+    return n
 
 
 _PLAIN_QUOTE_OPERATORS = frozenset({"-", ":-", "=", ":=", "+", ":+"})
