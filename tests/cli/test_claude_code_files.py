@@ -92,7 +92,8 @@ def test_files_claude_code_loads_are_loaded_with_warnings(
     assert "- release-scribe: Use this agent for release notes.\n" not in listing
     assert "- release-scribe: Use this agent for release notes. Examples: <example>" in listing
     system = first.system()
-    assert "- deploy-app: Deploys the app. Use when: asked to ship." in system
+    # Called by its directory's name, as Claude Code calls it.
+    assert "- deploying: Deploys the app. Use when: asked to ship." in system
     assert "- changelog: Checks the changelog." in system
     assert "wipe-cache" not in system
     # The subagent ran with its file's prompt.
@@ -102,7 +103,7 @@ def test_files_claude_code_loads_are_loaded_with_warnings(
     assert refusal == (
         "Error: The skill 'wipe-cache' is run by the user only (/wipe-cache), never loaded by "
         "the model. "
-        "Available skills: changelog, code-review, deploy-app, systematic-debugging."
+        "Available skills: changelog, code-review, deploying, systematic-debugging."
     )
     assert fake_model.requests[3].tool_result_errors() == [True]
     notices = [
@@ -113,5 +114,5 @@ def test_files_claude_code_loads_are_loaded_with_warnings(
         f"{len(long_description.strip())} characters long, over the 1024 the Agent Skills "
         "format allows (the skill list shortens it)",
         f"tether: skill {skills / 'deploying' / 'SKILL.md'}: the name 'deploy-app' differs from "
-        "its directory 'deploying'",
+        "its directory's; it is called 'deploying', as Claude Code calls it",
     ]

@@ -147,11 +147,14 @@ def test_a_subagents_read_activates_a_skill_for_the_session(
 def test_a_skill_waiting_for_its_paths_is_not_expanded_as_a_command(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
-    """`-p /name` names no command while the skill waits: the prompt goes as typed, as any
-    `/word` that names nothing does."""
+    """`-p /name` names no command while the skill waits: the prompt goes as typed with the
+    note any `/word` that names nothing gets (as Claude Code: the command did not run)."""
     _skill(workspace, "react-style", "description: How we write React.\npaths: web/**", "BODY-R")
     fake_model.script(reply(text("done")))
     result = tether("-p", "/react-style now")
     assert result.exit_code == 0, result.stderr
     [request] = fake_model.requests
-    assert request.last_user_text() == "/react-style now"
+    said = request.last_user_text()
+    assert said.startswith("/react-style now\n"), said
+    assert "no command with that name is available in this session, so it did not run" in said
+    assert "BODY-R" not in said
