@@ -38,6 +38,8 @@ RULES = {
         "git -C src fetch --depth 1 u@h:r",
         "git pull git+ssh://h/r main",
         "git push h:r main:main",
+        "git push --repo h:r main",
+        "git push --repo=h:r",
         "git ls-remote h:repo",
         "git ls-remote ssh://[::1]/r",
         "git archive --remote=h:repo HEAD",

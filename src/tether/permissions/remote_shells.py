@@ -174,15 +174,6 @@ def _git_remotes(argv: Argv) -> list[str]:
         return _valued(rest, ("--remote",))
     if sub not in _GIT_TRANSPORTS:
         return []
-    operands: list[str] = []
-    skip = False
-    for arg in rest:
-        if skip:
-            skip = False
-        elif arg.startswith("--repo="):
-            operands.append(arg.partition("=")[2])
-        elif arg.startswith("-"):
-            skip = arg in _GIT_VALUED
-        else:
-            operands.append(arg)
-    return operands if sub in ("clone", "ls-remote") else operands[:1]
+    repos = _valued(rest, ("--repo",))  # `--repo=X` and `--repo X`
+    operands = _operands(rest, _GIT_VALUED)
+    return [*repos, *(operands if sub in ("clone", "ls-remote") else operands[:1])]
