@@ -187,3 +187,35 @@ def test_deleting_a_team_leaves_no_key_of_it_in_redis(
     store.delete_team()
     keys = redis.Redis.from_url(server.url, decode_responses=True).keys("tether:{crew}:*")
     assert keys == ["tether:{crew}:epoch"]  # kept: how a store knows the server kept its data
+
+
+@pytest.mark.parametrize("step", ["xpending_range", "xreadgroup"])
+def test_a_team_deleted_between_two_steps_of_a_receive_is_not_an_error(
+    redis_url: str, tmp_path: Path, step: str
+) -> None:
+    """Deleted just before the named command of a waiting receive (a race the contract test
+    hit now and then): the receive makes its group again and gets what is sent after."""
+    receiver = open_team_store(redis_url, project=tmp_path, team="crew-race")
+    lead = open_team_store(redis_url, project=tmp_path, team="crew-race")
+    receiver.receive("alice", "alice-1")  # the group made and known
+    client = receiver._r  # type: ignore[attr-defined]  # the real client: the race is timed on it
+    command = getattr(client, step)
+    deleted: list[str] = []
+
+    def delete_first(*args: object, **kwargs: object) -> object:
+        if deleted:
+            return command(*args, **kwargs)
+        deleted.append(step)
+        lead.delete_team()
+        try:
+            return command(*args, **kwargs)
+        finally:
+            lead.send(note(2))  # sent after: it makes the mailbox again
+
+    setattr(client, step, delete_first)
+    try:
+        got = receiver.receive("alice", "alice-1", block_s=30)
+    finally:
+        lead.close()
+        receiver.close()
+    assert (deleted, [d.message for d in got]) == ([step], [note(2)])

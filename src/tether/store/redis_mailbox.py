@@ -197,17 +197,35 @@ class RedisMailboxStore:
             return self._reclaim(member, consumer, max_count, reclaim_after_s)
         cursor, entries = claimed[0], _present(claimed[1])
         # XAUTOCLAIM looks at 10 x COUNT held entries a call: go on through the rest.
-        while cursor != "0-0" and len(entries) < max_count:
-            cursor, more, *_ = self._r.xautoclaim(
-                stream, GROUP, consumer, idle_ms, cursor, count=max_count - len(entries)
-            )
-            entries += _present(more)
-        return self._deliveries(member, entries, self._attempts(stream, entries))
+        try:
+            while cursor != "0-0" and len(entries) < max_count:
+                cursor, more, *_ = self._r.xautoclaim(
+                    stream, GROUP, consumer, idle_ms, cursor, count=max_count - len(entries)
+                )
+                entries += _present(more)
+            attempts = self._attempts(stream, entries)
+        except self._response_error as e:
+            self._raise_unless_group_lost(member, e)
+            # Deleted with its team while being read: what was claimed is delivered once.
+            attempts = [1] * len(entries)
+        return self._deliveries(member, entries, attempts)
+
+    def _raise_unless_group_lost(self, member: str, error: Exception) -> None:
+        """Every step of a receive may find its mailbox's group gone (the team deleted, or the
+        server's data lost, between two steps): that is forgotten, for the next step to make the
+        group again and go on; any other error is raised."""
+        if not str(error).startswith(("NOGROUP", "UNBLOCKED")):
+            raise error
+        self._groups.discard(member)
 
     def _next_reclaim_s(self, member: str, reclaim_after_s: float) -> float:
         """Seconds until the longest-held entry of `member`'s mailbox may be taken back (a
         successor waits that long, not a whole block chunk, for a killed consumer's)."""
-        held = self._r.xpending_range(self._mailbox(member), GROUP, "-", "+", RECLAIM_LOOK)
+        try:
+            held = self._r.xpending_range(self._mailbox(member), GROUP, "-", "+", RECLAIM_LOOK)
+        except self._response_error as e:
+            self._raise_unless_group_lost(member, e)
+            return 0.001  # look again at once, making the group
         if not held:
             return BLOCK_CHUNK_S
         longest = max(int(p["time_since_delivered"]) for p in held) / 1000
@@ -229,11 +247,8 @@ class RedisMailboxStore:
         try:
             reply = self._r.xreadgroup(GROUP, consumer, {stream: ">"}, count=count, block=block_ms)
         except self._response_error as e:
-            # NOGROUP: the group is gone; UNBLOCKED: the stream was deleted while this read
-            # waited on it (its team deleted).
-            if not str(e).startswith(("NOGROUP", "UNBLOCKED")):
-                raise
-            self._groups.discard(member)
+            # UNBLOCKED: the stream was deleted while this read waited on it (its team deleted).
+            self._raise_unless_group_lost(member, e)
             return []  # the caller looks again, making the group (and noticing a lost server)
         entries = _stream_entries(reply, stream)
         return self._deliveries(member, entries, [1] * len(entries))
