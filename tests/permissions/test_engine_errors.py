@@ -170,6 +170,14 @@ _value = st.one_of(_text, st.none(), st.integers(), st.lists(st.text(max_size=5)
 _MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 
 
+class _Contexts(list[PermissionContext]):
+    """The fuzzed contexts, shown in a failure's locals by what they are, not as the 35 kB of
+    rules they hold (which buried the failing command)."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} contexts: each mode with no rules and with RULES>"
+
+
 @pytest.fixture(scope="module")
 def contexts(tmp_path_factory: pytest.TempPathFactory) -> list[PermissionContext]:
     tree = build_tree(tmp_path_factory.mktemp("fuzz"))
@@ -177,11 +185,11 @@ def contexts(tmp_path_factory: pytest.TempPathFactory) -> list[PermissionContext
         load_rules([], seed_yaml=None),
         load_rules([(tree.ws / ".claude" / "settings.json", RULES)], seed_yaml=None),
     ]
-    return [
+    return _Contexts(
         PermissionContext(mode=m, rules=r, workspace=tree.ws, cwd=tree.ws, home=tree.home)
         for m in _MODES
         for r in rule_sets
-    ]
+    )
 
 
 _FUZZ = settings(
