@@ -19,6 +19,7 @@ import re
 import stat
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
@@ -78,6 +79,16 @@ def git_run_paths(work_tree: Path, *, home: Path | None = None) -> GitRunPaths:
     else:
         _kept.pop(key, None)
     return found
+
+
+def run_paths(roots: Iterable[Path], *, home: Path | None = None) -> tuple[Path, ...]:
+    """Where the repositories of `roots` run hooks and read settings from, outside their
+    `.git`: each one's hooks directories and config files, in one tuple."""
+    found: list[Path] = []
+    for root in roots:
+        paths = git_run_paths(root, home=home)
+        found += [*paths.hooks, *paths.config_files]
+    return tuple(dict.fromkeys(found))
 
 
 def _read(work_tree: Path, home: Path | None) -> tuple[GitRunPaths, list[Path]]:

@@ -165,6 +165,38 @@ def test_a_virtualenv_is_found_by_its_pyvenv_cfg(tree: Tree) -> None:
 @pytest.mark.parametrize(
     "path",
     [
+        "tools/env2/lib/python3.12/site-packages/pip/__init__.py",
+        "tools/env2/lib/python3.12/site-packages/evilmod.py",
+        "tools/env2/lib64/python3.12/site-packages/x/y.py",
+        "tools/env2/lib/pypy3.10/site-packages/z.py",
+        "tools/env2/Lib/site-packages/pip/__main__.py",
+        "tools/cenv/lib/python3.12/site-packages/numpy/__init__.py",
+    ],
+)
+def test_an_environments_installed_packages_are_asked(tree: Tree, path: str) -> None:
+    """A package of a virtualenv (or a conda environment) runs at the user's next `pip`,
+    `pytest` or import of it outside: a write there is asked, as one of its programs is
+    (measured before: `echo ... >> .venv/lib/.../pip/__init__.py` allowed by `Bash(echo *)`,
+    the Write tool allowed in acceptEdits). The project's own `lib` is not one."""
+    (tree.ws / "tools" / "cenv" / "conda-meta").mkdir(parents=True, exist_ok=True)
+    for mode in ("default", "acceptEdits"):
+        ctx = _context(tree, mode)
+        calls = [
+            ("Write", {"file_path": path, "content": "x"}),
+            ("Bash", {"command": f"echo 'import os' >> {shlex.quote(path)}"}),
+        ]
+        assert [decide(t, c, ctx).behavior for t, c in calls] == ["ask", "ask"], (mode, path)
+    own = decide(
+        "Write",
+        {"file_path": "lib/python3.12/site-packages/x.py", "content": "x"},
+        _context(tree, "acceptEdits"),
+    )
+    assert own.behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
         "src/vimrc_helpers.py",
         "docs/ci/gitlab.md",
         "src/props/build.props",

@@ -264,3 +264,37 @@ async def test_a_repository_in_a_skipped_directory_with_a_gitlink_is_swept(
     assert f"{config} set core.fsmonitor" in outcome.content
     _git(boundary.workspace, "status")
     assert not ran.exists()
+
+
+@needs_bwrap
+async def test_a_config_file_git_includes_made_by_a_command_is_not_read_outside(
+    boundary: Layout,
+) -> None:
+    """`include.path` (and `includeIf`) naming a file that is missing at the start: one a
+    command makes there would be read by the user's next git, its `core.fsmonitor` run
+    (measured before: it ran, as root and as another user)."""
+    _git(boundary.workspace, "init", "-q")
+    config = boundary.workspace / ".git" / "config"
+    with config.open("a") as out:
+        out.write("[include]\n\tpath = ../.gitconfig.local\n\tpath = local.cfg\n")
+        out.write('[includeIf "onbranch:*"]\n\tpath = ../conf/branch.cfg\n')
+    (boundary.workspace / "conf").mkdir()
+    boundary.hand_over()
+    ran = boundary.outside / "ran"
+    boundary.outside.chmod(0o777)
+    monitor = f"[core]\\n\\tfsmonitor = echo RAN >> {ran}; false\\n"
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command=(
+            f"printf '{monitor}' > .gitconfig.local && printf '{monitor}' > .git/local.cfg"
+            f" && printf '{monitor}' > conf/branch.cfg && echo made"
+        )
+    )
+    await end_session(sandboxed_context(boundary))
+    assert isinstance(outcome.content, str)
+    assert outcome.content.startswith("made"), outcome.content
+    for made in (".gitconfig.local", ".git/local.cfg", "conf/branch.cfg"):
+        assert not (boundary.workspace / made).exists(), made
+        assert "fsmonitor" in (boundary.workspace / f"{made}.tether-disabled").read_text(), made
+    _git(boundary.workspace, "status")
+    assert not ran.exists()

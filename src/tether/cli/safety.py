@@ -16,7 +16,7 @@ from tether.config.settings import Settings, merge, tether_home
 from tether.config.trust import anchored_rule, remembered_settings
 from tether.core.gate import RuleSources, ToolGate
 from tether.core.session import Session
-from tether.git_run_paths import git_run_paths
+from tether.git_run_paths import run_paths
 from tether.hooks import EventBus, HookSpec, builtin_handlers, parse_hooks
 from tether.permissions import (
     Mode,
@@ -208,22 +208,13 @@ def permission_context(
         additional_dirs=additional_dirs,
         read_dirs=tuple(read_dirs),
         tether_home=tether_home,
-        git_run_paths=_git_run_paths((workspace, *additional_dirs)),
+        # Read once per session: `.git/config`, which names them, is protected.
+        git_run_paths=run_paths((workspace, *additional_dirs)),
         plugin_roots=tuple(options.plugin_roots),
     )
     if read_only_tools is not None:
         context = replace(context, read_only_tools=read_only_tools)
     return context, sources
-
-
-def _git_run_paths(roots: Sequence[Path]) -> tuple[Path, ...]:
-    """Where the repositories of the writable roots run hooks and read settings from, outside
-    their `.git` (read once per session: `.git/config`, which names them, is protected)."""
-    found: list[Path] = []
-    for root in roots:
-        paths = git_run_paths(root)
-        found += [*paths.hooks, *paths.config_files]
-    return tuple(dict.fromkeys(found))
 
 
 def plan_session_sandbox(

@@ -250,7 +250,7 @@ class FileAccess(PathRules):
         return self._write_inside(real, shown, explicit=explicit)
 
     def _self_modifying(self, path: Path) -> str | None:
-        if is_below(path, self.ctx.git_run_paths):
+        if is_below(path, self.ctx.run_paths):
             return GIT_RUN_PATH
         for plugin in self.ctx.plugin_roots:
             text, root = path.as_posix(), plugin.as_posix()
@@ -330,7 +330,7 @@ class FileAccess(PathRules):
         protected += [(*home, *entry) for entry, _ in HOME_SELF_MODIFYING]
         if self.ctx.tether_home is not None:
             protected.append(tuple(self.ctx.tether_home.as_posix().rstrip("/")))
-        protected += [tuple(p.as_posix().rstrip("/")) for p in self.ctx.git_run_paths]
+        protected += [tuple(p.as_posix().rstrip("/")) for p in self.ctx.run_paths]
         return any(
             globs_overlap(form, name) or globs_overlap(form, (*name, "/", ANY))
             for name in protected

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from tether.git_run_paths import run_paths
 from tether.kernel_paths import kernel_resolve, user_home
 from tether.permissions.disk_probes import (
     names_below,
@@ -129,10 +130,12 @@ class PermissionContext:
     tether_home: Path | None = None
     """Where tether keeps its user settings when `TETHER_HOME` moves it: protected like
     `~/.tether` (defaults.HOME_SELF_MODIFYING)."""
-    git_run_paths: tuple[Path, ...] = ()
+    git_run_paths: tuple[Path, ...] | None = None
     """Paths outside `.git` that git runs programs or reads settings from: the directory
     `core.hooksPath` names, the config files git includes (`tether.git_run_paths`). Writes
-    there are asked like writes of the protected paths (defaults.SELF_MODIFYING)."""
+    there are asked like writes of the protected paths (defaults.SELF_MODIFYING). None: read
+    from the writable roots' repositories when a write is first judged (`run_paths`), so a
+    context made by a library caller guards them too."""
     plugin_roots: tuple[Path, ...] = ()
     """The session's plugins' directories (`--plugin-dir`, enabled plugins), resolved: code
     a later session runs; writes there are asked like writes of the protected paths (the
@@ -151,6 +154,7 @@ class PermissionContext:
     """The directories below which a file's other names are looked for, and whether a rule
     matches a name anywhere (link_names.rule_roots): fixed with the anchors, so found once."""
     _repositories: list[frozenset[Path]] = field(init=False, repr=False, compare=False)
+    _run_paths: list[tuple[Path, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         writable = tuple(self._resolved(p) for p in (self.workspace, *self.additional_dirs))
@@ -160,6 +164,7 @@ class PermissionContext:
         object.__setattr__(self, "anchors", {})
         object.__setattr__(self, "link_roots", [])
         object.__setattr__(self, "_repositories", [])
+        object.__setattr__(self, "_run_paths", [])
 
     @property
     def own_repositories(self) -> frozenset[Path]:
@@ -170,6 +175,15 @@ class PermissionContext:
             found = (self.find_repository(root) for root in self.write_roots)
             self._repositories.append(frozenset(p for p in found if p is not None))
         return self._repositories[0]
+
+    @property
+    def run_paths(self) -> tuple[Path, ...]:
+        """`git_run_paths`, read once when not given."""
+        if self.git_run_paths is not None:
+            return self.git_run_paths
+        if not self._run_paths:
+            self._run_paths.append(run_paths(self.write_roots, home=self.home))
+        return self._run_paths[0]
 
     def _resolved(self, path: Path) -> Path:
         absolute = self.workspace / path.expanduser()

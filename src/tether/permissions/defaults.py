@@ -163,18 +163,39 @@ def _self_modifying(
 VENV_BIN_DIRS = frozenset({"bin", "Scripts"})
 
 
+_SITE_DIRS = frozenset({"site-packages", "dist-packages"})
+_LIB_DIRS = frozenset({"lib", "lib64", "Lib"})
+
+
+def _is_environment(directory: Path) -> bool:
+    return (directory / "pyvenv.cfg").is_file() or (directory / "conda-meta").is_dir()
+
+
 def _virtualenv_program(path: Path) -> str | None:
     """A program of a virtualenv found by its `pyvenv.cfg`, or of a conda environment by its
     `conda-meta` (`conda create -p ./env`, a pixi environment), whatever it is named
-    (`env/bin/python`, `.tox/py311/bin/pytest`): what every command that activates it runs.
-    One look at the disk, for paths in a `bin` or `Scripts` directory only."""
+    (`env/bin/python`, `.tox/py311/bin/pytest`): what every command that activates it runs;
+    or a file of its installed packages (`lib/python3.X/site-packages/pip/__init__.py`,
+    `Lib/site-packages/...`), which its programs (`pip`, `pytest`) and every import run outside
+    later. A package manager writes there by running (`pip install` is judged as a command),
+    never by a write the engine sees. One look at the disk, for paths in a `bin`, `Scripts` or
+    site directory only."""
     text = path.as_posix()
-    if "/bin/" not in text and "/Scripts/" not in text:
+    if "/bin/" in text or "/Scripts/" in text:
+        for parent in path.parents:
+            if parent.name in VENV_BIN_DIRS:
+                if _is_environment(parent.parent):
+                    return "a virtualenv's programs, run by every command that activates it"
+                break
+    if "-packages/" not in text:
         return None
     for parent in path.parents:
-        if parent.name in VENV_BIN_DIRS:
-            if (parent.parent / "pyvenv.cfg").is_file() or (parent.parent / "conda-meta").is_dir():
-                return "a virtualenv's programs, run by every command that activates it"
+        if parent.name in _SITE_DIRS:
+            # ENV/lib/python3.X/site-packages, ENV/lib/pypy3.X/..., ENV/Lib/site-packages
+            lib = parent.parent
+            lib = lib.parent if lib.name.startswith(("python", "pypy")) else lib
+            if lib.name in _LIB_DIRS and _is_environment(lib.parent):
+                return "a virtualenv's installed packages, run by its programs and imports"
             return None
     return None
 

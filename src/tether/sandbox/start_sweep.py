@@ -31,6 +31,7 @@ import threading
 import time
 from pathlib import Path
 
+from tether.git_run_paths import git_run_paths
 from tether.sandbox.edit_sweep import EditSweep
 from tether.sandbox.git_dirs import SKIPPED
 from tether.sandbox.git_state import SequencerTodos, git_dirs
@@ -279,6 +280,8 @@ class StartSweep:
             self.entered = frozenset(environments(sorted(self.roots)))
         for path in venv_start_files(sorted(self.roots), self.entered):
             budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
+        for path in _git_configs(sorted(self.roots)):
+            budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
         cut = None
         if budget <= 0 and (pending or unfinished):
             where = unfinished[0] if unfinished else pending[-1]
@@ -316,6 +319,16 @@ class StartSweep:
         else:
             self.listings.pop(directory, None)
         return listed
+
+
+def _git_configs(roots: list[str]) -> list[str]:
+    """The config files the repositories of `roots` read, under a root: those their configs
+    include, missing ones too (`include.path = ../.gitconfig.local`). One that exists is
+    mounted read-only (`protected.py`); one a command makes is read by the user's next git
+    outside (its `core.fsmonitor`, its hooks path), so it is swept like a start file."""
+    under = frozenset(roots)
+    configs = (os.fspath(c) for root in roots for c in git_run_paths(Path(root)).config_files)
+    return [path for path in dict.fromkeys(configs) if within(path, under)]
 
 
 def _stamp_below(

@@ -18,7 +18,11 @@ so a command that changes one is not installing: it is moved aside. An environme
 makes at a new path is the command's, as a repository it makes is: nothing of it is judged
 (`python -m venv` and `uv venv` inside keep working). Its other programs (`bin/pip`, console
 scripts) are not: they are launchers of its `site-packages`, which `pip install` rewrites and
-a command can change as well; running one is running the environment's packages.
+a command can change as well; running one is running the environment's packages. Those are
+not swept either: a sandboxed `pip install` writes them, and nothing tells its writes from
+another program's. The permission engine asks before a command or a tool writes into them by
+path (`permissions/defaults.py`); a program allowed to run arbitrary code can change them, as
+it can change the project's own code the user runs next.
 """
 
 from __future__ import annotations
