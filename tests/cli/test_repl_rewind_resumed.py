@@ -1,7 +1,8 @@
 """Esc Esc in a REPL that resumed a conversation begun elsewhere (`-p`, another REPL): every
 message the user sent in it is offered, in its order, not only those whose files' checkpoint
-is kept; for one without, only the conversation goes back, and the REPL says so. On a real
-terminal against the fake model server."""
+is kept; for one without, only the conversation goes back, and the REPL says so. And what the
+sessions a REPL builds again (rewind, /clear, /resume) say of the project's files, said once.
+On a real terminal against the fake model server."""
 
 from __future__ import annotations
 
@@ -109,3 +110,47 @@ def test_esc_esc_offers_the_messages_sent_with_p_before_the_resume(
     last = model_env.requests[-1].messages()
     assert [m["role"] for m in last] == ["user"]
     assert "FIRST-USER-MSG alpha" in json.dumps(last)
+
+
+@pytest.mark.timeout(120)
+def test_a_file_that_cannot_be_used_is_warned_of_once_whatever_the_restarts(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """A rewind, a /clear and a /resume each build the session again: the warning about an
+    unusable agent file is said once, at the REPL's start (it was said at each)."""
+    agents = home / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "nameless.md").write_text("---\ndescription: no name\n---\nBody.\n")
+    model_env.script(reply(text("One.")), reply(text("Two.")))
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.wait_until(lambda screen: WARNED in _unwrapped(screen), "the warning")
+        repl.send("first\r")
+        repl.wait_for(TURN_END)
+        repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
+        repl.send(ESC_ESC)
+        _offered(repl, 1)
+        repl.send("1\r")
+        repl.wait_shown("> first")
+        repl.send(ESC_ESC)  # clears the message put back
+        repl.send("/clear\r")
+        repl.wait_for("Conversation cleared")
+        repl.send("second\r")
+        repl.wait_for("Two.")
+        repl.wait_reading(TURN_END)
+        repl.send("/resume 1\r")
+        repl.wait_for("↺ ")
+        repl.send("/help\r")
+        repl.wait_for("Keys")
+    finally:
+        repl.close()
+    assert _unwrapped(repl.screen).count(WARNED) == 1, repl.screen
+
+
+WARNED = "nameless.md is unusable: 'name' is missing"
+
+
+def _unwrapped(screen: str) -> str:
+    """The screen's text with the terminal's line wrapping undone (every run of spaces one)."""
+    return " ".join(screen.split())
