@@ -14,6 +14,7 @@ import events_bench
 import grep_bench
 import mailbox_bench
 import mcp_bench
+import mcp_hung_bench
 import observe_bench
 import parallel_tools_bench
 import resources_bench
@@ -61,6 +62,8 @@ def main() -> None:
     subagent_bench.report(subagent_bench.main())
     print()
     mcp_bench.report(mcp_bench.main())
+    print()
+    mcp_hung_bench.report(mcp_hung_bench.main())
     print()
     resources_bench.report(resources_bench.main())
     print()

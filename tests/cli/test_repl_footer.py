@@ -166,6 +166,7 @@ def test_esc_interrupts_the_running_turn_and_keeps_the_session(
     )
     repl.send("a long job\r")
     repl.wait_for("Thinking…")
+    repl.wait_for("esc to interrupt")  # as Claude Code's hint says
     repl.send("\x1b")
     repl.wait_for("Interrupted")
     repl.wait_for(TURN_END)

@@ -35,6 +35,7 @@ def test_init_in_the_repl_asks_the_model_and_its_write_makes_the_file(
         repl.wait_for(TURN_END)
     finally:
         repl.close()
+    assert "Created CLAUDE.md +" in repl.screen  # a new file, not "Updated"
     sent = model_env.requests[0].last_user_text()
     assert f"write a CLAUDE.md file at {workspace.resolve() / 'CLAUDE.md'}" in sent
     assert "README" in sent

@@ -75,6 +75,11 @@ async def test_help_lists_the_skills_and_unknown_commands_keep_their_hint(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
     add_skill(workspace, "greet", "Greet someone by name, politely.", "Say hello.")
+    commands = Path.home() / ".claude" / "commands"  # the user's own: no trust needed
+    commands.mkdir(parents=True)
+    (commands / "wave.md").write_text(
+        '---\ndescription: Wave at someone\nargument-hint: "[name]"\n---\nWave at $1.\n'
+    )
     code = await terminal.run(workspace, "/help\r/nope\r" + CTRL_D)
     assert code == 0
     assert model_env.requests == []
@@ -83,6 +88,8 @@ async def test_help_lists_the_skills_and_unknown_commands_keep_their_hint(
     assert re.search(r"\n  /greet +Greet someone by name, politely\.\n", out)
     assert re.search(r"\n  /code-review +Review ", out)  # tether's own skills are commands too
     assert out.index("Skills (/name") < out.index("Keys\n")
+    # A custom command with what it does, as the `/` menu shows it (its name alone, before).
+    assert re.search(r"\n  /wave +\[name\]  Wave at someone\n", out)
     assert "Unknown command /nope. Type /help for the commands." in out
 
 

@@ -312,3 +312,32 @@ def test_a_slow_server_does_not_hold_the_first_request_and_shows_pending(
     states = {s["name"]: s["status"] for s in init["mcp_servers"]}
     assert states["slow"] == "pending"
     assert json.loads(result.stdout.splitlines()[-1])["result"] == "Hello."
+
+
+@TRUSTED
+def test_a_server_that_never_answered_is_ended_at_once_when_the_session_ends(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With MCP_CONNECTION_NONBLOCKING, -p answers without a hung server, then ends it with
+    SIGTERM at once: it is not first asked to end by a closed stdin (which a hung server
+    never reads) and given the SDK's 2 s, which held every such run's exit."""
+    record = workspace.parent / "record.txt"
+    hung = {"command": sys.executable, "args": [str(SCRIPTS / "never_answers.py"), str(record)]}
+    _mcp_json(workspace, {"hung": hung})
+    monkeypatch.setenv("MCP_CONNECTION_NONBLOCKING", "true")
+    monkeypatch.setenv("MCP_TIMEOUT", "3600000")
+    wait = f"until [ -s {record} ]; do sleep 0.05; done"  # the server has started
+    fake_model.script(reply(tool_use("Bash", command=wait)), reply(text("Answered.")))
+    result = tether("-p", "hi", "--permission-mode", "bypassPermissions")
+    assert (result.exit_code, result.stdout) == (0, "Answered.\n"), result.stderr
+    pid, *ends = record.read_text().split()
+    assert ends == ["TERM"]
+    assert not Path(f"/proc/{pid}").exists() or "Z" in _state(int(pid))
+
+
+def _state(pid: int) -> str:
+    """The process's state letter (Z: exited, waiting to be reaped by its new parent)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"

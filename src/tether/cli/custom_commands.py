@@ -8,7 +8,7 @@ REPL runs them as it runs those; `expand_slash_prompt` gives a headless prompt (
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,7 +43,7 @@ def attach_custom_commands(
         session.command_info[invocation] = CommandInfo(
             source, command.model, command.description, command.argument_hint
         )
-    session.startup_notices.extend(catalog.notices())
+    file_notices(session, catalog.notices())
 
 
 def _runner(
@@ -125,3 +125,10 @@ def unknown_command_note(session: Session, prompt: str) -> str | None:
         "message as a plain request with the tools you have; if it needs that command, say it "
         "is not installed here. Do not say the command ran."
     )
+
+
+def file_notices(session: Session, notices: Iterable[str]) -> None:
+    """Start-up notices about the project's files (see `Session.file_notices`)."""
+    for notice in notices:
+        session.startup_notices.append(notice)
+        session.file_notices.add(notice)

@@ -298,11 +298,11 @@ def _progress_renderer(err: TextIO) -> _Renderer:
     """Tool calls and retries as the REPL shows them, on stderr (--verbose)."""
     from rich.console import Console
 
-    from tether.cli.render import EventRenderer
+    from tether.cli.render import HEADLESS_HINT, EventRenderer
 
     # Not wrapped at 80 columns when it goes to a file or pipe: each message stays one line.
     console = Console(file=err, stderr=True, soft_wrap=not err.isatty())
-    return EventRenderer(console, verbose=True)
+    return EventRenderer(console, verbose=True, hint=HEADLESS_HINT)
 
 
 class _Renderer(Protocol):

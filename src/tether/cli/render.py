@@ -58,7 +58,9 @@ from tether.protocol import (
     TurnStarted,
 )
 
-INTERRUPT_HINT = "ctrl+c to interrupt"
+INTERRUPT_HINT = "esc to interrupt · type to steer"
+"""The spinner's hint in the REPL, whose Esc interrupts a turn, as Claude Code's says."""
+HEADLESS_HINT = "ctrl+c to interrupt"
 WAITING = "Waiting for the model"
 
 
@@ -73,9 +75,12 @@ class EventRenderer:
         verbose: bool = False,
         live: bool | None = None,
         workspace: Path | None = None,
+        hint: str = INTERRUPT_HINT,
     ) -> None:
-        """`live` forces the live region on or off; by default it is on for a real terminal."""
+        """`live` forces the live region on or off; by default it is on for a real terminal.
+        `hint`: how to interrupt, on the spinner's line."""
         self.console = console
+        self._hint = hint
         self.verbose = verbose
         self.workspace = workspace
         self._use_live = (
@@ -410,7 +415,7 @@ class EventRenderer:
             parts.append(Tail(Text(self._thinking.strip(), style="dim italic"), height))
         seconds = int(time.monotonic() - self._activity_since)
         label = Text(f"{self._activity}… ", style="bold")
-        label.append(f"({seconds}s · {INTERRUPT_HINT} · type to steer)", style="dim")
+        label.append(f"({seconds}s · {self._hint})", style="dim")
         parts.append(self._region.spinner_with(label))
         if self._draft:
             parts.append(Text(f"> {self._draft}▏", style="bold"))

@@ -140,6 +140,8 @@ class _Repl(ReplTurns):
         them to the model."""
         self._model_spec: str | None = None
         """The model chosen with /model: a session switched to (or cleared) keeps it."""
+        self._files_told: set[str] = set()
+        """The notices about the project's files said so far (see `Session.file_notices`)."""
         self._checkpoints = Checkpoints()
         """The messages sent in this session, for Esc Esc (`tether.cli.repl_rewind`)."""
         self._keys = KeyboardHold(prompt.input)
@@ -266,6 +268,10 @@ class _Repl(ReplTurns):
         if ready is None:  # the building was cancelled
             return
         for notice in ready.session.startup_notices:
+            if notice in ready.session.file_notices:
+                if notice in self._files_told:
+                    continue  # said when an earlier session of this REPL started
+                self._files_told.add(notice)
             self.console.print(Text(f"⚠ {terminal_safe(notice)}", style="yellow"))
         if ready.session.resumed is not None:
             self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))

@@ -28,7 +28,13 @@ from tether.cli.repl_commands import (
     permission_mode,
     switch_model,
 )
-from tether.cli.repl_help import describe_cost, describe_help, skill_message, unknown_command
+from tether.cli.repl_help import (
+    command_summaries,
+    describe_cost,
+    describe_help,
+    skill_message,
+    unknown_command,
+)
 from tether.cli.repl_rewind import Checkpoints, rewind
 from tether.cli.repl_sessions import opening, session_to_switch_to
 from tether.cli.startup import Ready, SessionStartup
@@ -94,7 +100,7 @@ class ReplCommands:
             self.console.print(
                 describe_help(
                     ready.session.skills if ready else None,
-                    tuple(ready.session.commands) if ready else (),
+                    command_summaries(ready.session) if ready else None,
                 ),
                 highlight=False,
             )

@@ -4,7 +4,7 @@ the message a `/skill` sends."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -96,15 +96,25 @@ def slash_names(ready: Ready | None) -> list[tuple[str, str]]:
         for skill in ready.session.skills.listed():
             about = " ".join(skill.description.split())
             names.setdefault(f"/{skill.name}", about if len(about) <= 60 else about[:59] + "…")
-        for name in sorted(ready.session.commands):
-            info = ready.session.command_info.get(name)
-            if info is None:
-                names.setdefault(f"/{name}", "MCP prompt")
-                continue
-            described = " ".join(info.description.split())
-            about = f"{info.argument_hint}  {described}".strip()  # as the menu shows it
-            names.setdefault(f"/{name}", _short(about) or "custom command")
+        for name, about in command_summaries(ready.session).items():
+            names.setdefault(f"/{name}", about)
     return list(names.items())
+
+
+def command_summaries(session: Session) -> dict[str, str]:
+    """The session's other commands (custom, plugins', MCP servers' prompts) by name, sorted,
+    each with a few words: its argument hint and description, as the `/` menu and `/help`
+    show them."""
+    summaries: dict[str, str] = {}
+    for name in sorted(session.commands):
+        info = session.command_info.get(name)
+        if info is None:
+            summaries[name] = "MCP prompt"
+            continue
+        described = " ".join(info.description.split())
+        about = f"{info.argument_hint}  {described}".strip()
+        summaries[name] = _short(about) or "custom command"
+    return summaries
 
 
 def _short(text: str) -> str:
@@ -135,9 +145,9 @@ def unknown_command(skills: SkillCatalog, name: str) -> str:
     return f"Unknown command {name}. Type /help for the commands."
 
 
-def describe_help(skills: SkillCatalog | None, prompts: Sequence[str] = ()) -> Text:
-    """What /help prints: the commands, the skills and MCP prompts that run as commands, the
-    keys."""
+def describe_help(skills: SkillCatalog | None, prompts: Mapping[str, str] | None = None) -> Text:
+    """What /help prints: the commands, the skills, the custom commands and MCP prompts that
+    run as commands (`prompts`: each with what it does, `command_summaries`), the keys."""
     text = Text(HELP_COMMANDS + "\n\n")
     runnable = (
         [s for s in skills.listed() if f"/{s.name}" not in BUILTIN_COMMANDS] if skills else []
@@ -152,7 +162,10 @@ def describe_help(skills: SkillCatalog | None, prompts: Sequence[str] = ()) -> T
         text.append("\n")
     if prompts:
         text.append("Custom commands and MCP server prompts (/name, then arguments)\n")
-        text.append("".join(f"  /{name}\n" for name in sorted(prompts)) + "\n")
+        column = max(17, *(len(name) + 5 for name in prompts))
+        for name, about in sorted(prompts.items()):
+            text.append(f"  /{name}".ljust(column) + f"{about}\n")
+        text.append("\n")
     text.append(HELP_KEYS)
     return text
 

@@ -1,14 +1,16 @@
-"""Esc Esc at an empty prompt: rewind the conversation to before one of the messages of this
-session, this process's or an earlier one's that it resumes, with the files Write and Edit
-changed since then put back, as Claude Code does ("checkpoints persist across sessions").
+"""Esc Esc at an empty prompt: rewind the conversation to before one of its messages, with the
+files Write and Edit changed since then put back where a checkpoint of them is kept, as Claude
+Code does ("checkpoints persist across sessions").
 
-After each message's turn, what the files it changed held when it began is kept beside the
-session file (`file_history`, as the SDK's file checkpoints), with the text typed. The messages
-offered are the session's that have such a checkpoint, in the order of the conversation being
-resumed. Rewinding to one puts the files back (changes made through Bash are not known), then
-the session goes on from the message before it, as `--resume-session-at` does: the next entry's
-`parentUuid` is that message's, so the file keeps both branches and records where the new one
-starts. The chosen message comes back in the prompt, to edit or send again.
+After each message's turn in the REPL, what the files it changed held when it began is kept
+beside the session file (`file_history`, as the SDK's file checkpoints), with the text typed.
+Every message the user sent in the conversation being resumed is offered, in its order: those
+with such a checkpoint (this REPL's, an earlier REPL's) take the files back too; for the others
+(sent with `-p`, which keeps none) only the conversation goes back, and the REPL says so.
+Rewinding puts the files back (changes made through Bash are not known), then the session goes
+on from the message before, as `--resume-session-at` does: the next entry's `parentUuid` is that
+message's, so the file keeps both branches and records where the new one starts. The chosen
+message comes back in the prompt, to edit or send again.
 """
 
 from __future__ import annotations
@@ -31,10 +33,14 @@ if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
     from tether.cli.startup import Ready
     from tether.core.session import Session
-    from tether.store.reader import LoadedSession
 
 NOTHING_TO_REWIND = "Nothing to rewind to yet: no message was sent in this session."
 PICK_QUESTION = "rewind to before which message? (number, Enter for none) "
+CONVERSATION_ONLY = "(conversation only)"
+FILES_STAY = (
+    "↺ Only the conversation goes back: no checkpoint of the files was kept for that message "
+    "(-p keeps none), so they stay as they are now."
+)
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,8 @@ class Checkpoint:
 
     uuid: str
     text: str
+    files: bool = True
+    """Whether a checkpoint of the files is kept for it (else only the conversation goes back)."""
 
 
 @dataclass(frozen=True)
@@ -89,41 +97,33 @@ class Checkpoints:
 
 
 def kept_checkpoints(session: Session) -> list[Checkpoint]:
-    """The messages of the conversation the session goes on from that have a checkpoint kept,
-    oldest first. Raises _Refused when the session file cannot be read."""
+    """Every message the user sent in the conversation the session goes on from, oldest
+    first, each with whether its files' checkpoint is kept. Raises _Refused when the session
+    file cannot be read."""
+    from tether.cli.seen_messages import typed_text
     from tether.protocol import HarnessError
     from tether.store import load_session
+    from tether.store.records import UserRecord
 
     path = session.recorder.path if session.recorder is not None else None
     if path is None or not path.exists():
         return []
     try:
         prompts = FileHistory(file_history_dir(path)).prompts()
-        if not prompts:
-            return []
         loaded = load_session(path)
+        sent: list[Checkpoint] = []
+        for place, record in loaded.placed_records():
+            entry = loaded.branch[place].uuid
+            said = typed_text(record.blocks) if isinstance(record, UserRecord) else None
+            if entry in prompts:
+                sent.append(Checkpoint(entry, prompts[entry] or said or ""))
+            elif said is not None:
+                sent.append(Checkpoint(entry, said, files=False))
     except HarnessError as e:
         raise _Refused(str(e)) from None
     except OSError as e:
         raise _Refused(f"cannot read the checkpoints of {path}: {e.strerror or e}") from None
-    on_branch = [e.uuid for e in loaded.branch if e.uuid in prompts]
-    untold = {entry for entry in on_branch if prompts[entry] is None}
-    texts = _texts(loaded, untold) if untold else {}
-    return [Checkpoint(entry, prompts[entry] or texts.get(entry, "")) for entry in on_branch]
-
-
-def _texts(loaded: LoadedSession, entries: set[str]) -> dict[str, str]:
-    """The text of the user messages `entries` (kept by the SDK, which records no text)."""
-    from tether.protocol import TextBlock
-    from tether.store.records import UserRecord
-
-    texts: dict[str, str] = {}
-    for place, record in loaded.placed_records():
-        entry = loaded.branch[place].uuid
-        if entry in entries and isinstance(record, UserRecord):
-            said = [b.text for b in record.blocks if isinstance(b, TextBlock)]
-            texts[entry] = said[0] if said else ""
-    return texts
+    return sent
 
 
 async def rewind(
@@ -148,7 +148,10 @@ async def rewind(
         return None
     console.print(Text("Rewind: the conversation and the files go back to before", style="bold"))
     for number, checkpoint in enumerate(taken, 1):
-        console.print(Text(f"  {number}. {_one_line(checkpoint.text)}"), highlight=False)
+        line = Text(f"  {number}. {_one_line(checkpoint.text)}")
+        if not checkpoint.files:
+            line.append(f"  {CONVERSATION_ONLY}", style="dim")
+        console.print(line, highlight=False)
     answer = await _pick(prompt)
     if not answer:
         return None
@@ -158,11 +161,13 @@ async def rewind(
     chosen = taken[int(answer) - 1]
     try:
         parent = _branch_point(session, chosen.uuid)
-        restored = _put_files_back(session, chosen.uuid)
+        restored = _put_files_back(session, chosen.uuid) if chosen.files else None
     except _Refused as e:
         console.print(Text(f"✗ Cannot rewind: {terminal_safe(str(e))}", style="red"))
         return None
-    if restored:
+    if restored is None:
+        console.print(Text(FILES_STAY, style="yellow"))
+    elif restored:
         names = ", ".join(terminal_safe(_shorten(p, session)) for p in sorted(restored))
         console.print(Text(f"↺ Files put back: {names}", style="cyan"), highlight=False)
     else:

@@ -58,7 +58,9 @@ class RunningCalls:
             raw_path = started.input.get("file_path") if started else None
             path = display_path(raw_path, workspace) if isinstance(raw_path, str) else None
             limit = VERBOSE_DIFF_LINES if verbose else DIFF_LINES
-            return diff_view(event.diff, path, width=width, max_lines=limit)
+            made = event.diff.startswith("--- /dev/null")  # the file did not exist before
+            verb = "Created" if made else "Updated"
+            return diff_view(event.diff, path, width=width, max_lines=limit, verb=verb)
         if (plan := self._new_plan(event, started)) is not None:
             return plan_checklist(plan, width=width)
         limit = VERBOSE_PREVIEW_LINES if verbose else PREVIEW_LINES

@@ -59,6 +59,13 @@ def seen_messages(messages: Sequence[Message]) -> list[str]:
     return seen
 
 
+def typed_text(blocks: Sequence[ContentBlock]) -> str | None:
+    """The user's own words in the blocks of a user message, as typed; None when it holds
+    none (a tool's result, what tether added for the model, an interrupt mark)."""
+    words = [b.text for b in blocks if isinstance(b, TextBlock) and isinstance(_seen(b), TextBlock)]
+    return "\n".join(words) if words else None
+
+
 def seen_view(messages: Sequence[Message], *, workspace: Path | None, width: int) -> list[Text]:
     """What the user saw of `messages`, one piece a message or a call: their messages and the
     replies' text (dim, as `seen_messages`), each call with its headline and, under it, what

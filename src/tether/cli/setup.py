@@ -17,7 +17,7 @@ from tether.cli.client_parts import (
     StructuredOutput,
     chosen_tools,
 )
-from tether.cli.custom_commands import attach_custom_commands
+from tether.cli.custom_commands import attach_custom_commands, file_notices
 from tether.cli.early_work import resume_collection
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.instruction_sources import attach_instruction_sources
@@ -344,7 +344,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         scan_once_answered(session, sandbox.sandbox)
     if sandbox.notice is not None:
         session.startup_notices.append(sandbox.notice)
-    session.startup_notices.extend(agents.notices())
+    file_notices(session, agents.notices())
     if session.agent.tools.get(TASK_TOOL_NAME) is not None:
         # The agent types, in a reminder (as Claude Code's agent listing): the Task tool's
         # description stays the same whatever agents there are.
@@ -352,7 +352,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.startup_notices.extend(instructions.notices())
     session.startup_questions.extend(instructions.questions())
     system.follow_instructions(agent, runner)
-    session.startup_notices.extend(unusable_notices(skills))
+    file_notices(session, unusable_notices(skills))
     if SKILL_TOOL_NAME in registry.names():
         session.skills = skills
     attach_custom_commands(
@@ -380,7 +380,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
             place, opts, client, plugins, window=window, roots=extra_dirs
         )
     session.startup_notices.extend(f"MCP: {p}" for p in problems)
-    session.startup_notices.extend((*plugins.notices, *plugin_hook_notes))
+    file_notices(session, plugins.notices)
+    session.startup_notices.extend(plugin_hook_notes)
     if (warning := untrusted_warning(place, opts)) is not None:
         session.startup_notices.append(warning)
     attach_mcp(session, mcp, settings, system.text)

@@ -49,6 +49,10 @@ class FrontEndHooks:
         """How the session was resumed or forked (for the user), when it was."""
         self.startup_notices: list[str] = []
         """Said to the user when the session starts, every time (e.g. the sandbox cannot run)."""
+        self.file_notices: set[str] = set()
+        """Of those, what is said of the project's files (a skill, agent, command or plugin
+        that cannot be used): a front end that builds sessions again in one process (the
+        REPL's rewind, resume, /clear) says each once."""
         self.listings: list[Callable[[], str | None]] = []
         """What the model is told in a reminder with the next prompt whenever the
         conversation does not hold it as it is now (new, changed, or compacted away): the

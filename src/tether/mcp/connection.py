@@ -10,7 +10,10 @@ owner task is hit; callers see the session's "connection closed" error.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
+import threading
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 
 import anyio
@@ -133,13 +136,16 @@ class ServerConnection:
         if isinstance(transport, ClientTransport):
             roots = self._client_side.roots
             return await ChannelSession(self.config.name, transport.exchange, roots).open()
-        from tether.mcp.sdk_session import enter_sdk_session
-
+        enter_sdk_session = await _sdk_entry()
         return await enter_sdk_session(self.config, stack, self._diagnostics, self._client_side)
 
     def _abandon(self) -> None:
-        """Stop the owner task where it is: its scope is cancelled, its stack unwinds."""
+        """Stop the owner task where it is: its scope is cancelled, its stack unwinds. A
+        server still starting is ended at once (see `Diagnostics.stop_server`): neither a
+        timeout nor the end of the session waits on one that never answered."""
         self._stop.set()
+        if not self._ready.is_set():
+            self._diagnostics.stop_server()
         if self._scope is not None:
             self._scope.cancel()
 
@@ -163,3 +169,37 @@ class ServerConnection:
     def _with_stderr(self, message: str) -> str:
         tail = self.stderr_tail()
         return f"{message}; stderr: {tail}" if tail else message
+
+
+_Enter = Callable[[ServerConfig, AsyncExitStack, Diagnostics, ClientSide], Awaitable[McpSession]]
+
+
+async def _sdk_entry() -> _Enter:
+    """The SDK's way in, imported in a thread of its own: the import takes most of a second,
+    which on the event loop would hold the session's first request (servers connecting in
+    the background hold nothing). A daemon thread: a session ending meanwhile (`-p` answered
+    already) does not wait for the import to finish."""
+    loop = asyncio.get_running_loop()
+    imported: asyncio.Future[_Enter] = loop.create_future()
+
+    def settle(result: _Enter | None, error: BaseException | None) -> None:
+        if imported.done():
+            return  # the connection was abandoned meanwhile
+        if error is not None:
+            imported.set_exception(error)
+        else:
+            assert result is not None
+            imported.set_result(result)
+
+    def run() -> None:
+        try:
+            from tether.mcp.sdk_session import enter_sdk_session
+        except BaseException as e:  # handed to the connecting task, which reports it
+            outcome: tuple[_Enter | None, BaseException | None] = (None, e)
+        else:
+            outcome = (enter_sdk_session, None)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    threading.Thread(target=run, name="mcp sdk import", daemon=True).start()
+    return await imported

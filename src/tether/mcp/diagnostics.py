@@ -5,7 +5,9 @@ it."""
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
+from pathlib import Path
 from typing import Any, TextIO
 
 from tether.mcp.servers import ServerConfig, StdioTransport
@@ -41,6 +43,46 @@ class Diagnostics:
         text = data.decode("utf-8", errors="replace")
         kept = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
         return " | ".join(kept)
+
+    def stop_server(self) -> bool:
+        """Send SIGTERM to the stdio server's process group now (a server that has not
+        answered its handshake has nothing to finish: the SDK's close would give it 2 s after
+        closing its stdin, which a hung server never reads). Whether one was found; not where
+        `/proc` cannot tell which child is the server (the SDK's close ends it then)."""
+        group = self._server_group()
+        if group is None:
+            return False
+        try:
+            os.killpg(group, signal.SIGTERM)
+        except OSError:  # gone already
+            return False
+        return True
+
+    def _server_group(self) -> int | None:
+        """The process group of the server: the child of this process whose stderr is this
+        connection's file (the SDK starts each server as the leader of a session of its own)."""
+        if self.errlog is None or self.errlog.closed:
+            return None
+        mine = os.fstat(self.errlog.fileno())
+        try:
+            threads = os.listdir("/proc/self/task")
+        except OSError:
+            return None
+        for thread in threads:
+            try:
+                children = Path(f"/proc/self/task/{thread}/children").read_text().split()
+            except OSError:
+                continue
+            for child in children:
+                try:
+                    stderr = os.stat(f"/proc/{child}/fd/2")
+                    group = os.getpgid(int(child))
+                except (OSError, ValueError):
+                    continue
+                same = (stderr.st_dev, stderr.st_ino) == (mine.st_dev, mine.st_ino)
+                if same and group == int(child) and group != os.getpgrp():
+                    return group
+        return None
 
     async def note_response(self, response: Any) -> None:
         """An httpx response hook. Only requests count: a GET stream is optional."""

@@ -4,7 +4,7 @@ read again one line at a time as the replay asks for them. Memory holds the inde
 replay keeps, never the file.
 
 Bad content never raises; it is skipped and said in `warnings`. Only a file that cannot be
-read raises.
+read raises. Each line is read as an entry by `entry_lines`.
 """
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any
 
-from tether.bounded_json import loads_numbers_read
 from tether.protocol import ConfigError
 from tether.store.branch import REWIND_TYPE, Indexed, newest_branch, sortable
+from tether.store.entry_lines import ends_turn, fields_at, fork_origin, scan_entries
 from tether.store.entry_records import BadEntry, entry_record
-from tether.store.foreign import is_bookkeeping
 from tether.store.records import AssistantRecord as AssistantRecord  # the store's exports
 from tether.store.records import CompactionRecord as CompactionRecord
 from tether.store.records import EstimateRecord as EstimateRecord
@@ -31,9 +30,6 @@ from tether.store.sessions import SessionNotFound
 from tether.store.writer import MESSAGE_TYPES
 
 MAX_LINES_NAMED = 5  # a warning names at most this many line numbers, then counts the rest
-_DESCRIPTIVE = ("timestamp", "cwd")
-"""Header fields that only describe an entry: when one is not valid it is read as empty (an
-entry with no time is never the newest), and the message the entry carries is kept."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +69,7 @@ class LoadedSession:
         try:
             with self.path.open("rb") as file:
                 for place, indexed in enumerate(self.branch):
-                    fields = _fields_at(file, indexed.offset)
+                    fields = fields_at(file, indexed.offset)
                     if fields is None:
                         _note(problems, f"line {indexed.line} changed since it was read; skipped")
                         continue
@@ -119,20 +115,9 @@ class LoadedSession:
         """The branch's entries as written (every type), oldest first, for copying."""
         with self.path.open("rb") as file:
             for indexed in self.branch:
-                fields = _fields_at(file, indexed.offset)
+                fields = fields_at(file, indexed.offset)
                 if fields is not None:
                     yield fields
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One line with a valid header: its fields as written."""
-
-    fields: dict[str, Any]
-
-
-class _Bookkeeping(Exception):
-    """A line that is no entry of the conversation (see `foreign.is_bookkeeping`)."""
 
 
 def load_session(path: Path) -> LoadedSession:
@@ -155,7 +140,7 @@ def load_session(path: Path) -> LoadedSession:
     # `withdrawn` entry may name (a prompt, and what came with it, refused as too long)
     bad_withdrawals: list[int] = []
     rewind_ids: set[str] = set()  # entries saying the session went back to their parent
-    for line, offset, size, entry in _scan(path, unreadable, replaced, long_numbers):
+    for line, offset, size, entry in scan_entries(path, unreadable, replaced, long_numbers):
         fields = entry.fields
         uuid: str = fields["uuid"]
         if uuid in seen:
@@ -178,7 +163,7 @@ def load_session(path: Path) -> LoadedSession:
             else:
                 unanswered.clear()
         seen[uuid] = len(indexed)
-        ends = _ends_turn(fields)
+        ends = ends_turn(fields)
         indexed.append(
             Indexed.at(
                 uuid,
@@ -306,113 +291,6 @@ def _without(indexed: list[Indexed], withdrawn: set[int]) -> list[Indexed]:
             parent = instead[parent]
         kept.append(entry if parent is entry.parent else dataclasses.replace(entry, parent=parent))
     return kept
-
-
-def _scan(
-    path: Path, unreadable: list[int], replaced: list[int], long_numbers: list[int]
-) -> Iterator[tuple[int, int, int, Entry]]:
-    """(line number, offset, length, entry) of every line with a valid header, in file order;
-    the numbers of the other non-blank lines go to `unreadable`, of those with bytes that are
-    not UTF-8 to `replaced`, of those with numbers too long to read to `long_numbers`."""
-    try:
-        with path.open("rb") as lines:
-            offset = 0
-            for number, line in enumerate(lines, 1):
-                start, offset = offset, offset + len(line)
-                if not line.strip():
-                    continue
-                try:
-                    yield (
-                        number,
-                        start,
-                        len(line),
-                        _parse_entry(line, replaced, number, long_numbers),
-                    )
-                except _Bookkeeping:
-                    continue
-                except BadEntry:
-                    unreadable.append(number)
-    except FileNotFoundError:
-        raise SessionNotFound(f"no session file at {path}") from None
-    except OSError as e:
-        raise ConfigError(f"cannot read session file {path}: {e.strerror or e}") from e
-
-
-def entry_at(file: BinaryIO, offset: int) -> Entry | None:
-    """The entry on the line starting at `offset` of an open file, None if it is not valid."""
-    fields = _fields_at(file, offset)
-    return None if fields is None else Entry(fields)
-
-
-def _fields_at(file: BinaryIO, offset: int) -> dict[str, Any] | None:
-    file.seek(offset)
-    try:
-        return _parse_entry(file.readline()).fields
-    except BadEntry:
-        return None
-
-
-def _parse_entry(
-    line: bytes,
-    replaced: list[int] | None = None,
-    number: int = 0,
-    long_numbers: list[int] | None = None,
-) -> Entry:
-    """One line as an entry with a valid header; raises BadEntry saying what is wrong. Bytes
-    that are not UTF-8 (one Latin-1 byte written by another program) are read as U+FFFD, and
-    the line's `number` goes to `replaced`: the rest of the entry is kept. A number too long
-    for Python to read (thousands of digits, in a `usage` say) is read as null, unknown, and
-    the line's number goes to `long_numbers`: the entry is kept, never dropped for one field."""
-    found: list[int] = []
-    try:
-        try:
-            raw = loads_numbers_read(line, found)
-        except UnicodeDecodeError:
-            raw = loads_numbers_read(line.decode("utf-8", "replace"), found)
-            if replaced is not None:
-                replaced.append(number)
-    except (ValueError, RecursionError):  # not JSON, or absurdly nested
-        raise BadEntry("not JSON") from None
-    if not isinstance(raw, dict):
-        raise BadEntry("not a JSON object")
-    fields = cast(dict[str, Any], raw)
-    if isinstance(fields.get("type"), str) and is_bookkeeping(fields):
-        raise _Bookkeeping
-    for key in ("type", "uuid", "sessionId"):
-        if not isinstance(fields.get(key), str):
-            raise BadEntry(f"no {key}")
-    for key in _DESCRIPTIVE:
-        if not isinstance(fields.get(key), str):
-            fields[key] = ""
-    if not isinstance(fields.get("parentUuid", 0), str | None):
-        raise BadEntry("no parentUuid")
-    fields.setdefault("parentUuid", None)
-    if found and long_numbers is not None:  # said of entries kept only: once a line
-        long_numbers.append(number)
-    return Entry(fields)
-
-
-def fork_origin(fields: dict[str, Any]) -> tuple[str, str | None] | None:
-    """(session id, entry uuid) a fork entry names, None when it names none."""
-    origin = fields.get("forkedFrom")
-    if (
-        isinstance(origin, dict)
-        and isinstance(origin.get("sessionId"), str)
-        and isinstance(origin.get("uuid"), str | None)
-    ):
-        return (origin["sessionId"], origin["uuid"])
-    return None
-
-
-def _ends_turn(fields: dict[str, Any]) -> bool:
-    if fields["type"] != "assistant":
-        return False
-    message = fields.get("message")
-    content = cast(dict[str, Any], message).get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return False
-    blocks = cast(list[Any], content)
-    return not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
 
 
 def _lines(numbers: list[int]) -> str:

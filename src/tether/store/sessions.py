@@ -250,7 +250,7 @@ def _scan(path: Path) -> tuple[int, str | None, str | None, str | None]:
     """(lines, last title, forked-from id, first cwd) of a session file, in one pass over its
     bytes. A torn title, fork or first entry reads as none."""
     # The reader only once sessions are listed: a new session never reads one back.
-    from tether.store.reader import entry_at, fork_origin
+    from tether.store.entry_lines import entry_at, fork_origin
 
     lines = 0
     starts: dict[bytes, int] = {}

@@ -1,0 +1,29 @@
+"""A server that never answers its handshake and does not end when its stdin does (it keeps
+sleeping, as a hung one would), writing down what ends it: `EOF` when its stdin closes, `TERM`
+at SIGTERM (then it exits). Its process id goes first in the record file named by argv[1]."""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+record = open(sys.argv[1], "a", buffering=1)  # noqa: SIM115
+record.write(f"{os.getpid()}\n")
+
+
+def ended(_signal: int, _frame: object) -> None:
+    record.write("TERM\n")
+    os._exit(0)
+
+
+def read() -> None:
+    for _line in sys.stdin:
+        pass
+    record.write("EOF\n")
+
+
+signal.signal(signal.SIGTERM, ended)
+threading.Thread(target=read, daemon=True).start()
+while True:
+    time.sleep(60)
