@@ -12,9 +12,11 @@ from .conftest import ContextFactory, Tree
 
 MODES = ("default", "bypassPermissions")
 PROGRAMS = ("git", "tar", "rsync", "scp", "sftp", "hg", "svn", "sshfs", "mt", "dump", "cpio")
+OTHER_SSH = ("mosh", "autossh", "ssh-copy-id", "parallel", "unison", "lftp", "restic", "borg")
+OTHER_SSH += ("ansible", "ansible-playbook")
 RULES = {
     "permissions": {
-        "allow": [f"Bash({p} *)" for p in PROGRAMS],
+        "allow": [f"Bash({p} *)" for p in (*PROGRAMS, *OTHER_SSH)],
         "deny": ["Bash(ssh *)", "Bash(curl *)"],
     }
 }
@@ -56,6 +58,28 @@ RULES = {
         "cpio -o -F h:x",
         "cpio -o --file=h:x",
         "cpio -o -O h:x",
+        # Programs whose whole job is ssh, or that reach hosts by ssh by default (allowed by
+        # their own rules before, while `Bash(ssh *)` was denied).
+        "mosh h",
+        "mosh -p 60001 u@h",
+        "autossh -M 0 -f -N -L 1:h:2 h",
+        "ssh-copy-id -i k.pub u@h",
+        "parallel -S h echo ::: 1",
+        "parallel --sshlogin 2/u@h,: echo ::: 1",
+        "parallel -S :,h echo ::: 1",
+        "parallel --slf hosts.txt echo ::: 1",
+        "unison . ssh://h//x",
+        "lftp sftp://h",
+        "lftp -c 'open sftp://h; ls'",
+        "lftp -e 'open fish://u@h'",
+        "restic -r sftp:u@h:/x snapshots",
+        "restic --repo=sftp://h//x init",
+        "RESTIC_REPOSITORY=sftp:h:/x restic snapshots",
+        "borg list ssh://h/x",
+        "borg list u@h:repo",
+        "BORG_REPO=ssh://h/x borg list",
+        "ansible all -i h, -m ping",
+        "ansible-playbook site.yml",
     ],
 )
 def test_programs_reaching_a_host_by_ssh_meet_its_rules(
@@ -104,6 +128,14 @@ def test_programs_sftp_or_rsync_run_are_judged(
         "TAPE=/dev/null tar -c README.md",
         "sftp -h",
         "rsync -a --exclude '*:*' src /tmp/d",
+        "parallel echo ::: 1",
+        "parallel -S : echo ::: 1",
+        "unison a b",
+        "lftp https://h",
+        "restic -r /tmp/repo snapshots",
+        "borg list /tmp/repo::arch",
+        "borg list repo::arch",
+        "ansible all -c local -m ping",
     ],
 )
 def test_local_and_other_transports_start_no_ssh(

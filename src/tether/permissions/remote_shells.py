@@ -7,7 +7,9 @@ ssh; git's transport commands (`clone`, `fetch`, `pull`, `push`, `ls-remote`, `a
 `svn+ssh://` ones. tar, cpio, mt, dump and restore write or read an archive or tape named
 `HOST:PATH` through a remote shell (rsh, ssh on most systems), tar's default one from `$TAPE`,
 unless `--force-local` says the colon is part of a local name. `rsync://` and `HOST::MODULE`
-talk to an rsync daemon directly."""
+talk to an rsync daemon directly. mosh, autossh and ssh-copy-id are ssh to their host; GNU
+parallel's `--sshlogin` hosts, unison's and lftp's ssh roots and URLs, restic's and borg's
+remote repositories, and ansible's inventory are reached by ssh (`_ssh_user`)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import re
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
 from tether.permissions.program_commands import PROGRAM_COMMANDS
-from tether.permissions.shell_words import STAR, program_name, readable
+from tether.permissions.shell_words import DYN, STAR, program_name, readable
 from tether.permissions.tar_words import tar_words
 
 Argv = tuple[str, ...]
@@ -70,6 +72,10 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
     elif name == "git":
         operands = _git_remotes(argv)
         daemon = True  # `HOST::x` is a remote helper's address, not ssh's
+    elif name in _SSH_ITSELF or name in _SSH_USERS:
+        return _ssh_user(name, args, assignments)
+    elif name in _ANSIBLE:
+        return _ansible(args)
     elif name in ("hg", "svn", "sshfs"):
         operands = [arg for arg in args if not arg.startswith("-")]
         if name != "sshfs":
@@ -82,6 +88,71 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
             does = f"`{name}` reaches {readable(operand)} by ssh"
             return Equivalent((("ssh", host),), does)
     return None
+
+
+_SSH_ITSELF = {
+    # Programs that are ssh to their first operand, with ssh's options (and their own).
+    "mosh": frozenset({"-p", "--port", "--ssh", "--server", "--client", "--predict"}),
+    "autossh": PROGRAM_COMMANDS["ssh"].valued_options | {"-M", "-i", "-E", "-o", "-F"},
+    "ssh-copy-id": frozenset({"-i", "-p", "-o", "-t", "-F", "-J"}),
+}
+_SSH_USERS = frozenset({"parallel", "unison", "lftp", "restic", "borg", "borgmatic"})
+_ANSIBLE = frozenset({"ansible", "ansible-playbook", "ansible-console", "ansible-inventory"})
+_SSH_URL = re.compile(r"(?:sftp|fish|ssh)://[^\s'\";,]*", re.IGNORECASE)
+
+
+def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | None:
+    """Programs that start ssh for a host their options, operands or environment name:
+    mosh, autossh and ssh-copy-id (ssh to their first operand); GNU parallel's `-S`/
+    `--sshlogin` hosts (`:` is this machine; a login file's hosts are any); unison's and
+    lftp's `ssh://`, `sftp://`, `fish://` roots and URLs (lftp's inside `-c`/`-e` commands
+    too); restic's `sftp:` repository (`-r`, `--repo`, `$RESTIC_REPOSITORY`); borg's ssh or
+    `HOST:PATH` repository (operands, `$BORG_REPO`); ansible's hosts (ssh unless `-c local`)."""
+    hosts: list[str] = []
+    if name in _SSH_ITSELF:
+        hosts = _operands(args, _SSH_ITSELF[name])[:1]
+        hosts = [h.rpartition("@")[2] for h in hosts]
+    elif name == "parallel":
+        for value in _valued(args, ("-S", "--sshlogin")):
+            logins = [login.strip() for login in value.split(",")]
+            hosts += [x.rpartition("/")[2].rpartition("@")[2] for x in logins]
+            hosts = [h for h in hosts if h not in ("", ":")]  # `:` is this machine
+        if _valued(args, ("--slf", "--sshloginfile")):
+            hosts.append(DYN)  # the hosts a file lists
+    elif name in ("unison", "lftp"):
+        hosts = [h for a in args for url in _SSH_URL.findall(a) if (h := _url_host(url))]
+    elif name == "restic":
+        repos = _valued(args, ("-r", "--repo")) + [
+            v for k, v in assignments if k == "RESTIC_REPOSITORY"
+        ]
+        hosts = [_sftp_repo_host(r) for r in repos if r.lower().startswith("sftp:")]
+    elif name in ("borg", "borgmatic"):
+        words = [a for a in args if not a.startswith("-")]
+        words += [v for k, v in assignments if k == "BORG_REPO"]
+        hosts = [h for w in words if (h := _remote_host(w, daemon=True)) is not None]
+    if not hosts:
+        return None
+    return Equivalent((("ssh", hosts[0]),), f"`{name}` reaches {readable(hosts[0])} by ssh")
+
+
+def _url_host(url: str) -> str:
+    match = _URL.match(url)
+    return (match.group(2).strip("[]") if match else "") or "localhost"
+
+
+def _sftp_repo_host(repo: str) -> str:
+    """restic's `sftp:[USER@]HOST:PATH` or `sftp://[USER@]HOST[:PORT]//PATH`."""
+    if "://" in repo:
+        return _url_host(repo)
+    return repo[len("sftp:") :].partition(":")[0].rpartition("@")[2] or DYN
+
+
+def _ansible(args: Argv) -> Equivalent | None:
+    """ansible's hosts, reached by ssh unless a connection plugin that is not says otherwise."""
+    for connection in _valued(args, ("-c", "--connection")):
+        if connection in ("local", "docker", "podman", "kubectl", "chroot", "winrm", "psrp"):
+            return None
+    return Equivalent((("ssh", DYN),), "`ansible` reaches its inventory's hosts by ssh")
 
 
 def _remote_host(word: str, *, daemon: bool) -> str | None:
