@@ -229,6 +229,9 @@ class BackgroundShells:
         self, *, log_cap_bytes: int = DEFAULT_CAP_BYTES, log_total_bytes: int = DEFAULT_TOTAL_BYTES
     ) -> None:
         self._shells: dict[str, BackgroundShell] = {}
+        self._started = 0
+        """Commands asked for so far: each takes its id as it is asked for, before its process
+        starts (parallel calls start theirs at once)."""
         self._agents: dict[str, BackgroundAgent] = {}
         self.agent_watchers: list[Callable[[], None]] = []
         """Called each time a background subagent's run ends (its notification is ready)."""
@@ -250,7 +253,8 @@ class BackgroundShells:
         """Run `argv` (which runs `command`) in a process group of its own with stdin from
         /dev/null and its output into a new log in `log_dir`; return once it has started.
         A cancellation while it starts stops it (and is re-raised): nobody would know its id."""
-        shell_id = f"bash_{len(self._shells) + 1}"
+        self._started += 1
+        shell_id = f"bash_{self._started}"
         # A unique name: ids restart at bash_1 in every context, and contexts may share a
         # directory.
         log = CappedLog(
