@@ -47,6 +47,10 @@ async def test_a_subagents_lines_name_its_run_depth_and_transcript(
     transcript = Path(told["output_file"])
     assert transcript.name.endswith(".jsonl"), transcript
     assert "look around" in transcript.read_text()
+    # Its messages say what it is for, as Claude Code's.
+    its_lines = [line for line in sdk.lines() if line.get("parent_tool_use_id")]
+    assert [line["type"] for line in its_lines] == ["assistant", "user", "assistant"]
+    assert {line["task_description"] for line in its_lines} == {"look"}
     sdk.assert_lines_parse()
 
 

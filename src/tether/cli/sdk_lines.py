@@ -306,9 +306,12 @@ class LineMaker:
     def subagent(self, event: SubagentStarted | SubagentMessage | SubagentFinished) -> list[Line]:
         if isinstance(event, SubagentMessage):
             lines = self.completed(event.completed, parent=event.call_id)
+            description = self.tasks.description(event.agent_id)
             for line in lines:
                 line["agent_id"] = event.agent_id
                 line["subagent_type"] = event.agent_type
+                if description is not None:  # as Claude Code's: what it is for
+                    line["task_description"] = description
             return lines + self.tasks.progress(event)
         if isinstance(event, SubagentStarted):
             return self.tasks.started(event)

@@ -110,6 +110,11 @@ class TaskLines:
         )
         return [self._background_changed(), line] if task.background else [line]
 
+    def description(self, task_id: str) -> str | None:
+        """What the running task `task_id` is for (None when it is not known)."""
+        task = self._tasks.get(task_id)
+        return task.description if task is not None else None
+
     def command_started(self, task_id: str, call_id: str, description: str) -> list[Line]:
         """A command Bash started in the background; if it has ended already, its end too."""
         self._tasks[task_id] = _Task("local_bash", call_id, description)
