@@ -124,7 +124,7 @@ def test_custom_agents_are_listed_in_a_reminder_once_not_in_the_task_tool(
     assert tether("-p", "--continue", "second").exit_code == 0
 
     first, second = fake_model.requests
-    [task] = [t for t in first.body["tools"] if t["name"] == "Task"]
+    [task] = [t for t in first.body["tools"] if t["name"] == "Agent"]
     assert "reviewer" not in task["description"]
     assert "- Explore: " in task["description"]
     listing = first.agent_listing_text()
@@ -134,7 +134,7 @@ def test_custom_agents_are_listed_in_a_reminder_once_not_in_the_task_tool(
     assert first.last_user_text() == "first"
     # The conversation holds it already: the next prompt does not repeat it.
     said = json.dumps(second.messages())
-    assert said.count("Available agent types for the Task tool") == 1
+    assert said.count("Available agent types for the Agent tool") == 1
     assert second.last_user_text() == "second"
 
 
@@ -155,7 +155,7 @@ def test_a_subagent_that_may_start_subagents_is_told_the_custom_agents(
     routes.install(fake_model)
     assert tether("-p", "delegate").exit_code == 0
     [child] = requests_of(fake_model, "sub-route", [MAIN, "sub-route"])
-    [task_spec] = [t for t in child.body["tools"] if t["name"] == "Task"]
+    [task_spec] = [t for t in child.body["tools"] if t["name"] == "Agent"]
     assert "reviewer" not in task_spec["description"]
     listing = child.agent_listing_text()
     assert listing is not None

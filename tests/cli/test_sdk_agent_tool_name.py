@@ -13,6 +13,7 @@ from claude_agent_sdk import (
     HookMatcher,
     PermissionResultAllow,
     ResultMessage,
+    SystemMessage,
     ToolPermissionContext,
     query,
 )
@@ -63,3 +64,29 @@ async def test_hooks_and_can_use_tool_are_told_agent(
     assert (
         told == [("PreToolUse", "Agent"), ("can_use_tool", "Agent"), ("PostToolUse", "Agent")] * 2
     )
+
+
+async def test_the_model_is_offered_agent_and_its_history_says_agent(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """As the bundled Claude Code sends it (run on the fake server): the subagent tool is
+    offered as `Agent`, and a call the model made as `Task` is `Agent` in the history sent
+    back; the client's init still lists `Task`, as Claude Code's does. Before, the model was
+    offered `Task`, the name Claude Code's models no longer learn."""
+    fake_model.script(
+        reply(subagent_call("Task")),
+        reply(text("seven")),  # the subagent's answer
+        reply(text("done")),
+    )
+    messages = await sdk.query("go", permission_mode="bypassPermissions")
+    [result] = [m for m in messages if isinstance(m, ResultMessage)]
+    assert result.result == "done"
+    offered = [t["name"] for t in fake_model.requests[0].body["tools"]]
+    assert "Agent" in offered
+    assert "Task" not in offered
+    history = fake_model.requests[-1].messages()
+    calls = [b for m in history if m["role"] == "assistant" for b in m["content"]]
+    assert [(c["type"], c["name"]) for c in calls] == [("tool_use", "Agent")]
+    [init] = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "init"]
+    assert "Task" in init.data["tools"]
+    sdk.assert_lines_parse()

@@ -76,6 +76,7 @@ async def test_an_idle_session_streams_the_subagents_end_and_wakes_the_model(
     assert running["tasks"] == [
         {
             "task_id": agent_id,
+            "run_id": _started["run_id"],
             "task_type": "local_agent",
             "subagent_type": "general-purpose",
             "description": "find the answer",

@@ -4,12 +4,16 @@ the wire: `task_started` when it starts; after the client's `stop_task`, `task_u
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from claude_agent_sdk import ResultMessage, SystemMessage, UserMessage
 
+from tests.cli.background_agents import task_lines
 from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text, tool_use
+
+BACKGROUND = {"run_in_background": True}
 
 
 async def test_stop_task_is_told_to_the_client_and_to_the_model(
@@ -48,4 +52,77 @@ async def test_stop_task_is_told_to_the_client_and_to_the_model(
     told = fake_model.requests[2].last_user_text()
     assert f"Background command {task_id}" in told
     assert "was stopped by the user" in told
+    sdk.assert_lines_parse()
+
+
+def both_ended(seen: list[Any]) -> bool:
+    """Both commands' ends are told, and then that no task is left running."""
+    lines = task_lines(seen)
+    notified = sum(t["subtype"] == "task_notification" for t in lines)
+    last = lines[-1]
+    return notified == 2 and last["subtype"] == "background_tasks_changed" and not last["tasks"]
+
+
+async def test_a_background_commands_end_is_told_to_the_client(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """As the bundled Claude Code tells it (checked side by side on the fake server): when a
+    background command ends by itself, `task_updated` (completed or failed) and a
+    `task_notification` naming its output file, its status and its exit code, without usage;
+    the set of background tasks (`background_tasks_changed`) as it starts and ends. Before,
+    a command's end was told to the model only, and the client never learnt of it."""
+    fake_model.script(
+        reply(
+            tool_use("Bash", command="printf hi; exit 3", description="fail it", **BACKGROUND),
+            tool_use("Bash", command="true", **BACKGROUND),
+        ),
+        reply(text("started")),
+    )
+    async with sdk.client(permission_mode="bypassPermissions") as client:
+        await client.query("start them")
+        seen = [m async for m in client.receive_response()]
+        if not both_ended(seen):
+            async for message in client.receive_messages():  # their ends, whenever they come
+                seen.append(message)
+                if both_ended(seen):
+                    break
+        # What they printed, while the session (and its scratch directory) lasts.
+        printed = {
+            t["task_id"]: Path(t["output_file"]).read_text()
+            for t in task_lines(seen)
+            if t["subtype"] == "task_notification"
+        }
+    lines = task_lines(seen)
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        if line["subtype"] != "background_tasks_changed":
+            by_task.setdefault(line["task_id"], []).append(line)
+    assert len(by_task) == 2
+    told: dict[str, dict[str, Any]] = {}
+    for task in by_task.values():
+        started, updated, notification = task
+        assert [t["subtype"] for t in task] == ["task_started", "task_updated", "task_notification"]
+        assert started["task_type"] == "local_bash"
+        assert updated["patch"]["status"] == notification["status"]
+        assert notification["tool_use_id"] == started["tool_use_id"]
+        assert started["run_id"] == updated["run_id"] == notification["run_id"]
+        assert "usage" not in notification
+        assert notification["output_file"].endswith(".log")
+        told[started["description"]] = notification
+    failed, done = told["fail it"], told["true"]
+    assert (failed["status"], failed["summary"]) == (
+        "failed",
+        'Background command "fail it" failed with exit code 3',
+    )
+    assert (printed[failed["task_id"]], printed[done["task_id"]]) == ("hi", "")
+    assert (done["status"], done["summary"]) == (
+        "completed",
+        'Background command "true" completed (exit code 0)',
+    )
+    changes = [t["tasks"] for t in lines if t["subtype"] == "background_tasks_changed"]
+    assert changes[-1] == []
+    assert {(t["task_type"], t["description"]) for c in changes for t in c} == {
+        ("local_bash", "fail it"),
+        ("local_bash", "true"),
+    }
     sdk.assert_lines_parse()

@@ -45,7 +45,8 @@ def test_text_answer_printed_and_request_shaped(fake_model: FakeModelServer, tet
     [request] = fake_model.requests
     assert request.wire == "anthropic"
     assert request.last_user_text() == "how are things?"
-    assert request.tool_names() == TOOLS
+    # The model is offered the subagent tool as Claude Code offers it; init lists it as Task.
+    assert request.tool_names() == [("Agent" if n == "Task" else n) for n in TOOLS]
     assert "You are tether" in request.system()
 
 

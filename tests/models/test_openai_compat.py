@@ -16,6 +16,7 @@ from tether.protocol import (
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
+    ToolSpec,
     ToolUseBlock,
     Usage,
 )
@@ -120,6 +121,26 @@ async def test_request_shape(fake_model: FakeModelServer) -> None:
     assert "tools" not in second
     assert "max_tokens" not in second
     assert second["max_completion_tokens"] == 2000
+
+
+async def test_the_subagent_tool_is_offered_and_called_as_agent(
+    fake_model: FakeModelServer,
+) -> None:
+    """As Claude Code offers it: tether's Task is `Agent` to the model, in the tools and in the
+    calls of the history, whichever name a call was made by."""
+    fake_model.script(reply(text("Done.")))
+    task = ToolSpec(name="Task", description="Start a subagent.", input_schema={"type": "object"})
+    history = (
+        Message.user_text("Look around."),
+        Message(role="assistant", content=(ToolUseBlock(id="call_1", name="Task", input={}),)),
+        Message(role="user", content=(ToolResultBlock(tool_use_id="call_1", content="seen"),)),
+    )
+    request = ModelRequest(model="unused", system="", messages=history, tools=(task,))
+    await finish(gpt(fake_model.openai_base_url), request)
+    [sent] = fake_model.requests
+    assert [t["function"]["name"] for t in sent.body["tools"]] == ["Agent"]
+    [call] = [c for m in sent.messages() for c in m.get("tool_calls", ())]
+    assert call["function"]["name"] == "Agent"
 
 
 async def test_tool_results_become_tool_messages(fake_model: FakeModelServer) -> None:

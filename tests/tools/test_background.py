@@ -334,6 +334,19 @@ async def test_kill_all_stops_everything(run_tool: RunTool, ctx: ToolContext) ->
     assert await ctx.background.kill_all() == 0
 
 
+async def test_commands_started_at_once_get_ids_of_their_own(
+    run_tool: RunTool, ctx: ToolContext
+) -> None:
+    """Parallel calls (one reply calling Bash twice) start their commands at once. Before,
+    both took the id `bash_1` and the second replaced the first: the first could be neither
+    read nor stopped, and outlived the session."""
+    started = await asyncio.gather(start(run_tool, "sleep 300"), start(run_tool, "sleep 301"))
+    assert sorted(shell_id for shell_id, _pid, _log in started) == ["bash_1", "bash_2"]
+    assert sorted(s.command for s in ctx.background.running()) == ["sleep 300", "sleep 301"]
+    assert await ctx.background.kill_all() == 2
+    assert await wait_until(lambda: all(process_gone(pid) for _id, pid, _log in started))
+
+
 async def test_unknown_ids_are_errors_naming_the_known_ones(run_tool: RunTool) -> None:
     assert await run_tool("BashOutput", bash_id="bash_7") == ToolOutcome(
         "Error: No background command has id 'bash_7'; none has been started in this session "

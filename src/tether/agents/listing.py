@@ -26,7 +26,7 @@ def agent_listing(catalog: AgentCatalog) -> str | None:
     others = [agent for agent in catalog.agents if agent not in BUILTIN_AGENTS]
     if not others:
         return None
-    lines = ["Available agent types for the Task tool (subagent_type), besides the built-in ones:"]
+    lines = ["Available agent types for the Agent tool (subagent_type), besides the built-in ones:"]
     size = len(lines[0])
     rest: list[str] = []
     for agent in others:

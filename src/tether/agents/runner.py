@@ -208,6 +208,7 @@ class SubagentRunner:
                 description=description if isinstance(description, str) else definition.name,
                 prompt=prompt,
                 background=background,
+                output_file=str(self.transcript_path(agent_id) or ""),
             )
         )
         status: Literal["completed", "failed", "stopped"] = "stopped"

@@ -29,7 +29,7 @@ file or symbol, use Read, Glob or Grep yourself: it is faster.
 How to use it:
 - The subagent sees nothing of this conversation. Its prompt must carry everything it needs \
 (the goal, paths, constraints, what you already know) and say exactly what to report back.
-- To run several at once, call Task several times in the same response.
+- To run several at once, call Agent several times in the same response.
 - Its answer is for you, not the user: pass on what matters in your own words.
 - Its answer can be wrong, like any other: check what is critical before relying on it.
 - Say whether it should only research or also change files, since it cannot ask you.

@@ -31,11 +31,12 @@ from tether.cli.sdk_session_lines import (
 )
 from tether.cli.sdk_stream import PartialMessage
 from tether.cli.sdk_system_lines import SystemLines
-from tether.cli.sdk_task_lines import SubagentTasks
+from tether.cli.sdk_task_lines import TaskLines
 from tether.core.cut_replies import refusal_told
 
 if TYPE_CHECKING:
     from tether.core.loop import Agent
+    from tether.tools.background_shells import BackgroundShell
 from tether.protocol import (
     BlockCompleted,
     ContentBlock,
@@ -72,8 +73,6 @@ class LineMaker:
     _api_ms: int = 0
     _results_unread: bool = False
     """The turn's newest message is tool results the model has not read (yet)."""
-    _tasks: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
-    """Per background command's id, the call that started it and what it runs."""
     _user_messages: int = 0
     """The turn's user messages after its prompt, as Claude Code keeps them: one per tool
     result, one per message of tether's own (an interruption's mark, words sent meanwhile)."""
@@ -93,12 +92,12 @@ class LineMaker:
     system: SystemLines = field(init=False)
     """The `system` lines reporting on the session beside its messages."""
 
-    subagent_tasks: SubagentTasks = field(init=False)
-    """The task lines of the session's subagents (started, progress, ended)."""
+    tasks: TaskLines = field(init=False)
+    """The task lines of the session's subagents and background commands."""
 
     def __post_init__(self) -> None:
         self.system = SystemLines(self.session_id)
-        self.subagent_tasks = SubagentTasks(self.session_id)
+        self.tasks = TaskLines(self.session_id)
 
     def init(self, started: SessionStarted, facts: SessionFacts) -> Line:
         self._model = started.model
@@ -119,13 +118,16 @@ class LineMaker:
             return []
         _name, tool_input = self._calls.get(event.call_id, ("", {}))
         what = str(tool_input.get("description") or tool_input.get("command") or "")
-        self._tasks[task_id] = (event.call_id, what)
-        return [self.system.task_started(task_id, event.call_id, what)]
+        return self.tasks.command_started(task_id, event.call_id, what)
 
-    def task_stopped(self, task_id: str, output_file: str) -> list[Line]:
-        """A background command the client stopped (`stop_task`)."""
-        call_id, what = self._tasks.get(task_id, ("", ""))
-        return self.system.task_stopped(task_id, call_id, what, output_file)
+    def command_ended(self, shell: BackgroundShell) -> list[Line]:
+        """A background command's end, unless it was stopped: the client that stopped it was
+        told then; KillShell's or the session's end is not a task's end to tell."""
+        code = shell.returncode
+        if shell.stopped or code is None:
+            return []
+        exit_code = code if code >= 0 else 128 - code  # died of a signal: as a shell says it
+        return self.tasks.command_ended(shell.id, exit_code, str(shell.log_path))
 
     def text(self, text: str, kind: str) -> list[Line]:
         """A streamed piece of text or thinking, as `stream_event`s (when asked for)."""
@@ -304,13 +306,16 @@ class LineMaker:
     def subagent(self, event: SubagentStarted | SubagentMessage | SubagentFinished) -> list[Line]:
         if isinstance(event, SubagentMessage):
             lines = self.completed(event.completed, parent=event.call_id)
+            description = self.tasks.description(event.agent_id)
             for line in lines:
                 line["agent_id"] = event.agent_id
                 line["subagent_type"] = event.agent_type
-            return lines + self.subagent_tasks.progress(event)
+                if description is not None:  # as Claude Code's: what it is for
+                    line["task_description"] = description
+            return lines + self.tasks.progress(event)
         if isinstance(event, SubagentStarted):
-            return self.subagent_tasks.started(event)
-        return self.subagent_tasks.finished(event)
+            return self.tasks.started(event)
+        return self.tasks.finished(event)
 
     def result(self, finished: TurnFinished, facts: SessionFacts) -> Line:
         """The turn's result. As Claude Code: `usage` and `num_turns` are the turn's,

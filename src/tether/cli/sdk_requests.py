@@ -245,7 +245,7 @@ async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
     except ToolError as e:
         raise Refused(f"{e} (background commands are the tasks tether can stop)") from None
     await shells.stop(shell, by_user=True)
-    front.write_lines(lambda lines: lines.task_stopped(shell.id, str(shell.log_path)))
+    front.write_lines(lambda lines: lines.tasks.command_stopped(shell.id, str(shell.log_path)))
     return {}
 
 

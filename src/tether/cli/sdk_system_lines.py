@@ -5,7 +5,6 @@ retries of a model call, a switch to the fallback model, a compaction; and tethe
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -124,46 +123,6 @@ class SystemLines:
             "session_id": self.session_id,
         }
         return [line]
-
-    def task_started(self, task_id: str, call_id: str, description: str) -> Line:
-        """A background command started (Claude Code's `local_bash` task)."""
-        return {
-            "type": "system",
-            "subtype": "task_started",
-            "task_id": task_id,
-            "tool_use_id": call_id,
-            "description": description,
-            "is_backgrounded": True,
-            "task_type": "local_bash",
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-
-    def task_stopped(
-        self, task_id: str, call_id: str, description: str, output_file: str
-    ) -> list[Line]:
-        """A background command stopped by the client: its update, then its notification."""
-        end_ms = int(time.time() * 1000)
-        updated = {
-            "type": "system",
-            "subtype": "task_updated",
-            "task_id": task_id,
-            "patch": {"status": "killed", "end_time": end_ms},
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-        notification = {
-            "type": "system",
-            "subtype": "task_notification",
-            "task_id": task_id,
-            "tool_use_id": call_id,
-            "status": "stopped",
-            "output_file": output_file,
-            "summary": description,
-            "uuid": _uuid(),
-            "session_id": self.session_id,
-        }
-        return [updated, notification]
 
     def hook(self, activity: HookActivity) -> Line:
         spec = activity.spec

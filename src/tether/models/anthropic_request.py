@@ -23,6 +23,7 @@ from tether.protocol import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from tether.protocol.tool_names import offered_name
 
 ThinkingStyle = Literal["budget", "adaptive"]
 
@@ -55,7 +56,11 @@ def build_body(
         breakpoints += 1
     if request.tools:
         tools: list[dict[str, Any]] = [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            {
+                "name": offered_name(t.name),
+                "description": t.description,
+                "input_schema": t.input_schema,
+            }
             for t in request.tools
         ]
         tools[-1] = {**tools[-1], "cache_control": _EPHEMERAL}
@@ -109,7 +114,12 @@ def _convert_block(block: ContentBlock) -> dict[str, Any]:
         case RedactedThinkingBlock(data=data):
             return {"type": "redacted_thinking", "data": data}
         case ToolUseBlock(id=call_id, name=name, input=arguments):
-            return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+            return {
+                "type": "tool_use",
+                "id": call_id,
+                "name": offered_name(name),
+                "input": arguments,
+            }
         case ToolResultBlock(tool_use_id=call_id, content=text, is_error=is_error):
             result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id}
             if is_error:

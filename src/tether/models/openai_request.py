@@ -16,6 +16,7 @@ from tether.protocol import (
     ToolUseBlock,
     UrlImageSource,
 )
+from tether.protocol.tool_names import offered_name
 
 ERROR_PREFIX = "Error: "
 
@@ -43,7 +44,7 @@ def chat_tools(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
         {
             "type": "function",
             "function": {
-                "name": t.name,
+                "name": offered_name(t.name),
                 "description": t.description,
                 "parameters": t.input_schema,
             },
@@ -113,7 +114,7 @@ def _tool_call(block: ToolUseBlock) -> dict[str, Any]:
     return {
         "id": block.id,
         "type": "function",
-        "function": {"name": block.name, "arguments": arguments},
+        "function": {"name": offered_name(block.name), "arguments": arguments},
     }
 
 

@@ -249,6 +249,7 @@ class SubagentStarted(_Event):
         "call_id",
         "description",
         "kind",
+        "output_file",
         "parent_agent_id",
         "prompt",
     )
@@ -261,6 +262,8 @@ class SubagentStarted(_Event):
     parent_agent_id: Final[str | None]
     background: Final[bool]
     """Started with `run_in_background`: the Task call did not wait for it."""
+    output_file: Final[str]
+    """Where its transcript is written, "" when nowhere."""
 
     def __init__(
         self,
@@ -273,6 +276,7 @@ class SubagentStarted(_Event):
         kind: Literal["subagent_started"] = "subagent_started",
         parent_agent_id: str | None = None,
         background: bool = False,
+        output_file: str = "",
     ) -> None:
         self.kind = kind
         self.call_id = call_id
@@ -282,6 +286,7 @@ class SubagentStarted(_Event):
         self.prompt = prompt
         self.parent_agent_id = parent_agent_id
         self.background = background
+        self.output_file = output_file
 
 
 class SubagentMessage(_Event):

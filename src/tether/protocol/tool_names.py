@@ -33,6 +33,17 @@ def claude_code_name(name: str) -> str:
     return CLAUDE_CODE_NAMES.get(name, name)
 
 
+OFFERED_NAMES: Mapping[str, str] = {"Task": "Agent"}
+"""tether's tool name -> the name a model is offered it by, as Claude Code offers it."""
+
+
+def offered_name(name: str) -> str:
+    """The name the model knows the tool `name` by: in the tools of a request, and in the
+    calls of its history, whichever name a call was made by (a transcript from before, a
+    model that called the old name), as Claude Code sends them (`Agent` for Task)."""
+    return OFFERED_NAMES.get(name, name)
+
+
 def tool_spellings(name: str) -> tuple[str, ...]:
     """Every name the tool `name` is known by, its own first: a hook matcher written with any of
     them matches it (`Agent` for tether's Task)."""

@@ -25,7 +25,7 @@ class NoInput(BaseModel):
 def lead_tools(lead: LeadTeams) -> list[Tool]:
     @tool("TeamCreate", read_only=True)
     async def team_create(ctx: ToolContext, args: TeamCreateInput) -> ToolOutput:
-        """Create a team that you lead: teammates are then started with the Task tool (with
+        """Create a team that you lead: teammates are then started with the Agent tool (with
         team_name and name) and talked to with SendMessage. One team per session. A team
         that exists with no lead running (one started with `tether team up`) is led from
         here: its waiting messages come to you."""

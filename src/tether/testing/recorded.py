@@ -123,7 +123,8 @@ def blocks_of(content: object) -> list[dict[str, Any]]:
 
 
 _AGENT_LISTING = re.compile(
-    r"<system-reminder>\nAvailable agent types for the Task tool.*?</system-reminder>\n?", re.DOTALL
+    r"<system-reminder>\nAvailable agent types for the Agent tool.*?</system-reminder>\n?",
+    re.DOTALL,
 )
 
 

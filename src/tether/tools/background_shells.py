@@ -16,6 +16,7 @@ from pathlib import Path
 from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
 from tether.slotted import Slotted
+from tether.tools.background_agent import BackgroundAgent
 from tether.tools.capped_log import DEFAULT_CAP_BYTES, DEFAULT_TOTAL_BYTES, CappedLog, LogBudget
 
 KILL_GRACE_S = 1.0
@@ -39,6 +40,7 @@ class BackgroundShell(Slotted):
         "command",
         "confined",
         "drained",
+        "ended",
         "id",
         "log",
         "process",
@@ -67,6 +69,9 @@ class BackgroundShell(Slotted):
     """Done once all the output is in the log (the pipe was closed)."""
     confined: ConfinedCommand | None
     """The confinement it runs in, asked for a `checkpoint` when its output is read."""
+    ended: asyncio.Future[int] | None
+    """Done with its exit status once the command has ended and what it printed last is in
+    the log (`settle`)."""
 
     def __init__(
         self,
@@ -82,6 +87,7 @@ class BackgroundShell(Slotted):
         pump: asyncio.ReadTransport | None = None,
         drained: asyncio.Future[None] | None = None,
         confined: ConfinedCommand | None = None,
+        ended: asyncio.Future[int] | None = None,
     ) -> None:
         self.id = id
         self.command = command
@@ -95,6 +101,7 @@ class BackgroundShell(Slotted):
         self.pump = pump
         self.drained = drained
         self.confined = confined
+        self.ended = ended
 
     async def settle(self, grace_s: float = 0.5) -> None:
         """Once the command ended, give what it printed last a moment to reach the log
@@ -134,41 +141,10 @@ class BackgroundShell(Slotted):
         return flat[: SHOWN_COMMAND_CHARS - 1] + "…"
 
 
-class BackgroundAgent(Slotted):
-    """A subagent started with `run_in_background`: its run is a task of the session's; what
-    the model is told when it ends (Claude Code's `<task-notification>`) is its result."""
-
-    __slots__ = ("announced", "description", "id", "run", "stopped_by_user")
-    id: str
-    description: str
-    run: asyncio.Task[str]
-    announced: bool
-    stopped_by_user: bool
-
-    def __init__(self, id: str, description: str, run: asyncio.Task[str]) -> None:
-        self.id = id
-        self.description = description
-        self.run = run
-        self.announced = False
-        self.stopped_by_user = False
-
-    def notification(self) -> str:
-        """What the model is told once it ended (stopped: a notification of its own)."""
-        if not self.run.cancelled():
-            error = self.run.exception()
-            if error is None:
-                return self.run.result()
-            return (
-                f"<task-notification>\n<task-id>{self.id}</task-id>\n<status>failed</status>\n"
-                f'<summary>Agent "{self.description}" failed: {error}</summary>\n'
-                "</task-notification>"
-            )
-        who = "user" if self.stopped_by_user else "the session"  # (Claude Code's words)
-        return (
-            f"<task-notification>\n<task-id>{self.id}</task-id>\n<status>killed</status>\n"
-            f'<summary>Agent "{self.description}" was stopped by {who}</summary>\n'
-            "</task-notification>"
-        )
+async def _ended(shell: BackgroundShell) -> int:
+    returncode = await shell.process.wait()
+    await shell.settle()
+    return returncode
 
 
 async def _finish_confinement(
@@ -229,9 +205,15 @@ class BackgroundShells:
         self, *, log_cap_bytes: int = DEFAULT_CAP_BYTES, log_total_bytes: int = DEFAULT_TOTAL_BYTES
     ) -> None:
         self._shells: dict[str, BackgroundShell] = {}
+        self._started = 0
+        """Commands asked for so far: each takes its id as it is asked for, before its process
+        starts (parallel calls start theirs at once)."""
         self._agents: dict[str, BackgroundAgent] = {}
         self.agent_watchers: list[Callable[[], None]] = []
         """Called each time a background subagent's run ends (its notification is ready)."""
+        self.shell_watchers: list[Callable[[BackgroundShell], None]] = []
+        """Called with each command whose process ended, however it ended (by itself, or
+        stopped: `stopped` and `stopped_by_user` say so)."""
         self.log_cap_bytes = log_cap_bytes
         """How much of each command's output is kept on disk (the newest)."""
         self.log_budget = LogBudget(log_total_bytes)
@@ -250,7 +232,8 @@ class BackgroundShells:
         """Run `argv` (which runs `command`) in a process group of its own with stdin from
         /dev/null and its output into a new log in `log_dir`; return once it has started.
         A cancellation while it starts stops it (and is re-raised): nobody would know its id."""
-        shell_id = f"bash_{len(self._shells) + 1}"
+        self._started += 1
+        shell_id = f"bash_{self._started}"
         # A unique name: ids restart at bash_1 in every context, and contexts may share a
         # directory.
         log = CappedLog(
@@ -300,8 +283,16 @@ class BackgroundShells:
         if isinstance(argv, ConfinedCommand):
             shell.confined = argv
             shell.cleanup = asyncio.ensure_future(_finish_confinement(process, argv))
+        shell.ended = asyncio.ensure_future(_ended(shell))
+        shell.ended.add_done_callback(lambda ended: self._shell_ended(shell, ended))
         self._shells[shell_id] = shell
         return shell
+
+    def _shell_ended(self, shell: BackgroundShell, ended: asyncio.Future[int]) -> None:
+        if ended.cancelled():  # the session ended first
+            return
+        for watch in self.shell_watchers:
+            watch(shell)
 
     def start_agent(
         self, agent_id: str, description: str, work: Coroutine[object, object, str]
@@ -365,6 +356,8 @@ class BackgroundShells:
         )
         await asyncio.gather(*(s.cleanup for s in self._shells.values() if s.cleanup is not None))
         for shell in self._shells.values():
+            if shell.ended is not None:
+                shell.ended.cancel()  # nobody is left to tell
             if shell.pump is not None:
                 shell.pump.close()
             shell.log.close()
