@@ -19,6 +19,7 @@ from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.option_names import long_option
+from tether.permissions.python_imports import pycache_dirs
 from tether.permissions.python_tool_code import tool_loads
 from tether.permissions.shell_words import DYN, is_literal, program_name
 
@@ -132,7 +133,7 @@ def loaded_code(
     family = versioned.group(1) if versioned else name
     if family in _INCLUDES:
         return (*_values(args, _INCLUDES[family]), *scripts)
-    return (*scripts, *tool_loads(argv, assignments))
+    return (*scripts, *pycache_dirs(argv), *tool_loads(argv, assignments))
 
 
 def js_tool_values(argv: tuple[str, ...]) -> tuple[str, ...]:
