@@ -15,6 +15,7 @@ from pathlib import Path
 from tether.permissions import steps
 from tether.permissions.bash_judge_code import CodeJudge, shortened
 from tether.permissions.bash_rules import MAX_NESTING, script_verdict
+from tether.permissions.paths import is_below
 from tether.permissions.python_imports import python_import_files
 from tether.permissions.run_files import run_line, runs_by_path
 from tether.permissions.script import Invocation
@@ -66,7 +67,10 @@ class ScriptJudge(CodeJudge):
                 continue
             line = run_line(real, inv.argv)
             if line is None:
-                if not os.path.exists(real):  # one the command may write after (late_code)
+                if not os.path.exists(real) and not is_below(real, self.ctx.write_roots):
+                    # Nothing there now: what runs is whatever is put there first.
+                    found.append(self._unread(f"runs {name}, outside the workspace and not there"))
+                elif not os.path.exists(real):  # one the command may write after (late_code)
                     self.code_files.append((real, f"runs {name}"))
                 elif isinstance(target, Path):
                     found += self._linked_program(inv, target, real)
