@@ -28,6 +28,9 @@ IMPORTING = [
     ("m.py", "python3 -Wignore -m m"),
     ("m.py", "python3 -X importtime -m m"),
     ("json.py", "python3 -m json.tool /dev/null"),
+    ("m.py", "python3 -c 'import m'"),
+    ("m.py", "python3 -Bc 'from m import x'"),
+    ("m.py", "python3 -c 'import os, m.sub'"),
     ("pkg/__main__.py", "mkdir -p pkg; python3 -m pkg"),
     ("pkg/__init__.py", "mkdir -p pkg; python3 -m pkg.sub"),
 ]
@@ -66,6 +69,8 @@ def test_a_module_the_command_writes_is_code_not_read(
         "python3 -m m",  # nothing written: the workspace's own module, as `python3 m.py`
         "python3 -W ignore::m.Warn -c 1",  # imported before the directory is on sys.path
         "python3 -m pytest -q",
+        "python3 -I -c 'import m'",
+        "python3 -c 'import os; print(1)'",
     ],
 )
 def test_no_module_written_where_python_looks(

@@ -3,12 +3,14 @@ them: the working directory first (unless `-I` or `-P`), so a module or package 
 run, judged as running that file (`python3 -m job` as `python3 job.py`: one the command writes
 is code not read; one a Read rule denies is denied; a link leading outside is unseen). The
 names come from Python's own options: `-m MODULE` (and the module that module runs: `runpy`,
-`cProfile -m`) and `-X presite=MODULE` (debug builds); `-X pycache_prefix=DIR` loads compiled
-code from DIR. A warning category `-W ::MODULE.CLASS` is imported before the working
-directory is on sys.path: not from here."""
+`cProfile -m`), the imports of `-c CODE` (`import m`, `from m import x`) and `-X
+presite=MODULE` (debug builds); `-X pycache_prefix=DIR` loads compiled code from DIR. A
+warning category `-W ::MODULE.CLASS` is imported before the working directory is on
+sys.path: not from here."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 from tether.permissions.interpreter_scripts import PYTHON_VALUED, module_call
@@ -41,6 +43,8 @@ def _imports(argv: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     for option, value in _options(argv[1:]):
         if option in ("I", "P"):
             path_first = False
+        elif option == "c":
+            modules += _imported(value)
         elif option == "X":
             key, _, setting = value.partition("=")
             if key == "presite":
@@ -58,6 +62,25 @@ def _imports(argv: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(files), tuple(p for p in prefixes if p)
 
 
+def _imported(code: str) -> list[str]:
+    """The modules inline code imports by absolute name (`import a.b`, `from a import b`):
+    what Python reads is what `ast` reads; code that does not parse imports nothing."""
+    if "import" not in code:
+        return []
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append(node.module)
+            found += [f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"]
+    return found
+
+
 def _options(args: tuple[str, ...]) -> list[tuple[str, str]]:
     """Python's own options before its script, `-c` or `-m`: each letter with its value
     (`-W`, `-X`: the rest of the word or the next one)."""
@@ -71,7 +94,10 @@ def _options(args: tuple[str, ...]) -> list[tuple[str, str]]:
             i += 2 if arg in PYTHON_VALUED else 1
             continue
         for j, letter in enumerate(arg[1:], start=2):
-            if letter in "cm":
+            if letter == "c":
+                code = arg[j:] or (args[i + 1] if i + 1 < len(args) else "")
+                return [*found, ("c", code)]
+            if letter == "m":
                 return found
             if letter in "WX":
                 value = arg[j:] or (args[i + 1] if i + 1 < len(args) else "")
