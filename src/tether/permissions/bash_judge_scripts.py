@@ -69,7 +69,9 @@ class ScriptJudge(CodeJudge):
             if line is None:
                 if not os.path.exists(real) and not is_below(real, self.ctx.write_roots):
                     # Nothing there now: what runs is whatever is put there first.
-                    found.append(self._unread(f"runs {name}, outside the workspace and not there"))
+                    found.append(
+                        self._unread(f"runs {name}, outside the workspace and not there: not seen")
+                    )
                 elif not os.path.exists(real):  # one the command may write after (late_code)
                     self.code_files.append((real, f"runs {name}"))
                 elif isinstance(target, Path):
