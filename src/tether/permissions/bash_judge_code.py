@@ -7,7 +7,6 @@ directory."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +14,6 @@ from typing import TYPE_CHECKING
 from tether.permissions import steps
 from tether.permissions.access import FileAccess
 from tether.permissions.bash_rules import (
-    MAX_NESTING,
     all_invocations,
     command_lines,
     rule_matches,
@@ -32,7 +30,6 @@ from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.nix_sources import unseen_nix_code
 from tether.permissions.outside_code import URL_CODE, fetched_code
 from tether.permissions.paths import is_below
-from tether.permissions.run_files import run_line, runs_by_path
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_globbing import GlobState
@@ -44,7 +41,6 @@ from tether.permissions.shell_words import (
     shown,
 )
 from tether.permissions.verdict import Verdict, ask, deny
-from tether.permissions.wrappers import look_through
 
 if TYPE_CHECKING:
     from tether.permissions.bash_judge_files import FileJudge
@@ -105,7 +101,7 @@ class CodeJudge:
             cdpath = self.cdpath or "CDPATH" in text
             inner = self.nested(cdpath)
             inner.places.cwds = dict(self.places.cwds)
-            what = f"{readable(shown(inv.argv[0]))} may run `{_shortened(readable(text))}`"
+            what = f"{readable(shown(inv.argv[0]))} may run `{shortened(readable(text))}`"
             subs = list(all_invocations(parse_command(text).invocations))
             inner.globbing.foresee(subs)  # what runs there, in any order
             inner.places.options = inner.globbing.anywhere | self.places.options
@@ -194,7 +190,7 @@ class CodeJudge:
         code it runs, from each directory the shell may be in."""
         found: list[Verdict] = []
         for path, text in env_app_commands(inv.argv, self.places.cwds):
-            what = f"flask imports FLASK_APP from {path}, which runs `{_shortened(text)}`"
+            what = f"flask imports FLASK_APP from {path}, which runs `{shortened(text)}`"
             for sub in all_invocations(parse_command(text).invocations):
                 verdict = self.nested(self.cdpath).invocation(sub)
                 if verdict.outcome in ("deny", "ask"):
@@ -219,79 +215,6 @@ class CodeJudge:
                 )
         return found
 
-    def _script(self, inv: Invocation, script: str) -> list[Verdict]:
-        """The script file a shell runs or `.` reads (shells.script_file): its text, when it
-        exists and can be read, judged as bash with the same rules (a deny rule holds in
-        every mode against what it runs); the commands of a script tether does not read,
-        and whatever no rule decides in one it reads, asked where a Bash deny or ask rule
-        exists (bash_rules.script_verdict: denied in bypassPermissions mode)."""
-        name = program_name(inv.argv[0])
-        bypass = self.ctx.mode == "bypassPermissions"
-        text, why = self._script_text(script, name)
-        judged: list[Verdict] = []
-        if text is not None:
-            what = f"{name} runs {readable(shown(script))}:"
-            judged = self._judged_text(text, what, same_shell=name in (".", "source"))
-        found = script_verdict(
-            self.ctx.rules, name, script, bypass=bypass and text is None, why=why
-        )
-        return [*judged, *([found] if found is not None else [])]
-
-    def _run_file(self, inv: Invocation) -> list[Verdict]:
-        """A file run as a program by its path, typed or through a wrapper or a program that
-        runs it (run_files): judged as the command line the kernel runs for it (`sh FILE`
-        reads the script, `python3 FILE` is python3's), its denials and asks said to be the
-        file's. One this command writes before it runs, or whose path is not known before it
-        runs, is code not read; a binary program is judged by its name."""
-        program = inv.argv[0] if inv.argv and inv.role == "command" else ""
-        if not program or not is_literal(program) or not runs_by_path(program):
-            return []
-        name = readable(shown(program))
-        found: list[Verdict] = []
-        for target in self.places.targets(program):
-            real = self.files.real(target) if isinstance(target, Path) else None
-            if real is None:
-                found.append(self._unread(f"runs {name}, whose path is not known before it runs"))
-                continue
-            if self.was_written(real):
-                found.append(self._unread(f"runs {name}, which this command writes before it runs"))
-                continue
-            line = run_line(real, inv.argv)
-            if line is None:
-                if not os.path.exists(real):  # one the command may write after (late_code)
-                    self.code_files.append((real, f"runs {name}"))
-                elif isinstance(target, Path):
-                    found += self._linked_program(inv, target, real)
-                continue
-            self.code_files.append((real, f"runs {name}"))
-            if self.nesting >= MAX_NESTING:
-                found.append(self._unread(f"runs {name}, {MAX_NESTING} files deep"))
-                continue
-            inner = self.nested(self.cdpath)
-            inner.places.cwds = dict(self.places.cwds)
-            sub = look_through(line, inv.assignments, (), parse_code=parse_command, depth=0)
-            verdict = inner.invocation(sub)
-            if verdict.outcome in ("deny", "ask"):
-                what = f"{name} runs as `{_shortened(readable(' '.join(line)))}`"
-                found.append(replace(verdict, reason=f"{what}: {verdict.reason}"))
-        return found
-
-    def _linked_program(self, inv: Invocation, target: Path, real: Path) -> list[Verdict]:
-        """A binary program run through a symbolic link under another name (`tools/ls ->
-        /usr/bin/curl`): the rules that deny or ask of the program it leads to hold (the
-        name as typed is judged too; what no rule names is left to it)."""
-        if real.name == target.name or self.nesting >= MAX_NESTING:
-            return []
-        inner = self.nested(self.cdpath)
-        inner.places.cwds = dict(self.places.cwds)
-        line = (real.as_posix(), *inv.argv[1:])
-        sub = look_through(line, inv.assignments, (), parse_code=parse_command, depth=0)
-        verdict = inner.invocation(sub)
-        if verdict.outcome == "deny" or (verdict.outcome == "ask" and verdict.rule):
-            what = f"{readable(shown(inv.argv[0]))} is a link to {readable(real.as_posix())}"
-            return [replace(verdict, reason=f"{what}: {verdict.reason}")]
-        return []
-
     def _unnamed(self, inv: Invocation) -> list[Verdict]:
         """What nix runs where tether cannot name the program (nix_launch) or the code is
         not the registry's nixpkgs (nix_sources)."""
@@ -312,50 +235,6 @@ class CodeJudge:
             else "whose programs tether cannot name",
         )
         return [found] if found is not None else []
-
-    def _script_text(self, script: str, name: str) -> tuple[str | None, str]:
-        """The text of the script, or None and why it is not read."""
-        if not is_literal(script):
-            return None, "a script chosen as it runs"
-        reals = [
-            self.files.real(target) if isinstance(target, Path) else None
-            for target in self.places.targets(script)
-        ]
-        if not reals or None in reals:
-            return None, "a script whose path is not known before it runs"
-        texts: list[str] = []
-        for real in (r for r in reals if r is not None):
-            self.code_files.append((real, f"{name} runs {readable(shown(script))}"))
-            if self.was_written(real):
-                return None, "which this command writes before it runs"
-            text = script_text(real) if self.nesting < MAX_NESTING else None
-            if text is not None:
-                texts.append(text)
-            elif len(reals) == 1 or real.exists():
-                # Where the shell may be elsewhere (`cd d && sh x`), a script that is not
-                # there runs nothing from there.
-                return None, "which tether cannot read"
-        if not texts:
-            return None, "which tether cannot read"
-        return "\n".join(dict.fromkeys(texts)), ""
-
-    def _judged_text(self, text: str, what: str, *, same_shell: bool) -> list[Verdict]:
-        """`text` judged as a command line run from where the shell is: the denials and asks
-        of what it runs, each said to be in the script."""
-        steps.spend(len(text) // 4)  # read as shell (steps.py)
-        inner = self.nested(self.cdpath or "CDPATH" in text)
-        inner.places.cwds = dict(self.places.cwds)
-        script = parse_command(text)
-        verdicts = [inner.unseen(problem) for problem in script.problems]
-        inner.globbing.foresee(script.invocations)
-        verdicts += [inner.invocation(sub) for sub in script.invocations]
-        if same_shell:
-            self.places.cwds = dict(inner.places.cwds)
-        return [
-            replace(v, reason=f"{what} {v.reason}") if v.reason else v
-            for v in verdicts
-            if v.outcome in ("deny", "ask")
-        ]
 
     def was_written(self, real: Path) -> bool:
         """Whether the command writes the file `real`: by name, or as one of the files git
@@ -393,25 +272,5 @@ ANY_WRITTEN = Path("/", "\0any")
 """In `CodeJudge.written`: git writes files of the working tree it cannot name, any of them."""
 
 
-def script_text(path: Path) -> str | None:
-    """The text of a script file of at most `MAX_SCRIPT` bytes; None when it is no such file
-    or cannot be read as text."""
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_SCRIPT + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_SCRIPT or b"\0" in data:
-        return None
-    try:
-        return data.decode()
-    except UnicodeDecodeError:
-        return None
-
-
-MAX_SCRIPT = 64 * 1024
-"""The largest script file whose text is judged (a larger one is not read)."""
-
-
-def _shortened(text: str, limit: int = 60) -> str:
+def shortened(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from tether.permissions.access import PROTECTED_NOTE
 from tether.permissions.bash_files import path_target, program_use
-from tether.permissions.bash_judge_code import ANY_WRITTEN, script_text
+from tether.permissions.bash_judge_code import ANY_WRITTEN
 from tether.permissions.bash_judge_projects import ProjectJudge
+from tether.permissions.bash_judge_scripts import script_text
 from tether.permissions.bash_rules import (
     MAX_NESTING,
     is_unknown,
@@ -154,6 +155,7 @@ class FileJudge(ProjectJudge):
                     inv,
                 )
             )
+            verdicts.extend(self._imports(inv))
             verdicts.extend(self._requirements(inv))
             for flags in build_flags(inv.argv, inv.assignments, persistent=inv.persistent):
                 verdicts.extend(self._program_use(flags))

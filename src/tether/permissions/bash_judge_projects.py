@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from tether.permissions.bash_judge_code import CodeJudge, script_text
+from tether.permissions.bash_judge_scripts import ScriptJudge, script_text
 from tether.permissions.bash_rules import MAX_NESTING
 from tether.permissions.package_configs import config_unread
 from tether.permissions.project_scripts import ProjectCode, project_code, project_text
@@ -18,7 +18,7 @@ from tether.permissions.shell_words import readable, shown
 from tether.permissions.verdict import Verdict, ask, deny
 
 
-class ProjectJudge(CodeJudge):
+class ProjectJudge(ScriptJudge):
     """The project side of the code judge."""
 
     def _project(self, inv: Invocation) -> list[Verdict]:

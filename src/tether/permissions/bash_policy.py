@@ -21,6 +21,7 @@ from tether.permissions.bash_rules import (
     is_unknown,
     later_commands,
     may_run,
+    only_assigns,
     rule_matches,
     startup_verdict,
     tail_verdict,
@@ -299,6 +300,8 @@ class _Judge(FileJudge):
             )
         if _read_only(inv):
             return allow(_READ_ONLY_REASON)
+        if only_assigns(inv.own_argv, inv.assignments) and not inv.writes:
+            return allow("only sets variables (each judged above)")
         name = program_name(inv.argv[0])
         if self.ctx.mode == "acceptEdits" and name in ACCEPT_EDITS_COMMANDS and _system(inv):
             return allow("acceptEdits mode: file commands in the workspace")

@@ -46,6 +46,19 @@ RUNS_NOTHING = frozenset(
     | {"kill", "ulimit", "times", "help", "caller"}
 )
 """Builtins outside the tables whose arguments are never run (names, numbers, options)."""
+_DECLARING = frozenset({"export", "declare", "typeset", "readonly"})
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def only_assigns(argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...]) -> bool:
+    """`export NAME=VALUE...` (`declare`, `readonly`) with only names: it runs nothing, and
+    each value is judged where it is set (a pager as the command it runs, a variable that
+    changes what programs run as unseen)."""
+    if not argv or argv[0] not in _DECLARING or not assignments:
+        return False
+    return all(_VARIABLE.fullmatch(word) for word in argv[1:])
+
+
 _COMMAND_LINE = frozenset(" \t\n;|&()<>`$")
 """An argument holding one of these may be a command line given to the program."""
 MAX_NESTING = 4

@@ -2,7 +2,8 @@
 `cmake -E remove x` is `rm -f -- x` (cmake_commands), `git send-pack URL` is `git push URL`
 (git_senders), `git update-ref` and `git replace` rewrite history as `git rebase` does
 (git_rewriters), `find -delete` and other programs' deleting options are `rm`
-(deleting_equivalents), as are `git rm` and `git clean` (git_deleters); scp, sftp, rsync, tar,
+(deleting_equivalents), as are `git rm`, `git clean` and the git commands that discard work
+(git_deleters, git_discarders: `checkout -f`, `reset --hard`, `stash -u`...); scp, sftp, rsync, tar,
 git and the others reaching `HOST:PATH` are the `ssh HOST` they start (remote_shells)."""
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ def equivalent(inv: Invocation) -> Equivalent | None:
             does = f"`git {readable(sends[1])}` sends commits elsewhere, as git push does"
             return Equivalent((sends[0],), does)
         rewrites = rewriting_equivalent(argv)
-        if rewrites is not None:
-            does = f"`{rewrites[1]}` rewrites what the repository's history shows"
-            return Equivalent(rewrites[0], does, shown=False)
-        return _joined(git_deleting_equivalent(argv), remote_shell_equivalent(argv))
+        deletes = _joined(git_deleting_equivalent(argv), remote_shell_equivalent(argv))
+        if rewrites is None:
+            return deletes
+        does = f"`{rewrites[1]}` rewrites what the repository's history shows"
+        return _joined(Equivalent(rewrites[0], does, shown=False), deletes)
     if name != "cmake":
         return _joined(deleting_equivalent(argv), remote_shell_equivalent(argv, inv.assignments))
     same = cmake_equivalent(argv)
@@ -51,4 +53,5 @@ def _joined(first: Equivalent | None, second: Equivalent | None) -> Equivalent |
     `host:d` deletes and starts ssh)."""
     if first is None or second is None:
         return first or second
-    return Equivalent((*first.forms, *second.forms), f"{first.does}; {second.does}")
+    shown = first.shown and second.shown
+    return Equivalent((*first.forms, *second.forms), f"{first.does}; {second.does}", shown=shown)

@@ -102,6 +102,9 @@ TREE_WRITERS: Mapping[str, TreeWrites] = {
     ),
     "submodule--helper": TreeWrites(does="writes the submodules' files"),
     "quiltimport": TreeWrites(does="applies a series of patches to the working tree"),
+    # Its filters run on each commit, and the branch checked out is read back into the
+    # working tree once rewritten (`read-tree -u -m HEAD`).
+    "filter-branch": TreeWrites(does="writes the files of the branch it rewrites"),
 }
 """Subcommands that write files of the working tree that their words do not name: a branch's,
 a patch's, a stash's, a new clone's. Which files is not known, so with the sandbox off they

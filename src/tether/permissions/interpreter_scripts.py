@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tether.permissions.run_as_main import module_that_runs
+from tether.permissions.runtime_files import NODE_VALUED
 from tether.permissions.shell_words import program_name
 from tether.permissions.shells import script_file
 
@@ -48,7 +49,8 @@ _NODE = Interpreter(
     bundles=True,
     valued=_s("-r", "--require", "--import", "--loader", "--experimental-loader", "-C")
     | _s("--conditions", "--input-type", "--title", "--env-file", "--inspect-port")
-    | _s("--experimental-config-file", "--env-file-if-exists", "--openssl-config"),
+    | _s("--experimental-config-file", "--env-file-if-exists", "--openssl-config")
+    | NODE_VALUED,
 )
 INTERPRETERS: Mapping[str, Interpreter] = {
     "python": _PYTHON,

@@ -119,6 +119,9 @@ def _other_code(name: str, args: tuple[str, ...], assignments: Assignments) -> s
             return f"what {variable} lets evaluation run"
     if name == "nix-channel" and {"--add", "--remove"} & set(args):
         return "the channel it changes, which every later <nixpkgs> means"
+    installed = _installed(name, args, words)
+    if installed is not None:
+        return installed
     sub, rest = (words[0], words[1:]) if name == "nix" and words else ("", [])
     if sub == "registry" and rest[:1] and rest[0] in ("add", "pin", "remove"):
         return "the registry entry it writes, which every later use of that flake means"
@@ -194,6 +197,36 @@ def _replacing(option: str, name: str) -> str | None:
     if option in PHASES:
         return f"the derivation's build phases ({option})"
     return None
+
+
+def _installed(name: str, args: tuple[str, ...], words: list[str]) -> str | None:
+    """What a command builds or puts in the user's profile (run by every later shell) from
+    elsewhere than nixpkgs: `nix profile install|add` of another flake, `nix-env -i|-u|--set`
+    of `-f FILE` or `-E EXPR`, `nix-build` of a file or expression (the directory's
+    `default.nix` without one); `<nixpkgs>` and nixpkgs' packages are known."""
+    if name == "nix" and words[:1] == ["profile"] and words[1:2] in (["install"], ["add"]):
+        found = [w for w in words[2:] if not _from_nixpkgs(w)]
+        return found[0] if found else None if words[2:] else "the flake in this directory"
+    if name not in ("nix-env", "nix-build"):
+        return None
+    if "-E" in args or "--expr" in args:
+        return "the expression given"
+    if name == "nix-env":
+        installs = any(a in ("--install", "--upgrade", "--set") for a in args) or any(
+            a.startswith("-") and not a.startswith("--") and set(a[1:]) & set("iu") for a in args
+        )
+        source = _value(args, ("-f", "--file"))
+        for i, arg in enumerate(args[:-1]):  # `-uf FILE`: nix splits a bundle of letters
+            if source is None and re.fullmatch(r"-[a-zA-Z]+f", arg):
+                source = args[i + 1]
+        return source if installs and source is not None and not _angled(source) else None
+    files = [w for w in words if not _angled(w)]
+    return files[0] if files else None if words else "the default.nix in this directory"
+
+
+def _angled(word: str) -> bool:
+    """`<nixpkgs>`: the channel's nixpkgs."""
+    return word == "<nixpkgs>"
 
 
 def _nix_shell(args: tuple[str, ...], words: list[str]) -> str | None:

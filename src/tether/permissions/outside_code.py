@@ -19,7 +19,9 @@ from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.option_names import long_option
+from tether.permissions.python_imports import pycache_dirs
 from tether.permissions.python_tool_code import tool_loads
+from tether.permissions.runtime_files import implied_files
 from tether.permissions.shell_words import DYN, is_literal, program_name
 
 _NODE = frozenset({"node", "nodejs", "bun", "deno", "ts-node", "tsx"})
@@ -35,7 +37,7 @@ _NODE_FILES: dict[str, tuple[str, ...]] = {
         *("--openssl-config", "--snapshot-blob"),
     ),
     "bun": ("-c", "--config", "--env-file", "--tsconfig-override"),
-    "deno": ("-c", "--config", "--import-map", "--env-file"),
+    "deno": ("-c", "--config", "--import-map"),  # `--env-file[=F]`: runtime_files
 }
 """Files whose text chooses the code that loads, by runtime: node's configuration and env files
 (they may set `--import` or `NODE_OPTIONS`), its OpenSSL configuration (an engine or provider:
@@ -102,6 +104,7 @@ def loaded_code(
         return (*places, *text.includes, *_make_programs((*args, *assigned)))
     if name in _NODE:
         files = _values(args, _NODE_FILES.get(name, _NODE_FILES["node"]))
+        files += implied_files(name, args)
         return (*_paths(_values(args, _NODE_MODULES)), *files, *scripts)
     tool = _js_tool(name, args)
     tools = _paths(_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
@@ -132,7 +135,7 @@ def loaded_code(
     family = versioned.group(1) if versioned else name
     if family in _INCLUDES:
         return (*_values(args, _INCLUDES[family]), *scripts)
-    return (*scripts, *tool_loads(argv, assignments))
+    return (*scripts, *pycache_dirs(argv), *tool_loads(argv, assignments))
 
 
 def js_tool_values(argv: tuple[str, ...]) -> tuple[str, ...]:

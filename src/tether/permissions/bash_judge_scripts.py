@@ -1,0 +1,186 @@
+"""The code files a Bash command's simple commands run, judged as bash_policy's judge judges
+the command (this part of it, between bash_judge_code and bash_judge_projects): the text of
+the script a shell runs or `.` reads, judged as bash with the same rules; a file run by its
+path, as the command line the kernel runs for it (a link to a program as that program); the
+modules Python imports by name from where it runs (python_imports.py); and each such file the
+same command writes (before or after), cannot read, or finds outside the workspace: code not
+read."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from tether.permissions import steps
+from tether.permissions.bash_judge_code import CodeJudge, shortened
+from tether.permissions.bash_rules import MAX_NESTING, script_verdict
+from tether.permissions.paths import is_below
+from tether.permissions.python_imports import python_import_files
+from tether.permissions.run_files import run_line, runs_by_path
+from tether.permissions.script import Invocation
+from tether.permissions.shell import parse_command
+from tether.permissions.shell_words import is_literal, program_name, readable, shown
+from tether.permissions.verdict import Verdict
+from tether.permissions.wrappers import look_through
+
+
+class ScriptJudge(CodeJudge):
+    """Scripts, files run by path and modules imported by name."""
+
+    def _script(self, inv: Invocation, script: str) -> list[Verdict]:
+        """The script file a shell runs or `.` reads (shells.script_file): its text, when it
+        exists and can be read, judged as bash with the same rules (a deny rule holds in
+        every mode against what it runs); the commands of a script tether does not read,
+        and whatever no rule decides in one it reads, asked where a Bash deny or ask rule
+        exists (bash_rules.script_verdict: denied in bypassPermissions mode)."""
+        name = program_name(inv.argv[0])
+        bypass = self.ctx.mode == "bypassPermissions"
+        text, why = self._script_text(script, name)
+        judged: list[Verdict] = []
+        if text is not None:
+            what = f"{name} runs {readable(shown(script))}:"
+            judged = self._judged_text(text, what, same_shell=name in (".", "source"))
+        found = script_verdict(
+            self.ctx.rules, name, script, bypass=bypass and text is None, why=why
+        )
+        return [*judged, *([found] if found is not None else [])]
+
+    def _run_file(self, inv: Invocation) -> list[Verdict]:
+        """A file run as a program by its path, typed or through a wrapper or a program that
+        runs it (run_files): judged as the command line the kernel runs for it (`sh FILE`
+        reads the script, `python3 FILE` is python3's), its denials and asks said to be the
+        file's. One this command writes before it runs, or whose path is not known before it
+        runs, is code not read; a binary program is judged by its name."""
+        program = inv.argv[0] if inv.argv and inv.role == "command" else ""
+        if not program or not is_literal(program) or not runs_by_path(program):
+            return []
+        name = readable(shown(program))
+        found: list[Verdict] = []
+        for target in self.places.targets(program):
+            real = self.files.real(target) if isinstance(target, Path) else None
+            if real is None:
+                found.append(self._unread(f"runs {name}, whose path is not known before it runs"))
+                continue
+            if self.was_written(real):
+                found.append(self._unread(f"runs {name}, which this command writes before it runs"))
+                continue
+            line = run_line(real, inv.argv)
+            if line is None:
+                if not os.path.exists(real) and not is_below(real, self.ctx.write_roots):
+                    # Nothing there now: what runs is whatever is put there first.
+                    found.append(
+                        self._unread(f"runs {name}, outside the workspace and not there: not seen")
+                    )
+                elif not os.path.exists(real):  # one the command may write after (late_code)
+                    self.code_files.append((real, f"runs {name}"))
+                elif isinstance(target, Path):
+                    found += self._linked_program(inv, target, real)
+                continue
+            self.code_files.append((real, f"runs {name}"))
+            if self.nesting >= MAX_NESTING:
+                found.append(self._unread(f"runs {name}, {MAX_NESTING} files deep"))
+                continue
+            inner = self.nested(self.cdpath)
+            inner.places.cwds = dict(self.places.cwds)
+            sub = look_through(line, inv.assignments, (), parse_code=parse_command, depth=0)
+            verdict = inner.invocation(sub)
+            if verdict.outcome in ("deny", "ask"):
+                what = f"{name} runs as `{shortened(readable(' '.join(line)))}`"
+                found.append(replace(verdict, reason=f"{what}: {verdict.reason}"))
+        return found
+
+    def _linked_program(self, inv: Invocation, target: Path, real: Path) -> list[Verdict]:
+        """A binary program run through a symbolic link under another name (`tools/ls ->
+        /usr/bin/curl`): the rules that deny or ask of the program it leads to hold (the
+        name as typed is judged too; what no rule names is left to it)."""
+        if real.name == target.name or self.nesting >= MAX_NESTING:
+            return []
+        inner = self.nested(self.cdpath)
+        inner.places.cwds = dict(self.places.cwds)
+        line = (real.as_posix(), *inv.argv[1:])
+        sub = look_through(line, inv.assignments, (), parse_code=parse_command, depth=0)
+        verdict = inner.invocation(sub)
+        if verdict.outcome == "deny" or (verdict.outcome == "ask" and verdict.rule):
+            what = f"{readable(shown(inv.argv[0]))} is a link to {readable(real.as_posix())}"
+            return [replace(verdict, reason=f"{what}: {verdict.reason}")]
+        return []
+
+    def _script_text(self, script: str, name: str) -> tuple[str | None, str]:
+        """The text of the script, or None and why it is not read."""
+        if not is_literal(script):
+            return None, "a script chosen as it runs"
+        reals = [
+            self.files.real(target) if isinstance(target, Path) else None
+            for target in self.places.targets(script)
+        ]
+        if not reals or None in reals:
+            return None, "a script whose path is not known before it runs"
+        texts: list[str] = []
+        for real in (r for r in reals if r is not None):
+            self.code_files.append((real, f"{name} runs {readable(shown(script))}"))
+            if self.was_written(real):
+                return None, "which this command writes before it runs"
+            text = script_text(real) if self.nesting < MAX_NESTING else None
+            if text is not None:
+                texts.append(text)
+            elif len(reals) == 1 or real.exists():
+                # Where the shell may be elsewhere (`cd d && sh x`), a script that is not
+                # there runs nothing from there.
+                return None, "which tether cannot read"
+        if not texts:
+            return None, "which tether cannot read"
+        return "\n".join(dict.fromkeys(texts)), ""
+
+    def _judged_text(self, text: str, what: str, *, same_shell: bool) -> list[Verdict]:
+        """`text` judged as a command line run from where the shell is: the denials and asks
+        of what it runs, each said to be in the script."""
+        steps.spend(len(text) // 4)  # read as shell (steps.py)
+        inner = self.nested(self.cdpath or "CDPATH" in text)
+        inner.places.cwds = dict(self.places.cwds)
+        script = parse_command(text)
+        verdicts = [inner.unseen(problem) for problem in script.problems]
+        inner.globbing.foresee(script.invocations)
+        verdicts += [inner.invocation(sub) for sub in script.invocations]
+        if same_shell:
+            self.places.cwds = dict(inner.places.cwds)
+        return [
+            replace(v, reason=f"{what} {v.reason}") if v.reason else v
+            for v in verdicts
+            if v.outcome in ("deny", "ask")
+        ]
+
+    def _imports(self, inv: Invocation) -> list[Verdict]:
+        """The files Python may import a module it is told to by name from (python_imports):
+        one that is there, or that this command writes, is code run from that path, judged as
+        `python3 FILE` is (`_loads`); one that is not there runs nothing from here, unless
+        the command writes it later (late_code)."""
+        found: list[Verdict] = []
+        for word in python_import_files(inv.own_argv) if inv.role == "command" else ():
+            for target in self.places.targets(word):
+                real = self.files.real(target) if isinstance(target, Path) else None
+                if real is None or os.path.lexists(real) or self.was_written(real):
+                    found += self._loads((word,), inv, what="imports code from")
+                    break
+                self.code_files.append((real, f"imports code from {readable(word)}"))
+        return found
+
+
+def script_text(path: Path) -> str | None:
+    """The text of a script file of at most `MAX_SCRIPT` bytes; None when it is no such file
+    or cannot be read as text."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_SCRIPT + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_SCRIPT or b"\0" in data:
+        return None
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return None
+
+
+MAX_SCRIPT = 64 * 1024
+"""The largest script file whose text is judged (a larger one is not read)."""
