@@ -127,6 +127,7 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.tools.any_arguments",
     "tether.agents.task_input",
     "tether.skills.skill_input",
+    "importlib.metadata",  # httpx2's and httpcore2's versions are read from their METADATA
 )
 """What no headless run loads before its first request: pydantic (the protocol's records are
 its own classes; input models and validators are imported at a tool's first call, or where
