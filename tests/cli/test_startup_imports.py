@@ -48,6 +48,31 @@ def test_headless_builds_its_session_without_what_comes_later(tmp_path: Path) ->
     assert result.stdout == "[]\n"
 
 
+NOT_BEFORE_THE_PROMPT = (
+    "tether.protocol",
+    "tether.core.lifecycle",
+    "tether.tools.context",
+    "tether.cli.toolview",
+    "tether.hooks",
+    "pydantic",
+)
+"""What the REPL's own modules do not load: the session's layers (the protocol, the tools'
+records, the hooks) are imported by the worker thread that builds the session once the first
+prompt is on screen (`tether.cli.startup`), so that drawing it does not wait for them."""
+
+
+def test_the_repl_draws_its_prompt_before_the_sessions_layers_load() -> None:
+    program = (
+        "import sys\n"
+        "import tether.cli.app, tether.cli.repl, tether.cli.startup\n"
+        f"print(sorted(m for m in {NOT_BEFORE_THE_PROMPT!r} if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert result.stdout == "[]\n"
+
+
 def test_the_permission_engine_loads_on_first_use() -> None:
     program = (
         "import sys\n"
