@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Final
 
-from tether.slotted import Slotted
+import pytest
+
+from tether.slotted import Slotted, replaced
 
 
 class Point(Slotted):
@@ -53,3 +56,30 @@ def test_a_record_shows_its_fields_in_declared_order_bases_first() -> None:
 def test_a_record_has_no_dict() -> None:
     point = Point(1, 2)
     assert not hasattr(point, "__dict__")
+
+
+@dataclasses.dataclass(frozen=True)
+class _AsDataclass:
+    x: int
+    y: int
+    label: str
+
+
+def test_replaced_copies_a_record_with_changes_as_dataclasses_replace_does() -> None:
+    point = Labelled(1, 2, "a")
+    moved = replaced(point, y=5)
+    assert moved == Labelled(1, 5, "a")
+    assert type(moved) is Labelled
+    assert point == Labelled(1, 2, "a")  # the original is left as it was
+    assert replaced(point) == point
+    assert replaced(point) is not point
+    as_dataclass = dataclasses.replace(_AsDataclass(1, 2, "a"), y=5)
+    assert (moved.x, moved.y, moved.label) == (as_dataclass.x, as_dataclass.y, as_dataclass.label)
+
+
+def test_replaced_refuses_a_name_that_is_not_a_field_as_dataclasses_replace_does() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'") as ours:
+        replaced(Point(1), z=3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        dataclasses.replace(_AsDataclass(1, 2, "a"), z=3)  # pyright: ignore[reportCallIssue]
+    assert str(ours.value).startswith("Point.__init__()")

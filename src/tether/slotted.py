@@ -9,12 +9,13 @@ class with `__slots__` and its own `__init__`. A class that subclasses `Slotted`
 reassign them, as it refuses a frozen dataclass's); the rest comes from here, worked out from
 the fields when first asked, not when the class is made. Fields compare, hash and show in the
 order the class declares them (a base's first), as a dataclass's do; an instance equals only
-an instance of its very class.
+an instance of its very class. `replaced` copies one with changes, as `dataclasses.replace`
+does, for a class whose `__init__` takes every field under its own name.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -32,6 +33,9 @@ def slot_fields(cls: type) -> tuple[str, ...]:
         )
         _FIELDS[cls] = found
     return found
+
+
+_S = TypeVar("_S", bound="Slotted")
 
 
 class Slotted:
@@ -53,3 +57,19 @@ class Slotted:
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in slot_fields(type(self)))
         return f"{type(self).__name__}({shown})"
+
+
+def replaced(record: _S, /, **changes: Any) -> _S:
+    """A copy of `record` with `changes`, as `dataclasses.replace` makes one of a dataclass:
+    its class called with every field by name, the changed ones given. A name that is not a
+    field is refused the same way (TypeError), before anything is made. For the records whose
+    `__init__` takes every field under its own name, as a dataclass's does."""
+    fields = slot_fields(type(record))
+    unknown = sorted(changes.keys() - set(fields))
+    if unknown:
+        raise TypeError(
+            f"{type(record).__name__}.__init__() got an unexpected keyword argument {unknown[0]!r}"
+        )
+    values = {name: getattr(record, name) for name in fields}
+    values.update(changes)
+    return type(record)(**values)

@@ -48,6 +48,31 @@ def test_headless_builds_its_session_without_what_comes_later(tmp_path: Path) ->
     assert result.stdout == "[]\n"
 
 
+NOT_BEFORE_THE_PROMPT = (
+    "tether.protocol",
+    "tether.core.lifecycle",
+    "tether.tools.context",
+    "tether.cli.toolview",
+    "tether.hooks",
+    "pydantic",
+)
+"""What the REPL's own modules do not load: the session's layers (the protocol, the tools'
+records, the hooks) are imported by the worker thread that builds the session once the first
+prompt is on screen (`tether.cli.startup`), so that drawing it does not wait for them."""
+
+
+def test_the_repl_draws_its_prompt_before_the_sessions_layers_load() -> None:
+    program = (
+        "import sys\n"
+        "import tether.cli.app, tether.cli.repl, tether.cli.startup\n"
+        f"print(sorted(m for m in {NOT_BEFORE_THE_PROMPT!r} if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert result.stdout == "[]\n"
+
+
 def test_the_permission_engine_loads_on_first_use() -> None:
     program = (
         "import sys\n"
@@ -127,6 +152,7 @@ NOT_BEFORE_THE_FIRST_REQUEST = (
     "tether.tools.any_arguments",
     "tether.agents.task_input",
     "tether.skills.skill_input",
+    "importlib.metadata",  # httpx2's and httpcore2's versions are read from their METADATA
 )
 """What no headless run loads before its first request: pydantic (the protocol's records are
 its own classes; input models and validators are imported at a tool's first call, or where

@@ -40,6 +40,7 @@ from tether.mcp.manager import (
 from tether.mcp.names import MAX_NAME_CHARS, NameMap, exposed_name
 from tether.mcp.servers import McpLimits
 from tether.protocol import Base64ImageSource, ImageBlock
+from tether.slotted import replaced
 from tether.testing.mcp_http_server import PIXEL_PNG, McpHttpServer
 
 from .conftest import FAST, http, script
@@ -279,7 +280,7 @@ async def test_a_stdio_server_gets_our_environment_without_secrets_its_own_and_i
     config = script("raw", "raw_server.py", **own)
     transport = dataclasses.replace(config.transport, cwd=tmp_path)
     names = [*inherited, *withheld, *own]
-    async with McpManager([dataclasses.replace(config, transport=transport)], FAST) as manager:
+    async with McpManager([replaced(config, transport=transport)], FAST) as manager:
         result = await manager.call("mcp__raw__where", {"names": names})
     assert json.loads(result.text) == {
         "cwd": str(tmp_path),

@@ -6,6 +6,7 @@ import pytest
 
 from tether.models.catalogue import MODELS, PROVIDERS, ModelInfo, cost_usd
 from tether.protocol import Usage
+from tether.slotted import replaced
 
 
 def test_cost_adds_each_kind_of_token_at_its_price() -> None:
@@ -40,9 +41,7 @@ def test_claude_cache_prices_follow_the_input_price() -> None:
         pytest.approx(3.75),
         pytest.approx(0.30),
     )
-    assert MODELS["claude-sonnet-4-5-20250929"] == ModelInfo(
-        **{**vars(sonnet), "id": "claude-sonnet-4-5-20250929"}
-    )
+    assert MODELS["claude-sonnet-4-5-20250929"] == replaced(sonnet, id="claude-sonnet-4-5-20250929")
 
 
 def test_every_model_names_a_known_provider_and_sane_limits() -> None:

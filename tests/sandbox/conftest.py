@@ -22,6 +22,7 @@ import pytest
 from tether.processes import ConfinedCommand
 from tether.protocol import ToolUseBlock
 from tether.sandbox import Sandbox, SandboxSettings, plan_sandbox, probe
+from tether.slotted import replaced
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolOutcome, ToolRegistry
@@ -100,7 +101,7 @@ def bash_runner(ctx: ToolContext) -> RunBash:
 
     async def run(**tool_input: Any) -> ToolOutcome:
         outcome = await registry.run(ToolUseBlock(id="call_1", name="Bash", input=tool_input), ctx)
-        return dataclasses.replace(outcome, duration_ms=0, structured=None)
+        return replaced(outcome, duration_ms=0, structured=None)
 
     return run
 

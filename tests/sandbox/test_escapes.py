@@ -7,7 +7,6 @@ and as an unprivileged caller; the host is checked afterwards."""
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 from tether.protocol import ToolUseBlock
+from tether.slotted import replaced
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolOutcome, ToolRegistry
@@ -42,7 +42,7 @@ def tool_runner(ctx: ToolContext) -> Any:
 
     async def run(name: str, **tool_input: Any) -> ToolOutcome:
         call = ToolUseBlock(id="call_1", name=name, input=tool_input)
-        return dataclasses.replace(await registry.run(call, ctx), duration_ms=0, structured=None)
+        return replaced(await registry.run(call, ctx), duration_ms=0, structured=None)
 
     return run
 

@@ -3,7 +3,6 @@ Grep see the main tree."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import signal
@@ -15,6 +14,7 @@ import pytest
 
 from tether.hooks import HookRunner, HookSpec
 from tether.protocol import ToolUseBlock
+from tether.slotted import replaced
 from tether.teams.lifecycle import task_worktree
 from tether.teams.records import WorktreeError
 from tether.teams.worktrees import add_worktree, plan_worktree
@@ -130,7 +130,7 @@ async def test_glob_and_grep_of_the_main_tree_leave_task_worktrees_out(
         ctx = ToolContext(workspace=workspace, scratch_dir=tmp_path / "scratch")
         call = ToolUseBlock(id="call_1", name=name, input=dict(tool_input))
         outcome = await registry.run(call, ctx)
-        return dataclasses.replace(outcome, duration_ms=0, structured=None)
+        return replaced(outcome, duration_ms=0, structured=None)
 
     listing = (await run(repo, "Glob", pattern="**/*")).content
     assert sorted(listing.splitlines()) == ["a.txt", "b.txt"]

@@ -3,7 +3,6 @@ the registry, exactly as the agent loop does."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 
 from tether.protocol import ToolUseBlock
+from tether.slotted import replaced
 from tether.tools.builtin import builtin_tools
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolOutcome, ToolRegistry
@@ -39,6 +39,6 @@ def run_tool(ctx: ToolContext) -> RunTool:
 
     async def run(name: str, /, **tool_input: Any) -> ToolOutcome:
         outcome = await registry.run(ToolUseBlock(id="call_1", name=name, input=tool_input), ctx)
-        return dataclasses.replace(outcome, duration_ms=0, structured=None)
+        return replaced(outcome, duration_ms=0, structured=None)
 
     return run

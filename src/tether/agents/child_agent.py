@@ -5,7 +5,6 @@ spend. What the Task tool's runner (`tether.agents.runner`) runs its loop on."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from tether.agents.definitions import TASK_TOOL_NAME, AgentDefinition
@@ -13,6 +12,7 @@ from tether.core.context import BASE_PROMPT, build_system_prompt
 from tether.core.loop import Agent
 from tether.models.base import Model
 from tether.protocol import HarnessError, ToolError, Usage
+from tether.slotted import replaced
 from tether.tools.base import Tool
 from tether.tools.context import ToolContext
 from tether.tools.file_state import FileState
@@ -76,7 +76,7 @@ def child_agent(
     tools = ToolRegistry(tools_for(definition, parent.tools, depth < max_depth))
     compaction = parent.compaction
     if compaction is not None:  # a subagent's summaries are not the project's memory
-        compaction = replace(compaction, memory_path=None)
+        compaction = replaced(compaction, memory_path=None)
     return Agent(
         model=model,
         model_id=model_id,

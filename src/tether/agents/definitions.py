@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from tether.slotted import Slotted
+from tether.slotted import Slotted, replaced
 
 if TYPE_CHECKING:
     from tether.hooks.spec import HookSpec
@@ -41,35 +40,73 @@ def offered_tools(names: tuple[str, ...]) -> tuple[str, ...] | None:
     return None if ALL_TOOLS in names else names
 
 
-@dataclass(frozen=True)
-class AgentDefinition:
+class AgentDefinition(Slotted):
     """One kind of subagent, built in or read from `<dir>/agents/<file>.md`."""
 
-    name: str
+    __slots__ = (
+        "description",
+        "disallowed_tools",
+        "hooks",
+        "max_turns",
+        "model",
+        "name",
+        "path",
+        "permission_mode",
+        "read_only",
+        "system_prompt",
+        "tools",
+    )
+    name: Final[str]
     """What the model passes as the Task tool's `subagent_type`."""
-    description: str
+    description: Final[str]
     """When to use it: listed in the Task tool's description."""
-    system_prompt: str
+    system_prompt: Final[str]
     """The Markdown body of its file; the environment section is added when it runs."""
-    tools: tuple[str, ...] | None = None
+    tools: Final[tuple[str, ...] | None]
     """The parent's tools it may use, by name; None for all of them."""
-    disallowed_tools: tuple[str, ...] = ()
+    disallowed_tools: Final[tuple[str, ...]]
     """Tools taken away from those above (`disallowedTools`)."""
-    model: str | None = None
+    model: Final[str | None]
     """A model alias for the session to resolve; None (or `inherit`) runs the parent's model."""
-    max_turns: int | None = None
+    max_turns: Final[int | None]
     """Its own cap on model calls (`maxTurns`), within the runner's."""
-    read_only: bool = False
+    read_only: Final[bool]
     """Runs in the permission engine's plan mode, whatever the parent's mode."""
-    permission_mode: str | None = None
+    permission_mode: Final[str | None]
     """The engine's mode it runs in (`acceptEdits`, `dontAsk`...): set only for an agent the
     SDK program defines (`AgentDefinition(permissionMode=...)`), never from a file, so that a
     cloned repository cannot grant its agents more than the session has. None: the parent's."""
-    path: Path | None = None
+    path: Final[Path | None]
     """The file it came from; None for a built-in."""
-    hooks: tuple[HookSpec, ...] = ()
+    hooks: Final[tuple[HookSpec, ...]]
     """Its front matter's `hooks`: they run for this agent's calls only, beside the session's
     (a `Stop` hook fires as SubagentStop, as in Claude Code)."""
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        system_prompt: str,
+        tools: tuple[str, ...] | None = None,
+        disallowed_tools: tuple[str, ...] = (),
+        model: str | None = None,
+        max_turns: int | None = None,
+        read_only: bool = False,
+        permission_mode: str | None = None,
+        path: Path | None = None,
+        hooks: tuple[HookSpec, ...] = (),
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.system_prompt = system_prompt
+        self.tools = tools
+        self.disallowed_tools = disallowed_tools
+        self.model = model
+        self.max_turns = max_turns
+        self.read_only = read_only
+        self.permission_mode = permission_mode
+        self.path = path
+        self.hooks = hooks
 
 
 class UnusableAgent(Slotted):
@@ -107,7 +144,7 @@ class AgentCatalog(Slotted):
         """The catalog with the hooks of the agents not `admitted` taken out (an untrusted
         workspace's agent files, `disableAllHooks`)."""
         agents = tuple(
-            agent if not agent.hooks or admitted(agent) else replace(agent, hooks=())
+            agent if not agent.hooks or admitted(agent) else replaced(agent, hooks=())
             for agent in self.agents
         )
         return AgentCatalog(agents, self.unusable)

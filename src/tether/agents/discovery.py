@@ -21,6 +21,7 @@ from tether.agents.definitions import (
 from tether.hooks.spec import HookSpec
 from tether.protocol import ConfigError
 from tether.skills.frontmatter import FrontMatterError, parse_document
+from tether.slotted import replaced
 from tether.text_files import UnreadableFile, cut_instructions, read_text_file, real_path
 
 USER_AGENT_DIRS = (".claude/agents",)
@@ -78,7 +79,7 @@ def discover_agents(
                 unusable.append(UnusableAgent(path, str(exc)))
                 continue
             if namespace:
-                agent = replace(agent, name=f"{namespace}:{agent.name}")
+                agent = replaced(agent, name=f"{namespace}:{agent.name}")
             if (twin := in_directory.get(agent.name)) is not None:
                 unusable.append(UnusableAgent(twin, f"{path.name} defines {agent.name!r} too"))
             in_directory[agent.name] = path

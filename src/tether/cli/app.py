@@ -235,9 +235,11 @@ def _main(argv: list[str]) -> int:
         finally:
             _end_early_work()
     from tether.cli.early_work import leave_out_pydantic_plugins, pause_collection
+    from tether.models.http_version import read_http_version_quickly
 
     pause_collection()  # until the session is built, as for a headless run
     leave_out_pydantic_plugins()
+    read_http_version_quickly()
     try:
         return _repl(args, cwd)
     finally:

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tether.core.lifecycle import reminder
-from tether.protocol import TextBlock
-
 if TYPE_CHECKING:  # the hooks' code is loaded only when a hook is configured
     from tether.core.session import Session
     from tether.hooks.late import LateOutput
@@ -27,5 +24,8 @@ def attach_late_hooks(session: Session) -> None:
     late = late_output(session)
     if late is None:
         return
+    from tether.core.lifecycle import reminder  # the REPL imports this module before its prompt
+    from tether.protocol import TextBlock
+
     session.agent.inputs.append(lambda: [TextBlock(text=reminder(t)) for t in late.take()])
     late.wakers.append(lambda text: session.steer(reminder(text)))

@@ -37,6 +37,7 @@ from tether.mcp.servers import (
 from tether.permissions import hidden_tools
 from tether.protocol import Event, Notice
 from tether.shown_urls import shown_url
+from tether.slotted import replaced
 from tether.tools.base import Tool
 from tether.tools.deferred import DeferredTools
 from tether.tools.registry import ToolRegistry
@@ -346,7 +347,7 @@ def _with_env(server: ServerConfig, env: Mapping[str, str]) -> ServerConfig:
     transport = server.transport
     if not env or not isinstance(transport, StdioTransport):
         return server
-    return replace(server, transport=replace(transport, env={**env, **transport.env}))
+    return replaced(server, transport=replace(transport, env={**env, **transport.env}))
 
 
 def attach_mcp(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import replace
 
 from tether.config.numbers import env_number
 from tether.config.settings import Settings
@@ -13,6 +12,7 @@ from tether.core.model_call import RetryPolicy
 from tether.models.base import Model
 from tether.models.idle import IDLE_TIMEOUT_ENV, IdleLimits
 from tether.models.resolve import ResolvedModel, provider_from_settings, resolve_model
+from tether.slotted import replaced
 
 
 def resolve(flag: str | None, env: Mapping[str, str], settings: Settings) -> ResolvedModel:
@@ -75,9 +75,9 @@ def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
     policy = RetryPolicy()
     delay = env_number(env, "TETHER_RETRY_DELAY_MS")
     if delay is not None:
-        policy = replace(policy, base_delay_s=delay / 1000)
+        policy = replaced(policy, base_delay_s=delay / 1000)
     retries = env_number(env, "CLAUDE_CODE_MAX_RETRIES")
     if retries is not None:
         attempts = int(retries) + 1
-        policy = replace(policy, max_attempts=attempts, max_unreachable_attempts=attempts)
+        policy = replaced(policy, max_attempts=attempts, max_unreachable_attempts=attempts)
     return policy

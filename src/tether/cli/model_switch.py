@@ -16,6 +16,7 @@ from tether.models.catalogue import cost_usd, model_info
 from tether.models.idle import IdleLimits
 from tether.models.resolve import build_model
 from tether.protocol import ModelError
+from tether.slotted import replaced
 
 if TYPE_CHECKING:
     from tether.models.resolve import ResolvedModel
@@ -98,8 +99,8 @@ def model_switcher(
         agent.price = lambda u: cost_usd(resolved.info, u)
         agent.max_tokens = max_tokens_cap or resolved.info.max_output_tokens
         if agent.compaction is not None:
-            policy = replace(agent.compaction.policy, window=resolved.info.context_window)
-            agent.compaction = replace(agent.compaction, policy=policy)
+            policy = replaced(agent.compaction.policy, window=resolved.info.context_window)
+            agent.compaction = replaced(agent.compaction, policy=policy)
 
     return switch
 
@@ -139,9 +140,9 @@ def for_plan_mode(
     if plan_id is None:
         return model
     window = resolved.info.context_window
-    info = replace(model_info(plan_id, resolved.provider), context_window=window)
+    info = replaced(model_info(plan_id, resolved.provider), context_window=window)
     plan = build_model(
-        replace(resolved, model_id=plan_id, info=info, plan_model_id=None), idle=idle
+        replaced(resolved, model_id=plan_id, info=info, plan_model_id=None), idle=idle
     )
     gate = agent.gate
     return PlanModeModel(model, plan, plan_id, lambda: gate.permissions.mode if gate else "default")

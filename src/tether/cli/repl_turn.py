@@ -17,7 +17,6 @@ from tether.cli.repl_commands import MODE_LABELS, cycle_mode
 from tether.cli.repl_dispatch import ReplCommands
 from tether.cli.startup import INTERRUPTED_HINT, Ready
 from tether.cli.steer import DraftLine, KeyboardHold, take_typeahead, typing_during_turn
-from tether.cli.toolview import offers_accept_edits
 
 if TYPE_CHECKING:
     from tether.protocol import PermissionAsked
@@ -182,7 +181,8 @@ class ReplTurns(ReplCommands):
         """Ask the user about one call and give the session the answer; Ctrl+C denies the
         call and interrupts the turn. Keys typed before the question was on screen were meant
         for the draft, and go there, not to the question."""
-        from tether.protocol import PermissionAnswer
+        from tether.cli.toolview import offers_accept_edits  # with the tools' records: not
+        from tether.protocol import PermissionAnswer  # before the first prompt is drawn
 
         take_typeahead(self.prompt.input, draft)
         self._asking = asyncio.create_task(

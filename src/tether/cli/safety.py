@@ -38,7 +38,7 @@ from tether.sandbox import (
     probe,
 )
 from tether.sandbox.setid_files import SetidScan
-from tether.slotted import Slotted
+from tether.slotted import Slotted, replaced
 from tether.tools.base import Tool
 from tether.tools.context import ToolContext
 
@@ -229,7 +229,7 @@ def plan_session_sandbox(
     """The session's sandbox; the workspace's additional directories are writable in it too,
     and what the `permissions`' `Read` deny rules name is hidden in it."""
     sandbox_settings = parse_sandbox_settings(settings.data)
-    sandbox_settings = replace(
+    sandbox_settings = replaced(
         sandbox_settings,
         writable=(*sandbox_settings.writable, *extra_dirs),
         # Named in `env` on purpose: the user wants commands to see them, secret or not.

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 from tether.cli.safety import SafetyOptions, permission_context
@@ -29,6 +28,7 @@ from tether.sandbox.mounts import denied_now
 from tether.sandbox.protected import WORKSPACE_PROTECTED
 from tether.sandbox.selfcheck import run_checks
 from tether.sandbox.selfcheck_outside import run_outside_checks
+from tether.slotted import replaced
 
 USAGE = "tether sandbox check [--settings FILE]"
 
@@ -76,7 +76,7 @@ def main(argv: list[str]) -> int:
     if not status.works:
         return 1
     sandbox, _, _ = plan_sandbox(
-        replace(wanted, enabled=True),
+        replaced(wanted, enabled=True),
         status,
         workspace=workspace,
         scratch_dir=home / "scratch" / "check",

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
-from tether.protocol.record import Record
 from tether.slotted import slot_fields
+
+if TYPE_CHECKING:
+    from tether.protocol.record import Record
 
 _BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _UNSAFE_POINTS = (
@@ -49,29 +51,32 @@ def terminal_line(text: str) -> str:
 def terminal_safe_event(value: T) -> T:
     """An event (or any protocol record, dict, list or string inside one) with every string
     in it made `terminal_safe`; the same object when nothing needed it."""
-    return _safe(value)  # type: ignore[return-value]
+    # Imported here: the REPL loads this module before its prompt, the protocol after it.
+    from tether.protocol.record import Record
+
+    return _safe(value, Record)  # type: ignore[return-value]
 
 
-def _safe(value: object) -> object:
+def _safe(value: object, record: type[Record]) -> object:
     if isinstance(value, str):
         return terminal_safe(value)
-    if isinstance(value, Record):
+    if isinstance(value, record):
         changed = {
             name: safe
             for name in slot_fields(type(value))
-            if (safe := _safe(original := getattr(value, name))) is not original
+            if (safe := _safe(original := getattr(value, name), record)) is not original
         }
         return value.model_copy(update=changed) if changed else value
     if isinstance(value, dict):
         pairs = list(cast(dict[object, object], value).items())
-        safe_pairs = [(_safe(k), _safe(v)) for k, v in pairs]
+        safe_pairs = [(_safe(k, record), _safe(v, record)) for k, v in pairs]
         unchanged = all(
             sk is k and sv is v for (sk, sv), (k, v) in zip(safe_pairs, pairs, strict=True)
         )
         return value if unchanged else dict(safe_pairs)
     if isinstance(value, list | tuple):
         items = list(cast(Sequence[object], value))
-        safe_items = [_safe(v) for v in items]
+        safe_items = [_safe(v, record) for v in items]
         if all(s is o for s, o in zip(safe_items, items, strict=True)):
             return value
         return safe_items if isinstance(value, list) else tuple(safe_items)

@@ -41,7 +41,7 @@ from tether.cli.ownership import Ownership, links_out, real_path
 from tether.cli.untrusted_settings import Declared, restrict_layer
 from tether.config.project import project_directories
 from tether.shown_urls import shown_url
-from tether.slotted import Slotted
+from tether.slotted import Slotted, replaced
 
 if TYPE_CHECKING:
     from tether.skills.catalog import SkillCatalog
@@ -239,10 +239,10 @@ def without_workspace_grants(catalog: SkillCatalog, owners: Ownership) -> SkillC
     """The catalogue with the workspace's skills and commands granting nothing (their
     `allowed-tools` dropped); their instructions still load."""
     skills = tuple(
-        replace(s, allowed_tools=()) if owners.needs_trust(s.path) else s for s in catalog.skills
+        replaced(s, allowed_tools=()) if owners.needs_trust(s.path) else s for s in catalog.skills
     )
     commands = tuple(
-        replace(c, allowed_tools=()) if owners.needs_trust(c.path) else c for c in catalog.commands
+        replaced(c, allowed_tools=()) if owners.needs_trust(c.path) else c for c in catalog.commands
     )
     return replace(catalog, skills=skills, commands=commands)
 

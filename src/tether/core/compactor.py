@@ -9,9 +9,8 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from tether.core.compaction import (
     PROMPTS_SHARE,
@@ -41,18 +40,23 @@ from tether.protocol import (
     StatusChanged,
     TextBlock,
 )
+from tether.slotted import Slotted, replaced
 from tether.tools.plan import render_todos
 
 if TYPE_CHECKING:
     from tether.core.loop import Agent
 
 
-@dataclass(frozen=True)
-class Compaction:
+class Compaction(Slotted):
     """How a session compacts: the policy and where summaries are remembered."""
 
-    policy: CompactionPolicy
-    memory_path: Path | None = None
+    __slots__ = ("memory_path", "policy")
+    policy: Final[CompactionPolicy]
+    memory_path: Final[Path | None]
+
+    def __init__(self, policy: CompactionPolicy, memory_path: Path | None = None) -> None:
+        self.policy = policy
+        self.memory_path = memory_path
 
 
 async def _summary(
@@ -75,7 +79,7 @@ async def _summary(
     if not sizer.fits(base, sizer.window(policy.window), reserve_chars=instruction):
         # Even what is sent does not fit beside the instruction (a small window, big recent
         # results): summarise over notes of every result. The cached prefix is lost once.
-        terse = dataclasses.replace(policy, micro_keep_recent=0, micro_min_chars=0)
+        terse = replaced(policy, micro_keep_recent=0, micro_min_chars=0)
         messages = micro_compact(view, terse)
     for attempt in range(1, ATTEMPTS + 1):
         base = dataclasses.replace(request, messages=messages)

@@ -8,12 +8,12 @@ the user is not one. A hook answering `retry: true` lets the model know it may t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tether.core.gate_types import Approval
 from tether.core.lifecycle import surface
 from tether.protocol import Event, ToolUseBlock
+from tether.slotted import replaced
 
 if TYPE_CHECKING:
     from tether.hooks import HookRunner
@@ -46,4 +46,4 @@ async def tell_denied(
     surface(outcome, emit)
     if not outcome.retry:
         return approval
-    return replace(approval, message=f"{approval.message}\n{RETRY_NOTE}")
+    return replaced(approval, message=f"{approval.message}\n{RETRY_NOTE}")

@@ -36,6 +36,7 @@ from tether.protocol import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from tether.slotted import replaced
 from tether.tools.registry import ToolOutcome
 
 if TYPE_CHECKING:
@@ -96,10 +97,10 @@ class ToolGate:
             if hook.blocked or hook.permission_decision == "deny":
                 reason = hook.reason or "a PreToolUse hook blocked this call"
                 denied = self._deny(call, tool_input, f"Blocked by hook: {reason}", "hook")
-                return replace(denied, context=hook_context("PreToolUse", call.name, hook))
+                return replaced(denied, context=hook_context("PreToolUse", call.name, hook))
         approval = await self._decide(call, tool_input, hook, emit, ask, precheck)
         approval = await tell_denied(self.hooks, self.subagent, call, approval, emit)
-        return replace(approval, context=hook_context("PreToolUse", call.name, hook))
+        return replaced(approval, context=hook_context("PreToolUse", call.name, hook))
 
     async def _decide(
         self,

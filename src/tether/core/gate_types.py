@@ -7,30 +7,47 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from tether.hooks import HookEventName, HookOutcome
 from tether.permissions import Decision
 from tether.permissions.rules import RuleKind
 from tether.protocol import PermissionAnswer, PermissionAsked, PermissionDenial
+from tether.slotted import Slotted
 
 Asker = Callable[[PermissionAsked], Awaitable[PermissionAnswer]]
 Precheck = Callable[[dict[str, Any]], str | None]
 """Why a call could not run even if approved (the tool's own preconditions), or None."""
 
 
-@dataclass(frozen=True)
-class Approval:
-    allowed: bool
-    tool_input: dict[str, Any]
-    message: str = ""
+class Approval(Slotted):
+    __slots__ = ("allowed", "context", "denial", "message", "tool_input", "user_modified")
+    allowed: Final[bool]
+    tool_input: Final[dict[str, Any]]
+    message: Final[str]
     """Why not, for the model, when not allowed."""
-    denial: PermissionDenial | None = None
-    context: tuple[str, ...] = ()
+    denial: Final[PermissionDenial | None]
+    context: Final[tuple[str, ...]]
     """What PreToolUse hooks added for the model (`additionalContext`), given beside the
     call's result."""
-    user_modified: bool = False
+    user_modified: Final[bool]
     """The user allowed the call with an input of their own (its result says so)."""
+
+    def __init__(
+        self,
+        allowed: bool,
+        tool_input: dict[str, Any],
+        message: str = "",
+        denial: PermissionDenial | None = None,
+        context: tuple[str, ...] = (),
+        user_modified: bool = False,
+    ) -> None:
+        self.allowed = allowed
+        self.tool_input = tool_input
+        self.message = message
+        self.denial = denial
+        self.context = context
+        self.user_modified = user_modified
 
 
 @dataclass

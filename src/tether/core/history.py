@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from typing import Protocol
 
 from tether.core.boundary import CallIds, encodable_blocks, sendable_images
@@ -21,6 +20,7 @@ from tether.protocol import (
     ToolUseBlock,
     Usage,
 )
+from tether.slotted import replaced
 from tether.store import ReplyEntries
 
 LIGHT_CAP = 2000
@@ -349,7 +349,7 @@ class History:
         self.release_prompt()
         kept = self._admit_assistant([b for b, _ in pairs])
         self._messages.append(kept)
-        self.newest_entries = replace(reply, uuids=tuple(u for _, u in pairs))
+        self.newest_entries = replaced(reply, uuids=tuple(u for _, u in pairs))
         if self.journal is not None:
             self.journal.assistant(kept, usage, self.newest_entries)
         return kept

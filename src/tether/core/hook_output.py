@@ -11,10 +11,10 @@ refused loudly and the tool's own output stands.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any, cast
 
 from tether.hooks.spec import UpdatedOutput
+from tether.slotted import replaced as copied
 from tether.tools.registry import MAX_RESULT_CHARS, ToolOutcome
 
 
@@ -29,7 +29,7 @@ def replaced(tool: str, outcome: ToolOutcome, update: UpdatedOutput) -> ToolOutc
         raise Refused(f"updatedMCPToolOutput replaces an MCP tool's output only, not {tool}'s")
     value = update.value
     if isinstance(value, str):
-        return replace(outcome, content=value, images=(), is_error=False)
+        return copied(outcome, content=value, images=(), is_error=False)
     if isinstance(value, dict) and "content" in value:
         return _mcp_result(outcome, cast(dict[str, Any], value))
     if not mcp and isinstance(value, dict) and isinstance(outcome.structured, dict):
@@ -37,7 +37,7 @@ def replaced(tool: str, outcome: ToolOutcome, update: UpdatedOutput) -> ToolOutc
         given = set(cast(dict[str, Any], value))
         if given <= expected:
             text = json.dumps(value, indent=2, ensure_ascii=False)
-            return replace(outcome, content=text, images=(), structured=value)
+            return copied(outcome, content=text, images=(), structured=value)
         raise Refused(
             f"{update.field} for {tool} has fields its result does not: "
             + ", ".join(sorted(given - expected))
@@ -57,4 +57,4 @@ def _mcp_result(outcome: ToolOutcome, value: dict[str, Any]) -> ToolOutcome:
     except Malformed as e:
         raise Refused(f"not an MCP tool result: {e.where}: {e.problem}") from None
     read = tool_result(result, MAX_RESULT_CHARS)
-    return replace(outcome, content=read.text, images=read.images, is_error=read.is_error)
+    return copied(outcome, content=read.text, images=read.images, is_error=read.is_error)

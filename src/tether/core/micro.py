@@ -9,18 +9,17 @@ request: the cached prefix of the conversation stays byte-identical.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tether.protocol import ContentBlock, Message, ToolResultBlock
+from tether.slotted import Slotted
 
 # Input fields that name what a tool worked on, most telling first.
 _SUBJECT_FIELDS = ("file_path", "notebook_path", "path", "command", "pattern", "url", "query")
 _SUBJECT_MAX_CHARS = 120
 
 
-@dataclass(frozen=True)
-class CompactionPolicy:
+class CompactionPolicy(Slotted):
     """When and how far the conversation is compacted.
 
     window: the model's context window in tokens.
@@ -33,13 +32,40 @@ class CompactionPolicy:
         history is sent, so the cached prefix is never rewritten for nothing.
     """
 
-    window: int
-    threshold: float = 0.85
-    target: float = 0.4
-    keep_recent_exchanges: int = 2
-    micro_keep_recent: int = 4
-    micro_min_chars: int = 2000
-    micro_from: float = 0.5
+    __slots__ = (
+        "keep_recent_exchanges",
+        "micro_from",
+        "micro_keep_recent",
+        "micro_min_chars",
+        "target",
+        "threshold",
+        "window",
+    )
+    window: Final[int]
+    threshold: Final[float]
+    target: Final[float]
+    keep_recent_exchanges: Final[int]
+    micro_keep_recent: Final[int]
+    micro_min_chars: Final[int]
+    micro_from: Final[float]
+
+    def __init__(
+        self,
+        window: int,
+        threshold: float = 0.85,
+        target: float = 0.4,
+        keep_recent_exchanges: int = 2,
+        micro_keep_recent: int = 4,
+        micro_min_chars: int = 2000,
+        micro_from: float = 0.5,
+    ) -> None:
+        self.window = window
+        self.threshold = threshold
+        self.target = target
+        self.keep_recent_exchanges = keep_recent_exchanges
+        self.micro_keep_recent = micro_keep_recent
+        self.micro_min_chars = micro_min_chars
+        self.micro_from = micro_from
 
 
 ToolCalls = Mapping[str, tuple[str, dict[str, Any]]]

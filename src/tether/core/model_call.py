@@ -10,12 +10,11 @@ only from a response whose stream finished.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import random
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import Final
 
 from tether.models.base import (
     BlockDone,
@@ -41,6 +40,7 @@ from tether.protocol import (
     ToolInputDelta,
 )
 from tether.protocol import ResponseStarted as ResponseBegan
+from tether.slotted import Slotted, replaced
 
 MAX_ASKED_WAIT_S = 60.0
 """A `retry-after` up to this long is honoured as given; a longer one ends the call with an
@@ -55,13 +55,25 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h".replace(".0 h", " h")
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_attempts: int = 4
-    base_delay_s: float = 1.0
-    max_delay_s: float = 30.0
-    max_unreachable_attempts: int = 3
+class RetryPolicy(Slotted):
+    __slots__ = ("base_delay_s", "max_attempts", "max_delay_s", "max_unreachable_attempts")
+    max_attempts: Final[int]
+    base_delay_s: Final[float]
+    max_delay_s: Final[float]
+    max_unreachable_attempts: Final[int]
     """Attempts for an endpoint that gave no HTTP answer (refused, DNS, TLS)."""
+
+    def __init__(
+        self,
+        max_attempts: int = 4,
+        base_delay_s: float = 1.0,
+        max_delay_s: float = 30.0,
+        max_unreachable_attempts: int = 3,
+    ) -> None:
+        self.max_attempts = max_attempts
+        self.base_delay_s = base_delay_s
+        self.max_delay_s = max_delay_s
+        self.max_unreachable_attempts = max_unreachable_attempts
 
     def delay(self, attempt: int, asked_s: float | None = None) -> float:
         """The wait after failed attempt `attempt` (1-based): what the endpoint asked for, else
@@ -171,7 +183,7 @@ async def _stream_once(
                 "token counts and cost are too low",
             )
         )
-    return dataclasses.replace(done, block_uuids=_entry_uuids(done.message.content, closed))
+    return replaced(done, block_uuids=_entry_uuids(done.message.content, closed))
 
 
 def _entry_uuids(

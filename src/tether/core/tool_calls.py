@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -24,7 +23,7 @@ from tether.protocol import (
     ToolStarted,
     ToolUseBlock,
 )
-from tether.slotted import Slotted
+from tether.slotted import Slotted, replaced
 from tether.tools.context import approved_call
 from tether.tools.user_changes import told_user_modified
 
@@ -90,16 +89,23 @@ class PathLocks(Slotted):
                 self._locks[path] = (lock, users - 1)
 
 
-@dataclass(frozen=True)
-class CallResult:
+class CallResult(Slotted):
     """One call answered: the result the model reads, and what hooks said about it for the
     model (their `additionalContext`), given beside the result rather than inside it."""
 
-    block: ToolResultBlock
-    context: tuple[str, ...] = ()
-    ran: ToolUseBlock | None = None
+    __slots__ = ("block", "context", "ran")
+    block: Final[ToolResultBlock]
+    context: Final[tuple[str, ...]]
+    ran: Final[ToolUseBlock | None]
     """The call as approved and run (paths absolute, a hook's `updatedInput`), for the
     batch's hooks; None when it never got that far."""
+
+    def __init__(
+        self, block: ToolResultBlock, context: tuple[str, ...] = (), ran: ToolUseBlock | None = None
+    ) -> None:
+        self.block = block
+        self.context = context
+        self.ran = ran
 
 
 async def run_calls(
@@ -143,7 +149,7 @@ async def run_calls(
     ran = [r.ran or call for r, call in zip(results, calls, strict=True)]
     said = await agent.gate.after_batch(ran, [r.block for r in results], emit)
     last = results[-1]
-    return [*results[:-1], replace(last, context=(*last.context, *said))] if said else results
+    return [*results[:-1], replaced(last, context=(*last.context, *said))] if said else results
 
 
 async def _all_or_first_failure(tasks: Sequence[asyncio.Task[CallResult]]) -> None:

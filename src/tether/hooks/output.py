@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any, TypeVar, cast
 
@@ -27,6 +26,7 @@ from tether.hooks.spec import (
     UpdatedOutput,
 )
 from tether.shown_urls import shown_url
+from tether.slotted import replaced
 
 _EXCERPT_CHARS = 300
 _T = TypeVar("_T")
@@ -79,7 +79,7 @@ def outcome_of(spec: HookSpec, run: HookRun) -> HookOutcome:
     outcome = _read_stdout(spec, run.stdout, label)
     if outcome.blocked and spec.event in UNBLOCKABLE_EVENTS:
         blocked = (f"{label}: {outcome.reason}",)
-        return dataclasses.replace(outcome, blocked=False, reason=None, errors=blocked)
+        return replaced(outcome, blocked=False, reason=None, errors=blocked)
     return outcome
 
 

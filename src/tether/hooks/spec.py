@@ -171,40 +171,84 @@ class HookSpec:
         return f"http {self.url}" if self.url is not None else self.command
 
 
-@dataclass(frozen=True)
-class HookOutcome:
+class HookOutcome(Slotted):
     """What the matching hooks of one event decided, combined. The empty outcome changes
     nothing."""
 
-    blocked: bool = False
+    __slots__ = (
+        "additional_context",
+        "blocked",
+        "elicit_action",
+        "elicit_content",
+        "errors",
+        "permission_decision",
+        "reason",
+        "retry",
+        "stop",
+        "stop_reason",
+        "system_messages",
+        "updated_input",
+        "updated_output",
+    )
+    blocked: Final[bool]
     """Exit 2, `decision: "block"`, `permissionDecision: "deny"`, or a fail-closed failure."""
-    reason: str | None = None
+    reason: Final[str | None]
     """Why it was blocked, for the model (for UserPromptSubmit: for the user)."""
-    permission_decision: PermissionDecision | None = None
+    permission_decision: Final[PermissionDecision | None]
     """PreToolUse and PermissionRequest only; deny beats ask beats allow."""
-    updated_input: dict[str, Any] | None = None
+    updated_input: Final[dict[str, Any] | None]
     """PreToolUse and PermissionRequest only: the tool input to use instead; the last hook (in
     configuration order) that gave one wins."""
-    additional_context: tuple[str, ...] = ()
+    additional_context: Final[tuple[str, ...]]
     """Text for the model, in configuration order."""
-    system_messages: tuple[str, ...] = ()
+    system_messages: Final[tuple[str, ...]]
     """Text for the user."""
-    stop: bool = False
+    stop: Final[bool]
     """`continue: false`: end the turn now, whatever else was decided."""
-    stop_reason: str | None = None
+    stop_reason: Final[str | None]
     """For the user, with `stop`."""
-    errors: tuple[str, ...] = ()
+    errors: Final[tuple[str, ...]]
     """Non-blocking problems for the user: exit codes other than 0 and 2, unreadable output,
     timeouts and crashes of hooks that are not fail-closed."""
-    updated_output: UpdatedOutput | None = None
+    updated_output: Final[UpdatedOutput | None]
     """PostToolUse only: the output the model reads instead of the tool's; the last hook that
     gave one wins."""
-    elicit_action: ElicitAction | None = None
+    elicit_action: Final[ElicitAction | None]
     """Elicitation and ElicitationResult only: the answer to the MCP server's form (with
     `elicit_content` for accept); the last hook that gave one wins."""
-    elicit_content: dict[str, Any] | None = None
-    retry: bool = False
+    elicit_content: Final[dict[str, Any] | None]
+    retry: Final[bool]
     """PermissionDenied only: the model is told it may try the denied call again."""
+
+    def __init__(
+        self,
+        blocked: bool = False,
+        reason: str | None = None,
+        permission_decision: PermissionDecision | None = None,
+        updated_input: dict[str, Any] | None = None,
+        additional_context: tuple[str, ...] = (),
+        system_messages: tuple[str, ...] = (),
+        stop: bool = False,
+        stop_reason: str | None = None,
+        errors: tuple[str, ...] = (),
+        updated_output: UpdatedOutput | None = None,
+        elicit_action: ElicitAction | None = None,
+        elicit_content: dict[str, Any] | None = None,
+        retry: bool = False,
+    ) -> None:
+        self.blocked = blocked
+        self.reason = reason
+        self.permission_decision = permission_decision
+        self.updated_input = updated_input
+        self.additional_context = additional_context
+        self.system_messages = system_messages
+        self.stop = stop
+        self.stop_reason = stop_reason
+        self.errors = errors
+        self.updated_output = updated_output
+        self.elicit_action = elicit_action
+        self.elicit_content = elicit_content
+        self.retry = retry
 
 
 class UpdatedOutput(Slotted):

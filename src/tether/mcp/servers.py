@@ -46,27 +46,36 @@ class HttpTransport:
     kind: Literal["http", "sse"] = "http"
 
 
-@dataclass(frozen=True)
-class ClientTransport:
+class ClientTransport(Slotted):
     """A server living in the client that drives tether (an SDK's `"type": "sdk"` server),
     reached through the client's own channel."""
 
-    exchange: JsonRpcExchange
+    __slots__ = ("exchange",)
+    exchange: Final[JsonRpcExchange]
+
+    def __init__(self, exchange: JsonRpcExchange) -> None:
+        self.exchange = exchange
 
 
 Transport = StdioTransport | HttpTransport | ClientTransport
 
 
-@dataclass(frozen=True)
-class ServerConfig:
+class ServerConfig(Slotted):
     """One configured MCP server. `name` is as configured (the tool names tether gives its
     tools are made valid for the model APIs separately)."""
 
-    name: str
-    transport: Transport
-    scope: Scope
-    source: Path
+    __slots__ = ("name", "scope", "source", "transport")
+    name: Final[str]
+    transport: Final[Transport]
+    scope: Final[Scope]
+    source: Final[Path]
     """The file it was read from (for messages, and for `tether mcp remove`)."""
+
+    def __init__(self, name: str, transport: Transport, scope: Scope, source: Path) -> None:
+        self.name = name
+        self.transport = transport
+        self.scope = scope
+        self.source = source
 
 
 class McpLimits(Slotted):

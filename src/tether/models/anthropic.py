@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tether.models.anthropic_request import (
@@ -51,7 +50,7 @@ from tether.protocol import (
     Usage,
     is_token_count,
 )
-from tether.slotted import Slotted
+from tether.slotted import Slotted, replaced
 
 if TYPE_CHECKING:
     from tether.models.sse_client import SseClient
@@ -148,7 +147,7 @@ class AnthropicModel:
                     yield chunk
         if not assembly.stopped:
             raise self.endpoint.stream_unfinished("message_stop")
-        yield replace(assembly.done(), unread_usage=self._usage_said.first(assembly.unread))
+        yield replaced(assembly.done(), unread_usage=self._usage_said.first(assembly.unread))
 
 
 _TOKEN_COUNTS = (

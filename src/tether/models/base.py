@@ -121,27 +121,59 @@ class BlockDone(Slotted):
         self.model = model
 
 
-@dataclass(frozen=True)
-class ResponseDone:
+class ResponseDone(Slotted):
     """The stream finished (`message_stop` seen): only now may tools run. `message_id` and
     `request_id` as `ResponseStarted` gave them."""
 
-    kind: Literal["done"]
-    message: Message
-    stop_reason: StopReason | None
-    usage: Usage
-    message_id: str | None = None
-    request_id: str | None = None
-    block_uuids: tuple[str, ...] = ()
+    __slots__ = (
+        "block_uuids",
+        "kind",
+        "message",
+        "message_id",
+        "request_id",
+        "server_blocks",
+        "stop_reason",
+        "unread_usage",
+        "usage",
+    )
+    kind: Final[Literal["done"]]
+    message: Final[Message]
+    stop_reason: Final[StopReason | None]
+    usage: Final[Usage]
+    message_id: Final[str | None]
+    request_id: Final[str | None]
+    block_uuids: Final[tuple[str, ...]]
     """The session file's entry for each block of `message`, named as each block closed (set
     by the core as it streams, not by providers): the ids a front end gave those blocks."""
-    unread_usage: tuple[str, ...] = ()
+    unread_usage: Final[tuple[str, ...]]
     """Usage counts the endpoint gave that cannot be token counts (`output_tokens="many"`, a
     negative or huge number), each as `name=value`: not counted nor priced. An adapter names
     them once in its life, so that a session says it once."""
-    server_blocks: tuple[dict[str, Any], ...] = ()
+    server_blocks: Final[tuple[dict[str, Any], ...]]
     """The blocks of tools the endpoint ran itself (`server_tool_use`, `web_search_tool_result`),
     as it sent them, in order: for the caller that offered `server_tools`; never in `message`."""
+
+    def __init__(
+        self,
+        kind: Literal["done"],
+        message: Message,
+        stop_reason: StopReason | None,
+        usage: Usage,
+        message_id: str | None = None,
+        request_id: str | None = None,
+        block_uuids: tuple[str, ...] = (),
+        unread_usage: tuple[str, ...] = (),
+        server_blocks: tuple[dict[str, Any], ...] = (),
+    ) -> None:
+        self.kind = kind
+        self.message = message
+        self.stop_reason = stop_reason
+        self.usage = usage
+        self.message_id = message_id
+        self.request_id = request_id
+        self.block_uuids = block_uuids
+        self.unread_usage = unread_usage
+        self.server_blocks = server_blocks
 
 
 ModelEvent = (

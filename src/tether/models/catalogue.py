@@ -6,11 +6,10 @@ five-minute write. Settings can add OpenAI-compatible providers of their own (se
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
 from tether.protocol import Usage
-from tether.slotted import Slotted
+from tether.slotted import Slotted, replaced
 
 if TYPE_CHECKING:  # the adapters' modules are loaded when a model is built, not before
     from tether.models.anthropic_request import ThinkingStyle
@@ -65,23 +64,55 @@ class Provider(Slotted):
         self.description = description
 
 
-@dataclass(frozen=True)
-class ModelInfo:
+class ModelInfo(Slotted):
     """What tether needs to know about a model: its limits and its prices."""
 
-    id: str
-    provider: str
-    context_window: int
+    __slots__ = (
+        "cache_read_per_mtok",
+        "cache_write_per_mtok",
+        "context_window",
+        "id",
+        "input_per_mtok",
+        "max_output_tokens",
+        "output_per_mtok",
+        "provider",
+        "thinking",
+    )
+    id: Final[str]
+    provider: Final[str]
+    context_window: Final[int]
     """The largest window the model serves. `resolve_model` assumes at most 200k unless the
     user opts in to 1M with a `[1m]` suffix, as Claude Code does."""
-    max_output_tokens: int
-    input_per_mtok: float = 0.0
-    output_per_mtok: float = 0.0
-    cache_write_per_mtok: float = 0.0
-    cache_read_per_mtok: float = 0.0
-    thinking: ThinkingStyle = "adaptive"
+    max_output_tokens: Final[int]
+    input_per_mtok: Final[float]
+    output_per_mtok: Final[float]
+    cache_write_per_mtok: Final[float]
+    cache_read_per_mtok: Final[float]
+    thinking: Final[ThinkingStyle]
     """Anthropic wire: how a thinking budget is asked for. Older models take
     `{"type": "enabled", "budget_tokens": N}`; newer ones reject it and take `adaptive`."""
+
+    def __init__(
+        self,
+        id: str,
+        provider: str,
+        context_window: int,
+        max_output_tokens: int,
+        input_per_mtok: float = 0.0,
+        output_per_mtok: float = 0.0,
+        cache_write_per_mtok: float = 0.0,
+        cache_read_per_mtok: float = 0.0,
+        thinking: ThinkingStyle = "adaptive",
+    ) -> None:
+        self.id = id
+        self.provider = provider
+        self.context_window = context_window
+        self.max_output_tokens = max_output_tokens
+        self.input_per_mtok = input_per_mtok
+        self.output_per_mtok = output_per_mtok
+        self.cache_write_per_mtok = cache_write_per_mtok
+        self.cache_read_per_mtok = cache_read_per_mtok
+        self.thinking = thinking
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -221,7 +252,7 @@ _SNAPSHOTS = {
 }
 
 MODELS: dict[str, ModelInfo] = {m.id: m for m in _LISTED}
-MODELS.update({dated: replace(MODELS[alias], id=dated) for dated, alias in _SNAPSHOTS.items()})
+MODELS.update({dated: replaced(MODELS[alias], id=dated) for dated, alias in _SNAPSHOTS.items()})
 
 # Claude models older than the catalogue that take a thinking budget rather than `adaptive`.
 _BUDGET_THINKING_PREFIXES = (

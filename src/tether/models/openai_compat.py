@@ -13,7 +13,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tether.models.base import (
@@ -44,6 +44,7 @@ from tether.protocol import (
     Usage,
     is_token_count,
 )
+from tether.slotted import replaced
 
 if TYPE_CHECKING:
     from tether.models.sse_client import SseClient
@@ -149,7 +150,7 @@ class OpenAICompatModel:
         nameless = sum(1 for call in assembly.calls if not call.name)
         if nameless:  # a fragment of a call whose start never came
             raise self.endpoint.stream_out_of_order(f"{nameless} tool call(s) with no name")
-        yield replace(assembly.done(), unread_usage=self._usage_said.first(assembly.unread))
+        yield replaced(assembly.done(), unread_usage=self._usage_said.first(assembly.unread))
 
 
 @dataclass

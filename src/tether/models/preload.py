@@ -22,6 +22,8 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from tether.models.http_version import read_http_version_quickly
+
 if TYPE_CHECKING:
     import ssl
 
@@ -40,7 +42,9 @@ def preload_http_soon(*, tls: bool = True) -> None:
     """Import the HTTP stack and, with `tls`, build the TLS context on a thread of its own. Not
     a daemon: a process that exits meanwhile (a configuration error) waits for it, as the
     interpreter cannot be finalized under a thread that is importing or loading the trust
-    store (it crashed so, a run in ten)."""
+    store (it crashed so, a run in ten). httpx2 then reads its version without
+    `importlib.metadata` (`tether.models.http_version`)."""
+    read_http_version_quickly()
     threading.Thread(target=_preload, args=(tls,), name="http-preload").start()
 
 

@@ -5,8 +5,7 @@ missing."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import cast
+from typing import Final, cast
 from urllib.parse import urlsplit
 
 from tether.models.anthropic_env import AUTH_TOKEN_ENV, auth_token, custom_headers
@@ -15,6 +14,7 @@ from tether.models.catalogue import FAMILIES, MODELS, PROVIDERS, ModelInfo, Prov
 from tether.models.idle import IdleLimits
 from tether.outside_text import not_text, shown_path
 from tether.protocol import ConfigError
+from tether.slotted import Slotted, replaced
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "TETHER_MODEL"
@@ -36,27 +36,65 @@ BETAS_ENV = "ANTHROPIC_BETAS"
 _LOCAL_EXAMPLE = "ollama/qwen2.5-coder"
 
 
-@dataclass(frozen=True)
-class ResolvedModel:
+class ResolvedModel(Slotted):
     """Everything needed to talk to one model, decided before any HTTP library is imported."""
 
-    spec: str
-    provider: Provider
-    model_id: str
-    base_url: str
-    api_key: str | None
-    info: ModelInfo
-    long_context: bool = False
+    __slots__ = (
+        "api_key",
+        "auth_token",
+        "base_url",
+        "betas",
+        "headers",
+        "info",
+        "long_context",
+        "model_id",
+        "plan_model_id",
+        "provider",
+        "spec",
+    )
+    spec: Final[str]
+    provider: Final[Provider]
+    model_id: Final[str]
+    base_url: Final[str]
+    api_key: Final[str | None]
+    info: Final[ModelInfo]
+    long_context: Final[bool]
     """The spec ended in `[1m]` (or the 1M beta was named): the 1M window was asked for."""
-    betas: tuple[str, ...] = ()
+    betas: Final[tuple[str, ...]]
     """Anthropic betas named in `ANTHROPIC_BETAS` (`--betas`)."""
-    plan_model_id: str | None = None
+    plan_model_id: Final[str | None]
     """`opusplan`: the model that answers in plan mode (Opus), `model_id` answering otherwise
     (Sonnet), as Claude Code's alias does."""
-    auth_token: str | None = None
+    auth_token: Final[str | None]
     """`ANTHROPIC_AUTH_TOKEN` (anthropic provider): sent as `Authorization: Bearer`."""
-    headers: tuple[tuple[str, str], ...] = ()
+    headers: Final[tuple[tuple[str, str], ...]]
     """`ANTHROPIC_CUSTOM_HEADERS` (anthropic provider): sent with every request."""
+
+    def __init__(
+        self,
+        spec: str,
+        provider: Provider,
+        model_id: str,
+        base_url: str,
+        api_key: str | None,
+        info: ModelInfo,
+        long_context: bool = False,
+        betas: tuple[str, ...] = (),
+        plan_model_id: str | None = None,
+        auth_token: str | None = None,
+        headers: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self.spec = spec
+        self.provider = provider
+        self.model_id = model_id
+        self.base_url = base_url
+        self.api_key = api_key
+        self.info = info
+        self.long_context = long_context
+        self.betas = betas
+        self.plan_model_id = plan_model_id
+        self.auth_token = auth_token
+        self.headers = headers
 
 
 def split_long_context(spec: str) -> tuple[str, bool]:
@@ -123,7 +161,7 @@ def resolve_model(
     info = model_info(model_id, provider)
     if context_window is None:
         context_window = LONG_WINDOW if long_context else min(info.context_window, STANDARD_WINDOW)
-    info = replace(info, context_window=context_window)
+    info = replaced(info, context_window=context_window)
     return ResolvedModel(
         spec,
         provider,

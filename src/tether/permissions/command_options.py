@@ -14,9 +14,10 @@ command do more than the rule allowed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import Final
 
 from tether.permissions.star_patterns import StarPattern
+from tether.slotted import Slotted
 
 _RECURSIVE_FORCE = {"-R": ("-r",), "--recursive": ("-r",), "--force": ("-f",)}
 OPTION_ALIASES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
@@ -57,12 +58,19 @@ GIT_VALUED_GLOBALS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class OptionForm:
-    head: tuple[str, ...]
-    options: frozenset[str]
-    words: tuple[str, ...]
+class OptionForm(Slotted):
+    __slots__ = ("head", "options", "words")
+    head: Final[tuple[str, ...]]
+    options: Final[frozenset[str]]
+    words: Final[tuple[str, ...]]
     """The words that are not options, in order."""
+
+    def __init__(
+        self, head: tuple[str, ...], options: frozenset[str], words: tuple[str, ...]
+    ) -> None:
+        self.head = head
+        self.options = options
+        self.words = words
 
 
 def option_form(words: Sequence[str]) -> OptionForm | None:
@@ -119,14 +127,19 @@ def _long_atoms(name: str, aliases: Mapping[str, tuple[str, ...]]) -> set[str]:
     return found
 
 
-@dataclass(frozen=True)
-class OptionRule:
+class OptionRule(Slotted):
     """A deny or ask rule's command pattern in option-set form."""
 
-    head: tuple[str, ...]
-    options: frozenset[str]
-    words: StarPattern
+    __slots__ = ("head", "options", "words")
+    head: Final[tuple[str, ...]]
+    options: Final[frozenset[str]]
+    words: Final[StarPattern]
     """The rule's other words as a pattern over the command's other words."""
+
+    def __init__(self, head: tuple[str, ...], options: frozenset[str], words: StarPattern) -> None:
+        self.head = head
+        self.options = options
+        self.words = words
 
     def matches(self, form: OptionForm) -> bool:
         return (

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from tether.git_run_paths import run_paths
 from tether.kernel_paths import kernel_resolve, user_home
@@ -22,21 +22,30 @@ from tether.permissions.git_tree_probe import tree_writes
 from tether.permissions.hard_links import Names, linked_files, other_names
 from tether.permissions.paths import normalize
 from tether.permissions.rules import Mode, RuleSet
+from tether.slotted import Slotted
 
 Behavior = Literal["allow", "ask", "deny"]
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Slotted):
     """The outcome for one tool call: `rule` is the rule that decided it (as written), if any;
     `reason` says why in words a user and a model can act on."""
 
-    behavior: Behavior
-    rule: str | None
-    reason: str
-    plan_mode: bool = False
+    __slots__ = ("behavior", "plan_mode", "reason", "rule")
+    behavior: Final[Behavior]
+    rule: Final[str | None]
+    reason: Final[str]
+    plan_mode: Final[bool]
     """Denied by plan mode alone (the call is not read-only): someone who can be asked is
     asked instead, as Claude Code asks, with no rule to suggest (a rule cannot allow it)."""
+
+    def __init__(
+        self, behavior: Behavior, rule: str | None, reason: str, plan_mode: bool = False
+    ) -> None:
+        self.behavior = behavior
+        self.rule = rule
+        self.reason = reason
+        self.plan_mode = plan_mode
 
 
 MAX_LISTED = 10_000

@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
+
+from tether.slotted import Slotted
 
 MAX_ENTRIES = 200_000
 """Directory entries the index of linked files looks at in all; past them, the names are not
@@ -23,12 +25,15 @@ Names = tuple[tuple[Path, ...], bool]
 """Other names found, and whether they are all of them (the rest lie outside the roots)."""
 
 
-@dataclass(frozen=True)
-class _Index:
+class _Index(Slotted):
     """The files with more than one link below some roots, by identity: made once (a walk),
     then each question is a lookup."""
 
-    names: dict[tuple[int, int], tuple[str, ...]]
+    __slots__ = ("names",)
+    names: Final[dict[tuple[int, int], tuple[str, ...]]]
+
+    def __init__(self, names: dict[tuple[int, int], tuple[str, ...]]) -> None:
+        self.names = names
 
 
 _indexes: dict[tuple[Path, ...], _Index | None] = {}

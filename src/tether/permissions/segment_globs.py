@@ -14,9 +14,10 @@ groups), so no expression backtracks over more than one segment.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import Final
 
 from tether.permissions import steps
+from tether.slotted import Slotted
 
 Segment = re.Pattern[str] | None
 """One segment's glob, or None for `**`: any number of segments."""
@@ -24,11 +25,14 @@ Segment = re.Pattern[str] | None
 _ANY_SEGMENT = re.compile(".*", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class SegmentGlob:
+class SegmentGlob(Slotted):
     """A glob as segment patterns (`parts`), with what `**` allows between them."""
 
-    parts: tuple[Segment, ...]
+    __slots__ = ("parts",)
+    parts: Final[tuple[Segment, ...]]
+
+    def __init__(self, parts: tuple[Segment, ...]) -> None:
+        self.parts = parts
 
     @staticmethod
     def of(glob: str, *, floating: bool) -> SegmentGlob:

@@ -11,17 +11,29 @@ rest and matches nothing more), so one `str.find` per piece decides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Final
+
+from tether.slotted import Slotted
 
 
-@dataclass(frozen=True)
-class StarPattern:
+class StarPattern(Slotted):
     """Literal pieces, with any text between each two; `alternatives` more such patterns any
     of which may match instead (a Bash rule's optional ` *` tail)."""
 
-    pieces: tuple[str, ...]
-    alternatives: tuple[StarPattern, ...] = ()
-    fold_case: bool = False
+    __slots__ = ("alternatives", "fold_case", "pieces")
+    pieces: Final[tuple[str, ...]]
+    alternatives: Final[tuple[StarPattern, ...]]
+    fold_case: Final[bool]
+
+    def __init__(
+        self,
+        pieces: tuple[str, ...],
+        alternatives: tuple[StarPattern, ...] = (),
+        fold_case: bool = False,
+    ) -> None:
+        self.pieces = pieces
+        self.alternatives = alternatives
+        self.fold_case = fold_case
 
     @staticmethod
     def of(pattern: str, *, fold_case: bool = False) -> StarPattern:

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
+
+from tether.slotted import Slotted
 
 Blocked = Literal["missing", "blocked"]
 """Why a path was not reached: a component does not exist (everything before it is a real
@@ -27,12 +28,16 @@ directory, so a placeholder may be made there), or one is a symlink, not a direc
 openable."""
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(Slotted):
     """A path reached without following a symlink: an `O_PATH` descriptor of it."""
 
-    fd: int
-    directory: bool
+    __slots__ = ("directory", "fd")
+    fd: Final[int]
+    directory: Final[bool]
+
+    def __init__(self, fd: int, directory: bool) -> None:
+        self.fd = fd
+        self.directory = directory
 
 
 class Descriptors:

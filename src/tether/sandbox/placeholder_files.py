@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from tether import bounded_json
+from tether.slotted import Slotted
 
 MARK = "user.tether-sandbox-placeholder"
 """Extended attribute set on each placeholder, so that another tether process can tell one
@@ -25,15 +26,23 @@ REACH = os.O_PATH | NOFOLLOW
 """An existing entry, opened as itself (a symlink too, which `fstat` then shows)."""
 
 
-@dataclass(frozen=True)
-class Made:
+class Made(Slotted):
     """One placeholder as made: where, what (a directory, or a file and its content) and its
     identity (device, inode), by which it is told from whatever later takes its name."""
 
-    path: Path
-    directory: bool
-    content: bytes
-    identity: tuple[int, int]
+    __slots__ = ("content", "directory", "identity", "path")
+    path: Final[Path]
+    directory: Final[bool]
+    content: Final[bytes]
+    identity: Final[tuple[int, int]]
+
+    def __init__(
+        self, path: Path, directory: bool, content: bytes, identity: tuple[int, int]
+    ) -> None:
+        self.path = path
+        self.directory = directory
+        self.content = content
+        self.identity = identity
 
     def line(self) -> bytes:
         """Its journal line."""

@@ -12,23 +12,24 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from tether.git_run_paths import git_run_paths
 from tether.home_files import HOME_DIRECTORIES, HOME_SELF_MODIFYING
 from tether.project_files import PROJECT_SELF_MODIFYING
 from tether.sandbox.hook_managers import MANAGER_OF, managers_in_play
 from tether.sandbox.nofollow import read_regular_file
+from tether.slotted import Slotted
 
 
-@dataclass(frozen=True)
-class Protected:
+class Protected(Slotted):
     """One path to keep read-only under a writable root."""
 
-    path: str
+    __slots__ = ("directory", "only_missing", "path", "placeholder", "why")
+    path: Final[str]
     """Relative to the root."""
-    directory: bool
+    directory: Final[bool]
     """What the placeholder is when missing: an empty directory, or a file. In a work tree
     every placeholder is a directory, whatever the path names: git never tracks an empty
     directory (so `git status` and `git add -A` see nothing, inside and outside), and a
@@ -36,13 +37,27 @@ class Protected:
     only where programs read the path and would fail on a directory: git's own files inside a
     git directory (which git never tracks either), and the home's files (`.gitconfig`: git
     refuses to run with a directory there; `.claude.json`)."""
-    placeholder: str | None
+    placeholder: Final[str | None]
     """Content of a placeholder file (ignored for directories); None: not guarded when missing."""
-    why: str
-    only_missing: bool = False
+    why: Final[str]
+    only_missing: Final[bool]
     """Guarded only while missing: what exists is hidden already, or, where a setting makes it
     writable, the user's to write (`~/.config`, whose protected parts have entries of their
     own)."""
+
+    def __init__(
+        self,
+        path: str,
+        directory: bool,
+        placeholder: str | None,
+        why: str,
+        only_missing: bool = False,
+    ) -> None:
+        self.path = path
+        self.directory = directory
+        self.placeholder = placeholder
+        self.why = why
+        self.only_missing = only_missing
 
 
 WHOLE_DIRECTORIES = (".cargo", ".config")

@@ -11,38 +11,67 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from tether.protocol import ConfigError
+from tether.slotted import Slotted
 
 
-@dataclass(frozen=True)
-class SandboxSettings:
+class SandboxSettings(Slotted):
     """What the user asked of the Bash sandbox."""
 
-    enabled: bool | None = None
+    __slots__ = (
+        "all_unix_sockets",
+        "enabled",
+        "env",
+        "network",
+        "readable",
+        "required",
+        "unix_sockets",
+        "writable",
+    )
+    enabled: Final[bool | None]
     """True or False when set; None (not set) means on wherever it works."""
-    network: bool = False
+    network: Final[bool]
     """Whether sandboxed commands may use the network (loopback included)."""
-    writable: tuple[Path, ...] = ()
+    writable: Final[tuple[Path, ...]]
     """Paths writable besides the workspace, the scratch directory and the private TMPDIR;
     `~` is expanded, relative paths start at the workspace."""
-    readable: tuple[Path, ...] = ()
+    readable: Final[tuple[Path, ...]]
     """Places in the home, hidden in the sandbox, shown there read-only (`~/.gitconfig`, a
     toolchain `home_view.HOME_TOOLCHAINS` does not know); absolute or starting with `~`.
     Credential places inside one stay hidden unless named themselves. A workspace's own
     settings need the user's trust to set it (`cli.workspace_review`)."""
-    required: bool = False
+    required: Final[bool]
     """Refuse to run Bash at all rather than run it unsandboxed."""
-    env: tuple[str, ...] = ()
+    env: Final[tuple[str, ...]]
     """Environment variables passed to sandboxed commands although their names say they hold
     secrets (`sandbox.env: ["GITHUB_TOKEN"]`); all others of that kind are withheld."""
-    unix_sockets: tuple[Path, ...] = ()
+    unix_sockets: Final[tuple[Path, ...]]
     """Unix sockets sandboxed commands may reach (`sandbox.network.allowUnixSockets`)."""
-    all_unix_sockets: bool = False
+    all_unix_sockets: Final[bool]
     """No unix socket is blocked (`sandbox.network.allowAllUnixSockets`)."""
+
+    def __init__(
+        self,
+        enabled: bool | None = None,
+        network: bool = False,
+        writable: tuple[Path, ...] = (),
+        readable: tuple[Path, ...] = (),
+        required: bool = False,
+        env: tuple[str, ...] = (),
+        unix_sockets: tuple[Path, ...] = (),
+        all_unix_sockets: bool = False,
+    ) -> None:
+        self.enabled = enabled
+        self.network = network
+        self.writable = writable
+        self.readable = readable
+        self.required = required
+        self.env = env
+        self.unix_sockets = unix_sockets
+        self.all_unix_sockets = all_unix_sockets
 
 
 def parse_sandbox_settings(data: Mapping[str, Any], *, source: str = "settings") -> SandboxSettings:

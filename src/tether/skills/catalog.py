@@ -43,26 +43,55 @@ def is_loadable_skill_name(name: str) -> bool:
     return _LOADABLE_NAME.fullmatch(name) is not None
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(Slotted):
     """A usable skill: its listing entry, where its SKILL.md is, and the tools it grants."""
 
-    name: str
-    description: str
-    path: Path
+    __slots__ = (
+        "allowed_tools",
+        "description",
+        "model_invocable",
+        "name",
+        "path",
+        "paths",
+        "plugin_root",
+        "source",
+    )
+    name: Final[str]
+    description: Final[str]
+    path: Final[Path]
     """The SKILL.md file; its directory holds the skill's scripts and references."""
-    source: SkillSource
-    allowed_tools: tuple[str, ...]
+    source: Final[SkillSource]
+    allowed_tools: Final[tuple[str, ...]]
     """Tools (or permission rules such as `Bash(git diff:*)`) allowed while the skill is active."""
-    plugin_root: Path | None = None
+    plugin_root: Final[Path | None]
     """A plugin's skill: the plugin's directory, `${CLAUDE_PLUGIN_ROOT}` in its instructions."""
-    model_invocable: bool = True
+    model_invocable: Final[bool]
     """False for `disable-model-invocation: true`: left out of what the model is offered (the
     prompt's list and the Skill tool); the user still runs it as `/name`."""
-    paths: tuple[str, ...] | None = None
+    paths: Final[tuple[str, ...] | None]
     """The `paths:` globs of its front matter, as written (`tether.path_globs`): as in Claude
     Code, the model is offered the skill only once it has read or edited a file they match
     (relative to the directory the session started in); None: offered from the start."""
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        path: Path,
+        source: SkillSource,
+        allowed_tools: tuple[str, ...],
+        plugin_root: Path | None = None,
+        model_invocable: bool = True,
+        paths: tuple[str, ...] | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.path = path
+        self.source = source
+        self.allowed_tools = allowed_tools
+        self.plugin_root = plugin_root
+        self.model_invocable = model_invocable
+        self.paths = paths
 
 
 class UnusableSkill(Slotted):

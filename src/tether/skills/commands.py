@@ -13,14 +13,13 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from tether.skills.discovery import split_tool_rules
 from tether.skills.errors import SkillError
 from tether.skills.frontmatter import FrontMatterError, parse_optional
-from tether.slotted import Slotted
+from tether.slotted import Slotted, replaced
 from tether.text_files import UnreadableFile, read_text_file, real_path
 
 CommandSource = Literal["project", "user", "plugin"]
@@ -32,27 +31,65 @@ _PLUGIN_ROOT = "${CLAUDE_PLUGIN_ROOT}"
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 
 
-@dataclass(frozen=True)
-class SlashCommand:
+class SlashCommand(Slotted):
     """One custom command file."""
 
-    name: str
+    __slots__ = (
+        "allowed_tools",
+        "argument_hint",
+        "description",
+        "model",
+        "model_invocable",
+        "name",
+        "namespace",
+        "path",
+        "plugin",
+        "plugin_root",
+        "source",
+    )
+    name: Final[str]
     """What follows the `/`: the file's name without `.md`."""
-    namespace: str
+    namespace: Final[str]
     """Its subdirectories joined by `:` (`frontend` for `frontend/component.md`), or ""."""
-    path: Path
-    source: CommandSource
-    description: str = ""
-    argument_hint: str = ""
-    allowed_tools: tuple[str, ...] = ()
-    model: str | None = None
-    plugin: str = ""
+    path: Final[Path]
+    source: Final[CommandSource]
+    description: Final[str]
+    argument_hint: Final[str]
+    allowed_tools: Final[tuple[str, ...]]
+    model: Final[str | None]
+    plugin: Final[str]
     """The plugin it comes from: a plugin's commands are only `/plugin:name` (and
     `/plugin:sub:name`), never bare, as in Claude Code."""
-    plugin_root: Path | None = None
+    plugin_root: Final[Path | None]
     """The plugin's directory: `${CLAUDE_PLUGIN_ROOT}` in its body and `allowed-tools`."""
-    model_invocable: bool = True
+    model_invocable: Final[bool]
     """False for `disable-model-invocation: true`: the user runs it, the Skill tool does not."""
+
+    def __init__(
+        self,
+        name: str,
+        namespace: str,
+        path: Path,
+        source: CommandSource,
+        description: str = "",
+        argument_hint: str = "",
+        allowed_tools: tuple[str, ...] = (),
+        model: str | None = None,
+        plugin: str = "",
+        plugin_root: Path | None = None,
+        model_invocable: bool = True,
+    ) -> None:
+        self.name = name
+        self.namespace = namespace
+        self.path = path
+        self.source = source
+        self.description = description
+        self.argument_hint = argument_hint
+        self.allowed_tools = allowed_tools
+        self.model = model
+        self.plugin = plugin
+        self.plugin_root = plugin_root
+        self.model_invocable = model_invocable
 
     @property
     def qualified_name(self) -> str:
@@ -145,7 +182,7 @@ def discover_commands(
                 rule.replace(_PLUGIN_ROOT, str(plugin_root)) for rule in command.allowed_tools
             )
             commands.append(
-                replace(
+                replaced(
                     command,
                     namespace=namespace,
                     plugin=plugin,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -19,7 +18,7 @@ from tether.skills.catalog import (
     is_valid_skill_name,
 )
 from tether.skills.frontmatter import FrontMatterError, first_line, parse_optional
-from tether.slotted import Slotted
+from tether.slotted import Slotted, replaced
 from tether.text_files import UnreadableFile, read_text_file, real_path
 
 SKILL_FILE = "SKILL.md"
@@ -114,7 +113,7 @@ def discover_skills(
                 unusable.append(UnusableSkill(path, str(exc)))
                 continue
             if root.namespace:
-                skill = replace(
+                skill = replaced(
                     skill, name=f"{root.namespace}:{skill.name}", plugin_root=root.plugin_root
                 )
             warnings.extend(f"skill {path}: {lapse}" for lapse in lapses)

@@ -4,18 +4,30 @@ with the endpoint's message id (shared, so a reader joins them) and request id."
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, replace
+from typing import Final
+
+from tether.slotted import Slotted, replaced
 
 
-@dataclass(frozen=True)
-class ReplyEntries:
+class ReplyEntries(Slotted):
     """How a reply is written to the session file, as Claude Code writes it: an entry per
     content block (`uuids`, one per block), each with the endpoint's message and request ids
     (a message id is made when the endpoint gave none: the entries of one reply share it)."""
 
-    uuids: tuple[str, ...] = ()
-    message_id: str | None = None
-    request_id: str | None = None
+    __slots__ = ("message_id", "request_id", "uuids")
+    uuids: Final[tuple[str, ...]]
+    message_id: Final[str | None]
+    request_id: Final[str | None]
+
+    def __init__(
+        self,
+        uuids: tuple[str, ...] = (),
+        message_id: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        self.uuids = uuids
+        self.message_id = message_id
+        self.request_id = request_id
 
     def fitted(self, count: int) -> ReplyEntries:
         """One uuid for each of `count` blocks: those named as the blocks closed, new ones
@@ -23,7 +35,7 @@ class ReplyEntries:
         if len(self.uuids) == count:
             return self
         given = self.uuids[:count]
-        return replace(
+        return replaced(
             self, uuids=(*given, *(str(uuid.uuid4()) for _ in range(count - len(given))))
         )
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Final, get_type_hints
 
@@ -61,28 +60,60 @@ the text to replace is there): raises `ToolError` for a call that could not run,
 nobody is asked to approve it."""
 
 
-@dataclass(frozen=True)
-class Tool:
-    name: str
-    description: str
-    input_model: type[BaseModel] | str
+class Tool(Slotted):
+    __slots__ = (
+        "check",
+        "description",
+        "handler",
+        "input_model",
+        "load",
+        "name",
+        "paths",
+        "read_only",
+        "schema",
+    )
+    name: Final[str]
+    description: Final[str]
+    input_model: Final[type[BaseModel] | str]
     """The pydantic model a call's arguments are checked with, or its place (`module:Class`),
     imported at the tool's first call: pydantic is not imported on the way to the first
     request."""
-    handler: Handler
-    read_only: bool
-    schema: dict[str, Any] | None = None
+    handler: Final[Handler]
+    read_only: Final[bool]
+    schema: Final[dict[str, Any] | None]
     """The JSON schema the model sees, when it is not the input model's own: a tool defined
     elsewhere (an MCP server's), whose input model takes any object and leaves checking the
     arguments to the tool."""
-    check: Check | None = None
-    paths: tuple[str, ...] = ()
+    check: Final[Check | None]
+    paths: Final[tuple[str, ...]]
     """Input fields that name a file or directory: hooks, permission rules and the user see
     them as the absolute path the call will touch (see `ToolRegistry.observed_input`)."""
-    load: Callable[[], Tool] | None = None
+    load: Final[Callable[[], Tool] | None]
     """Set on a tool described ahead of its code (tether's own, `tether.tools.builtin`): imports
     its module and gives the tool itself, whose input model, handler and check are the ones to
     use. The registry calls it at the tool's first call."""
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        input_model: type[BaseModel] | str,
+        handler: Handler,
+        read_only: bool,
+        schema: dict[str, Any] | None = None,
+        check: Check | None = None,
+        paths: tuple[str, ...] = (),
+        load: Callable[[], Tool] | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.input_model = input_model
+        self.handler = handler
+        self.read_only = read_only
+        self.schema = schema
+        self.check = check
+        self.paths = paths
+        self.load = load
 
     def loaded(self) -> Tool:
         """The tool whose input model, handler and check run a call."""

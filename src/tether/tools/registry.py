@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from tether.protocol import ImageBlock, ToolError, ToolSpec, ToolUseBlock
 from tether.protocol.tool_names import canonical_tool
+from tether.slotted import Slotted
 from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools
@@ -21,15 +21,31 @@ if TYPE_CHECKING:
 MAX_RESULT_CHARS = 100_000
 
 
-@dataclass(frozen=True)
-class ToolOutcome:
-    content: str
-    is_error: bool
-    diff: str | None = None
-    duration_ms: int = 0
-    structured: Any = None
+class ToolOutcome(Slotted):
+    __slots__ = ("content", "diff", "duration_ms", "images", "is_error", "structured")
+    content: Final[str]
+    is_error: Final[bool]
+    diff: Final[str | None]
+    duration_ms: Final[int]
+    structured: Final[Any]
     """What the call did as data (`ToolOutput.structured`); None for an error."""
-    images: tuple[ImageBlock, ...] = ()
+    images: Final[tuple[ImageBlock, ...]]
+
+    def __init__(
+        self,
+        content: str,
+        is_error: bool,
+        diff: str | None = None,
+        duration_ms: int = 0,
+        structured: Any = None,
+        images: tuple[ImageBlock, ...] = (),
+    ) -> None:
+        self.content = content
+        self.is_error = is_error
+        self.diff = diff
+        self.duration_ms = duration_ms
+        self.structured = structured
+        self.images = images
 
 
 class ToolRegistry:

@@ -4,9 +4,9 @@ holds what the user chose rather than what it proposed."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, cast
 
+from tether.slotted import replaced
 from tether.tools.registry import ToolOutcome
 
 USER_MODIFIED = {
@@ -28,4 +28,4 @@ def told_user_modified(tool: str, outcome: ToolOutcome) -> ToolOutcome:
     structured = outcome.structured
     if isinstance(structured, dict) and "userModified" in structured:
         structured = {**cast(dict[str, Any], structured), "userModified": True}
-    return dataclasses.replace(outcome, content=f"{outcome.content} {note}", structured=structured)
+    return replaced(outcome, content=f"{outcome.content} {note}", structured=structured)
