@@ -1,7 +1,8 @@
 """No store connection crosses a fork: a process that opened its task board and its mailboxes,
 then forks a child (as `tether team up` forks its teammates and `tether worker --count N` its
 workers), finds both working on each side, and the child holds no descriptor of the
-parent's SQLite file: its connection is its own, opened after the fork."""
+parent's SQLite files (the store's, the cost ledger's): its connections are its own, opened
+after the fork."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ SCRIPT = textwrap.dedent(
     import json, os, sys
     from pathlib import Path
 
+    from tether.ledger.db import LedgerFile
     from tether.store.mailbox import Message, Member, TeamRecord, open_team_store
     from tether.store.task_records import NewTask
     from tether.store.task_store import open_task_store
@@ -27,6 +29,8 @@ SCRIPT = textwrap.dedent(
 
     project, url, team = Path(sys.argv[1]), sys.argv[2] or None, sys.argv[3]
     db = (project / ".tether" / "tasks.db").resolve()
+    ledger = LedgerFile(project / "ledger.db")
+    files = (str(db), str((project / "ledger.db").resolve()))
     board = open_task_store(url, project=project, team=team)
     mail = open_team_store(url, project=project, team=team)
     mail.create_team(TeamRecord(name=team, lead="lead"))
@@ -41,7 +45,7 @@ SCRIPT = textwrap.dedent(
                 target = os.readlink(f"/proc/self/fd/{fd}")
             except OSError:
                 continue
-            if target.startswith(str(db)):
+            if target.startswith(files):
                 found.append(target)
         return found
 
@@ -52,6 +56,7 @@ SCRIPT = textwrap.dedent(
         board.create(NewTask(subject="by the child"))
         mail.send(Message(sender="mate", recipient="lead", text="from the child"))
         subjects = [t.subject for t in board.list()]
+        assert ledger.read("SELECT 1") == [(1,)]
         (project / "child.json").write_text(json.dumps({"held": seen, "subjects": subjects}))
         return 0
 
@@ -67,8 +72,10 @@ SCRIPT = textwrap.dedent(
         "lead_got": [d.message.text for d in got],
         "mate_unread": mail.unread("mate"),
     }
+    assert ledger.read("SELECT 1") == [(1,)]
     board.close()
     mail.close()
+    ledger.close()
     print(json.dumps(out))
     """
 )
