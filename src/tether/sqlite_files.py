@@ -141,7 +141,10 @@ class ForkSafeDb:
     using it, if any, lets go of `lock`) and opened again by `open` at its first use after,
     so no SQLite connection is ever open across a fork (a parent's store works on, and a
     forked child's is its own). `open` is called again only then: a holder checks there that
-    the file is still the one it opened (`FileIdentity`) before a new connection makes one."""
+    the file is still the one it opened (`FileIdentity`) before a new connection makes one.
+    A thread must not fork while it holds `lock` (inside a transaction): the fork would wait
+    for it for ever (`tether.teams.forked.fork` runs from a process of one thread, outside
+    any)."""
 
     def __init__(self, open: Callable[[], sqlite3.Connection]) -> None:
         self.lock = threading.Lock()
