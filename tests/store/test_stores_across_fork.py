@@ -106,3 +106,41 @@ def test_a_forked_child_and_its_parent_each_use_their_stores(
     assert out["subjects"] == ["before the fork", "by the child", "after the fork"]
     assert out["lead_got"] == ["from the child"]
     assert out["mate_unread"] == 1
+
+
+MOVED = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+
+    from tether.store.task_records import NewTask, StoreLost
+    from tether.store.task_store import open_task_store
+    from tether.teams.forked import fork
+
+    project = Path(sys.argv[1])
+    db = project / ".tether" / "tasks.db"
+    board = open_task_store(None, project=project, team="t")
+    board.create(NewTask(subject="kept"))
+    assert fork(lambda: None, lambda: 0).wait() == 0  # the connection closed for the fork
+    db.rename(project / "moved.db")
+    try:
+        board.list()
+    except StoreLost as e:
+        print("lost:", e)
+    print("made again:", db.exists())
+    """
+)
+
+
+def test_a_store_moved_away_after_a_fork_is_lost_not_made_again_empty(tmp_path: Path) -> None:
+    """The connection a fork closed is opened again only on the file first opened: one moved
+    away meanwhile is said lost, as without a fork, and no empty store takes its place."""
+    project = tmp_path / "project"
+    project.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", MOVED, str(project)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    lost, made = done.stdout.strip().splitlines()
+    assert lost.startswith(f"lost: the task store {project / '.tether' / 'tasks.db'} was deleted")
+    assert made == "made again: False"
