@@ -6,8 +6,12 @@ explored (a Read) then written (a Write), the fake model answering each request 
   (this script, through `tether team send` and its mailbox, as a person at the CLI would)
   gives each two parts; each does its two, then tells the lead with SendMessage. Timed from
   `team up` (the teammates' start-up included) to the lead holding both reports.
+- The same team with its teammates started as new processes (`TETHER_SPAWN=1`, as a lead
+  session's Task tool starts them) instead of forked from `team up`.
 
-Reported side by side: wall time, model requests, the files written, and the ratio.
+Reported side by side: wall time, model requests, the files written, and the ratio; for a
+team, where its time went: `team up`, the two `team send`s (a CLI process each), and the work
+from the second send to the lead holding both reports.
 
     .venv/bin/python bench/team_bench.py
 """
@@ -120,8 +124,8 @@ def one_agent(tmp: Path, parts: tuple[str, ...]) -> dict[str, float]:
     return {"wall_s": wall, "requests": requests, "written": _written(project, parts)}
 
 
-def team(tmp: Path, parts: tuple[str, ...]) -> dict[str, float]:
-    project = _project(tmp / f"team-{len(parts)}", parts)
+def team(tmp: Path, parts: tuple[str, ...], *, spawn: bool = False) -> dict[str, float]:
+    project = _project(tmp / f"team-{len(parts)}{'-spawned' if spawn else ''}", parts)
     with FakeModelServer() as fake:
         fake.latency_s = LATENCY_S
         fake.responder = responder(project)
@@ -129,6 +133,7 @@ def team(tmp: Path, parts: tuple[str, ...]) -> dict[str, float]:
             **os.environ,
             **fake_env(fake, tmp / "home-team"),
             "TETHER_TRUST_WORKSPACE": "1",
+            **({"TETHER_SPAWN": "1"} if spawn else {}),
         }
         lead = open_team_store(None, project=project, team=TEAM)
         try:
@@ -140,6 +145,7 @@ def team(tmp: Path, parts: tuple[str, ...]) -> dict[str, float]:
                 project, env, "team", "send", TEAM, "alice", f"parts: {', '.join(parts[:half])}"
             )
             _tether(project, env, "team", "send", TEAM, "bob", f"parts: {', '.join(parts[half:])}")
+            sent_s = time.perf_counter() - started
             reports: set[str] = set()
             while len(reports) < 2:
                 assert time.perf_counter() - started < 600, "no reports from the teammates"
@@ -151,7 +157,14 @@ def team(tmp: Path, parts: tuple[str, ...]) -> dict[str, float]:
         finally:
             lead.close()
             _tether(project, env, "team", "down", TEAM, "--wait", "30")
-    return {"wall_s": wall, "up_s": up_s, "requests": requests, "written": _written(project, parts)}
+    return {
+        "wall_s": wall,
+        "up_s": up_s,
+        "send_s": sent_s - up_s,
+        "work_s": wall - sent_s,
+        "requests": requests,
+        "written": _written(project, parts),
+    }
 
 
 def main() -> dict[int, dict[str, dict[str, float]]]:
@@ -159,28 +172,38 @@ def main() -> dict[int, dict[str, dict[str, float]]]:
     with tempfile.TemporaryDirectory(prefix="tether-team-bench-") as tmp:
         for size in SIZES:
             parts = NAMES[:size]
-            results[size] = {"one": one_agent(Path(tmp), parts), "team": team(Path(tmp), parts)}
+            results[size] = {
+                "one": one_agent(Path(tmp), parts),
+                "team": team(Path(tmp), parts),
+                "spawned": team(Path(tmp), parts, spawn=True),
+            }
     return results
 
 
 def report(results: dict[int, dict[str, dict[str, float]]]) -> None:
     print(
         "team: parts each explored (Read) then written (Write); fake model "
-        f"{LATENCY_S * 1000:.0f} ms a request; wall time includes process start-up"
+        f"{LATENCY_S * 1000:.0f} ms a request; wall time includes process start-up; "
+        f"load {os.getloadavg()[0]:.1f}"
     )
     print(f"  {'parts':<6} {'who':<22} {'wall':>8} {'requests':>9} {'written':>8}")
     for size, row in results.items():
-        one, mates = row["one"], row["team"]
+        one, mates, spawned = row["one"], row["team"], row["spawned"]
         print(
             f"  {size:<6} {'one agent (tether -p)':<22} {one['wall_s']:>7.2f}s"
             f" {one['requests']:>9.0f} {one['written']:>8.0f}"
         )
+        for who, t in (("lead + alice + bob", mates), ("  teammates spawned", spawned)):
+            print(
+                f"  {size:<6} {who:<22} {t['wall_s']:>7.2f}s"
+                f" {t['requests']:>9.0f} {t['written']:>8.0f}"
+                f"   (team up {t['up_s']:.2f}s, 2 sends {t['send_s']:.2f}s,"
+                f" work {t['work_s']:.2f}s)"
+            )
         print(
-            f"  {size:<6} {'lead + alice + bob':<22} {mates['wall_s']:>7.2f}s"
-            f" {mates['requests']:>9.0f} {mates['written']:>8.0f}"
-            f"   (team up {mates['up_s']:.2f}s)"
+            f"  {size:<6} one agent / team: wall {one['wall_s'] / mates['wall_s']:.2f}x"
+            f" (teammates spawned: {one['wall_s'] / spawned['wall_s']:.2f}x)"
         )
-        print(f"  {size:<6} one agent / team: wall {one['wall_s'] / mates['wall_s']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,10 @@ the cost ledger, memories): the one way every store does it.
   replaced under a running process would otherwise go on being used through the open
   descriptor, unseen by everyone else.
 - `is_damage`: whether an error says the file itself is damaged (lasting), not busy or full.
+- `ForkSafeDb`: a connection that never crosses a fork (SQLite's rule: a child that uses, or
+  even closes, a connection its parent opened shares the parent's lock and WAL state and can
+  damage the file): this process closes it just before it forks (`os.register_at_fork`), and
+  the first use after opens it again, in the parent and in the child alike.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
+import weakref
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -126,3 +133,70 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:  # gone, or its folder with it
         return None
     return (st.st_dev, st.st_ino)
+
+
+class ForkSafeDb:
+    """A connection `open` makes (`open_shared`, `open_read_only`), taken with `connection()`
+    while holding `lock`: closed in this process just before it forks (after the thread
+    using it, if any, lets go of `lock`) and opened again by `open` at its first use after,
+    so no SQLite connection is ever open across a fork (a parent's store works on, and a
+    forked child's is its own). `open` is called again only then: a holder checks there that
+    the file is still the one it opened (`FileIdentity`) before a new connection makes one.
+    A thread must not fork while it holds `lock` (inside a transaction): the fork would wait
+    for it for ever (`tether.teams.forked.fork` runs from a process of one thread, outside
+    any)."""
+
+    def __init__(self, open: Callable[[], sqlite3.Connection]) -> None:
+        self.lock = threading.Lock()
+        self._open = open
+        self._db: sqlite3.Connection | None = open()
+        self._closed = False
+        _FORK_SAFE.add(self)
+
+    def connection(self) -> sqlite3.Connection:
+        """The open connection (opened again after a fork); `lock` held by the caller."""
+        if self._db is None:
+            if self._closed:
+                raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+            self._db = self._open()
+        return self._db
+
+    def close(self) -> None:
+        with self.lock:
+            self._closed = True
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _before_fork(self) -> None:
+        self.lock.acquire()
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+
+    def _after_fork(self) -> None:
+        self.lock.release()
+
+
+_FORK_SAFE: weakref.WeakSet[ForkSafeDb] = weakref.WeakSet()
+_HELD: list[ForkSafeDb] = []
+"""Those closed for the fork under way (their locks held until it is done)."""
+
+
+def _before_fork() -> None:
+    _HELD[:] = list(_FORK_SAFE)
+    for db in _HELD:
+        db._before_fork()  # pyright: ignore[reportPrivateUsage]
+
+
+def _after_fork() -> None:
+    for db in _HELD:
+        db._after_fork()  # pyright: ignore[reportPrivateUsage]
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(
+        before=_before_fork, after_in_parent=_after_fork, after_in_child=_after_fork
+    )

@@ -8,7 +8,9 @@
 
 `up` creates the team when it is new, adds the members named, and starts every member whose
 process is not running (one killed is started again and resumes its session with its unread
-messages). A teammate's output goes to `.tether/teams/<team>/<member>.log`. What teammates
+messages), forked from this process once it has imported what a teammate runs (a new
+`tether team run` process where it cannot fork, or with `TETHER_SPAWN=1`). A teammate's
+output goes to `.tether/teams/<team>/<member>.log`. What teammates
 send the lead, `inbox` shows (and marks read); `send --wait` sends a request and prints the
 reply that answers it, `send --reply-to` answers a teammate's request: each as the lead in the
 protocol (its state in the roster and the event log: `team_inbox`).
@@ -90,7 +92,12 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     if args.trust_workspace:
         patience.append("--trust-workspace")
     told = start_members(
-        project, store, mates, store_args=[*_store_args(args), *patience], plan=args.plan
+        project,
+        store,
+        mates,
+        store_args=[*_store_args(args), *patience],
+        plan=args.plan,
+        serve=main,  # forked from this process where it can fork
     )
     for started in told:
         print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
 
-from tether.sqlite_files import FileIdentity, is_busy, is_damage, open_read_only, open_shared
+from tether.sqlite_files import (
+    FileIdentity,
+    ForkSafeDb,
+    is_busy,
+    is_damage,
+    open_read_only,
+    open_shared,
+)
 
 BUSY_TIMEOUT_MS = 10_000
 LEDGER_FILE = "ledger.db"
@@ -99,17 +105,16 @@ class LedgerFile:
     ) -> None:
         self.path = path
         self.read_only = read_only
-        self._lock = threading.Lock()
-        self.db: sqlite3.Connection | None = None
+        self._db: ForkSafeDb | None = None
         try:
             if read_only:
-                self.db = open_read_only(path, busy_timeout_ms=busy_timeout_ms)
+                self._db = ForkSafeDb(lambda: open_read_only(path, busy_timeout_ms=busy_timeout_ms))
             else:
-                self.db = open_shared(path, busy_timeout_ms=busy_timeout_ms)
-            self.version = self._check_version() if read_only else self._migrate()
+                self._db = ForkSafeDb(lambda: open_shared(path, busy_timeout_ms=busy_timeout_ms))
+            self.version = self._read_version() if read_only else self._migrate()
         except (OSError, sqlite3.Error, LedgerError) as e:
-            if self.db is not None:
-                self.db.close()
+            if self._db is not None:
+                self._db.close()
             if isinstance(e, OSError):
                 raise LedgerError(f"cannot open the cost ledger {path}: {_reason(e)}") from None
             if isinstance(e, sqlite3.OperationalError) and not is_damage(e):
@@ -137,15 +142,19 @@ class LedgerFile:
 
     def _migrate(self) -> int:
         with self.transaction() as db:
-            done = self._check_version()
+            done = self._check_version(db)
             for migration in MIGRATIONS[done:]:
                 migration(db)
             db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
         return len(MIGRATIONS)
 
-    def _check_version(self) -> int:
-        assert self.db is not None
-        (done,) = self.db.execute("PRAGMA user_version").fetchone()
+    def _read_version(self) -> int:
+        assert self._db is not None
+        with self._db.lock:
+            return self._check_version(self._db.connection())
+
+    def _check_version(self, db: sqlite3.Connection) -> int:
+        (done,) = db.execute("PRAGMA user_version").fetchone()
         if done > len(MIGRATIONS):
             raise LedgerError(
                 f"written by a newer tether (version {done}, this one reads {len(MIGRATIONS)})"
@@ -160,9 +169,9 @@ class LedgerFile:
     @contextlib.contextmanager
     def transaction(self) -> Generator[sqlite3.Connection]:
         """One write transaction; this process's threads one at a time."""
-        db = self.db
-        assert db is not None
-        with self._lock:
+        assert self._db is not None
+        with self._db.lock:
+            db = self._db.connection()
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
@@ -178,17 +187,16 @@ class LedgerFile:
         file cannot answer it."""
         if self.empty:
             return []
-        assert self.db is not None
+        assert self._db is not None
         try:
-            with self._lock:
-                return list(self.db.execute(sql, parameters).fetchall())
+            with self._db.lock:
+                return list(self._db.connection().execute(sql, parameters).fetchall())
         except sqlite3.Error as e:
             raise LedgerError(self.unusable(e)) from None
 
     def close(self) -> None:
-        with self._lock:
-            if self.db is not None:
-                self.db.close()
+        if self._db is not None:
+            self._db.close()
 
 
 def _reason(e: OSError) -> str:

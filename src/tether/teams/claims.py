@@ -4,10 +4,13 @@ before it does anything else; both are atomic in the store (`update_member`'s `u
 two `tether team up`s at once one starts the teammate and the other is told, and of two
 teammate processes of one member one runs and the other stops. Every teammate process carries
 its team in its environment (`TEAM_RUN_ENV`), so that `tether team down` finds and ends each
-one, even one the roster does not name."""
+one, even one the roster does not name; a forked one, whose environment as /proc shows it is
+its parent's, also holds an anonymous file named by it (`hold_run_mark`)."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import socket
@@ -157,6 +160,28 @@ def run_mark(store: TeamStore, member: str) -> str:
     return json.dumps([store.url, store.team, member])
 
 
+_HELD_MARKS: list[int] = []
+"""The descriptors of the marks this process holds (for its lifetime)."""
+
+
+def _mark_name(url: str, team: str, member: str) -> str:
+    """A memfd's name (at most 249 bytes): the store and team digested, the member as it is
+    (a member name is at most 64 characters)."""
+    digest = hashlib.sha256(json.dumps([url, team]).encode()).hexdigest()[:32]
+    return f"{TEAM_RUN_ENV}={digest}:{member}"
+
+
+def hold_run_mark(mark: str) -> None:
+    """Mark this process as the teammate `mark` (`run_mark`) where /proc shows it: a forked
+    process's /proc environment is the one its parent was started with, so it holds an
+    anonymous file (memfd, closed on exec) named by the mark, which `team_processes` reads
+    in /proc/<pid>/fd. Nothing where there is no memfd."""
+    url, team, member = json.loads(mark)
+    if hasattr(os, "memfd_create"):
+        with contextlib.suppress(OSError):
+            _HELD_MARKS.append(os.memfd_create(_mark_name(url, team, member)))
+
+
 @dataclass(frozen=True)
 class TeamProcess:
     pid: int
@@ -166,29 +191,51 @@ class TeamProcess:
 
 def team_processes(store: TeamStore) -> list[TeamProcess]:
     """Every teammate process of this team on this machine (by the mark its starter put in
-    its environment), whatever the roster says."""
+    its environment, or a forked one holds: `hold_run_mark`), whatever the roster says."""
     found: list[TeamProcess] = []
-    prefix = f"{TEAM_RUN_ENV}=".encode()
     try:
         entries = os.listdir("/proc")
     except OSError:
         return found
+    forked = "/memfd:" + _mark_name(store.url, store.team, "")
     for entry in entries:
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
-        try:
-            environ = Path(f"/proc/{entry}/environ").read_bytes()
-        except OSError:
-            continue
-        for item in environ.split(b"\0"):
-            if not item.startswith(prefix):
-                continue
-            try:
-                url, team, member = json.loads(item[len(prefix) :].decode())
-            except (ValueError, UnicodeDecodeError):
-                break
-            pid = int(entry)
-            if url == store.url and team == store.team and pid_runs(pid):
-                found.append(TeamProcess(pid, process_start(pid), str(member)))
-            break
+        pid = int(entry)
+        member = _environ_mark(pid, store) or _held_mark(pid, forked)
+        if member is not None and pid_runs(pid):
+            found.append(TeamProcess(pid, process_start(pid), member))
     return found
+
+
+def _environ_mark(pid: int, store: TeamStore) -> str | None:
+    """The member whose mark for this team `pid`'s environment carries."""
+    prefix = f"{TEAM_RUN_ENV}=".encode()
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    for item in environ.split(b"\0"):
+        if not item.startswith(prefix):
+            continue
+        try:
+            url, team, member = json.loads(item[len(prefix) :].decode())
+        except (ValueError, UnicodeDecodeError):
+            return None
+        return str(member) if url == store.url and team == store.team else None
+    return None
+
+
+def _held_mark(pid: int, prefix: str) -> str | None:
+    """The member whose mark for this team `pid` holds as a memfd (`hold_run_mark`)."""
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        names = os.listdir(fds)
+    except OSError:
+        return None
+    for name in names:
+        with contextlib.suppress(OSError):
+            target = os.readlink(fds / name)
+            if target.startswith(prefix):
+                return target[len(prefix) :].removesuffix(" (deleted)")
+    return None

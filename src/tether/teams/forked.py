@@ -34,14 +34,19 @@ SESSION_MODULES = (
     "tether.models.preload",
     "tether.sandbox.bwrap",
     "tether.sandbox.plan",
+    "tether.permissions.engine",
     "tether.tools.builtin",
+    "tether.tools.builtin.files",
     "tether.mcp.servers",
     "tether.ledger.recorder",
     "tether.hooks.runner",
     "anyio._backends._asyncio",
 )
-"""What a session's build and its first model call import (named, not imported, here: the
-template imports them before it forks; a module a child does not find it imports itself)."""
+"""What a session's build, its first model call and its first tool call import (named, not
+imported, here: the template imports them before it forks; a module a child does not find it
+imports itself). The permission engine (the shell parser, the per-program policies) is loaded
+by a session's first permission decision, not with the session: a child that runs tools pays
+its import at its first tool call unless its template has it."""
 
 SPAWN_ENV = "TETHER_SPAWN"
 """Set to 1: children are new processes, never forked (the benches compare the two)."""

@@ -1,5 +1,16 @@
 """Teammates' processes: started in the background (`tether team run`), found alive by their
-pid (on this machine), asked to shut down and then stopped; and the team's status."""
+pid (on this machine), asked to shut down and then stopped; and the team's status.
+
+A starter that has a teammate's `main` to give (`tether team up`: `serve`) and may fork
+(`tether.teams.forked.can_fork`) forks each teammate from itself once it has imported what a
+teammate runs (`TEAMMATE_MODULES`), as `tether worker --count N` forks its workers: no
+interpreter to start and nothing to import again per teammate. The child is what `Popen`
+would have made (a session of its own, stdin from /dev/null, output to its log, the project
+as its directory, its `TEAM_RUN_ENV` mark, which /proc shows by `hold_run_mark`), and the
+stores its parent had open are not its own: a SQLite connection is closed across the fork
+and opened again on each side (`tether.sqlite_files.ForkSafeDb`), a Redis client's pool
+starts new connections in the child (redis-py's own pid check). A lead's session (threads:
+no fork) starts each as a new `tether team run` process."""
 
 from __future__ import annotations
 
@@ -11,7 +22,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +35,7 @@ from tether.teams.claims import (
     TeamProcess,
     alive,
     claim_start,
+    hold_run_mark,
     pid_runs,
     process_start,
     run_mark,
@@ -31,6 +43,7 @@ from tether.teams.claims import (
     starting_by,
     team_processes,
 )
+from tether.teams.forked import SESSION_MODULES, Child, can_fork, fork, warm
 from tether.teams.link import events_file, read_events
 
 __all__ = ["alive", "pid_runs", "process_start", "runs_as"]
@@ -41,7 +54,21 @@ START_WAIT_S = 120.0
 STOP_GRACE_S = 10.0
 """After SIGTERM, how long a teammate has to save and stop before SIGKILL."""
 
-CHILDREN: list[subprocess.Popen[bytes]] = []
+TEAMMATE_MODULES = (
+    *SESSION_MODULES,
+    "tether.cli.team_cmd",
+    "tether.cli.teammate_run",
+    "tether.teams.teammate",
+    "tether.teams.receiving",
+    "tether.teams.send_tool",
+)
+"""What a teammate process imports as it starts, imported once by a starter that forks them."""
+
+Serve = Callable[[list[str]], int]
+"""`tether team`'s `main`: a teammate's arguments after `team` (`run TEAM MEMBER ...`) -> its
+exit code."""
+
+CHILDREN: list[Child] = []
 """Teammates this process started: kept, since they are meant to outlive their `Popen` (a
 lead's session goes on after starting them), and polled at each start to reap those that
 ended."""
@@ -65,10 +92,17 @@ class Started:
 
 
 def start_members(
-    project: Path, store: TeamStore, mates: list[Member], *, store_args: list[str], plan: bool
+    project: Path,
+    store: TeamStore,
+    mates: list[Member],
+    *,
+    store_args: list[str],
+    plan: bool,
+    serve: Serve | None = None,
 ) -> list[Started]:
-    """Start every member whose process is not running, and wait for each to report in."""
-    started: dict[str, subprocess.Popen[bytes]] = {}
+    """Start every member whose process is not running, and wait for each to report in:
+    forked from this process to run `serve` where it can fork, else new processes."""
+    started: dict[str, Child] = {}
     told: list[Started] = []
     elsewhere: list[str] = []
     reap()
@@ -82,18 +116,13 @@ def start_members(
             continue
         log = log_file(project, store.team, mate.name)
         log.parent.mkdir(parents=True, exist_ok=True)
-        argv = [sys.executable, "-m", "tether", "team", "run", store.team, mate.name]
-        with log.open("ab") as out:
-            started[mate.name] = subprocess.Popen(
-                [*argv, *store_args, *(["--plan"] if plan else [])],
-                cwd=project,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                env={**os.environ, TEAM_RUN_ENV: run_mark(store, mate.name)},
-            )
-            CHILDREN.append(started[mate.name])
+        argv = ["team", "run", store.team, mate.name, *store_args, *(["--plan"] if plan else [])]
+        if serve is not None and can_fork():
+            warm(TEAMMATE_MODULES)  # once: the next ones find it imported
+            started[mate.name] = _fork_member(project, store, mate.name, argv, log, serve)
+        else:
+            started[mate.name] = _spawn_member(project, store, mate.name, argv, log)
+        CHILDREN.append(started[mate.name])
     for name, proc in started.items():
         if _reported_in(store, name, proc):
             unread = store.unread(name)
@@ -110,6 +139,45 @@ def start_members(
     for name in elsewhere:
         told.append(_started_elsewhere(store, name))
     return told
+
+
+def _spawn_member(project: Path, store: TeamStore, name: str, argv: list[str], log: Path) -> Child:
+    with log.open("ab") as out:
+        popen = subprocess.Popen(
+            [sys.executable, "-m", "tether", *argv],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, TEAM_RUN_ENV: run_mark(store, name)},
+        )
+    return Child(popen.pid, popen)
+
+
+def _fork_member(
+    project: Path, store: TeamStore, name: str, argv: list[str], log: Path, serve: Serve
+) -> Child:
+    mark = run_mark(store, name)
+
+    def prepare() -> None:  # what `_spawn_member`'s Popen gives its child
+        os.setsid()
+        out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.close(out)
+        os.close(devnull)
+        # A new process of one thread setting its own directory before it runs anything,
+        # as Popen's `cwd` does in its child: no call in flight to lose its place.
+        os.chdir(project)  # noqa: TID251
+        os.environ[TEAM_RUN_ENV] = mark  # for the commands it runs
+        hold_run_mark(mark)  # for itself: /proc shows the environment it was forked with
+        CHILDREN.clear()  # its parent's children, not its own
+        sys.argv = [sys.argv[0], *argv]
+
+    return fork(prepare, lambda: serve(argv[1:]))
 
 
 def _ended(store: TeamStore, name: str, pid: int) -> None:
@@ -140,7 +208,7 @@ def _started_elsewhere(store: TeamStore, name: str) -> Started:
     return Started(name, False, f"{name}: another process was starting it, and it did not start")
 
 
-def _reported_in(store: TeamStore, name: str, proc: subprocess.Popen[bytes]) -> bool:
+def _reported_in(store: TeamStore, name: str, proc: Child) -> bool:
     deadline = time.monotonic() + START_WAIT_S
     while time.monotonic() < deadline:
         member = next((m for m in store.members() if m.name == name), None)
