@@ -31,6 +31,7 @@ store = MemoryStore(path, None)
 for i in range(5):
     store.save(f"kept {i}")
 limit = path.stat().st_size + 8192
+sys.dont_write_bytecode = True  # no bytecode cut short by the limit in the shared cache
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
 try:
     for i in range(1000):

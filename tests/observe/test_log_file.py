@@ -98,6 +98,7 @@ from tether.observe.log_file import AppendFile
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit: EFBIG, as ENOSPC on a full disk
 log = AppendFile(Path(sys.argv[1]))
 log.append(['{"kind": "first"}'])
+sys.dont_write_bytecode = True  # no bytecode cut short by the limit in the shared cache
 resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
 for n in range(3):
     try:

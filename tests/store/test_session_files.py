@@ -287,6 +287,7 @@ directory = Path(sys.argv[1])
 soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
 writer = SessionWriter.create(directory, "s1", cwd=directory)
 writer.user([TextBlock(text="fits")])
+sys.dont_write_bytecode = True  # no bytecode cut short by the limit in the shared cache
 resource.setrlimit(resource.RLIMIT_FSIZE, (writer.path.stat().st_size + 100, hard))
 try:
     writer.user([TextBlock(text="x" * 1000)])
