@@ -101,6 +101,8 @@ async def run_headless(
         if isinstance(event, TurnFinished):
             finished = event
             if lines is not None:
+                for line in lines.take_held() if streaming else ():
+                    _write(out, line)
                 results.append(lines.result(event, _facts(built, opts)))
                 if len(results) > 1:  # a turn a background subagent's end woke
                     from tether.cli.sdk_task_lines import TASK_NOTIFICATION_ORIGIN
@@ -213,6 +215,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             return lines.status(event)
         case Notice(level="warning", message=message):
             return [lines.system.notice(message)]
+        case Notice(said_by=str(said_by)) if said_by:  # a hook's `systemMessage`
+            return lines.hook_said(said_by, event.told)
         case _:
             pass
     return []

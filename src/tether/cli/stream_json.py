@@ -353,6 +353,7 @@ class StreamJsonFrontEnd:
                 self._failed_last = event.is_error
                 if event.api_error_status is not None:
                     self.write(sdk_api_error.assistant_line(event, lines.session_id))
+                self._write_all(lines.take_held())
                 result = lines.result(event, self.facts(built))
                 if self._woken:
                     result["origin"] = TASK_NOTIFICATION_ORIGIN

@@ -170,7 +170,11 @@ class HookRunner:
                 )
                 for spec in specs
             ]
-        return combine(event, [task.result() for task in tasks])
+        outcome = combine(event, [task.result() for task in tasks])
+        if outcome.system_messages:
+            said_by = f"{event}:{subject}" if isinstance(subject, str) and subject else event
+            outcome = dataclasses.replace(outcome, said_by=said_by)
+        return outcome
 
     async def _watched(self, spec: HookSpec, stdin: bytes, subject: str | None) -> HookOutcome:
         """Run one hook, telling the watchers as it starts and ends (one that went on in the

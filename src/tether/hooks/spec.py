@@ -189,6 +189,9 @@ class HookOutcome:
     """Text for the model, in configuration order."""
     system_messages: tuple[str, ...] = ()
     """Text for the user."""
+    said_by: str = ""
+    """Who says `system_messages`, as Claude Code names it to the user: the event and what
+    its matcher matched (`PreToolUse:Bash`, `Stop`); set by `HookRunner.fire`."""
     stop: bool = False
     """`continue: false`: end the turn now, whatever else was decided."""
     stop_reason: str | None = None
