@@ -225,11 +225,19 @@ async def _background_tasks(front: StreamJsonFrontEnd, body: dict[str, Any]) -> 
 
 
 async def _set_model(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    """As Claude Code: a name it does not know is the endpoint's to judge (`any_name`)."""
+    from tether.cli.model_switch import ModelSwitcher
+
     model = body.get("model")
     session = (await front.session()).session
-    if session.switch_model is None:
+    switch = session.switch_model
+    if switch is None:
         raise Refused("this session cannot switch models")
-    session.switch_model(model if isinstance(model, str) and model != "default" else None)
+    named = model if isinstance(model, str) and model != "default" else None
+    if named is not None and isinstance(switch, ModelSwitcher):
+        switch.any_name(named)
+    else:
+        switch(named)
     return {}
 
 
@@ -242,8 +250,10 @@ async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
         return {}
     try:
         shell = shells.get(task_id)
-    except ToolError as e:
-        raise Refused(f"{e} (background commands are the tasks tether can stop)") from None
+    except ToolError:
+        # As Claude Code answers it: done, there was nothing to stop (said on stderr).
+        _warn(f"stop_task: no background task has id {task_id!r}; nothing was stopped")
+        return {}
     await shells.stop(shell, by_user=True)
     front.write_lines(lambda lines: lines.task_stopped(shell.id, str(shell.log_path)))
     return {}
