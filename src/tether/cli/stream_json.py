@@ -175,6 +175,7 @@ class StreamJsonFrontEnd:
             built.session.between_turns.append(lambda e: self._on_event(e, built, lines_now))
             background = built.session.agent.tool_context.background
             background.agent_watchers.append(lambda: self.wakes.task_ended(built.session))
+            background.shell_watchers.append(lambda _shell: self.wakes.task_ended(built.session))
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
                 lines = self.lines

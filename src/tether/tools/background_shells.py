@@ -39,6 +39,7 @@ class BackgroundShell(Slotted):
         "command",
         "confined",
         "drained",
+        "ended",
         "id",
         "log",
         "process",
@@ -67,6 +68,9 @@ class BackgroundShell(Slotted):
     """Done once all the output is in the log (the pipe was closed)."""
     confined: ConfinedCommand | None
     """The confinement it runs in, asked for a `checkpoint` when its output is read."""
+    ended: asyncio.Future[int] | None
+    """Done with its exit status once the command has ended and what it printed last is in
+    the log (`settle`)."""
 
     def __init__(
         self,
@@ -82,6 +86,7 @@ class BackgroundShell(Slotted):
         pump: asyncio.ReadTransport | None = None,
         drained: asyncio.Future[None] | None = None,
         confined: ConfinedCommand | None = None,
+        ended: asyncio.Future[int] | None = None,
     ) -> None:
         self.id = id
         self.command = command
@@ -95,6 +100,7 @@ class BackgroundShell(Slotted):
         self.pump = pump
         self.drained = drained
         self.confined = confined
+        self.ended = ended
 
     async def settle(self, grace_s: float = 0.5) -> None:
         """Once the command ended, give what it printed last a moment to reach the log
@@ -171,6 +177,12 @@ class BackgroundAgent(Slotted):
         )
 
 
+async def _ended(shell: BackgroundShell) -> int:
+    returncode = await shell.process.wait()
+    await shell.settle()
+    return returncode
+
+
 async def _finish_confinement(
     process: asyncio.subprocess.Process, confined: ConfinedCommand
 ) -> None:
@@ -232,6 +244,9 @@ class BackgroundShells:
         self._agents: dict[str, BackgroundAgent] = {}
         self.agent_watchers: list[Callable[[], None]] = []
         """Called each time a background subagent's run ends (its notification is ready)."""
+        self.shell_watchers: list[Callable[[BackgroundShell], None]] = []
+        """Called with each command whose process ended, however it ended (by itself, or
+        stopped: `stopped` and `stopped_by_user` say so)."""
         self.log_cap_bytes = log_cap_bytes
         """How much of each command's output is kept on disk (the newest)."""
         self.log_budget = LogBudget(log_total_bytes)
@@ -300,8 +315,16 @@ class BackgroundShells:
         if isinstance(argv, ConfinedCommand):
             shell.confined = argv
             shell.cleanup = asyncio.ensure_future(_finish_confinement(process, argv))
+        shell.ended = asyncio.ensure_future(_ended(shell))
+        shell.ended.add_done_callback(lambda ended: self._shell_ended(shell, ended))
         self._shells[shell_id] = shell
         return shell
+
+    def _shell_ended(self, shell: BackgroundShell, ended: asyncio.Future[int]) -> None:
+        if ended.cancelled():  # the session ended first
+            return
+        for watch in self.shell_watchers:
+            watch(shell)
 
     def start_agent(
         self, agent_id: str, description: str, work: Coroutine[object, object, str]
@@ -320,6 +343,23 @@ class BackgroundShells:
     def agent_unreported(self) -> bool:
         """Whether a background subagent has ended that the model was not told of yet."""
         return any(a.run.done() and not a.announced for a in self._agents.values())
+
+    def unreported(self) -> bool:
+        """Whether background work ended by itself that the model was not told of yet: a
+        subagent, or a command (one stopped is known to whoever stopped it)."""
+        return self.agent_unreported() or any(
+            s.returncode is not None and not s.announced and not s.stopped
+            for s in self._shells.values()
+        )
+
+    async def wait_all(self) -> None:
+        """Until every background subagent and command has ended (those started meanwhile
+        too)."""
+        while waits := [
+            *(a.run for a in self.running_agents()),
+            *(s.ended for s in self._shells.values() if s.ended is not None and not s.ended.done()),
+        ]:
+            await asyncio.wait(waits)
 
     def running_agents(self) -> list[BackgroundAgent]:
         """The background subagents still running, oldest first."""
@@ -365,6 +405,8 @@ class BackgroundShells:
         )
         await asyncio.gather(*(s.cleanup for s in self._shells.values() if s.cleanup is not None))
         for shell in self._shells.values():
+            if shell.ended is not None:
+                shell.ended.cancel()  # nobody is left to tell
             if shell.pump is not None:
                 shell.pump.close()
             shell.log.close()
