@@ -8,6 +8,7 @@ request that cannot be done is refused with a one-line reason.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -153,9 +154,18 @@ def _option_changes(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str
 
 
 async def _interrupt(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    """Stop the running turn and, as Claude Code does, the background subagents still
+    running: their end is told as a stopped subagent's, and to the model at its next request
+    (no turn is woken for it); background commands run on."""
     queued = front.still_queued()  # before the stop: the turn's end takes them back
     if front.built:
-        (await front.session()).session.interrupt("interrupted by the client")
+        session = (await front.session()).session
+        turn_running = session.busy
+        session.interrupt("interrupted by the client")
+        background = session.agent.tool_context.background
+        if turn_running:
+            running = background.running_agents()
+            await asyncio.gather(*(background.stop_agent(a, interrupted=True) for a in running))
     return {"still_queued": queued}
 
 

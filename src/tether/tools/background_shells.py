@@ -144,12 +144,15 @@ class BackgroundAgent(Slotted):
     """A subagent started with `run_in_background`: its run is a task of the session's; what
     the model is told when it ends (Claude Code's `<task-notification>`) is its result."""
 
-    __slots__ = ("announced", "description", "id", "run", "stopped_by_user")
+    __slots__ = ("announced", "description", "id", "interrupted", "run", "stopped_by_user")
     id: str
     description: str
     run: asyncio.Task[str]
     announced: bool
     stopped_by_user: bool
+    interrupted: bool
+    """Stopped with the turn the client interrupted: the model is told at its next request,
+    not woken for it (as Claude Code)."""
 
     def __init__(self, id: str, description: str, run: asyncio.Task[str]) -> None:
         self.id = id
@@ -157,6 +160,7 @@ class BackgroundAgent(Slotted):
         self.run = run
         self.announced = False
         self.stopped_by_user = False
+        self.interrupted = False
 
     def notification(self) -> str:
         """What the model is told once it ended (stopped: a notification of its own)."""
@@ -342,7 +346,9 @@ class BackgroundShells:
 
     def agent_unreported(self) -> bool:
         """Whether a background subagent has ended that the model was not told of yet."""
-        return any(a.run.done() and not a.announced for a in self._agents.values())
+        return any(
+            a.run.done() and not a.announced and not a.interrupted for a in self._agents.values()
+        )
 
     def unreported(self) -> bool:
         """Whether background work ended by itself that the model was not told of yet: a
@@ -368,10 +374,14 @@ class BackgroundShells:
     def agent(self, agent_id: str) -> BackgroundAgent | None:
         return self._agents.get(agent_id)
 
-    async def stop_agent(self, agent: BackgroundAgent, *, by_user: bool = False) -> None:
+    async def stop_agent(
+        self, agent: BackgroundAgent, *, by_user: bool = False, interrupted: bool = False
+    ) -> None:
         """Cancel its run and wait for it to end (its transcript closed, its commands
-        stopped). `by_user`: the model is told it was stopped."""
+        stopped). `by_user`: the model is told it was stopped; `interrupted`: with the turn
+        (it wakes no turn)."""
         agent.stopped_by_user = agent.stopped_by_user or by_user
+        agent.interrupted = agent.interrupted or interrupted
         agent.run.cancel()
         await asyncio.wait({agent.run})
 
