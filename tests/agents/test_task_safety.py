@@ -117,7 +117,9 @@ async def test_a_blocking_subagent_stop_hook_sends_it_back_to_work(
     [result] = requests_of(fake_model, MAIN, [MAIN, "lazy-job"])[1].tool_results()
     assert result.startswith("tests pass too\n\n")
     notices = [e for e in events if isinstance(e, Notice)]
-    assert notices == [Notice(message="general-purpose subagent: checking the subagent")]
+    assert [n.told for n in notices] == [
+        "general-purpose subagent: SubagentStop:general-purpose says: checking the subagent"
+    ]
 
 
 async def test_a_subagent_asks_the_user_through_the_session(

@@ -139,9 +139,11 @@ def test_a_session_that_ends_normally_leaves_no_scratch_directory_or_record(
     fake_model.script(
         reply(
             tool_use("Bash", command="seq 1 100000"),  # spilled to a log in the scratch dir
-            tool_use("Bash", command="sleep 600", run_in_background=True),
+            # -p waits for it, as Claude Code does, and its end wakes the model once more
+            tool_use("Bash", command="sleep 0.1", run_in_background=True),
         ),
         reply(text("done")),
+        reply(text("woken")),
     )
     result = tether("-p", "work")
     assert result.exit_code == 0, result.stderr

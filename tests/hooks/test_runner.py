@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -156,6 +157,8 @@ async def test_json_decisions_of_pre_tool_use(
 ) -> None:
     hook = script("decide.py", f"import json; print(json.dumps({output!r}))")
     runner = make_runner({"PreToolUse": on("Bash", command_hook(hook))})
+    if expected.system_messages:  # named as Claude Code names them to the user
+        expected = dataclasses.replace(expected, said_by="PreToolUse:Bash")
     assert await runner.fire("PreToolUse", TOOL_CALL) == expected
 
 
@@ -525,5 +528,7 @@ async def test_a_json_block_of_session_start_is_an_error(
     (workspace / "out.json").write_text(json.dumps(output))
     runner = make_runner({"SessionStart": on("", command_hook("cat out.json"))})
     assert await runner.fire("SessionStart", {"source": "startup"}) == HookOutcome(
-        system_messages=("hi",), errors=('SessionStart hook "cat out.json": no',)
+        system_messages=("hi",),
+        said_by="SessionStart:startup",
+        errors=('SessionStart hook "cat out.json": no',),
     )

@@ -340,7 +340,9 @@ def _forwarded(
         if not isinstance(event, _PASSED_ON):
             for observe in observers:
                 observe(agent_id, event)
-        if isinstance(event, Notice):
+        if isinstance(event, Notice) and event.said_by:  # a hook's: named by the hook
+            emit(event.model_copy(update={"said_by": f"{label}: {event.said_by}"}))
+        elif isinstance(event, Notice):
             emit(event.model_copy(update={"message": f"{label}: {event.message}"}))
         elif isinstance(event, MessageCompleted):
             emit(

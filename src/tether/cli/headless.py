@@ -101,6 +101,8 @@ async def run_headless(
         if isinstance(event, TurnFinished):
             finished = event
             if lines is not None:
+                for line in lines.take_held() if streaming else ():
+                    _write(out, line)
                 results.append(lines.result(event, _facts(built, opts)))
                 if len(results) > 1:  # a turn a background subagent's end woke
                     from tether.cli.sdk_task_lines import TASK_NOTIFICATION_ORIGIN
@@ -125,8 +127,8 @@ async def run_headless(
                 _write(out, lines.init(session.started(), _facts(built, opts)))
             async for event in headless_turn(session, turn):
                 on_event(event)
-            # As Claude Code: a background subagent still running is waited for, and what
-            # it ends with is a turn of its own before the process exits.
+            # As Claude Code: a background subagent or command still running is waited for,
+            # and what it ends with is a turn of its own before the process exits.
             turn = None if stopped_by else await woken(session)
     finally:
         if progress is not None:
@@ -161,13 +163,11 @@ async def run_headless(
 
 
 async def woken(session: Session) -> UserInput | None:
-    """Once the session's background subagents have ended, the turn that gives the model
-    what they ended with (Claude Code's system notification); None when none ran."""
+    """Once the session's background subagents and commands have ended, the turn that gives
+    the model what they ended with (Claude Code's system notification); None when none ran."""
     background = session.agent.tool_context.background
-    running = background.running_agents()
-    if running:
-        await asyncio.wait({agent.run for agent in running})
-    if not background.agent_unreported():
+    await background.wait_all()
+    if not background.unreported():
         return None
     from tether.agents.background import wake_prompt
 
@@ -213,6 +213,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             return lines.status(event)
         case Notice(level="warning", message=message):
             return [lines.system.notice(message)]
+        case Notice(said_by=str(said_by)) if said_by:  # a hook's `systemMessage`
+            return lines.hook_said(said_by, event.told)
         case _:
             pass
     return []

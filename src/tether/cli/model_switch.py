@@ -15,7 +15,7 @@ from tether.models.base import Model, ModelEvent, ModelRequest
 from tether.models.catalogue import cost_usd, model_info
 from tether.models.idle import IdleLimits
 from tether.models.resolve import build_model
-from tether.protocol import ModelError
+from tether.protocol import ConfigError, ModelError
 from tether.slotted import replaced
 
 if TYPE_CHECKING:
@@ -86,23 +86,66 @@ def model_switcher(
     resolve: Resolver,
     idle: IdleLimits | None = None,
     max_tokens_cap: int | None = None,
-) -> Callable[[str | None], None]:
+) -> ModelSwitcher:
     """Points `agent` at another model (the `SetModel` op); None goes back to the default.
     Everything that depends on the model follows it: its price, its output budget (capped by
     `max_tokens_cap`, the user's `maxOutputTokens`) and the context window compaction and
     the reports work with."""
+    return ModelSwitcher(agent, default, env, settings, resolve, idle, max_tokens_cap)
 
-    def switch(spec: str | None) -> None:
-        resolved = resolve(spec or default, env, settings)
+
+class ModelSwitcher:
+    """See `model_switcher`."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        default: str | None,
+        env: Mapping[str, str],
+        settings: Settings,
+        resolve: Resolver,
+        idle: IdleLimits | None,
+        max_tokens_cap: int | None,
+    ) -> None:
+        self._agent = agent
+        self._default = default
+        self._env = env
+        self._settings = settings
+        self._resolve = resolve
+        self._idle = idle
+        self._max_tokens_cap = max_tokens_cap
+        self._provider: str | None = None
+        """The provider of the model in use, once switched (before: the default's)."""
+
+    def __call__(self, spec: str | None) -> None:
+        resolved = self._resolve(spec or self._default, self._env, self._settings)
+        agent, idle = self._agent, self._idle
         agent.model = for_plan_mode(build_model(resolved, idle=idle), resolved, agent, idle)
         agent.model_id = resolved.model_id
         agent.price = lambda u: cost_usd(resolved.info, u)
-        agent.max_tokens = max_tokens_cap or resolved.info.max_output_tokens
+        agent.max_tokens = self._max_tokens_cap or resolved.info.max_output_tokens
         if agent.compaction is not None:
             policy = replaced(agent.compaction.policy, window=resolved.info.context_window)
             agent.compaction = replaced(agent.compaction, policy=policy)
+        self._provider = resolved.provider.name
 
-    return switch
+    def any_name(self, spec: str) -> None:
+        """A client's `set_model`, as Claude Code takes it: a bare name tether cannot place
+        goes to the endpoint of the model in use, which is the judge of it (Claude Code sends
+        any name to its API). A name refused for what it is (not printable text) stays
+        refused."""
+        try:
+            self(spec)
+        except ConfigError as unknown:
+            if "/" in spec:
+                raise
+            provider = self._provider
+            if provider is None:
+                provider = self._resolve(self._default, self._env, self._settings).provider.name
+            try:
+                self(f"{provider}/{spec}")
+            except ConfigError:
+                raise unknown from None
 
 
 class PlanModeModel:

@@ -135,9 +135,9 @@ class EventRenderer:
                 self._on_waiting(event)
             case ModelRetry():
                 self._on_retry(event)
-            case Notice(level=level, message=message):
+            case Notice(level=level):
                 self._end_stream()
-                self._print(Text(message, style="yellow" if level == "warning" else "dim"))
+                self._print(Text(event.told, style="yellow" if level == "warning" else "dim"))
             case ErrorOccurred(message=message):
                 self._end_stream()
                 self._print_error(message)

@@ -89,6 +89,8 @@ class LineMaker:
     _started_usage: Usage = field(default_factory=Usage)
     """What the reply's start said of its usage: the lines of blocks written as they close
     carry it (the reply's end knows the rest)."""
+    _after_results: list[Line] = field(default_factory=list[Line])
+    """What a PostToolUse hook said, written after the results' lines (as Claude Code)."""
     system: SystemLines = field(init=False)
     """The `system` lines reporting on the session beside its messages."""
 
@@ -128,6 +130,20 @@ class LineMaker:
             return []
         exit_code = code if code >= 0 else 128 - code  # died of a signal: as a shell says it
         return self.tasks.command_ended(shell.id, exit_code, str(shell.log_path))
+
+    def hook_said(self, said_by: str, told: str) -> list[Line]:
+        """A hook's `systemMessage`, as Claude Code's `informational` line: at once, or for a
+        hook run once a call ended, after the call's result."""
+        line = self.system.informational(told)
+        if said_by.startswith("PostToolUse"):  # (and PostToolUseFailure)
+            self._after_results.append(line)
+            return []
+        return [line]
+
+    def take_held(self) -> list[Line]:
+        """Lines held for the results that did not come (the turn ended first)."""
+        held, self._after_results = self._after_results, []
+        return held
 
     def text(self, text: str, kind: str) -> list[Line]:
         """A streamed piece of text or thinking, as `stream_event`s (when asked for)."""
@@ -227,7 +243,7 @@ class LineMaker:
                 if len(event.entry_uuids) == len(lines):
                     for line, named in zip(lines, event.entry_uuids, strict=True):
                         line["uuid"] = named  # the result's entry in the session file
-                return lines
+                return lines + (self.take_held() if parent is None else [])
             refused = self._last_reply_id
             if event.synthetic == "refusal":
                 told = self.system.informational(refusal_told(self._model))

@@ -8,6 +8,7 @@ request that cannot be done is refused with a one-line reason.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -153,9 +154,18 @@ def _option_changes(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str
 
 
 async def _interrupt(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    """Stop the running turn and, as Claude Code does, the background subagents still
+    running: their end is told as a stopped subagent's, and to the model at its next request
+    (no turn is woken for it); background commands run on."""
     queued = front.still_queued()  # before the stop: the turn's end takes them back
     if front.built:
-        (await front.session()).session.interrupt("interrupted by the client")
+        session = (await front.session()).session
+        turn_running = session.busy
+        session.interrupt("interrupted by the client")
+        background = session.agent.tool_context.background
+        if turn_running:
+            running = background.running_agents()
+            await asyncio.gather(*(background.stop_agent(a, interrupted=True) for a in running))
     return {"still_queued": queued}
 
 
@@ -225,11 +235,19 @@ async def _background_tasks(front: StreamJsonFrontEnd, body: dict[str, Any]) -> 
 
 
 async def _set_model(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:
+    """As Claude Code: a name it does not know is the endpoint's to judge (`any_name`)."""
+    from tether.cli.model_switch import ModelSwitcher
+
     model = body.get("model")
     session = (await front.session()).session
-    if session.switch_model is None:
+    switch = session.switch_model
+    if switch is None:
         raise Refused("this session cannot switch models")
-    session.switch_model(model if isinstance(model, str) and model != "default" else None)
+    named = model if isinstance(model, str) and model != "default" else None
+    if named is not None and isinstance(switch, ModelSwitcher):
+        switch.any_name(named)
+    else:
+        switch(named)
     return {}
 
 
@@ -242,8 +260,10 @@ async def _stop_task(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
         return {}
     try:
         shell = shells.get(task_id)
-    except ToolError as e:
-        raise Refused(f"{e} (background commands are the tasks tether can stop)") from None
+    except ToolError:
+        # As Claude Code answers it: done, there was nothing to stop (said on stderr).
+        _warn(f"stop_task: no background task has id {task_id!r}; nothing was stopped")
+        return {}
     await shells.stop(shell, by_user=True)
     front.write_lines(lambda lines: lines.tasks.command_stopped(shell.id, str(shell.log_path)))
     return {}

@@ -51,7 +51,7 @@ class SystemLines:
 
     def informational(self, content: str) -> Line:
         """Claude Code's `informational` line: what the user is told of a step tether took on
-        its own (the turn going on after a refusal)."""
+        its own (the turn going on after a refusal), and a hook's `systemMessage`."""
         return {
             "type": "system",
             "subtype": "informational",

@@ -58,5 +58,7 @@ def event_lines(event: Event, lines: LineMaker) -> tuple[list[dict[str, Any]], b
             return lines.status(event), False
         case Notice(level="warning", message=message):
             return [lines.system.notice(message)], True
+        case Notice(said_by=str(said_by)) if said_by:  # a hook's `systemMessage`
+            return lines.hook_said(said_by, event.told), False
         case _:
             return [], True

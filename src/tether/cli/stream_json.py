@@ -176,6 +176,7 @@ class StreamJsonFrontEnd:
             background = built.session.agent.tool_context.background
             background.agent_watchers.append(lambda: self.wakes.task_ended(built.session))
             background.shell_watchers.append(lambda s: self._write_all(lines_now.command_ended(s)))
+            background.shell_watchers.append(lambda _shell: self.wakes.task_ended(built.session))
             model = built.session.agent.model
             if isinstance(model, FallbackModel):
                 lines = self.lines
@@ -354,6 +355,7 @@ class StreamJsonFrontEnd:
                 self._failed_last = event.is_error
                 if event.api_error_status is not None:
                     self.write(sdk_api_error.assistant_line(event, lines.session_id))
+                self._write_all(lines.take_held())
                 result = lines.result(event, self.facts(built))
                 if self._woken:
                     result["origin"] = TASK_NOTIFICATION_ORIGIN

@@ -1,7 +1,7 @@
 """The turns a stream-json session starts by itself, between the client's, as Claude Code's:
-an `asyncRewake` hook's message, and a background subagent's end (its notification, in Claude
-Code's system notification); and, once the client's input ends, the wait for the background
-subagents still running and the turns they wake, before the process exits."""
+an `asyncRewake` hook's message, and the end of a background subagent or command (its
+notification, in Claude Code's system notification); and, once the client's input ends, the
+wait for the background work still running and the turns it wakes, before the process exits."""
 
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ class Wakes:
                 self._prompts.put_nowait(UserInput(text="\n\n".join(queued)))
 
     def task_ended(self, session: Session) -> None:
-        """A background subagent ended: with no turn running (nor waiting to), a turn that
-        gives the model its notification, as Claude Code wakes the model. During a turn the
-        model reads it at its next call; a prompt waiting reads it with its own."""
+        """A background subagent or command ended: with no turn running (nor waiting to), a
+        turn that gives the model its notification, as Claude Code wakes the model. During a
+        turn the model reads it at its next call; a prompt waiting reads it with its own."""
         background = session.agent.tool_context.background
-        if self._can_start() and background.agent_unreported():
+        if self._can_start() and background.unreported():
             from tether.agents.background import wake_prompt
 
             wake = UserInput(text=wake_prompt(background.finished_unreported()))
@@ -50,17 +50,16 @@ class Wakes:
         return started
 
     async def input_ended(self, session: Session | None) -> bool:
-        """The input ended with background subagents running, or ended and not told yet:
-        wait for them, then the turn they wake, as Claude Code does before it exits. False:
-        there are none (or no session, or the process is stopping)."""
+        """The input ended with background subagents or commands running, or ended and not
+        told yet: wait for them, then the turn they wake, as Claude Code does before it
+        exits. False: there are none (or no session, or the process is stopping)."""
         if session is None or not self._idle():
             return False
         background = session.agent.tool_context.background
-        running = background.running_agents()
-        if not running and not background.agent_unreported():
+        running = background.running_agents() or background.running()
+        if not running and not background.unreported():
             return False
-        if running:
-            await asyncio.wait({agent.run for agent in running})
+        await background.wait_all()
         self.task_ended(session)
         self._prompts.put_nowait(None)  # the end of input, after the turn it woke
         return True

@@ -235,7 +235,7 @@ def surface(outcome: HookOutcome, emit: Callable[[Event], None]) -> None:
     messages for the user, their errors as warnings, and their `continue: false`, which ends
     the running turn once the step under way is over (`turn_stop`)."""
     for message in outcome.system_messages:
-        emit(Notice(message=message))
+        emit(Notice(message=message, said_by=outcome.said_by))
     for error in outcome.errors:
         emit(Notice(level="warning", message=f"hook: {error}"))
     if outcome.stop:

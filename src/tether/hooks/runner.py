@@ -28,6 +28,7 @@ from tether.hooks.spec import (
     PermissionDecision,
 )
 from tether.protocol.tool_names import claude_code_name, tool_spellings
+from tether.slotted import replaced
 
 PERMISSION_ORDER: tuple[PermissionDecision, ...] = ("deny", "ask", "allow")
 """Strongest first: what several hooks' permission decisions combine to."""
@@ -170,7 +171,11 @@ class HookRunner:
                 )
                 for spec in specs
             ]
-        return combine(event, [task.result() for task in tasks])
+        outcome = combine(event, [task.result() for task in tasks])
+        if outcome.system_messages:
+            said_by = f"{event}:{subject}" if isinstance(subject, str) and subject else event
+            outcome = replaced(outcome, said_by=said_by)
+        return outcome
 
     async def _watched(self, spec: HookSpec, stdin: bytes, subject: str | None) -> HookOutcome:
         """Run one hook, telling the watchers as it starts and ends (one that went on in the

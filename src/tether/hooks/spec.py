@@ -184,6 +184,7 @@ class HookOutcome(Slotted):
         "permission_decision",
         "reason",
         "retry",
+        "said_by",
         "stop",
         "stop_reason",
         "system_messages",
@@ -203,6 +204,9 @@ class HookOutcome(Slotted):
     """Text for the model, in configuration order."""
     system_messages: Final[tuple[str, ...]]
     """Text for the user."""
+    said_by: Final[str]
+    """Who says `system_messages`, as Claude Code names it to the user: the event and what
+    its matcher matched (`PreToolUse:Bash`, `Stop`); set by `HookRunner.fire`."""
     stop: Final[bool]
     """`continue: false`: end the turn now, whatever else was decided."""
     stop_reason: Final[str | None]
@@ -235,7 +239,9 @@ class HookOutcome(Slotted):
         elicit_action: ElicitAction | None = None,
         elicit_content: dict[str, Any] | None = None,
         retry: bool = False,
+        said_by: str = "",
     ) -> None:
+        self.said_by = said_by
         self.blocked = blocked
         self.reason = reason
         self.permission_decision = permission_decision

@@ -66,10 +66,12 @@ class ModelWaiting(Record):
 
 
 class Notice(Record):
-    __slots__ = ("kind", "level", "message")
+    __slots__ = ("kind", "level", "message", "said_by")
     kind: Final[Literal["notice"]]
     level: Final[Literal["info", "warning"]]
     message: Final[str]
+    said_by: Final[str]
+    """A hook's `systemMessage`: the hook that says it (`PreToolUse:Bash`, `Stop`); else ""."""
 
     def __init__(
         self,
@@ -77,10 +79,17 @@ class Notice(Record):
         message: str,
         kind: Literal["notice"] = "notice",
         level: Literal["info", "warning"] = "info",
+        said_by: str = "",
     ) -> None:
         self.kind = kind
         self.level = level
         self.message = message
+        self.said_by = said_by
+
+    @property
+    def told(self) -> str:
+        """The message as the user is shown it: a hook's named, in Claude Code's words."""
+        return f"{self.said_by} says: {self.message}" if self.said_by else self.message
 
 
 class StatusChanged(Record):

@@ -12,12 +12,15 @@ class BackgroundAgent(Slotted):
     """A subagent started with `run_in_background`: its run is a task of the session's; what
     the model is told when it ends (Claude Code's `<task-notification>`) is its result."""
 
-    __slots__ = ("announced", "description", "id", "run", "stopped_by_user")
+    __slots__ = ("announced", "description", "id", "interrupted", "run", "stopped_by_user")
     id: str
     description: str
     run: asyncio.Task[str]
     announced: bool
     stopped_by_user: bool
+    interrupted: bool
+    """Stopped with the turn the client interrupted: the model is told at its next request,
+    not woken for it (as Claude Code)."""
 
     def __init__(self, id: str, description: str, run: asyncio.Task[str]) -> None:
         self.id = id
@@ -25,6 +28,7 @@ class BackgroundAgent(Slotted):
         self.run = run
         self.announced = False
         self.stopped_by_user = False
+        self.interrupted = False
 
     def notification(self) -> str:
         """What the model is told once it ended (stopped: a notification of its own)."""

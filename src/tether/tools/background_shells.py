@@ -310,7 +310,26 @@ class BackgroundShells:
 
     def agent_unreported(self) -> bool:
         """Whether a background subagent has ended that the model was not told of yet."""
-        return any(a.run.done() and not a.announced for a in self._agents.values())
+        return any(
+            a.run.done() and not a.announced and not a.interrupted for a in self._agents.values()
+        )
+
+    def unreported(self) -> bool:
+        """Whether background work ended by itself that the model was not told of yet: a
+        subagent, or a command (one stopped is known to whoever stopped it)."""
+        return self.agent_unreported() or any(
+            s.returncode is not None and not s.announced and not s.stopped
+            for s in self._shells.values()
+        )
+
+    async def wait_all(self) -> None:
+        """Until every background subagent and command has ended (those started meanwhile
+        too)."""
+        while waits := [
+            *(a.run for a in self.running_agents()),
+            *(s.ended for s in self._shells.values() if s.ended is not None and not s.ended.done()),
+        ]:
+            await asyncio.wait(waits)
 
     def running_agents(self) -> list[BackgroundAgent]:
         """The background subagents still running, oldest first."""
@@ -319,10 +338,14 @@ class BackgroundShells:
     def agent(self, agent_id: str) -> BackgroundAgent | None:
         return self._agents.get(agent_id)
 
-    async def stop_agent(self, agent: BackgroundAgent, *, by_user: bool = False) -> None:
+    async def stop_agent(
+        self, agent: BackgroundAgent, *, by_user: bool = False, interrupted: bool = False
+    ) -> None:
         """Cancel its run and wait for it to end (its transcript closed, its commands
-        stopped). `by_user`: the model is told it was stopped."""
+        stopped). `by_user`: the model is told it was stopped; `interrupted`: with the turn
+        (it wakes no turn)."""
         agent.stopped_by_user = agent.stopped_by_user or by_user
+        agent.interrupted = agent.interrupted or interrupted
         agent.run.cancel()
         await asyncio.wait({agent.run})
 
