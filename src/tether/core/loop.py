@@ -21,11 +21,9 @@ from tether.core.surroundings import Surroundings
 from tether.core.tool_calls import CallsStopped, PathLocks, run_calls
 from tether.core.window import call_within_window
 from tether.models.base import Model, ModelRequest
-from tether.outside_text import error_summary
 from tether.protocol import (
     BlockCompleted,
     ContentBlock,
-    ErrorOccurred,
     Event,
     HarnessError,
     Message,
@@ -314,8 +312,7 @@ async def _run_tools(
     try:
         results = await run_calls(agent, calls, emit, ask, stats.denials, unfinished=INTERRUPTED)
     except CallsStopped as stopped:
-        if not isinstance(stopped.cause, asyncio.CancelledError):
-            emit(ErrorOccurred(message=f"internal error in a tool: {error_summary(stopped.cause)}"))
+        # A bug in a tool: said once, by the turn that it ends (`turn_failed`).
         _commit(history, stopped.results, emit)
         raise stopped.cause from None
     # What hooks said about the calls and the open plan follow the results, as reminders.
