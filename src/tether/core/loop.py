@@ -188,6 +188,8 @@ async def run_turn(
         named = ReplyEntries(response.block_uuids, response.message_id, response.request_id)
         kept = history.add_assistant(response.message, response.usage, named)
         if kept is None:
+            # Nothing said: a cut with nothing to go on from ends the turn saying why.
+            cut_replies.nothing_said(response.stop_reason, agent.model_id, agent.max_tokens)
             return "success"
         emit(
             MessageCompleted(
