@@ -52,8 +52,8 @@ def _is_subcommand(name: str) -> bool:
 
 INTERRUPTED = "tether: interrupted\n"
 READER_GONE = (
-    "tether: stopped: the reader of the output closed it; what the session did so far is "
-    "kept in its file\n"
+    "tether: the reader of the output closed it: what followed was not written and the run "
+    "ended there; the session so far is kept in its file\n"
 )
 INTERRUPTED_STATUS = 130  # 128 + SIGINT, as shells report it
 
