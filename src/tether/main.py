@@ -51,6 +51,10 @@ def _is_subcommand(name: str) -> bool:
 
 
 INTERRUPTED = "tether: interrupted\n"
+READER_GONE = (
+    "tether: the reader of the output closed it: what followed was not written and the run "
+    "ended there; the session so far is kept in its file\n"
+)
 INTERRUPTED_STATUS = 130  # 128 + SIGINT, as shells report it
 
 
@@ -85,6 +89,12 @@ def console_main() -> None:
             sys.stdout.flush()
     except BrokenPipeError:
         _discard_stdout()
+        if not answered_at_once and not (args and _is_subcommand(args[0])):
+            # A session stopped where its reader left (`| head`): said, as nothing else is.
+            import contextlib  # here: not on every start's path
+
+            with contextlib.suppress(OSError):  # stderr gone too
+                os.write(2, READER_GONE.encode())
         code = 1
     except OSError as e:
         if e is not _Stdout.failed:

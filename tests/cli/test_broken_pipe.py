@@ -1,5 +1,6 @@
-"""A reader that goes away (`tether sessions list | head -1`): every command that prints ends
-quietly, with no traceback, whatever it was printing. Run as real processes whose standard
+"""A reader that goes away (`tether sessions list | head -1`): every subcommand that prints
+ends quietly, with no traceback, whatever it was printing; a session's run says once why it
+ended. Run as real processes whose standard
 output is a pipe closed before they start, so that their first write meets EPIPE."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tether.main import READER_GONE
 from tether.testing import FakeModelServer, reply, text
 
 
@@ -53,11 +55,13 @@ def test_a_subcommand_whose_reader_left_ends_quietly(
 
 
 @pytest.mark.parametrize("output_format", ["text", "json", "stream-json"])
-def test_a_headless_run_whose_reader_left_ends_quietly(
+def test_a_headless_run_whose_reader_left_says_so_once(
     model_env: FakeModelServer, workspace: Path, output_format: str
 ) -> None:
     model_env.script(reply(text("a long answer\n" * 1000)))
     run = _run_into_closed_pipe(
         ["-p", "say it", "--output-format", output_format, "--cwd", str(workspace)], workspace
     )
-    assert (run.returncode, run.stderr) == (1, "")
+    # Said, unlike a subcommand's: stream-json's turn stops where its reader left (before
+    # its tools), and ended without a word.
+    assert (run.returncode, run.stderr) == (1, READER_GONE)

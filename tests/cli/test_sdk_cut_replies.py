@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, TextBlock, UserMessage
 
 from tests.cli.sdk_harness import SdkRun, result_of
@@ -137,3 +138,22 @@ def test_print_mode_answers_with_the_continued_reply(
     assert (body["result"], body["num_turns"], body["is_error"]) == ("rest", 2, False)
     plain: CliResult = tether("-p", "go")
     assert (plain.exit_code, plain.stdout.strip()) == (0, "continued")
+
+
+@pytest.mark.parametrize("model", [[], ["--model", "openai/gpt-5"]], ids=["anthropic", "openai"])
+@pytest.mark.parametrize(
+    ("stop_reason", "said"),
+    [("refusal", "refused to answer (stop reason refusal"), ("max_tokens", "before any of it")],
+)
+def test_an_empty_cut_reply_ends_the_turn_saying_why(
+    fake_model: FakeModelServer, tether: Any, model: list[str], stop_reason: str, said: str
+) -> None:
+    """Nothing said and cut: no success with an empty answer, the reason in the result."""
+    fake_model.script(reply(stop_reason=stop_reason))  # type: ignore[arg-type]
+    result: CliResult = tether("-p", "go", "--output-format", "json", *model)
+    assert result.exit_code == 1, result.stderr
+    body = result.json()
+    assert body["is_error"] is True
+    assert said in body["result"]
+    assert result.stderr.count(said) == 1, result.stderr
+    assert len(fake_model.requests) == 1

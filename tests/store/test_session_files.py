@@ -322,7 +322,7 @@ def test_a_writer_refuses_to_start_over_an_existing_file(tmp_path: Path) -> None
     with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
         writer.user([TextBlock(text="one")])
     before = writer.path.read_bytes()
-    with pytest.raises(HarnessError, match="a session file already exists at"):
+    with pytest.raises(HarnessError, match="session id s1 is already in use"):
         SessionWriter.create(tmp_path, "s1", cwd=tmp_path)
     assert writer.path.read_bytes() == before
 

@@ -90,6 +90,9 @@ def _problem(error: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
+BOM = "\ufeff"
+
+
 def read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:
     """Lines of `stdin` as they arrive, then None; read on a thread of its own, so that any
     kind of input (a pipe, a test's file) works and the event loop never blocks on it."""
@@ -98,8 +101,12 @@ def read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:
 
     def read() -> None:
         try:
-            while line := stdin.readline():
+            # A byte order mark before the first line (Windows PowerShell's pipes add one)
+            # is no part of it.
+            line = stdin.readline().removeprefix(BOM)
+            while line:
                 loop.call_soon_threadsafe(queue.put_nowait, line)
+                line = stdin.readline()
         finally:
             with contextlib.suppress(RuntimeError):  # the loop is already closed
                 loop.call_soon_threadsafe(queue.put_nowait, None)

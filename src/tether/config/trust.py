@@ -354,8 +354,12 @@ def _locked(path: Path) -> Generator[None]:
     """An exclusive lock beside the file, held while it is read and replaced."""
     import fcntl
 
+    from tether.file_locks import flock
+
     with open(path.with_name(path.name + ".lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not flock(lock.fileno(), fcntl.LOCK_EX, what=f"the changes to {path}"):
+            yield
+            return
         try:
             yield
         finally:

@@ -92,6 +92,23 @@ def resumption(
     return None
 
 
+def nothing_said(stop_reason: StopReason | None, model: str, max_tokens: int) -> None:
+    """A reply with nothing in it that was cut (its stop reason `refusal`, `max_tokens`):
+    raises `HarnessError` saying why the turn has no answer; a plain empty reply passes."""
+    cut = cut_by(stop_reason)
+    if cut == "refusal":
+        raise HarnessError(
+            f"{display_name(model)} refused to answer (stop reason refusal, nothing said): "
+            "its safeguards stopped the response; rephrase the request, or start a new session"
+        )
+    if cut == "output_limit":
+        raise HarnessError(
+            f"the model's reply was cut (stop reason {stop_reason}) before any of it came: "
+            f"the output limit is {max_tokens} tokens; raise it (maxOutputTokens in settings) "
+            "or make room in the context (/compact)"
+        )
+
+
 def add_note(history: History, emit: Callable[[Event], None], cut: Cut, model: str) -> None:
     """The note the model reads next, as a user message of its own."""
     if cut == "refusal":

@@ -21,11 +21,9 @@ from tether.core.surroundings import Surroundings
 from tether.core.tool_calls import CallsStopped, PathLocks, run_calls
 from tether.core.window import call_within_window
 from tether.models.base import Model, ModelRequest
-from tether.outside_text import error_summary
 from tether.protocol import (
     BlockCompleted,
     ContentBlock,
-    ErrorOccurred,
     Event,
     HarnessError,
     Message,
@@ -190,6 +188,8 @@ async def run_turn(
         named = ReplyEntries(response.block_uuids, response.message_id, response.request_id)
         kept = history.add_assistant(response.message, response.usage, named)
         if kept is None:
+            # Nothing said: a cut with nothing to go on from ends the turn saying why.
+            cut_replies.nothing_said(response.stop_reason, agent.model_id, agent.max_tokens)
             return "success"
         emit(
             MessageCompleted(
@@ -314,8 +314,7 @@ async def _run_tools(
     try:
         results = await run_calls(agent, calls, emit, ask, stats.denials, unfinished=INTERRUPTED)
     except CallsStopped as stopped:
-        if not isinstance(stopped.cause, asyncio.CancelledError):
-            emit(ErrorOccurred(message=f"internal error in a tool: {error_summary(stopped.cause)}"))
+        # A bug in a tool: said once, by the turn that it ends (`turn_failed`).
         _commit(history, stopped.results, emit)
         raise stopped.cause from None
     # What hooks said about the calls and the open plan follow the results, as reminders.

@@ -12,7 +12,7 @@ from typing import Any
 from tether.core.carried import is_tether_text
 from tether.protocol import ContentBlock, HarnessError, Message, TextBlock, Usage
 from tether.store import EntryWatcher, ReplyEntries, SessionWriter, new_message_id
-from tether.store.write_errors import FREE_SPACE, remedy
+from tether.store.write_errors import FREE_SPACE, ID_TAKEN, remedy
 
 TITLE_CHARS = 80
 MIN_FREE_BYTES = 16 * 1024
@@ -23,6 +23,8 @@ WAITING = (
     "this session is not being saved for now: what could not be written is kept, and written "
     "in order as soon as the file takes writes again"
 )
+
+NO_FILE = "run it without a session file: `--no-session-persistence`"
 
 _Entry = Callable[[SessionWriter], object]
 """Writes exactly one entry: a failed one is written again later, never twice."""
@@ -148,9 +150,11 @@ class SessionRecorder:
                 "the prompt."
             )
         if self.resumable_as is None:
+            # Another id is the remedy for a taken one; else going on without a file works.
+            unsaved = "" if self._remedy == ID_TAKEN else f" (or {NO_FILE})"
             return (
                 "Nothing of this session was saved, not even its prompt: "
-                f"{self._or_writable('sessions folder')} and send the prompt again."
+                f"{self._or_writable('sessions folder')} and send the prompt again{unsaved}."
             )
         return (
             "The session file holds everything up to the last entry it took: "
@@ -285,7 +289,9 @@ class SessionRecorder:
                 self._waiting[0](self._writer)
                 self._waiting.popleft()
         except (HarnessError, OSError) as e:
-            if self.problem is None:
+            # A new session's file never made: the turn stops before the model, saying so;
+            # promising to write it later would contradict that.
+            if self.problem is None and (self._writer is not None or self.resumable_as):
                 self._notices.append(f"{e}; {WAITING}")
             self.problem = str(e)
             self._remedy = remedy(e)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.file_locks import locks_work
 from tether.ledger.db import LedgerError, LedgerFile
 from tether.sqlite_files import is_busy
 
@@ -35,6 +36,11 @@ GATHER_S = 0.05
 """How long the thread lets changes gather once one comes: fewer, larger transactions, and
 fewer times the session's thread hands it the interpreter (each hand-off can cost the
 session a wait for a CPU on a busy machine)."""
+
+_NO_LOCKS = (
+    "the cost ledger {} cannot be locked: its file system takes no locks (a network mount "
+    "without its lock service?)"
+)
 
 Statement = tuple[str, Iterable[tuple[object, ...]]]
 """SQL and its rows (`executemany`): a sequence, or rows made when first read (in the
@@ -181,6 +187,10 @@ class LedgerWriter:
             except (sqlite3.Error, LedgerError) as e:
                 if _busy(e):
                     if self._locked_since is None:
+                        if not locks_work(self.path.parent):
+                            # SQLite says "busy" for a lock it cannot take at all.
+                            self._fail(LedgerError(_NO_LOCKS.format(self.path)))
+                            break
                         self._locked_since = time.monotonic()
                     if self._abandon.wait(RETRY_S):
                         break

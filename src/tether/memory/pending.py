@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.file_locks import flock
+
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
 
@@ -142,7 +144,7 @@ def _parsed(line: bytes) -> Pending | None:
 def _locked(path: Path, flags: int) -> Generator[int]:
     fd = os.open(path, flags | os.O_CLOEXEC, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        flock(fd, fcntl.LOCK_EX, what=f"the changes to {path}")
         yield fd
     finally:
         os.close(fd)  # the lock goes with it

@@ -18,6 +18,8 @@ from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tether.file_locks import flock
+
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 DEFAULT_KEEP = 5
 
@@ -129,8 +131,10 @@ def rotation_lock(path: Path, *, shared: bool) -> Generator[bool]:
             yield False
             return
     try:
-        fcntl.flock(lock, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-        yield True
+        held = flock(
+            lock, fcntl.LOCK_SH if shared else fcntl.LOCK_EX, what=f"the rotation of {path}"
+        )
+        yield held
     finally:
         os.close(lock)  # releases the flock
 

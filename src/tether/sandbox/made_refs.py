@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from tether.file_locks import flock
 from tether.sandbox.nofollow import read_regular_file
 
 _HEX = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
@@ -80,7 +81,7 @@ def remember(
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         place = _place(directory, common)
         with open(place.with_suffix(".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+            flock(lock.fileno(), fcntl.LOCK_EX, what=f"the changes to {place}")
             old_made, old_base = _read(place)
             new_made = list(dict.fromkeys([*old_made, *made]))[-MAX_KEPT:]
             new_base = list(dict.fromkeys([*old_base, *base]))[-MAX_KEPT:]

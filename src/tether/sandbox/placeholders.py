@@ -56,6 +56,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.file_locks import flock
 from tether.sandbox.placeholder_files import (
     MARK,
     NOFOLLOW,
@@ -102,6 +103,9 @@ class Placeholders:
     _timing: threading.Lock = field(default_factory=threading.Lock)
     _claims: int = 0
     """Commands started so far: a removal started before the latest one stops."""
+    _running: int = 0
+    """Commands of this process not yet ended (`claim` to `release`): what decides on a
+    removal where the file system takes no locks, and other processes cannot be asked."""
     _pending: threading.Timer | None = None
     _stale_removals: list[threading.Thread] = field(default_factory=list[threading.Thread])
     """Removals of what a killed tether left (`remove_stale_soon`) not yet waited for."""
@@ -119,7 +123,7 @@ class Placeholders:
         """A descriptor holding the shared lock: placeholders made from now on stay until it
         and every copy of it (bwrap's) are closed."""
         fd = _open_lock(self.lock_file)
-        fcntl.flock(fd, fcntl.LOCK_SH)
+        flock(fd, fcntl.LOCK_SH, what=_UNGUARDED)
         return fd
 
     def remove_stale_soon(self, stale: Callable[[], Iterable[Path]]) -> None:
@@ -150,6 +154,7 @@ class Placeholders:
         does not stop for commands: a command then finds nothing stale left)."""
         with self._timing:
             self._claims += 1
+            self._running += 1
             if self._pending is not None:
                 self._pending.cancel()
                 self._pending = None
@@ -159,6 +164,7 @@ class Placeholders:
         """A command has ended: once `linger_s` pass with no command started (`claim`), remove
         what no sandbox uses, in the background."""
         with self._timing:
+            self._running -= 1
             if self._pending is not None:
                 self._pending.cancel()
             timer = threading.Timer(linger_s, self._remove_unless_claimed, (self._claims,))
@@ -244,7 +250,7 @@ class Placeholders:
         except OSError:
             return
         try:
-            fcntl.flock(turn, fcntl.LOCK_EX)
+            flock(turn, fcntl.LOCK_EX, what=_UNGUARDED)
             self._remove_in_turn(just_ended=just_ended, stale=stale, stop=stop)
         finally:
             os.close(turn)
@@ -257,7 +263,8 @@ class Placeholders:
         except OSError:
             return
         try:
-            if not _lock_exclusively(fd, retries=_RETRIES if just_ended else 0, stop=stop):
+            retries = _RETRIES if just_ended else 0
+            if not _lock_exclusively(fd, retries=retries, stop=stop, alone=self._alone):
                 return
             with self._mutex:
                 made = self._journalled() + [m for m in map(marked, stale) if m is not None]
@@ -272,6 +279,11 @@ class Placeholders:
                     os.unlink(self.journal)
         finally:
             os.close(fd)
+
+    def _alone(self) -> bool:
+        """Whether no command of this process runs (all that can be known without locks)."""
+        with self._timing:
+            return self._running <= 0
 
     def _make(self, path: Path, parent: int, directory: bool, content: bytes) -> int:
         """Make `path` in the directory `parent` (a descriptor of it), mark it and write it in
@@ -330,12 +342,21 @@ _RETRIES = 9
 """Waits of 1, 2, 4... ms (about half a second in all) for a sandbox's init to end."""
 
 
-def _lock_exclusively(fd: int, *, retries: int, stop: Callable[[], bool]) -> bool:
+_UNGUARDED = "this workspace's sandbox placeholders"
+
+
+def _lock_exclusively(
+    fd: int, *, retries: int, stop: Callable[[], bool], alone: Callable[[], bool]
+) -> bool:
+    """Whether no sandbox of the workspace runs (held exclusively until `fd` is closed).
+    Where the file system takes no locks, only this process's own commands can be known of
+    (`alone`)."""
     for attempt in range(retries + 1):
         if stop():
             return False
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if not flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, what=_UNGUARDED):
+                return alone() and not stop()
         except BlockingIOError:
             if attempt < retries:
                 time.sleep(0.001 * 2**attempt)

@@ -63,8 +63,8 @@ def fork_session(
         writer.append("fork", forkedFrom={"sessionId": source.session_id, "uuid": writer.last_uuid})
         try:
             put_in_place(partial, path)  # the lock goes with the open file
-        except FileExistsError:
-            raise HarnessError(f"a session file already exists at {path}") from None
+        except FileExistsError as e:
+            raise HarnessError(f"session id {new_id} is already in use (its file is {path})") from e
         except OSError as e:
             raise HarnessError(f"cannot create session file {path}: {e.strerror or e}") from e
     except BaseException:

@@ -3,11 +3,11 @@ entries into a session another is writing."""
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 from pathlib import Path
 
+from tether.file_locks import unguarded, unsupported
 from tether.protocol import HarnessError
 
 
@@ -21,9 +21,10 @@ def lock_session_file(fd: int, path: Path) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         raise SessionInUse(f"session {path.stem} is in use by another tether process") from None
-    except OSError as e:  # a file system without locks: go on unlocked, as before locks
-        if e.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
+    except OSError as e:  # a file system without locks: go on unlocked, saying so once
+        if not unsupported(e):
             raise HarnessError(f"cannot lock session file {path}: {e.strerror or e}") from e
+        unguarded(f"session {path.stem}", e)
 
 
 def ends_with_newline(path: Path, fd: int) -> bool:

@@ -53,8 +53,11 @@ _REMEDIES = {
     errno.EACCES: "make it writable",
     errno.EPERM: "clear its immutable flag (`chattr -i`)",
     errno.EROFS: "mount its file system read-write",
+    errno.ENOTDIR: "move away the file in the folder's place",
+    errno.EEXIST: "give another `--session-id` (or resume that session with `--resume`)",
 }
 FREE_SPACE = "free space"
+ID_TAKEN = _REMEDIES[errno.EEXIST]
 
 
 def not_writable(error: BaseException) -> str | None:

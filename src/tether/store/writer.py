@@ -124,10 +124,22 @@ class SessionWriter:
         path = directory / f"{session_id}.jsonl"
         try:
             directory.mkdir(parents=True, exist_ok=True)
+        except FileExistsError as e:  # mkdir's way of saying a file is in the folder's place
+            raise HarnessError(
+                f"cannot create session file {path}: the sessions folder {directory} is a "
+                "file, not a folder"
+            ) from NotADirectoryError(errno.ENOTDIR, str(e))
+        except OSError as e:
+            raise HarnessError(
+                f"cannot create session file {path}: {why_not_written(e, path)}"
+            ) from e
+        try:
             remove_abandoned(directory)
             fd = os.open(path, _APPEND | os.O_EXCL, 0o600)
-        except FileExistsError:
-            raise HarnessError(f"a session file already exists at {path}") from None
+        except FileExistsError as e:
+            raise HarnessError(
+                f"session id {session_id} is already in use (its file is {path})"
+            ) from e
         except OSError as e:
             raise HarnessError(
                 f"cannot create session file {path}: {why_not_written(e, path)}"

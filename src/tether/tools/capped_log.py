@@ -18,6 +18,7 @@ and only ever used through tether's own descriptor, as the other scratch files a
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import tempfile
 import weakref
@@ -54,6 +55,7 @@ class CappedLog:
         directory.mkdir(parents=True, exist_ok=True)
         self.budget = budget or LogBudget(cap_bytes)
         self.fd, name = tempfile.mkstemp(prefix=prefix, suffix=".log", dir=directory)
+        _appending(self.fd)
         self.path = Path(name)
         self.cap_bytes = cap_bytes
         self.dropped = 0
@@ -68,6 +70,7 @@ class CappedLog:
 
     def append(self, data: bytes) -> None:
         if self.error is None and data:
+            self._follow_cut()
             before = self._on_disk()
             # What this log may hold: its own cap, or what the session's other logs leave.
             room = min(self.cap_bytes, self.budget.total_bytes - (self.budget.used - before))
@@ -102,6 +105,15 @@ class CappedLog:
             self.budget.used -= self._on_disk()
         self._finalizer()
 
+    def _follow_cut(self) -> None:
+        """Another program cut the file short: what it cut counts as dropped, so that what
+        follows is read where it is written (at the new end: `_appending`)."""
+        with contextlib.suppress(OSError):
+            found = os.fstat(self.fd).st_size
+            if found < self._on_disk():
+                self.budget.used -= self._on_disk() - found
+                self.dropped = self.saved_end - found
+
     def _on_disk(self) -> int:
         return self.saved_end - self.dropped
 
@@ -112,6 +124,7 @@ class CappedLog:
         from_old = max(0, min(on_disk, keep - len(data)))
         fd, name = tempfile.mkstemp(prefix=".rotating-", dir=self.path.parent)
         try:
+            _appending(fd)
             if from_old:
                 self._write(fd, os.pread(self.fd, from_old, on_disk - from_old))
             self._write(fd, data[-keep:] if len(data) > keep else data)
@@ -134,6 +147,12 @@ class CappedLog:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+
+
+def _appending(fd: int) -> None:
+    """Writes go to the file's end wherever it is: a log cut short by another program (`: >
+    log`) goes on from its new end, not at the old offset past a hole read back as NULs."""
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
 
 
 def _mib(size: int) -> str:

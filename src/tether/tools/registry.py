@@ -14,6 +14,7 @@ from tether.tools.base import Tool, ToolOutput
 from tether.tools.context import ToolContext
 from tether.tools.deferred import DeferredTools
 from tether.tools.input_text import find_unencodable
+from tether.tools.os_errors import describe_os_error
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -87,13 +88,18 @@ class ToolRegistry:
         return self._specs
 
     async def run(self, call: ToolUseBlock, ctx: ToolContext) -> ToolOutcome:
-        """Run one call. Anything the model got wrong comes back as an error outcome;
-        exceptions other than `ToolError` are bugs and propagate."""
+        """Run one call. Anything the model got wrong comes back as an error outcome, and so
+        does what the system refused a tool's own setup (an `OSError` the tool did not word:
+        its scratch directory, a log, a lock); other exceptions are bugs and propagate."""
         started = time.perf_counter()
         try:
             output = await self._run(call, ctx)
         except ToolError as e:
             return ToolOutcome(f"Error: {e}", True, None, _ms_since(started))
+        except OSError as e:
+            where = f" ({e.filename})" if e.filename else ""
+            said = describe_os_error(e, f"run {call.name}{where}")
+            return ToolOutcome(f"Error: {said}", True, None, _ms_since(started))
         if not isinstance(output, ToolOutput):
             output = ToolOutput(output)
         text = output.text

@@ -240,7 +240,9 @@ def _with_notes(body: str, notes: list[str]) -> str:
 
 async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> tuple[str, str]:
     """Start the command; what the model is told, and the command's id."""
-    argv = _bash_argv(command, cwd, ctx.command_wrapper)
+    with os_errors(f"keep the command's output in {ctx.scratch_dir}"):
+        # The confinement makes the command's TMPDIR in the scratch directory.
+        argv = _bash_argv(command, cwd, ctx.command_wrapper)
     try:
         with os_errors(f"keep the command's output in {ctx.scratch_dir}"):
             shell = await ctx.background.start(
@@ -303,7 +305,8 @@ async def run_shell(
     argv: list[str] = []
     returncode = -1
     try:
-        argv = _bash_argv(_script(command, cwd_file), cwd, wrapper)
+        with os_errors(f"keep the command's output in {scratch_dir}"):
+            argv = _bash_argv(_script(command, cwd_file), cwd, wrapper)
         returncode, timed_out, held_open = await _run_in_group(
             argv, cwd, timeout_s, capture, record, env or {}
         )
