@@ -8,6 +8,7 @@ judged as the runtime's `-e CODE`."""
 from __future__ import annotations
 
 import base64
+import json
 import os
 
 import pytest
@@ -215,3 +216,60 @@ def test_an_env_file_setting_what_runs_is_judged_as_that_setting(
     default, bypass, reason = _judge(tree, make_ctx, command)
     assert (default, bypass) == ("deny", "deny"), (command, reason)
     assert "which changes what" in reason, reason
+
+
+NPM_RULES = {
+    "permissions": {
+        "allow": [f"Bash({p} *)" for p in ("npm", "pnpm", "yarn", "bun")],
+        "deny": ["Bash(wget *)"],
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("npm install {outside}/pkg", "ask"),
+        ("npm i ../outside/pkg", "ask"),
+        ("npm add --save-dev file:{outside}/pkg", "ask"),
+        ("npm install evil@file:../outside/pkg", "ask"),
+        ("npm install git+file://{outside}/repo", "ask"),
+        ("npm install {outside}/pkg.tgz", "ask"),
+        ("npm link {outside}/pkg", "ask"),
+        ("npm install ./outlink/pkg", "ask"),
+        ("pnpm add link:{outside}/pkg", "ask"),
+        ("yarn add @s/x@portal:{outside}/pkg", "ask"),
+        ("bun add {outside}/pkg", "ask"),
+        ("cd pkgs/f && npm install", "ask"),
+        ("cd pkgs/f && npm ci", "ask"),
+        ("cd pkgs && npm install", "ask"),  # the workspaces' dependencies are installed too
+        ("cd pkgs/ok && npm install", "allow"),
+        ("npm install react", "allow"),
+        ("npm install ./pkgs/ok", "allow"),
+        ("pnpm add lodash@4", "allow"),
+        ("npm install github:o/r", "allow"),
+    ],
+)
+def test_packages_installed_from_outside_ask(
+    command: str, expected: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """An install runs the lifecycle scripts of what it installs: a package from a path,
+    `file:`/`link:` spec or tarball outside the workspace, named on the line or in a
+    package.json the install reads (its workspaces' too), is code not seen."""
+    ws = tree.ws
+    (ws / "pkgs" / "f").mkdir(parents=True)
+    (ws / "pkgs" / "ok").mkdir(parents=True)
+    (ws / "package.json").write_text(json.dumps({"name": "r", "workspaces": ["pkgs/ok"]}))
+    (ws / "pkgs" / "package.json").write_text(json.dumps({"workspaces": ["f", "ok"]}))
+    deps = {"dependencies": {"o": "file:../../../outside/pkg"}}
+    (ws / "pkgs" / "f" / "package.json").write_text(json.dumps({"name": "f", **deps}))
+    ok = {"name": "ok", "devDependencies": {"a": "file:./lib", "b": "^1"}}
+    (ws / "pkgs" / "ok" / "package.json").write_text(json.dumps(ok))
+    (tree.outside / "pkg").mkdir()
+    os.symlink(tree.outside, ws / "outlink")
+    text = tree.fill(command)
+    verdict = decide("Bash", {"command": text}, make_ctx(NPM_RULES))
+    assert verdict.behavior == expected, (text, verdict.reason)
+    if expected == "ask":
+        bypass = decide("Bash", {"command": text}, make_ctx(NPM_RULES, mode="bypassPermissions"))
+        assert bypass.behavior == "deny", (text, bypass.reason)

@@ -36,6 +36,7 @@ from tether.permissions.git_repository import repository_reasons
 from tether.permissions.glob_disk import disk_matches
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import js_tool_values, loaded_code
+from tether.permissions.package_sources import dependency_places, installs
 from tether.permissions.paths import is_below
 from tether.permissions.pip_sources import requirement_files, requirement_lines
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
@@ -151,6 +152,20 @@ class FileJudge(ProjectJudge):
                 pending += [(f, [real.parent / f] if is_literal(f) else []) for f in nested]
         return found
 
+    def _dependencies(self, inv: Invocation) -> list[Verdict]:
+        """The local dependencies (`file:`, `link:`) of the package.json files an install
+        reads, from each directory the shell may be in (package_sources.py): their lifecycle
+        scripts run; outside the workspace, code not seen."""
+        if not installs(inv.argv):
+            return []
+        places = [
+            str(place)
+            for cwd in self.places.cwds
+            if cwd is not None and (real := self.files.real(cwd)) is not None
+            for place in dependency_places(real)
+        ]
+        return self._loads(tuple(places), inv, what="the install takes a package from")
+
     def _env_files(self, inv: Invocation) -> list[Verdict]:
         """The variables that change what runs an env file the runtime loads sets
         (env_files.py: `node --env-file=F` whose F sets `NODE_OPTIONS`), judged as the same
@@ -189,6 +204,7 @@ class FileJudge(ProjectJudge):
             )
             verdicts.extend(self._requirements(inv))
             verdicts.extend(self._env_files(inv))
+            verdicts.extend(self._dependencies(inv))
             for flags in build_flags(inv.argv, inv.assignments, persistent=inv.persistent):
                 verdicts.extend(self._program_use(flags))
                 reads += flags.reads

@@ -20,6 +20,7 @@ from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.module_urls import module_specifier
 from tether.permissions.option_names import option_pairs
+from tether.permissions.package_sources import installed_specs, installs
 from tether.permissions.pip_sources import PIP_PROGRAMS, pip_loads, pip_module
 from tether.permissions.python_tool_code import tool_loads
 from tether.permissions.shell_words import DYN, is_literal, program_name
@@ -102,6 +103,8 @@ def loaded_code(
         text = eval_text(args)
         assigned = tuple(f"{name}={value}" for name, value in text.assignments)
         return (*places, *text.includes, *_make_programs((*args, *assigned)))
+    if name == "bun" and installs(argv):
+        return installed_specs(argv)
     if name in _NODE:
         files = _values(args, _NODE_FILES.get(name, _NODE_FILES["node"]))
         return (*_node_modules(option_pairs(args, _NODE_MODULES)), *files, *scripts)
@@ -125,6 +128,7 @@ def loaded_code(
                 )
             else:
                 found.append(value)
+        found += installed_specs(argv)
         return (*found, *_workspaces(args), *_runner_package(name, args), *tools)
     if name in PIP_PROGRAMS or (scripts == () and pip_module(args) is not None):
         return pip_loads(argv)
