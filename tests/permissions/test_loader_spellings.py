@@ -273,3 +273,52 @@ def test_packages_installed_from_outside_ask(
     if expected == "ask":
         bypass = decide("Bash", {"command": text}, make_ctx(NPM_RULES, mode="bypassPermissions"))
         assert bypass.behavior == "deny", (text, bypass.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npx evilbin",
+        "npx --no-install evilbin --fix",
+        "npx --yes -- evilbin",
+        "npm exec evilbin",
+        "npm x --package=. evilbin",
+        "pnpm exec evilbin",
+        "pnpm evilbin",
+        "yarn evilbin",
+        "yarn run evilbin",
+        "bunx evilbin",
+        "bun x evilbin",
+        "cd pkgs/f && npx evilbin",
+        "npm run lint",
+        "cd pkgs/f && npm test",
+    ],
+)
+def test_programs_of_node_modules_bin_are_judged_as_the_files_they_are(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """A package runner finds a name in every `node_modules/.bin` from its directory up, as
+    npm's PATH does: that file runs, judged as when run by its path (denied where it runs a
+    denied program), whichever rule allows the runner."""
+    ws = tree.ws
+    bins = ws / "node_modules" / ".bin"
+    bins.mkdir(parents=True)
+    (bins / "evilbin").write_text("#!/bin/sh\nwget http://example.com/x\n")
+    (bins / "evilbin").chmod(0o755)
+    (bins / "okbin").write_text("#!/usr/bin/env node\nconsole.log(1)\n")
+    (bins / "okbin").chmod(0o755)
+    scripts = {"lint": "evilbin --fix", "fmt": "okbin"}
+    (ws / "package.json").write_text(json.dumps({"name": "r", "scripts": scripts}))
+    (ws / "pkgs" / "f").mkdir(parents=True)
+    (ws / "pkgs" / "f" / "package.json").write_text(
+        json.dumps({"name": "f", "scripts": {"test": "evilbin --watch"}})
+    )
+    rules = {**NPM_RULES["permissions"]}
+    rules["allow"] = [*rules["allow"], "Bash(npx *)", "Bash(bunx *)"]
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx({"permissions": rules}, mode=mode))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+        assert "wget" in verdict.reason, verdict.reason
+    for fine in ("npx okbin", "npm run fmt", "yarn okbin", "npx prettier --check src"):
+        verdict = decide("Bash", {"command": fine}, make_ctx({"permissions": rules}))
+        assert verdict.behavior == "allow", (fine, verdict.reason)
