@@ -26,10 +26,12 @@ from tether.permissions.data_urls import RUNTIMES, data_url_code
 from tether.permissions.file_targets import Target
 from tether.permissions.flask_env import env_app_commands
 from tether.permissions.interpreter_code import CodeUse
+from tether.permissions.module_urls import module_url
 from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.nix_sources import unseen_nix_code
-from tether.permissions.outside_code import URL_CODE, fetched_code
+from tether.permissions.outside_code import URL_CODE
 from tether.permissions.paths import is_below
+from tether.permissions.pip_sources import fetched_code
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_globbing import GlobState
@@ -66,6 +68,9 @@ class CodeJudge:
     code_files: list[tuple[Path, str]]
     """Code files the command runs, each with what runs it: one the command writes (before
     or after, in a loop or in the background) is code not read (`late_code`)."""
+    package_bins: bool
+    """Its commands run with a package runner's PATH: a bare name may be a program of a
+    `node_modules/.bin` (package_bins.py)."""
 
     def invocation(self, inv: Invocation, *, late: bool = False, vary: bool = True) -> Verdict:
         raise NotImplementedError
@@ -165,8 +170,9 @@ class CodeJudge:
                 flag, language = runtime
                 found.extend(self.inline_code(inv, CodeUse(flag, code, language=language)))
                 continue
-            if is_literal(word) and URL_CODE.match(word):
-                where = "given inline" if word[:5].lower() == "data:" else "fetched as it runs"
+            url = module_url(word) if is_literal(word) else None
+            if url is not None and URL_CODE.match(url):
+                where = "given inline" if url.startswith("data:") else "fetched as it runs"
                 found.append(self._unread(f"{what} {readable(word[:60])}, {where}: not seen"))
                 continue
             # A path another program names (find's `{}`) is each path it names now.

@@ -23,8 +23,9 @@ from tether.permissions.build_flags import build_flags
 from tether.permissions.config_writers import config_writes
 from tether.permissions.container_files import container_files
 from tether.permissions.defaults import is_device
+from tether.permissions.env_files import dangerous_settings, env_file_words
 from tether.permissions.extractors import extraction_writes
-from tether.permissions.file_targets import Target
+from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.flask_env import reads_env_app
 from tether.permissions.git_history_check import (
     git_listed,
@@ -33,14 +34,12 @@ from tether.permissions.git_history_check import (
     tree_written,
 )
 from tether.permissions.git_repository import repository_reasons
+from tether.permissions.glob_disk import disk_matches
 from tether.permissions.mentioned_files import mentioned_files
-from tether.permissions.outside_code import (
-    js_tool_values,
-    loaded_code,
-    requirement_files,
-    requirement_lines,
-)
+from tether.permissions.outside_code import js_tool_values, loaded_code
+from tether.permissions.package_sources import dependency_places, installs
 from tether.permissions.paths import is_below
+from tether.permissions.pip_sources import requirement_files, requirement_lines
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files
@@ -88,6 +87,14 @@ _MAX_REQUIREMENT_FILES = 32
 """The most requirement files one command's `-r` chain is read through."""
 
 
+def _joined(directory: Path, word: str) -> str:
+    """`word` as a path from `directory` (an absolute or `~` path, or a word known only as
+    the program runs, as it is)."""
+    if not is_literal(word) or word.startswith(("/", "~")):
+        return word
+    return str(directory / word)
+
+
 class FileJudge(ProjectJudge):
     """The file side of bash_policy's judge; the judge supplies its state and the methods
     CodeJudge only declares."""
@@ -123,7 +130,13 @@ class FileJudge(ProjectJudge):
         while pending and len(seen) < _MAX_REQUIREMENT_FILES:
             word, targets = pending.pop()
             for target in targets:
-                real = self.files.real(target) if isinstance(target, Path) else None
+                if isinstance(target, GlobPath):  # `-r req*.txt`: each file it matches now
+                    matches = disk_matches(target, self.files.real, self.ctx.list_directory)
+                    if matches is None:
+                        found.append(self.unseen(f"{readable(word)} may match any file"))
+                    pending.append((word, list(matches or ())))
+                    continue
+                real = self.files.real(target)
                 if real is None or real in seen or not is_below(real, self.ctx.write_roots):
                     continue
                 seen.add(real)
@@ -131,8 +144,43 @@ class FileJudge(ProjectJudge):
                 if text is None:
                     continue
                 sources, files = requirement_lines(text)
-                found += self._loads(sources, inv, what=f"{readable(word)} names code from")
-                pending += [(f, [real.parent / f] if is_literal(f) else []) for f in files]
+                what = f"{readable(word)} names code from"
+                found += self._loads(sources, inv, what=what)
+                # pip reads `-r`/`-c` files relative to the file naming them (and expands
+                # `${VAR}` in them: a name known only as pip runs).
+                nested = [f if "${" not in f else DYN for f in files]
+                found += self._loads(tuple(_joined(real.parent, f) for f in nested), inv, what=what)
+                pending += [(f, [real.parent / f] if is_literal(f) else []) for f in nested]
+        return found
+
+    def _dependencies(self, inv: Invocation) -> list[Verdict]:
+        """The local dependencies (`file:`, `link:`) of the package.json files an install
+        reads, from each directory the shell may be in (package_sources.py): their lifecycle
+        scripts run; outside the workspace, code not seen."""
+        if not installs(inv.argv):
+            return []
+        places = [
+            str(place)
+            for cwd in self.places.cwds
+            if cwd is not None and (real := self.files.real(cwd)) is not None
+            for place in dependency_places(real)
+        ]
+        return self._loads(tuple(places), inv, what="the install takes a package from")
+
+    def _env_files(self, inv: Invocation) -> list[Verdict]:
+        """The variables that change what runs an env file the runtime loads sets
+        (env_files.py: `node --env-file=F` whose F sets `NODE_OPTIONS`), judged as the same
+        assignment on the command line is; one that cannot be read is not seen."""
+        found: list[Verdict] = []
+        for word in env_file_words(inv.argv, inv.assignments):
+            for target in self.places.targets(word) if is_literal(word) else []:
+                real = self.files.real(target) if isinstance(target, Path) else None
+                if real is None or not real.exists():
+                    continue  # absent: node refuses `--env-file`, skips `-if-exists`
+                text = script_text(real)
+                names = dangerous_settings(text) if text is not None else ["what it sets"]
+                shown = readable(word)
+                found += [self.unseen(f"{shown} sets {n}, which changes what runs") for n in names]
         return found
 
     def _files(self, inv: Invocation, explicit: bool) -> list[Verdict]:
@@ -157,6 +205,8 @@ class FileJudge(ProjectJudge):
             )
             verdicts.extend(self._imports(inv))
             verdicts.extend(self._requirements(inv))
+            verdicts.extend(self._env_files(inv))
+            verdicts.extend(self._dependencies(inv))
             for flags in build_flags(inv.argv, inv.assignments, persistent=inv.persistent):
                 verdicts.extend(self._program_use(flags))
                 reads += flags.reads

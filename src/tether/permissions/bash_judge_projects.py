@@ -93,7 +93,8 @@ class ProjectJudge(ScriptJudge):
             what = f"{name} runs {runs} from {', '.join(p.name for p in read if p.exists())}:"
             elsewhere = code.directory or real != start
             moved = f"cd -- {shlex.quote(str(real))} || exit\n" if elsewhere else ""
-            found += self._judged_text(moved + text, what, same_shell=False)
+            package = code.make is None  # scripts run with node_modules/.bin on PATH
+            found += self._judged_text(moved + text, what, same_shell=False, package=package)
         return found
 
     def _project_unread(self, name: str, why: str) -> Verdict | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from tether.permissions import steps
 from tether.permissions.bash_judge_code import CodeJudge, shortened
 from tether.permissions.bash_rules import MAX_NESTING, script_verdict
+from tether.permissions.package_bins import bin_file, runner_bin
 from tether.permissions.paths import is_below
 from tether.permissions.python_imports import python_import_files
 from tether.permissions.run_files import run_line, runs_by_path
@@ -53,6 +54,13 @@ class ScriptJudge(CodeJudge):
         file's. One this command writes before it runs, or whose path is not known before it
         runs, is code not read; a binary program is judged by its name."""
         program = inv.argv[0] if inv.argv and inv.role == "command" else ""
+        if self.package_bins and program and is_literal(program) and "/" not in program:
+            found_bin = self._package_bin(program)
+            if found_bin is not None:  # found on the PATH npm builds: run by that path
+                inv = replace(inv, argv=(found_bin.as_posix(), *inv.argv[1:]))
+                found = self._run_file(replace(inv, role="command"))
+                # what the file runs that a rule names; the runner's own rule covers the rest
+                return [v for v in found if v.outcome == "deny" or v.rule is not None]
         if not program or not is_literal(program) or not runs_by_path(program):
             return []
         name = readable(shown(program))
@@ -89,6 +97,29 @@ class ScriptJudge(CodeJudge):
                 what = f"{name} runs as `{shortened(readable(' '.join(line)))}`"
                 found.append(replace(verdict, reason=f"{what}: {verdict.reason}"))
         return found
+
+    def _package_bin(self, name: str) -> Path | None:
+        """The program `name` is in a `node_modules/.bin` from where the shell may be up."""
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            found = bin_file(name, real) if real is not None else None
+            if found is not None:
+                return found
+        return None
+
+    def runner_bins(self, inv: Invocation) -> list[Verdict]:
+        """What a package runner runs by name (`npx jest`, `pnpm exec x`, `yarn x`:
+        package_bins.py), judged with the runner's PATH: a file of a `node_modules/.bin` as a
+        file run by its path."""
+        words = runner_bin(inv.argv) if inv.role == "command" else None
+        if words is None or self.nesting >= MAX_NESTING:
+            return []
+        inner = self.nested(self.cdpath)
+        inner.places.cwds = dict(self.places.cwds)
+        inner.package_bins = True
+        sub = look_through(words, inv.assignments, (), parse_code=parse_command, depth=0)
+        what = f"{readable(shown(inv.argv[0]))} runs {readable(shown(words[0]))} from its PATH"
+        return [replace(v, reason=f"{what}: {v.reason}") for v in inner._run_file(sub)]
 
     def _linked_program(self, inv: Invocation, target: Path, real: Path) -> list[Verdict]:
         """A binary program run through a symbolic link under another name (`tools/ls ->
@@ -132,12 +163,16 @@ class ScriptJudge(CodeJudge):
             return None, "which tether cannot read"
         return "\n".join(dict.fromkeys(texts)), ""
 
-    def _judged_text(self, text: str, what: str, *, same_shell: bool) -> list[Verdict]:
-        """`text` judged as a command line run from where the shell is: the denials and asks
-        of what it runs, each said to be in the script."""
+    def _judged_text(
+        self, text: str, what: str, *, same_shell: bool, package: bool = False
+    ) -> list[Verdict]:
+        """`text` judged as a command line run from where the shell is (with a package
+        runner's PATH, `package`): the denials and asks of what it runs, each said to be in
+        the script."""
         steps.spend(len(text) // 4)  # read as shell (steps.py)
         inner = self.nested(self.cdpath or "CDPATH" in text)
         inner.places.cwds = dict(self.places.cwds)
+        inner.package_bins = package or self.package_bins
         script = parse_command(text)
         verdicts = [inner.unseen(problem) for problem in script.problems]
         inner.globbing.foresee(script.invocations)

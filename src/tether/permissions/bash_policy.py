@@ -167,6 +167,7 @@ class _Judge(FileJudge):
     git ignores before another reads (git_listing)."""
     written: set[Path] = field(default_factory=set[Path])
     code_files: list[tuple[Path, str]] = field(default_factory=list[tuple[Path, str]])
+    package_bins: bool = False
     places: ShellPlaces = field(init=False)
     globbing: GlobState = field(default_factory=GlobState)
     """The glob options the command may have turned on (shell_globbing)."""
@@ -240,6 +241,7 @@ class _Judge(FileJudge):
         if script is not None:
             parts.extend(self._script(inv, script))
         parts.extend(self._run_file(inv))
+        parts.extend(self.runner_bins(inv))
         parts.extend(self._project(inv))
         parts.extend(self._unnamed(inv))
         self.places.options = options
@@ -343,6 +345,7 @@ class _Judge(FileJudge):
     def nested(self, cdpath: bool) -> FileJudge:
         inner = _Judge(self.ctx, self.files, cdpath=cdpath, nesting=self.nesting + 1)
         inner.written, inner.code_files = self.written, self.code_files
+        inner.package_bins = self.package_bins
         return inner
 
     def unseen(self, problem: str) -> Verdict:

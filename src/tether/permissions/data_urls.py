@@ -1,14 +1,17 @@
 """Code handed to a JavaScript runtime in a `data:` URL (`node --import data:text/javascript,
 CODE`, `deno run data:application/typescript;base64,...`, `bun`'s preloads): the URL is the
 code, decoded as RFC 2397 says (percent-escapes, or base64 after `;base64`), and judged as
-inline `-e` code is (inline_verdicts.py). A URL of another type (wasm, a type not given) or
-one that does not decode stays code not seen."""
+inline `-e` code is (inline_verdicts.py); the word is read as a URL first, as the runtime
+reads it (module_urls.py: `' data:...'`, `'d<TAB>ata:...'`). A URL of another type (wasm,
+a type not given) or one that does not decode stays code not seen."""
 
 from __future__ import annotations
 
 import binascii
 from base64 import b64decode
 from urllib.parse import unquote_to_bytes
+
+from tether.permissions.module_urls import module_url
 
 _SCRIPT_TYPES = ("javascript", "ecmascript", "typescript", "jsx", "tsx")
 """Media types whose body is script text the runtime runs (`text/javascript`,
@@ -20,8 +23,10 @@ RUNTIMES = {"node": ("-e", "node"), "nodejs": ("-e", "node"), "deno": ("eval", "
 
 
 def data_url_code(word: str) -> str | None:
-    """The script a `data:` URL holds, or None when it holds none that can be read."""
-    if word[:5].lower() != "data:":
+    """The script a `data:` URL holds (the word read as the runtime's URL parser reads it:
+    module_urls.py), or None when it holds none that can be read."""
+    word = module_url(word) or ""
+    if not word.startswith("data:"):
         return None
     header, comma, body = word[5:].partition(",")
     if not comma:

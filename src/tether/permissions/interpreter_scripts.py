@@ -66,7 +66,9 @@ INTERPRETERS: Mapping[str, Interpreter] = {
     "Rscript": Interpreter(code=_s("-e")),
     "lua": Interpreter(code=_s("-e"), valued=_s("-l")),
     "deno": Interpreter(code=_s("eval"), command="run", valued=_s("--config", "-c")),
-    "bun": Interpreter(code=_s("-e", "--eval", "-p", "--print"), valued=_s("-r", "--preload")),
+    "bun": Interpreter(
+        code=_s("-e", "--eval", "-p", "--print"), command="run", valued=_s("-r", "--preload")
+    ),
 }
 _FAMILY = re.compile(r"(python|pypy|node|perl|ruby|php|lua)(js|[0-9][0-9.]*)?")
 _NAMES = {"luajit": "lua"}

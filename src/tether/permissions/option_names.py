@@ -49,3 +49,43 @@ def long_option(
 
 def _two_dashes(name: str) -> str:
     return name if name.startswith("--") or len(name) < 2 else "-" + name
+
+
+def option_pairs(
+    args: tuple[str, ...],
+    options: tuple[str, ...],
+    *,
+    prefixes: bool = False,
+    known: frozenset[str] = frozenset(),
+) -> list[tuple[str, str]]:
+    """(option, value) for each of `options` in `args`: `-r X`, `-rX`, `--opt X`, `--opt=X`
+    (with `prefixes`, any prefix of `--opt` the program takes for it: option_names.py),
+    until `--` or, for short options, a word that is no option."""
+    found: list[tuple[str, str]] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            break
+        given = long_option(arg, options, known=known) if prefixes and arg[:2] == "--" else None
+        if given is not None:
+            if given[1] is not None:
+                found.append((given[0], given[1]))
+            elif i + 1 < len(args):
+                found.append((given[0], args[i + 1]))
+                i += 1
+            i += 1
+            continue
+        for option in options:
+            if arg == option and i + 1 < len(args):
+                found.append((option, args[i + 1]))
+                i += 1
+                break
+            if option.startswith("--") and arg.startswith(option + "="):
+                found.append((option, arg[len(option) + 1 :]))
+                break
+            if not option.startswith("--") and arg.startswith(option) and len(arg) > 2:
+                found.append((option, arg[len(option) :].removeprefix("=")))
+                break
+        i += 1
+    return found

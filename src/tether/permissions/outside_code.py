@@ -18,7 +18,10 @@ from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
-from tether.permissions.option_names import long_option
+from tether.permissions.module_urls import module_specifier
+from tether.permissions.option_names import option_pairs
+from tether.permissions.package_sources import installed_specs, installs
+from tether.permissions.pip_sources import PIP_PROGRAMS, pip_loads, pip_module
 from tether.permissions.python_imports import pycache_dirs
 from tether.permissions.python_tool_code import tool_loads
 from tether.permissions.runtime_files import implied_files
@@ -102,10 +105,12 @@ def loaded_code(
         text = eval_text(args)
         assigned = tuple(f"{name}={value}" for name, value in text.assignments)
         return (*places, *text.includes, *_make_programs((*args, *assigned)))
+    if name == "bun" and installs(argv):
+        return installed_specs(argv)
     if name in _NODE:
         files = _values(args, _NODE_FILES.get(name, _NODE_FILES["node"]))
         files += implied_files(name, args)
-        return (*_paths(_values(args, _NODE_MODULES)), *files, *scripts)
+        return (*_node_modules(option_pairs(args, _NODE_MODULES)), *files, *scripts)
     tool = _js_tool(name, args)
     tools = _paths(_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
     if name in _JS_TOOL_CODE:
@@ -118,16 +123,18 @@ def loaded_code(
             for a in _before_end(args)
             if not is_literal(a.partition("=")[0]) and not (listed and a == DYN)
         ]
-        for option, value in _pairs(args, _NPM_VALUED, prefixes=True):
+        for option, value in option_pairs(args, _NPM_VALUED, prefixes=True):
             if option == "--node-options":
                 words = _split(value)
-                found += _paths(_values(tuple(words), _NODE_VALUED)) if words else [value]
+                found += (
+                    _node_modules(option_pairs(tuple(words), _NODE_VALUED)) if words else [value]
+                )
             else:
                 found.append(value)
+        found += installed_specs(argv)
         return (*found, *_workspaces(args), *_runner_package(name, args), *tools)
-    if name in _PIP or (scripts == () and _pip_module(args) is not None):
-        uv = tuple(_values(args, _UV_PLACES)) if name == "uv" else ()
-        return (*uv, *_pip_paths(_pip_words(argv)))
+    if name in PIP_PROGRAMS or (scripts == () and pip_module(args) is not None):
+        return pip_loads(argv)
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
         # Only a program that imports or includes reads code from `-L` (jq_program.py).
         return tuple(_values(args, ("-L", "--library-path")))
@@ -175,7 +182,7 @@ def _runner_package(name: str, args: tuple[str, ...]) -> list[str]:
 def _workspaces(args: tuple[str, ...]) -> list[str]:
     """Directories `-w`/`--workspace` name; a bare package name is one the workspace's own
     package.json declares (`--workspaces` runs those: the workspace's own code)."""
-    values = [value for _, value in _pairs(args, _NPM_WORKSPACE, prefixes=True)]
+    values = [value for _, value in option_pairs(args, _NPM_WORKSPACE, prefixes=True)]
     return [v for v in values if v.startswith(("/", ".", "~")) or not is_literal(v)]
 
 
@@ -209,190 +216,30 @@ def _split(text: str) -> list[str] | None:
 
 def _paths(values: list[str]) -> tuple[str, ...]:
     """Module specifiers that are paths (`./x.js`, `/tmp/x.js`, `file:`) or code given inline
+    or fetched (`data:`, `https:`), read as node reads them (module_urls.py); a bare name is a
+    package of the workspace's."""
+    return _node_modules([("--import", value) for value in values])
+
+
+def _node_modules(pairs: list[tuple[str, str]]) -> tuple[str, ...]:
+    """The modules node's options load, read as node reads them (module_urls.py: an ES
+    module's specifier as a URL, `--require`'s a URL or a path): paths, and code given inline
     or fetched (`data:`, `https:`); a bare name is a package of the workspace's."""
-    return tuple(
-        v.removeprefix("file://")
-        for v in values
-        if v.startswith(("/", ".", "~", "file:")) or not is_literal(v) or URL_CODE.match(v)
-    )
+    found: list[str] = []
+    for option, value in pairs:
+        v = (
+            module_specifier(value, esm=option not in ("-r", "--require"))
+            if is_literal(value)
+            else value
+        )
+        if v.startswith(("/", ".", "~")) or not is_literal(v) or URL_CODE.match(v):
+            found.append(v)
+    return tuple(found)
 
 
 def _values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
-    return [value for _, value in _pairs(args, options)]
+    return [value for _, value in option_pairs(args, options)]
 
 
 def _before_end(args: tuple[str, ...]) -> tuple[str, ...]:
     return args[: args.index("--")] if "--" in args else args
-
-
-def _pairs(
-    args: tuple[str, ...], options: tuple[str, ...], *, prefixes: bool = False
-) -> list[tuple[str, str]]:
-    """(option, value) for each of `options` in `args`: `-r X`, `-rX`, `--opt X`, `--opt=X`
-    (with `prefixes`, any prefix of `--opt` the program takes for it: option_names.py),
-    until `--` or, for short options, a word that is no option."""
-    found: list[tuple[str, str]] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            break
-        given = long_option(arg, options) if prefixes and arg.startswith("--") else None
-        if given is not None:
-            if given[1] is not None:
-                found.append((given[0], given[1]))
-            elif i + 1 < len(args):
-                found.append((given[0], args[i + 1]))
-                i += 1
-            i += 1
-            continue
-        for option in options:
-            if arg == option and i + 1 < len(args):
-                found.append((option, args[i + 1]))
-                i += 1
-                break
-            if option.startswith("--") and arg.startswith(option + "="):
-                found.append((option, arg[len(option) + 1 :]))
-                break
-            if not option.startswith("--") and arg.startswith(option) and len(arg) > 2:
-                found.append((option, arg[len(option) :].removeprefix("=")))
-                break
-        i += 1
-    return found
-
-
-_PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile"})
-_PIP = frozenset({"pip", "pip3", "uv"})
-_PIP_SOURCES = (
-    *("-e", "--editable", "-f", "--find-links", "-i", "--index-url", "--extra-index-url"),
-    *("--index", "--default-index", "--python", "-p"),
-)
-"""pip's and uv's options naming where packages come from (a local directory, archive or index
-given as a path or a `file:` URL: code built or installed from there) or the interpreter that
-runs (a path)."""
-_PIP_FILES = (
-    *("-r", "--requirement", "-c", "--constraint", "--build-constraint", "--overrides"),
-    *("--with-requirements", "--config-file"),
-)
-"""Files of requirements and constraints (which may name local projects: `-e /x/pkg`) and uv's
-configuration (its indexes, its build settings): code chosen by a file."""
-_PIP_VALUED = (
-    *("-t", "--target", "--prefix", "--root", "--platform", "--python-version", "--abi"),
-    *("--implementation", "--src", "--cache-dir", "--log", "--progress-bar", "--report"),
-    *("--trusted-host", "--cert", "--client-cert", "--proxy", "--timeout", "--retries"),
-    *("--exists-action", "--no-binary", "--only-binary", "--upgrade-strategy", "-C"),
-    *("--config-settings", "--global-option", "--dest", "-d", "-w", "--wheel-dir"),
-)
-_UV_PLACES = ("--project", "--directory")
-"""uv's project directory (any subcommand: `uv run --project DIR` builds and syncs it)."""
-_VCS = re.compile(r"(git|hg|svn|bzr)\+", re.I)
-
-
-def _pip_module(args: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The words after `-m pip` of an interpreter's arguments, or None."""
-    for i, arg in enumerate(args):
-        if arg == "-m" and i + 1 < len(args):
-            return args[i + 2 :] if args[i + 1] in ("pip", "pip3") else None
-        if not arg.startswith("-"):
-            return None
-    return None
-
-
-def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """pip's words of `pip ...`, `uv pip ...` or `python3 -m pip ...`; none for others."""
-    if not argv or not is_literal(argv[0]):
-        return ()
-    if program_name(argv[0]) in _PIP:
-        return argv[1:]
-    return _pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
-
-
-def requirement_files(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """The requirement and constraint files an install reads (`pip install -r FILE`), as
-    written: the local projects their lines name are built too."""
-    words = _pip_words(argv)
-    words = words[1:] if words[:1] == ("pip",) else words
-    return tuple(_values(words, _PIP_FILES)) if words[:1] and words[0] in _PIP_FETCHES else ()
-
-
-def requirement_lines(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What a requirements file's lines name: the local projects pip builds from them, as
-    `_pip_paths` reads a command line, and the requirement files they read in turn (`-r
-    more.txt`, relative to the file)."""
-    words: list[str] = []
-    for line in text.replace("\\\n", " ").splitlines():
-        line = re.sub(r"(^|\s)#.*", "", line).strip()
-        words += _split(line) or ([line] if line else [])
-    files = _values(("install", *words), _PIP_FILES)
-    sources = [p for p in _pip_paths(("install", *words)) if p not in files]
-    return tuple(sources), tuple(files)
-
-
-def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
-    """Local projects pip builds and installs (`pip install /tmp/x`, `-e ../x`, `file:`,
-    `git+file:`, `NAME @ file:///x`), the directories and indexes it takes them from
-    (`--find-links=DIR`, `--index-url file:///x`), and requirement files (`-r FILE`): their
-    build backends and set-up scripts run."""
-    words = args[1:] if args[:1] == ("pip",) else args  # `uv pip install`
-    if not words or words[0] not in _PIP_FETCHES:
-        return ()
-    found: list[str] = [*_values(words, _PIP_FILES)]
-    found += [p for v in _values(words, _PIP_SOURCES) if (p := _local_source(v)) is not None]
-    skip = False
-    named = False  # after a lone `@`: the URL of `NAME @ URL`
-    for arg in words[1:]:
-        if skip:
-            skip = False
-            continue
-        if arg in (*_PIP_VALUED, *_PIP_FILES, *_PIP_SOURCES):
-            skip = True
-            continue
-        if arg.startswith("-"):
-            continue
-        source = _local_source(arg, named=named)
-        named = arg == "@"
-        if source is not None:
-            found.append(source)
-    return tuple(found)
-
-
-def _local_source(value: str, *, named: bool = False) -> str | None:
-    """The local path a requirement or package source names (`./x`, `/x`, `file:///x`,
-    `git+file:///x`, `NAME @ file:///x`, `NAME@/x`), as written; one known only as it runs is
-    any; None for a package name or a remote URL."""
-    if (
-        not named
-        and "@" in value
-        and not value.startswith(("/", ".", "~"))
-        and ":" not in (value.partition("@")[0])
-    ):
-        value = value.partition("@")[2].strip()  # `NAME @ URL`, `NAME[extra]@URL`
-    value = _VCS.sub("", value, count=1) if _VCS.match(value) else value
-    if value[:5].lower() == "file:":
-        return value[5:].removeprefix("//") or "/"
-    if "://" in value:
-        return None
-    local = value.startswith(("/", ".", "~")) or "/" in value
-    return value if local or not is_literal(value) else None
-
-
-def fetched_code(argv: tuple[str, ...]) -> str | None:
-    """Why `argv` runs code fetched from a package index under an interpreter's name
-    (`python3 -m pip install X`: the packages' build backends and setup scripts run), or None.
-    An allow rule for the interpreter does not cover it; one naming pip does (`Bash(pip
-    install *)`, `Bash(python3 -m pip *)`)."""
-    if not argv or not is_literal(argv[0]) or not program_name(argv[0]).startswith("py"):
-        return None
-    args = argv[1:]
-    for i, arg in enumerate(args):
-        if arg == "-m" and i + 1 < len(args):
-            module, rest = args[i + 1], args[i + 2 :]
-            if module in ("pip", "pip3") and any(word in _PIP_FETCHES for word in rest):
-                return (
-                    f"`{program_name(argv[0])} -m {module}` installs packages whose build and "
-                    "set-up code runs unseen; only a rule naming pip allows that"
-                )
-            return None
-        if not arg.startswith("-") or arg.startswith("-c"):
-            return None
-    return None

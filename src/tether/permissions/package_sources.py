@@ -1,0 +1,143 @@
+"""Packages npm, pnpm, yarn and bun install from local places, whose lifecycle scripts
+(`preinstall`, `install`, `postinstall`, `prepare`) run as they install: a path (`npm install
+../x`, `/x/pkg.tgz`), a `file:`, `link:`, `portal:` or `git+file:` spec (`NAME@file:../x`
+too), given to `install`/`i`/`add`/`link`/`ci`... on the command line, and the same specs in
+the dependencies of the package.json files the install reads (the project's and its
+workspaces': bash_judge_files), relative to that file. Judged through `outside_code`'s
+`_loads` as code from where they lead: outside the workspace, code not seen."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from tether.permissions.shell_words import is_literal, program_name
+
+_INSTALLERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+_INSTALLS = frozenset(
+    {"install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal"}
+    | {"isntall", "add", "link", "ln", "ci", "clean-install", "ic", "install-clean"}
+    | {"isntall-clean", "install-test", "it", "install-ci-test", "cit", "update", "up"}
+    | {"upgrade", "udpate", "rebuild", "rb", "dedupe", "ddp", "prune", "import"}
+)
+"""npm's (with its aliases), pnpm's, yarn's and bun's commands that install packages and run
+their scripts."""
+_LOCAL = re.compile(r"(file|link|portal|git\+file):", re.I)
+_ARCHIVE = re.compile(r".*\.(tgz|tar|tar\.gz)$", re.I)
+_DEPENDENCIES = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
+_VALUED = frozenset({"-w", "--workspace", "--prefix", "-C", "--dir", "--cwd", "--filter"})
+_MAX_WORKSPACES = 256
+
+
+def installs(argv: tuple[str, ...]) -> bool:
+    """Whether `argv` is a package manager's install (which reads package.json's
+    dependencies)."""
+    return _command(argv) is not None
+
+
+def _command(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The words after an install command of a package manager, or None."""
+    if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in _INSTALLERS:
+        return None
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _VALUED:
+            i += 2
+            continue
+        if not arg.startswith("-"):
+            return args[i + 1 :] if arg in _INSTALLS else None
+        i += 1
+    # A bare `yarn`, `pnpm` or `bun` installs.
+    return () if program_name(argv[0]) in ("yarn", "bun", "pnpm") and not args else None
+
+
+def installed_specs(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The local places the packages named on `argv`'s install are taken from, as written
+    (`./x`, `/x/p.tgz`, `file:../x` as `../x`); a word known only as it runs is any."""
+    words = _command(argv)
+    if words is None:
+        return ()
+    found: list[str] = []
+    for word in words:
+        if word == "--":
+            continue
+        if word.startswith("-"):
+            value = word.partition("=")[2]
+            if value and (place := local_spec(value)) is not None:
+                found.append(place)
+            continue
+        if not is_literal(word):
+            found.append(word)
+        elif (place := local_spec(word)) is not None:
+            found.append(place)
+    return tuple(found)
+
+
+def local_spec(spec: str) -> str | None:
+    """The local path a package spec names (`../x`, `file:../x`, `NAME@link:/x`,
+    `git+file:///x`, `x.tgz`), or None for a registry package or a remote one."""
+    _, at, rest = spec[1:].partition("@")
+    if at and not spec.startswith((".", "/", "~")) and _LOCAL.match(rest):
+        spec = rest  # `NAME@file:../x`, `@scope/name@link:../x`
+    found = _LOCAL.match(spec)
+    if found is not None:
+        path = spec[found.end() :]
+        path = path[2:] if path.startswith("//") else path
+        return path.partition("#")[0] or "."
+    if spec.startswith(("/", "./", "../", "~/")) or spec in (".", ".."):
+        return spec
+    return spec if _ARCHIVE.fullmatch(spec) and "://" not in spec else None
+
+
+def dependency_places(root: Path) -> Iterator[Path]:
+    """The local places the dependencies of the package.json in `root` and of its
+    workspaces name, each from the file naming it."""
+    manifest = _manifest(root)
+    if manifest is None:
+        return
+    yield from _places(root, manifest)
+    for pattern in _workspaces(manifest)[:_MAX_WORKSPACES]:
+        if ".." in pattern.split("/") or pattern.startswith("/"):
+            yield root / pattern
+            continue
+        for package in list(root.glob(pattern))[:_MAX_WORKSPACES]:
+            member = _manifest(package)
+            if member is not None:
+                yield from _places(package, member)
+
+
+def _manifest(directory: Path) -> dict[str, object] | None:
+    try:
+        with (directory / "package.json").open("rb") as file:
+            data: object = json.loads(file.read(1 << 20))
+    except (OSError, ValueError):
+        return None
+    return _mapping(data)
+
+
+def _mapping(value: object) -> dict[str, object] | None:
+    if not isinstance(value, dict):
+        return None
+    return {str(k): v for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+
+
+def _places(directory: Path, manifest: dict[str, object]) -> Iterator[Path]:
+    for field in _DEPENDENCIES:
+        for spec in (_mapping(manifest.get(field)) or {}).values():
+            place = local_spec(spec) if isinstance(spec, str) else None
+            if place is not None:
+                yield directory / place if not place.startswith("~") else Path(place)
+
+
+def _workspaces(manifest: dict[str, object]) -> list[str]:
+    listed = manifest.get("workspaces")
+    packages = _mapping(listed)
+    if packages is not None:
+        listed = packages.get("packages")
+    if not isinstance(listed, list):
+        return []
+    return [p for p in listed if isinstance(p, str)]  # pyright: ignore[reportUnknownVariableType]

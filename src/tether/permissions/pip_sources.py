@@ -1,0 +1,200 @@
+"""Code pip, uv and pipx build and install from local places: projects given as paths or
+`file:`/`git+file:` URLs (`pip install /x`, `-e ../x`, `NAME @ file:///x`, `uv add ../x`,
+`pipx install /x`, `--spec DIR`), the directories and indexes they take them from
+(`--find-links`, `--index-url file:`), requirement and constraint files (`-r`, `-c`: read in
+turn, relative to the file naming them: bash_judge_files), uv's project, env file and
+interpreter (`--project`, `--env-file`, `--python /x/py`); options as optparse takes them
+(any prefix of a long option: `--requirem=F`, `--find-lin DIR`)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from tether.permissions.commands import SYSTEM_BIN_DIRS
+from tether.permissions.interpreter_scripts import interpreter_scripts
+from tether.permissions.option_names import long_option, option_pairs
+from tether.permissions.shell_words import is_literal, program_name
+
+_PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "add", "inject"})
+"""pip's, uv's (`uv add PATH`) and pipx's (`pipx install PATH`, `inject`) subcommands that
+build and install what they name."""
+PIP_PROGRAMS = frozenset({"pip", "pip3", "uv", "pipx"})
+_PIP_SOURCES = (
+    *("-e", "--editable", "-f", "--find-links", "-i", "--index-url", "--extra-index-url"),
+    *("--index", "--default-index", "--python", "-p", "--spec"),
+)
+"""pip's and uv's options naming where packages come from (a local directory, archive or index
+given as a path or a `file:` URL: code built or installed from there) or the interpreter that
+runs (a path)."""
+_PIP_FILES = (
+    *("-r", "--requirement", "-c", "--constraint", "--build-constraint", "--overrides"),
+    *("--with-requirements", "--config-file"),
+)
+"""Files of requirements and constraints (which may name local projects: `-e /x/pkg`) and uv's
+configuration (its indexes, its build settings): code chosen by a file."""
+_PIP_VALUED = (
+    *("-t", "--target", "--prefix", "--root", "--platform", "--python-version", "--abi"),
+    *("--implementation", "--src", "--cache-dir", "--log", "--progress-bar", "--report"),
+    *("--trusted-host", "--cert", "--client-cert", "--proxy", "--timeout", "--retries"),
+    *("--exists-action", "--no-binary", "--only-binary", "--upgrade-strategy", "-C"),
+    *("--config-settings", "--global-option", "--dest", "-d", "-w", "--wheel-dir"),
+)
+_PIP_OPTIONS = (*_PIP_VALUED, *_PIP_FILES, *_PIP_SOURCES)
+_PIP_FLAGS = frozenset(
+    {"--pre", "--user", "--upgrade", "--no-deps", "--force-reinstall", "--ignore-installed"}
+    | {"--no-index", "--no-cache-dir", "--quiet", "--verbose", "--isolated", "--compile"}
+    | {"--require-hashes", "--no-build-isolation", "--use-pep517", "--no-clean", "--dry-run"}
+    | {"--no-compile", "--no-warn-script-location", "--prefer-binary", "--check-build-dependencies"}
+)
+"""pip's flags spelled in full: each is itself, not a prefix of a valued option (`--pre` is
+no `--prefix`)."""
+_UV_PLACES = ("--project", "--directory", "--env-file")
+"""uv's project directory (any subcommand: `uv run --project DIR` builds and syncs it) and the
+env file `uv run` loads (env_files.py)."""
+_VCS = re.compile(r"(git|hg|svn|bzr)\+", re.I)
+
+
+def _uv_places(args: tuple[str, ...]) -> tuple[str, ...]:
+    """uv's places (`_UV_PLACES`) and the interpreter it runs given as a path (`--python
+    /x/py`; `3.12` is a version, `python3.12` or `/usr/bin/python3` an installed one)."""
+    pythons = [
+        v
+        for v in _values(args, ("--python", "-p"))
+        if ("/" in v and v.rpartition("/")[0] not in SYSTEM_BIN_DIRS) or not is_literal(v)
+    ]
+    return (*_values(args, _UV_PLACES), *pythons)
+
+
+def _pip_values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
+    """The values of pip's `options` in `args`, taken as optparse takes them: any prefix of a
+    long option (`--requirem=F`, `--find-lin DIR`; one pip finds ambiguous is taken too)."""
+    return [value for _, value in option_pairs(args, options, prefixes=True, known=_PIP_FLAGS)]
+
+
+def pip_module(args: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The words after `-m pip` of an interpreter's arguments, or None."""
+    for i, arg in enumerate(args):
+        if arg == "-m" and i + 1 < len(args):
+            return args[i + 2 :] if args[i + 1] in ("pip", "pip3") else None
+        if not arg.startswith("-"):
+            return None
+    return None
+
+
+def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """pip's words of `pip ...`, `uv pip ...` or `python3 -m pip ...`; none for others."""
+    if not argv or not is_literal(argv[0]):
+        return ()
+    if program_name(argv[0]) in PIP_PROGRAMS:
+        return argv[1:]
+    return pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
+
+
+def requirement_files(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The requirement and constraint files an install reads (`pip install -r FILE`), as
+    written: the local projects their lines name are built too."""
+    words = _pip_words(argv)
+    words = words[1:] if words[:1] == ("pip",) else words
+    return tuple(_pip_values(words, _PIP_FILES)) if words[:1] and words[0] in _PIP_FETCHES else ()
+
+
+def requirement_lines(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a requirements file's lines name: the local projects pip builds from them, as
+    `_pip_paths` reads a command line, and the requirement files they read in turn (`-r
+    more.txt`, relative to the file)."""
+    words: list[str] = []
+    for line in text.replace("\\\n", " ").splitlines():
+        line = re.sub(r"(^|\s)#.*", "", line).strip()
+        words += _split(line) or ([line] if line else [])
+    files = _pip_values(("install", *words), _PIP_FILES)
+    sources = [p for p in _pip_paths(("install", *words)) if p not in files]
+    return tuple(sources), tuple(files)
+
+
+def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
+    """Local projects pip builds and installs (`pip install /tmp/x`, `-e ../x`, `file:`,
+    `git+file:`, `NAME @ file:///x`), the directories and indexes it takes them from
+    (`--find-links=DIR`, `--index-url file:///x`), and requirement files (`-r FILE`): their
+    build backends and set-up scripts run."""
+    words = args[1:] if args[:1] == ("pip",) else args  # `uv pip install`
+    if not words or words[0] not in _PIP_FETCHES:
+        return ()
+    found: list[str] = [*_pip_values(words, _PIP_FILES)]
+    found += [p for v in _pip_values(words, _PIP_SOURCES) if (p := _local_source(v)) is not None]
+    skip = False
+    named = False  # after a lone `@`: the URL of `NAME @ URL`
+    for arg in words[1:]:
+        if skip:
+            skip = False
+            continue
+        valued = long_option(arg, _PIP_OPTIONS, known=_PIP_FLAGS) if arg[:2] == "--" else None
+        if arg in _PIP_OPTIONS or (valued is not None and valued[1] is None):
+            skip = True
+            continue
+        if arg.startswith("-"):
+            continue
+        source = _local_source(arg, named=named)
+        named = arg == "@"
+        if source is not None:
+            found.append(source)
+    return tuple(found)
+
+
+def _local_source(value: str, *, named: bool = False) -> str | None:
+    """The local path a requirement or package source names (`./x`, `/x`, `file:///x`,
+    `git+file:///x`, `NAME @ file:///x`, `NAME@/x`), as written; one known only as it runs is
+    any; None for a package name or a remote URL."""
+    if (
+        not named
+        and "@" in value
+        and not value.startswith(("/", ".", "~"))
+        and ":" not in (value.partition("@")[0])
+    ):
+        value = value.partition("@")[2].strip()  # `NAME @ URL`, `NAME[extra]@URL`
+    value = _VCS.sub("", value, count=1) if _VCS.match(value) else value
+    if value[:5].lower() == "file:":
+        return value[5:].removeprefix("//") or "/"
+    if "://" in value:
+        return None
+    local = value.startswith(("/", ".", "~")) or "/" in value
+    return value if local or not is_literal(value) else None
+
+
+def fetched_code(argv: tuple[str, ...]) -> str | None:
+    """Why `argv` runs code fetched from a package index under an interpreter's name
+    (`python3 -m pip install X`: the packages' build backends and setup scripts run), or None.
+    An allow rule for the interpreter does not cover it; one naming pip does (`Bash(pip
+    install *)`, `Bash(python3 -m pip *)`)."""
+    if not argv or not is_literal(argv[0]) or not program_name(argv[0]).startswith("py"):
+        return None
+    args = argv[1:]
+    for i, arg in enumerate(args):
+        if arg == "-m" and i + 1 < len(args):
+            module, rest = args[i + 1], args[i + 2 :]
+            if module in ("pip", "pip3") and any(word in _PIP_FETCHES for word in rest):
+                return (
+                    f"`{program_name(argv[0])} -m {module}` installs packages whose build and "
+                    "set-up code runs unseen; only a rule naming pip allows that"
+                )
+            return None
+        if not arg.startswith("-") or arg.startswith("-c"):
+            return None
+    return None
+
+
+def pip_loads(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The local places `argv` (pip, uv, pipx, `python3 -m pip`) builds or runs code from."""
+    uv = _uv_places(argv[1:]) if program_name(argv[0]) == "uv" else ()
+    return (*uv, *_pip_paths(_pip_words(argv)))
+
+
+def _values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
+    return [value for _, value in option_pairs(args, options)]
+
+
+def _split(text: str) -> list[str] | None:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return None
