@@ -78,6 +78,7 @@ async def test_a_background_commands_end_is_told_to_the_client(
         ),
         reply(text("started")),
     )
+    fake_model.responder = reply(text("noted"))  # the turns their ends wake (as Claude Code)
     async with sdk.client(permission_mode="bypassPermissions") as client:
         await client.query("start them")
         seen = [m async for m in client.receive_response()]

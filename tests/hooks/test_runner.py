@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import os
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tether.hooks import HookOutcome, HookRunner, parse_hooks
+from tether.slotted import replaced
 
 from .conftest import MakeRunner, Script
 from .helpers import command_hook, on, process_gone, wait_until
@@ -158,7 +158,7 @@ async def test_json_decisions_of_pre_tool_use(
     hook = script("decide.py", f"import json; print(json.dumps({output!r}))")
     runner = make_runner({"PreToolUse": on("Bash", command_hook(hook))})
     if expected.system_messages:  # named as Claude Code names them to the user
-        expected = dataclasses.replace(expected, said_by="PreToolUse:Bash")
+        expected = replaced(expected, said_by="PreToolUse:Bash")
     assert await runner.fire("PreToolUse", TOOL_CALL) == expected
 
 
