@@ -2,7 +2,8 @@
 judge judges the command (this part of it, above bash_judge_code): `make`'s recipes and the
 package scripts `npm run X`, `npm install`, `yarn X`... run (project_scripts.py), at each
 directory the shell may be in or the one the runner moves to; a project file the command
-writes, and what the runner's words or files leave unknown, is code not read."""
+writes, and what the runner's words or files leave unknown, is code not read; a makefile
+`include`s is read as `cat` reads it (Read rules hold: `include .env`)."""
 
 from __future__ import annotations
 
@@ -84,7 +85,13 @@ class ProjectJudge(CodeJudge):
                 folder, _, pattern = file.rpartition("/")
                 return next((real / folder).glob(pattern), None) is not None
 
-            text, unread = project_text(code, texts, text_of, exists)
+            def included(file: str) -> str | None:  # a read of the file, as `cat` reads it
+                text = text_of(file)
+                if text is not None or (real / file).exists():
+                    found.append(self.files.read(real / file, explicit=True))
+                return text
+
+            text, unread = project_text(code, texts, included, exists)
         else:
             text, unread = project_text(code, texts, text_of, _nothing)
         found += [self._project_unread(name, why) for why in unread]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Final
 
 from tether.permissions.make_options import make_places
-from tether.permissions.makefile_reader import MakeRun, read_makefile
+from tether.permissions.makefile_reader import DEFAULT_INCLUDE_DIRS, MakeRun, read_makefile
 from tether.permissions.option_names import long_option
 from tether.permissions.package_scripts import CONFIGS, RUNNERS, package_run
 from tether.permissions.shell_words import is_literal, program_name
@@ -168,8 +168,26 @@ def _make_code(
             unread.append("make runs in a directory known only as it runs")
             continue
         directory = value if directory is None or value.startswith("/") else f"{directory}/{value}"
-    run = MakeRun(targets, assigned, assignments, flags)
     default = _BMAKEFILES if name == "bmake" else MAKEFILES
+    include_dirs: list[str] = []
+    for letter, value in places:
+        if letter != "I":
+            continue
+        if not is_literal(value):
+            unread.append("make looks for included makefiles in a directory known only as it runs")
+        elif value == "-":  # GNU make: the directories so far, its own too, are dropped
+            include_dirs = []
+        else:
+            include_dirs.append(value)
+    searched = () if "-" in (v for letter, v in places if letter == "I") else DEFAULT_INCLUDE_DIRS
+    run = MakeRun(
+        targets,
+        assigned,
+        assignments,
+        flags,
+        include_dirs=(*include_dirs, *searched),
+        makefiles=files or default,
+    )
     return ProjectCode(
         "make",
         files or default,
