@@ -14,6 +14,7 @@ from tether.permissions.bash_judge_code import CodeJudge, script_text
 from tether.permissions.bash_rules import MAX_NESTING
 from tether.permissions.package_configs import config_unread
 from tether.permissions.project_scripts import ProjectCode, project_code, project_text
+from tether.permissions.runner_files import RUNNER_FILES
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import readable, shown
 from tether.permissions.verdict import Verdict, ask, deny
@@ -43,6 +44,8 @@ class ProjectJudge(CodeJudge):
     def _project_at(self, code: ProjectCode, name: str, real: Path) -> list[Verdict | None]:
         """`code` run in the directory `real`."""
         found: list[Verdict | None] = []
+        if code.directory and not real.is_dir() and code.kind in RUNNER_FILES:
+            return []  # `ninja -C build` with no build directory: it fails
         if code.directory and not real.is_dir():  # `npm -w NAME`: a package by its name
             return [self._project_unread(name, f"{code.directory} is not a directory here")]
         start = real
