@@ -2,7 +2,8 @@
 judge judges the command (this part of it, above bash_judge_code): `make`'s recipes and the
 package scripts `npm run X`, `npm install`, `yarn X`... run (project_scripts.py), at each
 directory the shell may be in or the one the runner moves to; a project file the command
-writes, and what the runner's words or files leave unknown, is code not read."""
+writes, and what the runner's words or files leave unknown, is code not read; a makefile
+`include`s is read as `cat` reads it (Read rules hold: `include .env`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tether.permissions.bash_judge_scripts import ScriptJudge, script_text
 from tether.permissions.bash_rules import MAX_NESTING
 from tether.permissions.package_configs import config_unread
 from tether.permissions.project_scripts import ProjectCode, project_code, project_text
+from tether.permissions.runner_files import RUNNER_FILES
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import readable, shown
 from tether.permissions.verdict import Verdict, ask, deny
@@ -42,6 +44,8 @@ class ProjectJudge(ScriptJudge):
     def _project_at(self, code: ProjectCode, name: str, real: Path) -> list[Verdict | None]:
         """`code` run in the directory `real`."""
         found: list[Verdict | None] = []
+        if code.directory and not real.is_dir() and code.kind in RUNNER_FILES:
+            return []  # `ninja -C build` with no build directory: it fails
         if code.directory and not real.is_dir():  # `npm -w NAME`: a package by its name
             return [self._project_unread(name, f"{code.directory} is not a directory here")]
         start = real
@@ -84,7 +88,13 @@ class ProjectJudge(ScriptJudge):
                 folder, _, pattern = file.rpartition("/")
                 return next((real / folder).glob(pattern), None) is not None
 
-            text, unread = project_text(code, texts, text_of, exists)
+            def included(file: str) -> str | None:  # a read of the file, as `cat` reads it
+                text = text_of(file)
+                if text is not None or (real / file).exists():
+                    found.append(self.files.read(real / file, explicit=True))
+                return text
+
+            text, unread = project_text(code, texts, included, exists)
         else:
             text, unread = project_text(code, texts, text_of, _nothing)
         found += [self._project_unread(name, why) for why in unread]

@@ -42,6 +42,7 @@ from tether.permissions.git_history_check import (
     tree_stays,
 )
 from tether.permissions.git_policy import git_delegate
+from tether.permissions.git_remote_hosts import Pending, configured_hosts
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import CodeUse, code_use
@@ -168,6 +169,8 @@ class _Judge(FileJudge):
     written: set[Path] = field(default_factory=set[Path])
     code_files: list[tuple[Path, str]] = field(default_factory=list[tuple[Path, str]])
     package_bins: bool = False
+    remotes: Pending = field(default_factory=list[tuple[str, str]])
+    """The git remotes the command configured so far (git_remote_hosts)."""
     places: ShellPlaces = field(init=False)
     globbing: GlobState = field(default_factory=GlobState)
     """The glob options the command may have turned on (shell_globbing)."""
@@ -283,6 +286,12 @@ class _Judge(FileJudge):
             found = deny_or_ask(self.ctx.rules, forms)
             if found is not None:
                 found = replace(found, reason=_equivalent_reason(same, found))
+        configured = self._configured(inv)
+        if found is None and configured is not None:
+            forms = [text for form in configured.forms for text in texts_of(form, for_allow=False)]
+            found = deny_or_ask(self.ctx.rules, forms)
+            if found is not None:
+                found = replace(found, reason=_equivalent_reason(configured, found))
         if found is not None:
             return found
         if inv.role == "wrapper":
@@ -315,6 +324,12 @@ class _Judge(FileJudge):
             )
         return none(f"no rule allows `{readable(texts[0])}`")
 
+    def _configured(self, inv: Invocation) -> Equivalent | None:
+        """git reaching hosts by the repository's configuration (git_remote_hosts)."""
+        if inv.role != "command" or not inv.own_argv or program_name(inv.own_argv[0]) != "git":
+            return None
+        return configured_hosts(inv.own_argv, list(self.places.cwds), self.files, self.remotes)
+
     def _before_command(self, inv: Invocation) -> Verdict | None:
         """A wrapper's words between its name and the command it runs (options, their values,
         `timeout`'s duration), each tail tried against deny and ask rules as written: should
@@ -346,6 +361,7 @@ class _Judge(FileJudge):
         inner = _Judge(self.ctx, self.files, cdpath=cdpath, nesting=self.nesting + 1)
         inner.written, inner.code_files = self.written, self.code_files
         inner.package_bins = self.package_bins
+        inner.remotes = self.remotes
         return inner
 
     def unseen(self, problem: str) -> Verdict:

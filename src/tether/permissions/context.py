@@ -17,6 +17,7 @@ from tether.permissions.disk_probes import (
     repository_git_dir,
 )
 from tether.permissions.git_probes import files_git_reads, paths_in_history
+from tether.permissions.git_remote_urls import remote_urls
 from tether.permissions.git_shown import shown_files
 from tether.permissions.git_tree_probe import tree_writes
 from tether.permissions.hard_links import Names, linked_files, other_names
@@ -121,6 +122,10 @@ class PermissionContext:
     directory, given its words from the subcommand on (git_shown.py; None when not known):
     only those count, not all of history, when it is known."""
     git_tree_writes: Callable[[Path, tuple[str, ...]], tuple[str, ...] | None] = tree_writes
+    git_remote_urls: Callable[[Path, tuple[str, ...]], tuple[str, ...] | None] = remote_urls
+    """The URLs a git command reaches by the repository's configuration (its remotes, their
+    rewrites, its submodules), from a resolved directory, given its words from the
+    subcommand on (git_remote_urls.py; () for none, None when not known)."""
     """The files (absolute) a git command that writes the working tree from commits writes,
     from a resolved directory, given its words from the subcommand on (git_tree_probe.py;
     None when not known)."""

@@ -2,8 +2,12 @@
 goals and of their prerequisites (a recipe line's backslash-newline kept for the shell, as
 make passes it), the pattern, suffix and `.DEFAULT` rules' recipes and make's built-in rules
 (`$(CC) ...`) where a goal has no recipe of its own, every `$(shell ...)` and `!=` command,
-`include`d makefiles, and the variables exported to recipes (`export PATH := ...`) as
-`export` lines before them. What changes how recipes run and is not understood (`define`,
+`include`d makefiles (read as the main one is, found where make finds them: from where it
+runs, then the `-I` directories and make's default ones), the goals make adds itself
+(`.EXTRA_PREREQS`, a `.DEFAULT_GOAL` expanded, a makefile read that a rule remakes), and
+the variables exported to recipes (`export PATH := ...`) as `export` lines before them.
+A name a variable make does not know gives (`ev$(EMPTY)il`) is the name without it.
+What changes how recipes run and is not understood (`define`,
 `$(eval)`, `load`, `.RECIPEPREFIX`, a `SHELL` that is not a plain shell, `.SHELLFLAGS` or
 `MAKEFLAGS` with more than flags, `.SECONDEXPANSION`, an include whose name is known only
 as make runs) is code not read: `MakeReading.unread` says why."""
@@ -51,6 +55,9 @@ _BUILT_IN = (
     *("$(GET) $(GFLAGS) $<", "$(TEX) $<", "$(MAKEINFO) $<", "$(CTANGLE) $<", "$(CWEAVE) $<"),
 )
 """What make's built-in rules run (`make -p`), for a goal no rule of the makefile makes."""
+DEFAULT_INCLUDE_DIRS = ("/usr/local/include", "/usr/gnu/include", "/usr/include")
+"""Where GNU make looks for an included makefile after its `-I` directories."""
+_UNKNOWN = re.compile(r"\$\{\w+\}")
 
 
 class MakeReading(Slotted):
@@ -70,11 +77,15 @@ class MakeRun(Slotted):
     its flags (`n`: only `+` and `$(MAKE)` lines run, `r`: no built-in rules, `e`: the
     environment wins over the makefile)."""
 
-    __slots__ = ("assigned", "environment", "flags", "goals")
+    __slots__ = ("assigned", "environment", "flags", "goals", "include_dirs", "makefiles")
     goals: Final[tuple[str, ...]]
     assigned: Final[tuple[tuple[str, str], ...]]
     environment: Final[tuple[tuple[str, str], ...]]
     flags: Final[frozenset[str]]
+    include_dirs: Final[tuple[str, ...]]
+    """Where an included makefile not found from make's directory is looked for, in order."""
+    makefiles: Final[tuple[str, ...]]
+    """The makefiles make reads first: one a rule names is remade first."""
 
     def __init__(
         self,
@@ -82,11 +93,16 @@ class MakeRun(Slotted):
         assigned: tuple[tuple[str, str], ...] = (),
         environment: tuple[tuple[str, str], ...] = (),
         flags: frozenset[str] = frozenset(),
+        *,
+        include_dirs: tuple[str, ...] = DEFAULT_INCLUDE_DIRS,
+        makefiles: tuple[str, ...] = (),
     ) -> None:
         self.goals = goals
         self.assigned = assigned
         self.environment = environment
         self.flags = flags
+        self.include_dirs = include_dirs
+        self.makefiles = makefiles
 
 
 class _Rule:
@@ -117,12 +133,15 @@ class _Reader:
         self.phony: set[str] = set()
         self.includes = 0
         self.missing: list[str] = []
+        self.included: list[str] = []
+        self.texts: list[str] = []
         self.generic_rules: list[_Rule] = []
         self.expanded = 0
         self.too_large = False
         """Pattern, suffix, `.DEFAULT` and unnamed rules: one may make any target."""
 
     def file(self, text: str, depth: int = 0) -> None:
+        self.texts.append(text)
         lines = text.split("\n")
         current: list[_Rule] = []
         i = 0
@@ -195,9 +214,9 @@ class _Reader:
         if "=" in prereqs_text and _ASSIGN.match(prereqs_text.strip()):
             self.assign(*_ASSIGN.match(prereqs_text.strip()).groups())  # type: ignore[union-attr]
             return []
-        names = self.expand(names_text).split()
+        names = self.names(names_text)
         static = ":" in prereqs_text  # `$(OBJ): %.o: %.c`
-        prereqs = self.expand(prereqs_text.rpartition(":")[2]).replace("|", " ").split()
+        prereqs = self.names(prereqs_text.rpartition(":")[2].replace("|", " "))
         found: list[_Rule] = []
         generic = static or any(
             "%" in n or "$" in n or (n.startswith(".") and n not in _SPECIAL) for n in names
@@ -238,11 +257,22 @@ class _Reader:
             if depth >= 4 or self.includes > _MAX_INCLUDES:
                 self.unread.append(f"the makefile includes {name}, too deep to read")
                 continue
-            text = self.read(name)
-            if text is None:
+            places = [name] if name.startswith("/") else [name, *self._searched(name)]
+            found = next(((p, t) for p in places if (t := self.read(p)) is not None), None)
+            if found is None:
                 self.missing.append(name)  # make tries to make it first
                 continue
-            self.file(text, depth + 1)
+            self.included.append(name)
+            self.file(found[1], depth + 1)
+
+    def _searched(self, name: str) -> list[str]:
+        """Where make looks for an included `name` after its own directory."""
+        return [f"{folder.rstrip('/')}/{name}" for folder in self.run.include_dirs]
+
+    def names(self, text: str) -> list[str]:
+        """Target or goal names in `text` as make expands them: a variable it does not
+        know (`ev$(EMPTY)il`) is empty."""
+        return _UNKNOWN.sub("", self.expand(text)).split()
 
     def expand(self, text: str, depth: int = 0, target: str | None = None) -> str:
         """`text` with the variables known put in; make's `$(shell X)` as the shell's
@@ -281,15 +311,18 @@ def read_makefile(
     reader = _Reader(run, read)
     for name, value in run.assigned:
         reader.variables[name] = value
-    for match in _UNREAD_FUNCTIONS.finditer(text):
+    reader.file(text)
+    for match in (m for t in reader.texts for m in _UNREAD_FUNCTIONS.finditer(t)):
         reader.unread.append(f"the makefile calls $({match.group(1)} ...), not read")
         break
-    reader.file(text)
     variables = reader.variables
     reader.unread += unread_settings(reader.variables, reader.expand)
-    goal = reader.expand(variables.get(".DEFAULT_GOAL", "")).split()
+    goal = reader.names(variables.get(".DEFAULT_GOAL", ""))
     goals = list(run.goals) or goal or ([reader.first] if reader.first is not None else [])
-    goals = reader.missing + goals
+    remade = [m for m in (*run.makefiles, *reader.included) if m in reader.rules]
+    # Every target also needs `.EXTRA_PREREQS`: made whatever the goal.
+    extra = reader.names(variables.get(".EXTRA_PREREQS", ""))
+    goals = reader.missing + remade + goals + extra
     recipes: list[tuple[str, str | None]] = []
     seen: set[str] = set()
     implicit = False
@@ -323,7 +356,8 @@ def read_makefile(
         ]
     lines = [_recipe_line(reader, r, t) for r, t in recipes]
     lines = [ln for ln in lines if ln.strip()]
-    lines += [_unescaped(c) for c in reader.commands + _shell_bodies(reader, text)]
+    bodies = [b for t in reader.texts for b in _shell_bodies(reader, t)]
+    lines += [_unescaped(c) for c in reader.commands + bodies]
     if lines:
         names = sorted(reader.exported) if not reader.export_all else sorted(variables)
         names += [n for n in variables if _from_environment(n) and n not in names]

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from typing import Final
 
 from tether.permissions.make_options import make_places
-from tether.permissions.makefile_reader import MakeRun, read_makefile
+from tether.permissions.makefile_reader import DEFAULT_INCLUDE_DIRS, MakeRun, read_makefile
 from tether.permissions.option_names import long_option
 from tether.permissions.package_scripts import CONFIGS, RUNNERS, package_run
+from tether.permissions.runner_files import RUNNER_FILES, runner_text
 from tether.permissions.shell_words import is_literal, program_name
 from tether.slotted import Slotted
 
@@ -93,6 +94,8 @@ def project_code(
         return project_code(args, assignments)
     if name == "deno":
         return _deno_code(args)
+    if name in RUNNER_FILES:
+        return _runner_code(name, args)
     if name not in RUNNERS:
         return None
     run = package_run(name, args, assignments)
@@ -120,6 +123,8 @@ def project_text(
     if code.make is not None:
         reading = read_makefile("\n".join(texts), code.make, read, exists)
         return reading.text, reading.unread
+    if code.kind in RUNNER_FILES:
+        return runner_text(code.kind, "\n".join(texts), code.names)
     tables = ("tasks", "scripts") if code.kind == "deno" else ("scripts",)
     scripts: dict[str, object] = {}
     for text in (t for t in texts if t.strip()):
@@ -168,8 +173,26 @@ def _make_code(
             unread.append("make runs in a directory known only as it runs")
             continue
         directory = value if directory is None or value.startswith("/") else f"{directory}/{value}"
-    run = MakeRun(targets, assigned, assignments, flags)
     default = _BMAKEFILES if name == "bmake" else MAKEFILES
+    include_dirs: list[str] = []
+    for letter, value in places:
+        if letter != "I":
+            continue
+        if not is_literal(value):
+            unread.append("make looks for included makefiles in a directory known only as it runs")
+        elif value == "-":  # GNU make: the directories so far, its own too, are dropped
+            include_dirs = []
+        else:
+            include_dirs.append(value)
+    searched = () if "-" in (v for letter, v in places if letter == "I") else DEFAULT_INCLUDE_DIRS
+    run = MakeRun(
+        targets,
+        assigned,
+        assignments,
+        flags,
+        include_dirs=(*include_dirs, *searched),
+        makefiles=files or default,
+    )
     return ProjectCode(
         "make",
         files or default,
@@ -253,3 +276,61 @@ def _deno_code(args: tuple[str, ...]) -> ProjectCode | None:
     return ProjectCode(
         "deno", files, tuple(names), directory=directory, every=True, unread=tuple(unread)
     )
+
+
+_RUNNER_OPTIONS = {
+    # (file, directory, valued options, options that run nothing from the file)
+    "ninja": (("-f",), ("-C",), ("-j", "-k", "-l", "-d", "-w"), ("-t", "--version", "-h")),
+    "just": (
+        ("-f", "--justfile"),
+        ("-d", "--working-directory"),
+        ("--set", "--shell", "--shell-arg", "--dotenv-path", "--dotenv-filename", "--color"),
+        ("-l", "--list", "--summary", "--version", "-V", "-h", "--help", "--show", "-s"),
+    ),
+    "task": (
+        ("-t", "--taskfile"),
+        ("-d", "--dir"),
+        ("-o", "--output", "-c", "--color", "-I", "--interval", "-C", "--concurrency"),
+        ("-l", "--list", "-a", "--list-all", "--version", "-h", "--help", "--init", "-i"),
+    ),
+    "rake": (
+        ("-f", "--rakefile"),
+        ("-C", "--directory"),
+        ("-I", "-r", "-R"),
+        ("-V", "--version", "-h", "--help"),
+    ),
+}
+
+
+def _runner_code(name: str, args: tuple[str, ...]) -> ProjectCode | None:
+    """ninja, just, task and rake: their file (first found, or the one named), directory
+    and goals; None for an option that runs nothing from the file (`ninja --version`)."""
+    file_options, dir_options, valued, inert = _RUNNER_OPTIONS[name]
+    files = RUNNER_FILES[name]
+    directory: str | None = None
+    names: list[str] = []
+    unread: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        option, eq, value = word.partition("=")
+        if word == "--":
+            break
+        if option in inert or word in inert:
+            return None
+        takes = option in (*file_options, *dir_options, *valued)
+        if takes and not eq:
+            value = args[i + 1] if i + 1 < len(args) else ""
+            i += 1
+        if not is_literal(word) or (takes and not is_literal(value)):
+            unread.append(f"{name}'s words are known only as it runs")
+        elif option in file_options:
+            files = (value,)
+        elif option in dir_options:
+            directory = value
+        elif not word.startswith("-") and "=" not in word:
+            names.append(word)
+        i += 1
+    if name == "just":
+        names = names[:1]  # the rest are the recipe's arguments
+    return ProjectCode(name, files, tuple(names), directory=directory, unread=tuple(unread))

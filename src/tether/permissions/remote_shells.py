@@ -83,7 +83,7 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
     else:
         return None
     for operand in operands:
-        host = _remote_host(operand, daemon=daemon)
+        host = remote_host(operand, daemon=daemon)
         if host is not None:
             does = f"`{name}` reaches {readable(operand)} by ssh"
             return Equivalent((("ssh", host),), does)
@@ -129,7 +129,7 @@ def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | N
     elif name in ("borg", "borgmatic"):
         words = [a for a in args if not a.startswith("-")]
         words += [v for k, v in assignments if k == "BORG_REPO"]
-        hosts = [h for w in words if (h := _remote_host(w, daemon=True)) is not None]
+        hosts = [h for w in words if (h := remote_host(w, daemon=True)) is not None]
     if not hosts:
         return None
     return Equivalent((("ssh", hosts[0]),), f"`{name}` reaches {readable(hosts[0])} by ssh")
@@ -155,7 +155,7 @@ def _ansible(args: Argv) -> Equivalent | None:
     return Equivalent((("ssh", DYN),), "`ansible` reaches its inventory's hosts by ssh")
 
 
-def _remote_host(word: str, *, daemon: bool) -> str | None:
+def remote_host(word: str, *, daemon: bool) -> str | None:
     """The host of `[USER@]HOST:PATH` (a colon before any slash), `[USER@][HOST]:PATH` or an
     ssh URL; None for a local path, another URL or, for rsync, a daemon's address. A host
     known only as the command runs is any (`$H:x`; `[::1]:x` is a glob that matches nothing)."""
@@ -205,7 +205,7 @@ def _sftp(args: Argv) -> Equivalent | None:
             skip = at == len(letters) - 1
         elif arg != "--":
             bare = "://" not in arg and (":" not in arg or arg.endswith("]"))
-            host = _remote_host(f"{arg}:" if bare else arg, daemon=False)
+            host = remote_host(f"{arg}:" if bare else arg, daemon=False)
             if host is None:
                 return None
             return Equivalent((("ssh", host),), f"`sftp` reaches {readable(arg)} by ssh")

@@ -1,0 +1,64 @@
+"""A git command that reaches hosts by the repository's configuration (git_remote_urls.py),
+as the `ssh HOST` it starts for each ssh URL among them (remote_shells.py): `git fetch` of an
+origin `h:r` meets a rule on ssh as `git fetch h:r` does. A remote configured earlier in the
+same command line (`git remote add o h:r && git fetch o`) is read from there."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+from tether.permissions.deleting_equivalents import Equivalent
+from tether.permissions.git_names import subcommand_at
+from tether.permissions.git_remote_urls import ALL, reached_remotes, set_remotes
+from tether.permissions.path_rules import PathRules
+from tether.permissions.remote_shells import remote_host
+from tether.permissions.shell_words import is_literal, readable
+
+Pending = list[tuple[str, str]]
+"""(remote, URL) pairs the command line configured before (`ALL`: reached by every fetch)."""
+
+
+def configured_hosts(
+    argv: tuple[str, ...], cwds: list[Path | None], files: PathRules, pending: Pending
+) -> Equivalent | None:
+    """`ssh HOST` for each ssh host git's `argv` reaches by configuration, from each of the
+    shell's directories `cwds`; the remotes it configures are added to `pending`."""
+    at = subcommand_at(argv)
+    settings = tuple(v for o, v in pairwise(argv[1:at]) if o == "-c")
+    args = argv[at:]
+    reached = reached_remotes(args)
+    urls: list[str] = []
+    if reached is not None:
+        names, _ = reached
+        urls += [
+            u for n, u in (*pending, *set_remotes((), settings)) if n in names or ALL in (n, *names)
+        ]
+        for cwd in cwds:
+            place = _directory(argv[1:at], cwd)
+            real = files.real(place) if place is not None else None
+            found = files.ctx.git_remote_urls(real, args) if real is not None else None
+            urls += found or ()
+    added = set_remotes(args, settings)
+    if args[:1] == ("submodule",):  # `submodule add URL` clones it now
+        urls += [url for _, url in added]
+    pending += added
+    hosts = [h for h in (remote_host(u, daemon=True) for u in dict.fromkeys(urls)) if h]
+    if not hosts:
+        return None
+    shown = readable(" ".join(argv[at : at + 2]))
+    does = f"`git {shown}` reaches {hosts[0]} by ssh, as the repository's remotes say"
+    return Equivalent(tuple(("ssh", h) for h in dict.fromkeys(hosts)), does)
+
+
+def _directory(options: tuple[str, ...], cwd: Path | None) -> Path | None:
+    """Where git runs: `cwd`, moved by each `-C DIR`; None when not known."""
+    place = cwd
+    for option, value in pairwise(options):
+        if option in ("--git-dir", "--work-tree") or option.startswith(
+            ("--git-dir=", "--work-tree=")
+        ):
+            return None
+        if option == "-C" and place is not None:
+            place = place / value if is_literal(value) else None
+    return place

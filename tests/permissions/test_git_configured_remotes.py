@@ -1,0 +1,107 @@
+"""git reaching a host by the repository's configuration: a fetch, pull, push or `remote
+update` with no URL on the command line reaches the configured remotes (their URLs as
+`insteadOf`/`pushInsteadOf` rewrite them) and `submodule update` the submodules' URLs, each
+an ssh URL judged as the `ssh HOST` git starts; a remote the same command line configures
+first (`git remote add o h:r && git fetch o`) is judged with the URL just set. Real
+repositories, read by git."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tether.permissions import decide
+
+from .conftest import ContextFactory, Tree
+
+MODES = ("default", "bypassPermissions")
+RULES = {"permissions": {"allow": ["Bash(git *)"], "deny": ["Bash(ssh *)"]}}
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tree: Tree) -> Path:
+    path = tree.ws / "repo"
+    path.mkdir()
+    _git(path, "init", "-q")
+    _git(path, "remote", "add", "origin", "h:r")
+    _git(path, "remote", "add", "web", "https://example.com/r.git")
+    _git(path, "remote", "add", "short", "gh:r")
+    _git(path, "config", "url.ssh://git@h/.insteadOf", "gh:")
+    _git(path, "remote", "add", "mirror", "https://example.com/m.git")
+    _git(path, "config", "remote.mirror.pushurl", "u@h:m")
+    _git(path, "remote", "add", "rewritten", "https://example.com/p.git")
+    _git(path, "config", "url.h:.pushInsteadOf", "https://example.com/")
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git fetch",
+        "git fetch origin",
+        "git fetch --all",
+        "git fetch -q --depth 1 origin main",
+        "git pull",
+        "git pull --rebase origin",
+        "git push",
+        "git push origin HEAD",
+        "git push mirror",  # its pushurl
+        "git push rewritten",  # pushInsteadOf
+        "git fetch short",  # insteadOf
+        "git remote update",
+        "git remote update short",
+        "git ls-remote",
+        "git -C . fetch origin",
+        "git -c remote.web.url=h:x fetch web",
+    ],
+)
+def test_a_configured_ssh_remote_meets_the_rule_on_ssh(
+    command: str, repo: Path, make_ctx: ContextFactory
+) -> None:
+    for mode in MODES:
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode, cwd=repo))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+        assert "ssh" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git remote add o h:r && git fetch o",
+        "git remote add o h:r; git fetch o",
+        "git remote set-url web h:r && git pull web",
+        "git config remote.o.url h:r && git fetch o",
+        "git config url.h:.insteadOf https://example.com/ && git fetch web",
+        "git submodule add h:r sub",
+    ],
+)
+def test_a_remote_set_in_the_same_command_is_judged_with_its_url(
+    command: str, repo: Path, make_ctx: ContextFactory
+) -> None:
+    verdict = decide(
+        "Bash", {"command": command}, make_ctx(RULES, mode="bypassPermissions", cwd=repo)
+    )
+    assert verdict.behavior == "deny", (command, verdict.reason)
+
+
+def test_submodule_update_reaches_the_submodules_urls(repo: Path, make_ctx: ContextFactory) -> None:
+    (repo / ".gitmodules").write_text('[submodule "s"]\n\tpath = s\n\turl = u@h:s\n')
+    for command in ("git submodule update --init --recursive", "git fetch web"):
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, cwd=repo))
+        assert verdict.behavior == "deny", (command, verdict.reason)
+
+
+@pytest.mark.parametrize("command", ["git fetch web", "git status", "git push web", "git log"])
+def test_an_https_remote_stays_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
+    path = tree.ws / "plain"
+    path.mkdir()
+    _git(path, "init", "-q")
+    _git(path, "remote", "add", "web", "https://example.com/r.git")
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES, cwd=path))
+    assert verdict.behavior == "allow", (command, verdict.reason)
