@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether.permissions.git_probes import git_in
+from tether.permissions.option_names import plain_operands
 
 ALL = "\0all"
 """In `reached_remotes`' names: every remote configured (the upstream is not known now)."""
@@ -32,7 +33,7 @@ def reached_remotes(args: tuple[str, ...]) -> tuple[tuple[str, ...], bool] | Non
     if not args:
         return None
     sub, rest = args[0], args[1:]
-    operands = _operands(rest)
+    operands = plain_operands(rest, _VALUED)
     if sub in ("fetch", "pull", "push", "ls-remote"):
         if sub in ("fetch", "pull") and _ALL_FLAGS & set(rest):
             return (ALL,), True
@@ -45,19 +46,6 @@ def reached_remotes(args: tuple[str, ...]) -> tuple[tuple[str, ...], bool] | Non
     if sub == "submodule" and set(operands[:1]) & _SUBMODULE_REACH:
         return (), True
     return None
-
-
-def _operands(rest: tuple[str, ...]) -> list[str]:
-    found: list[str] = []
-    skip = False
-    for word in rest:
-        if skip:
-            skip = False
-        elif word.startswith("-"):
-            skip = word in _VALUED
-        else:
-            found.append(word)
-    return found
 
 
 def set_remotes(args: tuple[str, ...], settings: tuple[str, ...] = ()) -> list[tuple[str, str]]:
@@ -75,7 +63,7 @@ def set_remotes(args: tuple[str, ...], settings: tuple[str, ...] = ()) -> list[t
             found.append((ALL, name[4:].rpartition(".")[0]))
     if not args:
         return found
-    sub, operands = args[0], _operands(args[1:])
+    sub, operands = args[0], plain_operands(args[1:], _VALUED)
     if sub == "remote" and operands[:1] in (["add"], ["set-url"]) and len(operands) >= 3:
         found.append((operands[1], operands[2]))
     elif sub == "submodule" and operands[:1] == ["add"] and len(operands) >= 2:

@@ -8,7 +8,7 @@ program knows in full is that option only (`gdb -e` is `-exec`, not `-ex`)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 
 def long_option(
@@ -88,4 +88,19 @@ def option_pairs(
                 found.append((option, arg[len(option) :].removeprefix("=")))
                 break
         i += 1
+    return found
+
+
+def plain_operands(args: Sequence[str], valued: Collection[str]) -> list[str]:
+    """The words that are no option nor the value of one of `valued` given as the next word
+    (`--exclude '*:*'`, `-o origin`)."""
+    found: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg.startswith("-"):
+            skip = arg in valued
+        else:
+            found.append(arg)
     return found

@@ -17,6 +17,7 @@ import re
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
+from tether.permissions.option_names import plain_operands
 from tether.permissions.program_commands import PROGRAM_COMMANDS
 from tether.permissions.shell_words import DYN, STAR, program_name, readable
 from tether.permissions.tar_words import tar_words
@@ -64,7 +65,7 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
     elif name in _SSH_COPIERS:
         if name == "rsync" and any(a in ("-e", "--rsh") or a.startswith("--rsh=") for a in args):
             return None
-        operands = _operands(args, PROGRAM_COMMANDS[name].valued_options)
+        operands = plain_operands(args, PROGRAM_COMMANDS[name].valued_options)
     elif name == "sftp":
         return _sftp(args)
     elif name in _TAPES:
@@ -110,7 +111,7 @@ def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | N
     `HOST:PATH` repository (operands, `$BORG_REPO`); ansible's hosts (ssh unless `-c local`)."""
     hosts: list[str] = []
     if name in _SSH_ITSELF:
-        hosts = _operands(args, _SSH_ITSELF[name])[:1]
+        hosts = plain_operands(args, _SSH_ITSELF[name])[:1]
         hosts = [h.rpartition("@")[2] for h in hosts]
     elif name == "parallel":
         for value in _valued(args, ("-S", "--sshlogin")):
@@ -176,20 +177,6 @@ def remote_host(word: str, *, daemon: bool) -> str | None:
     return host or None
 
 
-def _operands(args: Argv, valued: frozenset[str]) -> list[str]:
-    """The words that are no option nor an option's value (`--exclude '*:*'`)."""
-    found: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg.startswith("-"):
-            skip = arg in valued
-        else:
-            found.append(arg)
-    return found
-
-
 def _sftp(args: Argv) -> Equivalent | None:
     """sftp's destination, its first operand (`[USER@]HOST[:PATH]`, `sftp://`): reached by
     ssh unless `-S` or `-D` names the program it runs instead (judged as a command)."""
@@ -246,5 +233,5 @@ def _git_remotes(argv: Argv) -> list[str]:
     if sub not in _GIT_TRANSPORTS:
         return []
     repos = _valued(rest, ("--repo",))  # `--repo=X` and `--repo X`
-    operands = _operands(rest, _GIT_VALUED)
+    operands = plain_operands(rest, _GIT_VALUED)
     return [*repos, *(operands if sub in ("clone", "ls-remote") else operands[:1])]
