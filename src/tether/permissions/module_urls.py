@@ -10,15 +10,19 @@ holding `%` or `\\` is read the same way."""
 
 from __future__ import annotations
 
-from typing import Final
+import re
+from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote
 
-from ada_url import URL  # pyright: ignore[reportMissingTypeStubs]
+if TYPE_CHECKING:
+    from ada_url import URL  # pyright: ignore[reportMissingTypeStubs]
 
 _DEPTH: Final = 64
 _BASE: Final = "file:///" + "tether-cwd/" * _DEPTH
 """A directory deep enough that no relative specifier climbs above it: what is left of it
 after resolving says how far the specifier climbed from the real one."""
+_SCHEME: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_C0_OR_SPACE: Final = "".join(map(chr, range(0x21)))
 UNSEEN_FILE_URL: Final = "data:,"
 """What a `file:` URL node refuses or tether cannot place stands for: code not seen (a host
 other than `localhost`, an escaped `/`)."""
@@ -29,8 +33,14 @@ def module_url(word: str) -> str | None:
     its path; None for a word that is no absolute URL (a path, a package name)."""
     if word.startswith(("/", "./", "../")) or word in (".", ".."):
         return None
+    # What the parser sees first: C0 controls and spaces stripped at both ends, tabs and
+    # newlines removed; without a scheme there it is no absolute URL (the parser, a compiled
+    # library, is loaded only for words that may be one).
+    seen = word.strip(_C0_OR_SPACE).replace("\t", "").replace("\n", "").replace("\r", "")
+    if not _SCHEME.match(seen):
+        return None
     try:
-        url = URL(word)
+        url = _url(word)
     except ValueError:
         return None
     href = str(url.href)
@@ -49,7 +59,7 @@ def module_specifier(word: str, *, esm: bool) -> str:
     if not esm or not word.startswith(("/", "./", "../")) or not ("%" in word or "\\" in word):
         return word
     try:
-        resolved = URL(word, _BASE)
+        resolved = _url(word, _BASE)
     except ValueError:
         return word
     path = _file_path(str(resolved.host), str(resolved.pathname))
@@ -60,6 +70,12 @@ def module_specifier(word: str, *, esm: bool) -> str:
     while kept < min(_DEPTH, len(parts) - 1) and parts[kept] == "tether-cwd":
         kept += 1
     return "/".join(["."] + [".."] * (_DEPTH - kept) + parts[kept:])
+
+
+def _url(word: str, base: str | None = None) -> URL:
+    from ada_url import URL  # pyright: ignore[reportMissingTypeStubs]
+
+    return URL(word) if base is None else URL(word, base)
 
 
 def _file_path(host: str, pathname: str) -> str:
