@@ -56,20 +56,24 @@ def test_a_finished_background_command_is_announced_mid_turn(
 
 
 @pytest.mark.usefixtures("trusted_workspace")
-def test_a_headless_run_stops_its_background_commands_at_exit(
+def test_a_headless_run_waits_for_its_background_commands_and_leaves_none(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
+    """As Claude Code's `-p` does (checked on the bundled CLI): the run waits for a background
+    command it started, its end wakes a turn of its own, and nothing of it is left running."""
     fake_model.script(
-        reply(tool_use("Bash", command="echo $$ > bg.pid; sleep 300", run_in_background=True)),
+        reply(tool_use("Bash", command="echo $$ > bg.pid; sleep 1", run_in_background=True)),
         reply(
             tool_use(
                 "Bash", command="for i in $(seq 500); do [ -s bg.pid ] && break; sleep 0.01; done"
             )
         ),
         reply(text("left it running")),
+        reply(text("the server stopped")),
     )
     result = tether("-p", "start the server")
     assert result.exit_code == 0, result.stderr
+    assert "the server stopped" in result.stdout
     pid = int((workspace / "bg.pid").read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)

@@ -82,7 +82,7 @@ async def test_a_server_prompt_runs_as_a_command(
     assert await terminal.run(workspace, "/mcp__demo__review x = 1\r/help\r" + CTRL_D) == 0
     assert "Looks fine." in terminal.output
     assert "MCP server prompts" in terminal.output  # /help lists them once connected
-    assert "  /mcp__demo__review\n" in terminal.output
+    assert "  /mcp__demo__review  MCP prompt\n" in terminal.output  # with its description
     sent = model_env.requests[0].last_user_text()
     assert "x = 1" in sent
 
