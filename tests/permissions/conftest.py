@@ -26,6 +26,13 @@ class Tree:
             text = text.replace("{" + name + "}", str(getattr(self, name)))
         return text
 
+    def write(self, files: Mapping[str, str]) -> None:
+        """Write `files` (paths relative to the workspace, directories made)."""
+        for name, text in files.items():
+            path = self.ws / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
 
 def build_tree(root: Path) -> Tree:
     ws, home, outside = root / "ws", root / "home", root / "outside"

@@ -44,10 +44,7 @@ def project(tree: Tree) -> Tree:
         "n2/build.ninja": "rule cc\n  command = cc -c $in -o $out\nbuild a.o: cc a.c\n",
         "n3/build.ninja": "include rules.ninja\nbuild a.o: cc a.c\n",
     }
-    for name, text in files.items():
-        path = tree.ws / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+    tree.write(files)
     return tree
 
 

@@ -48,10 +48,7 @@ def project(tree: Tree) -> Tree:
         "mk/incsecret.mk": "include secrets/key.pem\nall:\n\ttrue\n",
         "mk/plain.mk": "include mk/part.mk\nall:\n\techo $(X)\n",
     }
-    for name, text in files.items():
-        path = tree.ws / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+    tree.write(files)
     return tree
 
 

@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -179,8 +178,7 @@ def test_what_changes_how_scripts_run_is_code_not_read(
     command: str, files: dict[str, str], package: Tree, make_ctx: ContextFactory
 ) -> None:
     (package.ws / "package.json").write_text(json.dumps({"scripts": {"build": "true"}}))
-    for name, text in files.items():
-        (package.ws / name).write_text(text)
+    package.write(files)
     default = decide("Bash", {"command": command}, make_ctx(RULES))
     assert default.behavior == "ask", (command, default.reason)
     bypass = decide("Bash", {"command": command}, make_ctx(RULES, mode="bypassPermissions"))
@@ -225,10 +223,7 @@ def test_ordinary_projects_stay_allowed(
     command: str, files: dict[str, str], package: Tree, make_ctx: ContextFactory
 ) -> None:
     (package.ws / "package.json").write_text(json.dumps({"scripts": {"build": "true"}}))
-    for name, text in files.items():
-        path: Path = package.ws / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+    package.write(files)
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
 
