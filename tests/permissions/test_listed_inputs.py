@@ -18,10 +18,7 @@ RULES = {"permissions": {"deny": ["Read(**/.env)", "Bash(curl *)"]}}
 
 @pytest.fixture
 def lib(tree: Tree) -> Tree:
-    for name in ("a.py", "b.py", "sub/c.py", "notes.txt"):
-        path = tree.ws / "lib" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("foo = 1\n")
+    tree.write({f"lib/{name}": "foo = 1\n" for name in ("a.py", "b.py", "sub/c.py", "notes.txt")})
     return tree
 
 

@@ -18,10 +18,7 @@ RULES = {"permissions": {"deny": ["Read(./.env)", "Bash(rm *)", "Bash(curl *)"]}
 
 @pytest.fixture
 def lib(tree: Tree) -> Tree:
-    for name in ("a.py", "b.py", "c.txt", "pkg/d.py"):
-        path = tree.ws / "lib" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("x = 1\n")
+    tree.write({f"lib/{name}": "x = 1\n" for name in ("a.py", "b.py", "c.txt", "pkg/d.py")})
     return tree
 
 
