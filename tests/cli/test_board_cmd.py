@@ -155,6 +155,40 @@ def test_on_a_terminal_it_follows_the_board_until_ctrl_c(workspace: Path) -> Non
         store.close()
 
 
+def test_a_board_not_made_yet_is_watched_empty_and_shown_once_a_task_is_added(
+    workspace: Path,
+) -> None:
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tether", "board", "--team", "b", "--interval", "0.1"],
+        cwd=workspace,
+        stdin=follower,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "120", "TERM": "xterm"},
+    )
+    os.close(follower)
+    store: TaskStore | None = None
+    try:
+        seen = _read_until(leader, b"No tasks yet", b"")
+        assert not (workspace / ".tether").exists()  # watching made no board
+        store = open_task_store(None, project=workspace, team="b")
+        store.create(NewTask(subject="first of all"))
+        _read_until(leader, b"first of all", seen)
+        proc.send_signal(signal.SIGINT)
+        _drain_until_exit(leader, proc)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(leader)
+        assert proc.stderr is not None
+        proc.stderr.close()
+        if store is not None:
+            store.close()
+
+
 def _drain_until_exit(fd: int, proc: subprocess.Popen[bytes]) -> None:
     """Read the terminal until the board exits: a board redrawing into a terminal nobody reads
     blocks once the terminal's buffer is full, and its exit (which writes too) with it."""

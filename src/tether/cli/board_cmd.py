@@ -11,6 +11,7 @@ Exit codes: 0; 2 the store or the settings cannot be used, naming it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -29,7 +30,7 @@ from rich.text import Text
 from tether.cli.tasks_cmd import add_board_options, open_store, task_json
 from tether.cli.terminal_text import terminal_line
 from tether.protocol import ConfigError
-from tether.store.task_records import StoreUnavailable, Task
+from tether.store.task_records import StoreAbsent, StoreUnavailable, Task
 from tether.store.task_store import TaskStore
 
 PIPE_WIDTH = 160
@@ -46,7 +47,12 @@ STATE_STYLE = {
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
-        store = open_store(args, existing=True)
+        store: TaskStore | _NoBoard = open_store(args, read_only=True)
+    except StoreAbsent as e:
+        if e.named:
+            print(f"tether: error: {e}", file=sys.stderr)
+            return 2
+        store = _NoBoard(e)  # the project's board is not made yet: shown empty, not made
     except (ConfigError, StoreUnavailable) as e:
         print(f"tether: error: {e}", file=sys.stderr)
         return 2
@@ -58,7 +64,7 @@ def main(argv: list[str]) -> int:
             console = Console(width=None if "COLUMNS" in os.environ else PIPE_WIDTH)
             console.print(board_view(store, store.list(), time.time()))
         else:
-            _watch(store, args.interval)
+            _watch(store, args)
         return 0
     except StoreUnavailable as e:
         print(f"tether: error: {e}", file=sys.stderr)
@@ -69,7 +75,20 @@ def main(argv: list[str]) -> int:
         store.close()
 
 
-def snapshot(store: TaskStore, tasks: Sequence[Task], now: float) -> dict[str, Any]:
+class _NoBoard:
+    """The board of a project where no task was added yet: empty, and no file made for it."""
+
+    def __init__(self, absent: StoreAbsent) -> None:
+        self.team, self.url = absent.team, str(absent.where)
+
+    def list(self) -> list[Task]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def snapshot(store: TaskStore | _NoBoard, tasks: Sequence[Task], now: float) -> dict[str, Any]:
     """The board as one JSON object: counts by state, spend, and every task with the age of
     its claim (`lease_age_s`: seconds since it was claimed, for tasks in progress)."""
     counts = Counter(t.status for t in tasks)
@@ -87,7 +106,11 @@ def snapshot(store: TaskStore, tasks: Sequence[Task], now: float) -> dict[str, A
 
 
 def board_view(
-    store: TaskStore, read: Sequence[Task] | None, now: float, *, problem: str | None = None
+    store: TaskStore | _NoBoard,
+    read: Sequence[Task] | None,
+    now: float,
+    *,
+    problem: str | None = None,
 ) -> Group:
     """The board as the terminal shows it: a summary line, then one row per task (`read`:
     None while no board could be read yet)."""
@@ -157,16 +180,20 @@ _COLUMNS: dict[str, dict[str, Any]] = {
 }
 
 
-def _watch(store: TaskStore, interval_s: float) -> None:
-    """Redraw until Ctrl+C; an outage of the store is shown, not fatal."""
+def _watch(store: TaskStore | _NoBoard, args: argparse.Namespace) -> None:
+    """Redraw until Ctrl+C; an outage of the store is shown, not fatal; a board not made yet
+    is looked for again at each redraw (a first `tether tasks add` makes it)."""
     from rich.live import Live
 
     tasks: list[Task] | None = None
 
     def view() -> Group:
         problem = None
-        nonlocal tasks
+        nonlocal tasks, store
         try:
+            if isinstance(store, _NoBoard):
+                with contextlib.suppress(StoreAbsent):
+                    store = open_store(args, read_only=True)
             tasks = store.list()
         except StoreUnavailable as e:
             shown = "the last board read" if tasks is not None else "no board yet"
@@ -174,10 +201,13 @@ def _watch(store: TaskStore, interval_s: float) -> None:
         return board_view(store, tasks, time.time(), problem=problem)
 
     # The first frame is the board read, never an empty one drawn before the read.
-    with Live(view(), auto_refresh=False) as live:
-        while True:
-            time.sleep(interval_s)
-            live.update(view(), refresh=True)
+    try:
+        with Live(view(), auto_refresh=False) as live:
+            while True:
+                time.sleep(args.interval)
+                live.update(view(), refresh=True)
+    finally:
+        store.close()  # the one opened here, when the board was made meanwhile
 
 
 def _state_then_id(task: Task) -> tuple[int, int]:

@@ -20,7 +20,13 @@ from tether.cli.terminal_text import terminal_line, terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
-from tether.store.task_records import NewTask, StoreUnavailable, Task, TaskStoreError
+from tether.store.task_records import (
+    NewTask,
+    StoreAbsent,
+    StoreUnavailable,
+    Task,
+    TaskStoreError,
+)
 from tether.store.task_store import TaskStore, open_task_store
 from tether.teams.board import team_choice
 from tether.teams.records import WorktreeError, task_name
@@ -32,8 +38,10 @@ CHANGING = ("add", "retry", "rm")
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     say_reaped(tether_home())
-    try:
-        store = open_store(args, existing=args.command != "add")  # only add makes a store
+    try:  # only add makes a store: the others read, and no file is made by reading
+        store = open_store(args, read_only=args.command != "add")
+    except StoreAbsent as e:
+        return _nothing_added(args, e, sys.stdout)
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e), 2)
     close_events = None
@@ -92,9 +100,26 @@ def _run(args: argparse.Namespace, store: TaskStore, out: TextIO) -> int:
     return 0
 
 
-def open_store(args: argparse.Namespace, *, existing: bool = False) -> TaskStore:
+def _nothing_added(args: argparse.Namespace, absent: StoreAbsent, out: TextIO) -> int:
+    """A command that reads, where the project's board was never made: `list` shows it empty,
+    the others have no task to act on. A named store that is not there is a mistake, said."""
+    if absent.named:
+        return _error(str(absent), 2)
+    if args.command == "list":
+        if args.json:
+            print("[]", file=out)
+        else:
+            print(f"No tasks in team {absent.team!r} (none added yet: {absent.where}).", file=out)
+        return 0
+    return _error(f"no task #{_task_id(args.id)}: {absent}", 1)
+
+
+def open_store(
+    args: argparse.Namespace, *, existing: bool = False, read_only: bool = False
+) -> TaskStore:
     """The store and team `--store`, `--team` and `--cwd` (or what stands for them) name;
-    `existing`: a command on tasks already there, which refuses a store file that is not."""
+    `existing`: a command on tasks already there, which refuses a store file that is not;
+    `read_only`: a command that only reads, which makes no store file (`StoreAbsent`)."""
     start = (args.cwd or Path.cwd()).expanduser().resolve()
     user_home = Path.home()
     project = project_root(start, user_home=user_home)
@@ -102,12 +127,14 @@ def open_store(args: argparse.Namespace, *, existing: bool = False) -> TaskStore
         settings_files(project, home=tether_home(), user_home=user_home, start=start)
     )
     choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
-    if not existing:  # a task added must be one a worker can run, with --worktrees too
+    if not (existing or read_only):  # a task added must be one a worker can run, worktrees too
         try:
             task_name(choice.team, "1")
         except WorktreeError as e:
             raise ConfigError(str(e)) from None
-    return open_task_store(choice.store_url, project=project, team=choice.team, existing=existing)
+    return open_task_store(
+        choice.store_url, project=project, team=choice.team, existing=existing, read_only=read_only
+    )
 
 
 def say_reaped(home: Path) -> None:

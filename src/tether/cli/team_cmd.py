@@ -41,7 +41,7 @@ from tether.store.mailbox import (
     UnknownMember,
     open_team_store,
 )
-from tether.store.task_records import DEFAULT_LEASE_S, StoreUnavailable, Task
+from tether.store.task_records import DEFAULT_LEASE_S, StoreAbsent, StoreUnavailable, Task
 from tether.teams.board import LEASE_ENV, OWNER_ENV, STORE_ENV, TEAM_ENV, team_choice
 from tether.teams.claims import claim_member
 from tether.teams.names import check_member_name
@@ -59,8 +59,12 @@ def main(argv: list[str]) -> int:
             settings_files(project, home=tether_home(), user_home=Path.home(), start=project)
         )
         choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
-        store = open_team_store(choice.store_url, project=project, team=args.team)
+        store = open_team_store(  # only `up` makes a team; the others look for one
+            choice.store_url, project=project, team=args.team, read_only=args.command != "up"
+        )
         args.store = choice.store_url
+    except StoreAbsent as e:
+        return _error(str(e) if e.named else no_team(args.team, str(e.where)))
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e))
     try:
@@ -227,9 +231,12 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
 
 def _team_exists(store: TeamStore) -> None:
     if store.team_record() is None:
-        raise ConfigError(
-            f"no team named {store.team!r} in {store.url}: start it with tether team up"
-        )
+        raise ConfigError(no_team(store.team, store.url))
+
+
+def no_team(team: str, where: str) -> str:
+    """What a command on a team that was never started says."""
+    return f"no team named {team!r} in {where}: start it with tether team up"
 
 
 _COMMANDS = {

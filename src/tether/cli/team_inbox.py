@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from tether.cli.team_cmd import no_team
 from tether.cli.terminal_text import terminal_safe
 from tether.protocol import ConfigError
 from tether.store.mailbox import Delivery, Member, Message, TeamStore
@@ -52,9 +53,7 @@ def leading(store: TeamStore, project: Path) -> Generator[TeamLink]:
     (or another reader) holds it."""
     record = store.team_record()
     if record is None:
-        raise ConfigError(
-            f"no team named {store.team!r} in {store.url}: start it with tether team up"
-        )
+        raise ConfigError(no_team(store.team, store.url))
     me = claim_lead(store, LEAD)
     if isinstance(me, str):
         raise ConfigError(

@@ -26,7 +26,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.store.task_store import store_location
+from tether.store.task_store import absent_store, store_location
 
 DEFAULT_RECLAIM_AFTER_S = 30.0
 """How long a received message may stay unacknowledged before another consumer gets it."""
@@ -260,11 +260,14 @@ class TeamStore(MailboxStore, RosterStore, Protocol):
     """A team's mailboxes and roster in one store: what both `open_*` functions return."""
 
 
-def open_team_store(url: str | None, *, project: Path, team: str) -> TeamStore:
+def open_team_store(
+    url: str | None, *, project: Path, team: str, read_only: bool = False
+) -> TeamStore:
     """A team's mailboxes and roster at `url`, in the URL forms of `open_task_store`
     (`redis://host:port/db`, `sqlite:///abs/path`, a path relative to `project`, None for
     the project's own SQLite file): the same place as the team's task board. A store that
-    cannot be used raises `StoreUnavailable` naming it; there is no fallback."""
+    cannot be used raises `StoreUnavailable` naming it; there is no fallback. `read_only` (a
+    command on a team that must exist already): a SQLite file is never made (`StoreAbsent`)."""
     where = store_location(url, project=project, team=team)
     if isinstance(where, str):
         from tether.store.redis_mailbox import RedisMailboxStore
@@ -272,6 +275,8 @@ def open_team_store(url: str | None, *, project: Path, team: str) -> TeamStore:
         return RedisMailboxStore(where, team)
     from tether.store.sqlite_mailbox import SqliteMailboxStore
 
+    if read_only and not where.exists():
+        raise absent_store(where, url=url, team=team, made_by="`tether team up`")
     return SqliteMailboxStore(where, team)
 
 

@@ -7,6 +7,7 @@ dependencies, result, attempts, cost, the lease and its fencing token).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -130,6 +131,17 @@ class StoreDamaged(StoreUnavailable):
     """The store answers, but what it holds is damaged (a SQLite file that is malformed or
     not a database): waiting will not mend it, so nothing retries it. The message names the
     file and what to do."""
+
+
+class StoreAbsent(StoreUnavailable):
+    """A command that only reads (`tether tasks list`, `board`, `team status`) found no
+    SQLite store where it looked: reading never makes one, so a look at a project where no
+    task or team was ever made leaves no file behind. `where`: the file looked for; `named`:
+    whether a URL named it (a mistyped `--store`?) rather than the project's default place."""
+
+    def __init__(self, message: str, *, where: Path, team: str, named: bool) -> None:
+        super().__init__(message)
+        self.where, self.team, self.named = where, team, named
 
 
 class StoreLost(StoreUnavailable):

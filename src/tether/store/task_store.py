@@ -27,6 +27,7 @@ from tether.store.task_records import (
     DEFAULT_MAX_ATTEMPTS,
     Claim,
     NewTask,
+    StoreAbsent,
     StoreLost,
     StoreUnavailable,
     Task,
@@ -150,13 +151,16 @@ def open_task_store(
     project: Path,
     team: str = DEFAULT_TEAM,
     existing: bool = False,
+    read_only: bool = False,
     made: bool = True,
 ) -> TaskStore:
     """The store at `url`: `redis://host:port/db` (or `rediss://`), `sqlite:///abs/path`, a
     plain path (relative to `project`), or None for the project's own SQLite file. A store
     that cannot be used raises `StoreUnavailable` naming it; there is no fallback. With
     `existing` (commands that only read), a SQLite file named by `url` must exist already:
-    a mistyped path is said, not made into an empty store. `made=False` (a session lent a
+    a mistyped path is said, not made into an empty store. `read_only` (a command that
+    only looks: list, show, the board): no SQLite file is made, not even the project's
+    default one (`StoreAbsent`). `made=False` (a session lent a
     worker's claim: the board exists): a SQLite file or Redis board that is gone is said lost,
     never made again empty (the worker would then find a board that is not the one it opened)."""
     where = store_location(url, project=project, team=team)
@@ -166,17 +170,26 @@ def open_task_store(
         return RedisTaskStore(where, team, made=made)
     from tether.store.sqlite_tasks import SqliteTaskStore
 
-    if existing and url and not where.exists():
-        raise StoreUnavailable(
-            f"no task store at {where}: nothing was ever added there (a mistyped --store or "
-            "TETHER_TEAM_STORE?); `tether tasks add` makes one"
-        )
+    if ((existing and url) or read_only) and not where.exists():
+        raise absent_store(where, url=url, team=team, made_by="`tether tasks add`")
     if not made and not where.exists():
         raise StoreLost(
             f"the task store {where} was deleted or moved away since the worker that runs this "
             "session opened it: nothing more is recorded in it"
         )
     return SqliteTaskStore(where, team)
+
+
+def absent_store(where: Path, *, url: str | None, team: str, made_by: str) -> StoreAbsent:
+    """What a command that only reads says of a SQLite store that is not there."""
+    if url:
+        text = (
+            f"no task store at {where}: nothing was ever added there (a mistyped --store or "
+            f"TETHER_TEAM_STORE?); {made_by} makes one"
+        )
+    else:
+        text = f"this project has no team store yet ({where}); {made_by} makes one"
+    return StoreAbsent(text, where=where, team=team, named=bool(url))
 
 
 def store_location(url: str | None, *, project: Path, team: str) -> str | Path:
