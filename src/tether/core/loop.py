@@ -17,6 +17,7 @@ from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
 from tether.core.lifecycle import reminder
 from tether.core.model_call import RetryPolicy
+from tether.core.repeated_calls import RepeatedFailures
 from tether.core.surroundings import Surroundings
 from tether.core.tool_calls import CallsStopped, PathLocks, run_calls
 from tether.core.window import call_within_window
@@ -132,6 +133,8 @@ class TurnStats:
         self.stopped_while_speaking = False
         """The turn was interrupted while a reply streamed (its mark says so, as Claude
         Code's)."""
+        self.repeats = RepeatedFailures()
+        """Replies whose calls failed as the previous reply's did (`repeated_calls`)."""
 
     def total_usage(self) -> Usage:
         return self.usage + self.side_usage
@@ -317,8 +320,15 @@ async def _run_tools(
         # A bug in a tool: said once, by the turn that it ends (`turn_failed`).
         _commit(history, stopped.results, emit)
         raise stopped.cause from None
+    try:
+        repeated = stats.repeats.saw(calls, [result.block for result in results])
+    except HarnessError:  # the same failing calls once too often: answered, then the end
+        _commit(history, [result.block for result in results], emit)
+        raise
     # What hooks said about the calls and the open plan follow the results, as reminders.
     notes = [note for result in results for note in result.context]
+    if repeated is not None:
+        notes.append(repeated)
     open_plan = todo_reminder(agent.tool_context.todos)
     if open_plan:
         notes.append(open_plan)
