@@ -23,3 +23,36 @@ def shown_url(url: str, *, path: bool = False) -> str:
     host = f"[{host}]" if ":" in host else host
     shown = f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
     return shown + parts.path if path else shown
+
+
+def http_url_problem(url: str) -> str | None:
+    """Why `url` is not an http(s) URL that can be connected to, in a few words, or None: the
+    one check of every URL a setting or variable names (hooks, webhooks, telemetry), so that
+    a port out of range, a port that is no number or an unclosed bracket is refused when the
+    setting is read, not met as a traceback at the first send. The scheme in any case
+    (`HTTP://` is `http://`)."""
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "a URL holds no spaces or control characters"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number, or out of range, raises here
+    except ValueError as e:
+        return str(e)
+    if parts.scheme.lower() not in ("http", "https"):
+        return "expected an http:// or https:// URL"
+    if not parts.hostname:
+        return "the URL names no host"
+    return None
+
+
+def without_secrets(text: str, url: str) -> str:
+    """`text` (a library's error message, which may quote the URL it was given) with `url`'s
+    secrets taken out wherever they appear: its userinfo, query and fragment."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return text
+    secrets = [parts.query, parts.fragment, parts.password or "", parts.username or ""]
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, "…")
+    return text

@@ -187,3 +187,31 @@ def test_an_answer_that_keeps_coming_is_cut_at_the_hooks_timeout(
         fake_model.requests[1].tool_results()
     )
     assert (workspace / "made").exists()  # a hook that did not answer does not block
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+@pytest.mark.parametrize("port", ["99999", "abc", "-1"])
+def test_a_hook_url_that_cannot_be_connected_to_is_refused_when_the_settings_are_read(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, port: str
+) -> None:
+    write_settings(workspace, {"PreToolUse": on("Bash", _http_hook(f"http://127.0.0.1:{port}/h"))})
+    fake_model.script(reply(tool_use("Bash", command="touch made")), reply(text("ok")))
+    result = tether("-p", "go", "--dangerously-skip-permissions")
+    assert result.exit_code == 2, result.stderr
+    assert "hooks.PreToolUse[0].hooks[0].url" in result.stderr
+    assert "must be an http:// or https:// URL (Port" in result.stderr
+    assert "internal error" not in result.stderr
+    assert "Traceback" not in result.stderr
+    assert fake_model.requests == []
+    assert not (workspace / "made").exists()
+
+
+@pytest.mark.usefixtures("trusted_workspace")
+def test_a_hook_url_with_its_scheme_in_capitals_is_a_url_and_is_called(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, endpoint: HookServer
+) -> None:
+    write_settings(workspace, {"PreToolUse": on("Bash", _http_hook(endpoint.url.upper()))})
+    fake_model.script(reply(tool_use("Bash", command="true")), reply(text("ok")))
+    result = tether("-p", "go", "--dangerously-skip-permissions")
+    assert result.exit_code == 0, result.stderr
+    assert [payload["hook_event_name"] for _, payload in endpoint.got] == ["PreToolUse"]

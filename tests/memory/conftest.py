@@ -8,6 +8,7 @@ import io
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -43,7 +44,8 @@ def _vector(text: str) -> list[float]:
 
 class Endpoint(ThreadingHTTPServer):
     """`hanging`: a request is read and never answered (until `release`), as a firewalled or
-    overloaded endpoint does; `hung` counts those."""
+    overloaded endpoint does; `hung` counts those. `delay_s`: each answer comes that late
+    (a remote endpoint paying DNS and TLS first)."""
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -51,6 +53,7 @@ class Endpoint(ThreadingHTTPServer):
         self.status = 200
         self.hanging = False
         self.hung = 0
+        self.delay_s = 0.0
         self.released = threading.Event()
 
     def release(self) -> None:
@@ -74,6 +77,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.released.wait()
             self.close_connection = True
             return
+        if self.server.delay_s:
+            time.sleep(self.server.delay_s)
         if self.server.status != 200:
             payload = b'{"error": {"message": "overloaded"}}'
         else:

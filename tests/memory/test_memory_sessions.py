@@ -366,3 +366,23 @@ def test_a_memory_kept_aside_after_the_memory_opened_is_added_before_a_search(
     [found] = fake_model.requests[3].tool_results()
     assert found.startswith(f"Memory 3 [staging]: {fact}"), found
     assert kept.read_text() == ""
+
+
+def test_with_memory_off_its_tools_are_not_offered_to_the_model_nor_to_a_subagent(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_NO_MEMORY", "1")
+    fake_model.script(
+        tool_use("Task", description="look", prompt="look around", subagent_type="general-purpose"),
+        text("looked"),
+        text("done"),
+    )
+    result = tether("-p", "hello", "--output-format", "stream-json")
+    assert result.exit_code == 0, result.stderr
+    offered = [r.tool_names() for r in fake_model.requests]
+    assert len(offered) == 3
+    for names in offered:  # the main agent's requests and the subagent's
+        assert "Read" in names
+        assert not {"MemorySave", "MemorySearch"} & set(names)
+    init = result.json_lines()[0]
+    assert not {"MemorySave", "MemorySearch"} & set(init["tools"])

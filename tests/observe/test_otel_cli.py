@@ -237,6 +237,24 @@ def test_a_collector_that_refuses_connections_costs_nothing_but_a_line(
     assert "export problems" in said
 
 
+def test_the_endpoints_secrets_never_reach_the_terminal_in_the_sdks_errors(
+    fake_model: FakeModelServer, model_env: object, workspace: Path
+) -> None:
+    fake_model.script(reply(text("done")))
+    env = {
+        **os.environ,
+        "TETHER_ENABLE_TELEMETRY": "1",
+        "OTEL_METRICS_EXPORTER": "otlp",  # its exporter's error quotes the URL it was given
+        "OTEL_TRACES_EXPORTER": "none",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{_closed_port()}?t=Q-S3KRET",
+    }
+    result = _run(workspace, env, "-p", "hi")
+    assert result.exit_code == 0, result.stderr
+    assert "export problems" in result.stderr  # the SDK's error is said...
+    assert "S3KRET" not in result.stderr  # ...without the query or password it quotes
+
+
 def test_bad_telemetry_variables_are_named_before_the_session_starts(
     fake_model: FakeModelServer, model_env: object, workspace: Path
 ) -> None:

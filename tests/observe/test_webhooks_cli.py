@@ -77,6 +77,14 @@ def test_bad_webhook_settings_are_named(
         ({"webhooks": {"url": "x"}}, 'settings key "webhooks" must be a list of objects'),
         ({"webhooks": [{"url": "ftp://x"}]}, '"webhooks[0].url" must be an http:// or https://'),
         (
+            {"webhooks": [{"url": "http://127.0.0.1:99999/w"}]},
+            '"webhooks[0].url" must be an http:// or https:// URL (Port out of range 0-65535)',
+        ),
+        (
+            {"webhooks": [{"url": "http://127.0.0.1:abc/w"}]},
+            '"webhooks[0].url" must be an http:// or https:// URL (Port could not be cast',
+        ),
+        (
             {"webhooks": [{"url": "http://127.0.0.1:9/", "events": ["tool_done"]}]},
             "\"webhooks[0].events\": 'tool_done' is not an event kind (known: block_completed,",
         ),

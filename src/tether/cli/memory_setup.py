@@ -22,6 +22,7 @@ from tether.core.memory import MEMORY_FILE_TAG, PIECES_PER_SESSION
 from tether.core.session import Session
 from tether.protocol import ToolError
 from tether.store.sessions import project_dir
+from tether.tools.base import Tool
 from tether.tools.context import ToolContext
 from tether.tools.memory_index import Hits, MemoryHit, Saved, memory_name, render_hits
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
 
 MEMORY_OFF_ENV = "TETHER_NO_MEMORY"
-"""Set (to anything but empty) for sessions with no memory tools' index and nothing offered."""
+"""Set (to anything but empty) for sessions with no memory: no tools of its, nothing offered."""
 OFFERED = 3
 """How many memories at most are offered with the first prompt."""
 OFFERED_CHARS = 1_600
@@ -44,6 +45,17 @@ _told_words_only = False
 
 def memory_path(home: Path, project: Path) -> Path:
     return project_dir(home, project) / "memory.db"
+
+
+MEMORY_TOOLS = frozenset({"MemorySave", "MemorySearch"})
+
+
+def memory_tools_unless_off(tools: list[Tool], env: Mapping[str, str]) -> list[Tool]:
+    """`tools` without the memory's own when memory is off (`TETHER_NO_MEMORY`): a tool the
+    model is offered must work, and with no memory each call of theirs would fail."""
+    if not env.get(MEMORY_OFF_ENV):
+        return tools
+    return [tool for tool in tools if tool.name not in MEMORY_TOOLS]
 
 
 def attach_memory(

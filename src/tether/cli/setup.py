@@ -24,7 +24,7 @@ from tether.cli.instruction_sources import attach_instruction_sources
 from tether.cli.late_hooks import attach_late_hooks
 from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import attach_mcp
-from tether.cli.memory_setup import MEMORY_OFF_ENV, attach_memory
+from tether.cli.memory_setup import MEMORY_OFF_ENV, attach_memory, memory_tools_unless_off
 from tether.cli.model_options import (
     idle_limits,
     max_output_tokens,
@@ -187,7 +187,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         tools=[
             *chosen_tools(
                 base_tools := [
-                    *searchable(builtin_tools(), resolved),
+                    *searchable(memory_tools_unless_off(builtin_tools(), env), resolved),
                     task_tool(runner, spawn=lead.spawn if lead is not None else None),
                     *(skill_tools if skills.skills or skills.commands else []),
                     *board_tools(board),

@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tether.evals.results import Judgement, Score
 from tether.evals.steps import run_to_file, tether_argv
@@ -36,6 +36,11 @@ def judge_prompt(case: Case, rubric: Rubric, transcript: str, check_passed: bool
 
 
 class _Answer(BaseModel):
+    """One criterion's answer, strictly: `true` is not a score of 1, nor `"4"` or `4.0` a 4
+    (the prompt asks for a whole number; a judge that answers otherwise is misreading it)."""
+
+    model_config = ConfigDict(strict=True)
+
     score: int
     reason: str
 

@@ -29,6 +29,7 @@ from tether.hooks.spec import (
 )
 from tether.protocol import ConfigError
 from tether.relocated_files import file_name
+from tether.shown_urls import http_url_problem
 from tether.slotted import Slotted
 
 OTHER_CLAUDE_CODE_EVENTS = frozenset(
@@ -192,8 +193,10 @@ def _limits(path: Path, key: str, entry: dict[str, Any], default: float) -> tupl
 def _read_http(path: Path, key: str, event: str, matcher: str, entry: dict[str, Any]) -> HookSpec:
     """An `http` hook: its url (http or https), headers and the variables they may use."""
     url = entry.get("url")
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+    if not isinstance(url, str):
         raise _error(path, f"{key}.url", "must be an http:// or https:// URL")
+    if (problem := http_url_problem(url)) is not None:
+        raise _error(path, f"{key}.url", f"must be an http:// or https:// URL ({problem})")
     headers = entry.get("headers", {})
     if not isinstance(headers, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in cast(dict[Any, Any], headers).items()

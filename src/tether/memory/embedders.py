@@ -38,6 +38,11 @@ class Embedder(Protocol):
 class EmbeddingError(Exception):
     """The embedder could not give vectors; the message says why."""
 
+    hurried: bool = False
+    """It gave no answer within a limit shorter than its own (a session start's offer, which
+    must not hold the first request up): not yet known to be down, only slow for that use,
+    so nothing that waits longer is kept from trying it."""
+
 
 URL_ENV = "TETHER_MEMORY_EMBEDDINGS_URL"
 """An OpenAI-compatible endpoint's base URL (up to `/v1`): memory embeds through it."""
@@ -146,18 +151,27 @@ class HttpEmbedder:
     def embed(self, texts: list[str], *, timeout: float | None = None) -> list[list[float]]:
         url = self.base_url.rstrip("/") + "/embeddings"
         shown = shown_url(url, path=True)
+        limit = self.timeout if timeout is None else timeout
+        hurried = limit < self.timeout
         if self.health is not None and not self.patient:
-            down = self.health.down()
+            down = self.health.down(hurried=hurried)
             if down is not None:
-                raise EmbeddingError(str(down))
+                skipped = EmbeddingError(str(down))
+                skipped.hurried = hurried  # a patient use asks the health for itself
+                raise skipped
         try:
-            vectors = self._post(url, shown, texts, self.timeout if timeout is None else timeout)
+            vectors = self._post(url, shown, texts, limit)
+        except _NoAnswer as e:
+            e.hurried = hurried  # slow for this use, not yet known to be down
+            if self.health is not None:
+                self.health.failed(str(e), hurried=hurried)
+            raise
         except EmbeddingError as e:
             if self.health is not None:
                 self.health.failed(str(e))
             raise
         if self.health is not None:
-            self.health.answered()
+            self.health.answered(hurried=hurried)
         self._dimensions = len(vectors[0]) if vectors else self._dimensions
         return vectors
 
@@ -171,7 +185,7 @@ class HttpEmbedder:
                 url, json={"model": self.model, "input": texts}, headers=headers, timeout=timeout
             )
         except httpx2.TimeoutException:
-            raise EmbeddingError(f"{shown}: no answer within {timeout:g} s") from None
+            raise _NoAnswer(f"{shown}: no answer within {timeout:g} s") from None
         except httpx2.HTTPError as e:
             raise EmbeddingError(f"{shown}: {e}") from None
         if response.status_code != 200:
@@ -184,6 +198,10 @@ class HttpEmbedder:
         if len(vectors) != len(texts):
             raise EmbeddingError(f"{shown}: {len(vectors)} vectors for {len(texts)} texts")
         return [_unit(v) for v in vectors]
+
+
+class _NoAnswer(EmbeddingError):
+    """The endpoint gave no answer in time."""
 
 
 def _unit(vector: list[float]) -> list[float]:

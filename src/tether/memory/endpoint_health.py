@@ -3,8 +3,11 @@ does not wait for it again: `$TETHER_HOME/memory/embeddings-down.json`, one entr
 endpoint (its URL without credentials) with why it failed, when, and when to try it again.
 
 The delay doubles with each failure in a row (1 minute, 2, 4, ... at most 10) and an answer
-forgets it. A file that cannot be read or written is no failure of memory: nothing is known
-then, and the endpoint is tried."""
+forgets it. A failure of a hurried use (no answer within a session start's short limit) is
+remembered as `slow`: only hurried uses skip the endpoint then, and the tools, which wait
+longer, go on trying it; an answer to a patient use forgets only a failure that was not
+`slow` (the endpoint works, but is still slow for a start). A file that cannot be read or
+written is no failure of memory: nothing is known then, and the endpoint is tried."""
 
 from __future__ import annotations
 
@@ -44,10 +47,13 @@ class EndpointHealth:
         self.path = path
         self.key = key
 
-    def down(self, now: float | None = None) -> Down | None:
-        """The endpoint's failure, while it is not to be tried again; else None."""
+    def down(self, now: float | None = None, *, hurried: bool = False) -> Down | None:
+        """The endpoint's failure, while it is not to be tried again (by a `hurried` use when
+        it was only slow); else None."""
         entry = self._entries().get(self.key)
         if not isinstance(entry, dict):
+            return None
+        if entry.get("slow") is True and not hurried:  # pyright: ignore[reportUnknownMemberType]
             return None
         try:
             why, retry_at = str(entry["why"]), float(entry["retry_at"])  # pyright: ignore[reportUnknownArgumentType]
@@ -57,13 +63,15 @@ class EndpointHealth:
             return None
         return Down(why, retry_at)
 
-    def failed(self, why: str) -> None:
-        """Remember a failure: not tried again for a while, longer after each in a row."""
+    def failed(self, why: str, *, hurried: bool = False) -> None:
+        """Remember a failure: not tried again for a while, longer after each in a row; one
+        of a `hurried` use only by hurried uses (and never over a failure that was not)."""
         entries = self._entries()
         before = entries.get(self.key)
-        count = 0
+        count, slow = 0, hurried
         if isinstance(before, dict):
             count = before.get("failures", 0)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            slow = hurried and before.get("slow") is not False  # pyright: ignore[reportUnknownMemberType]
         failures = (count if isinstance(count, int) else 0) + 1
         now = time.time()
         delay = min(FIRST_DELAY_S * 2 ** min(failures - 1, 16), MAX_DELAY_S)
@@ -71,14 +79,19 @@ class EndpointHealth:
             "why": f"{why} (at {_clock(now)})",
             "failures": failures,
             "retry_at": now + delay,
+            "slow": slow,
         }
         self._write(entries)
 
-    def answered(self) -> None:
-        """The endpoint answered: its failures are forgotten."""
+    def answered(self, *, hurried: bool = False) -> None:
+        """The endpoint answered: its failures are forgotten (by a patient use, not its being
+        slow for hurried ones)."""
         entries = self._entries()
-        if entries.pop(self.key, None) is not None:
-            self._write(entries)
+        entry = entries.get(self.key)
+        if entry is None or (isinstance(entry, dict) and entry.get("slow") is True and not hurried):  # pyright: ignore[reportUnknownMemberType]
+            return
+        del entries[self.key]
+        self._write(entries)
 
     def _entries(self) -> dict[str, Any]:
         try:

@@ -88,7 +88,9 @@ class MemoryStore:
         self._vectors = False  # the vector table made for `embedder`: at its first use
         self._retry_after = retry_after
         self._down: str | None = None
-        self._down_at = 0.0
+        self._down_at: float | None = None
+        """When the embedder last failed (`time.monotonic()`), not to be tried again before
+        `retry_after` from then; None: it may be tried (a hurried use's timeout is no failure)."""
         self._matrix = VectorMatrix()
         self._complete_at: Mark | None = None
         """The file's mark when every memory had its vector: no backfill to look for."""
@@ -238,16 +240,18 @@ class MemoryStore:
         embedder = self.embedder
         if embedder is None:
             return None
-        if self._down is not None and time.monotonic() - self._down_at < self._retry_after:
+        if self._down_at is not None and time.monotonic() - self._down_at < self._retry_after:
             return None
         try:
             vector = embedder.embed([text], timeout=timeout)[0]
         except EmbeddingError as e:
-            self._down, self._down_at = f"cannot embed for memory: {e}", time.monotonic()
+            self._down = f"cannot embed for memory: {e}"
+            # Slow for a hurried use is not down for the tools, which wait longer.
+            self._down_at = None if e.hurried else time.monotonic()
             return None
         if not self._vectors:
             self._guarded(self._prepare_vectors, embedder.name, len(vector))
-        self._down = None
+        self._down = self._down_at = None
         return vector
 
     def _prepare_vectors(self, name: str, dimensions: int) -> None:
@@ -291,7 +295,8 @@ class MemoryStore:
         try:
             vectors = self.embedder.embed([text for _, text in rows], timeout=timeout)
         except EmbeddingError as e:
-            self._down, self._down_at = f"cannot embed for memory: {e}", time.monotonic()
+            self._down = f"cannot embed for memory: {e}"
+            self._down_at = None if e.hurried else time.monotonic()
             return
         with self._transaction():
             for (memory_id, _), vector in zip(rows, vectors, strict=True):

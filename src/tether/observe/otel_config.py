@@ -16,10 +16,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, distribution
 from typing import Literal
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from tether.protocol import ConfigError
-from tether.shown_urls import shown_url
+from tether.shown_urls import http_url_problem, shown_url
 
 ENABLE_ENVS = ("TETHER_ENABLE_TELEMETRY", "CLAUDE_CODE_ENABLE_TELEMETRY")
 Signal = Literal["metrics", "traces"]
@@ -249,21 +249,8 @@ def _target(
 
 
 def _check_url(name: str, value: str) -> None:
-    if not value.startswith(("http://", "https://")):
-        raise ConfigError(
-            f"{name}={shown_url(value, path=True)!r}: expected an http:// or https:// URL"
-        )
-    if any(c.isspace() or not c.isprintable() for c in value):
-        raise ConfigError(
-            f"{name}={shown_url(value, path=True)!r}: a URL holds no spaces or control characters"
-        )
-    try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 - a port that is not a number raises here
-    except ValueError as e:
-        raise ConfigError(f"{name}: not a valid URL ({e})") from None
-    if not parts.hostname:
-        raise ConfigError(f"{name}: the URL names no host")
+    if (problem := http_url_problem(value)) is not None:
+        raise ConfigError(f"{name}={shown_url(value, path=True)!r}: not a valid URL ({problem})")
 
 
 def _pairs(name: str, value: str) -> tuple[tuple[str, str], ...]:

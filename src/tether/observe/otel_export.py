@@ -19,6 +19,7 @@ from typing import Any
 from tether import __version__
 from tether.observe.otel_config import OtelConfig, OtlpTarget
 from tether.protocol import ConfigError
+from tether.shown_urls import without_secrets
 
 INSTALL_HINT = "pip install 'tether[otel]'"
 
@@ -59,21 +60,26 @@ SCOPE = "tether"
 
 class _Problems(logging.Handler):
     """The SDK's own log (a failed export, a retry), kept off the terminal: counted, and the
-    first said in the one line at exit."""
+    first said in the one line at exit, without the configured endpoints' secrets (query,
+    userinfo), which the SDK's errors quote with the URL they were given."""
 
-    def __init__(self) -> None:
+    def __init__(self, endpoints: tuple[str, ...]) -> None:
         super().__init__(logging.WARNING)
         self.count = 0
         self.first: str | None = None
+        self.endpoints = endpoints
 
     def emit(self, record: logging.LogRecord) -> None:
         self.count += 1
         if self.first is None:
-            self.first = record.getMessage().split("\n", 1)[0][:300]
+            said = record.getMessage().split("\n", 1)[0]
+            for endpoint in self.endpoints:  # before it is cut: no part of a secret is left
+                said = without_secrets(said, endpoint)
+            self.first = said[:300]
 
 
-def _quiet_sdk() -> _Problems:
-    problems = _Problems()
+def _quiet_sdk(endpoints: tuple[str, ...]) -> _Problems:
+    problems = _Problems(endpoints)
     logger = logging.getLogger("opentelemetry")
     logger.addHandler(problems)
     logger.propagate = False  # not to the root logger's (a host's) or Python's last resort
@@ -121,11 +127,17 @@ class Exporters:
         said.extend(problems)
         if self._problems.count:
             said.append(f"{self._problems.count} export problems (first: {self._problems.first})")
-        return f"telemetry: {'; '.join(said)}" if said else None
+        if not said:
+            return None
+        text = f"telemetry: {'; '.join(said)}"
+        for endpoint in self._problems.endpoints:  # an exporter's own exception, quoted too
+            text = without_secrets(text, endpoint)
+        return text
 
 
 def build_exporters(config: OtelConfig) -> Exporters:
-    problems = _quiet_sdk()
+    targets = (config.traces_target, config.metrics_target)
+    problems = _quiet_sdk(tuple(t.endpoint for t in targets if t is not None))
     resource = Resource.create(
         {"service.name": "tether", "service.version": __version__, **dict(config.resource)}
     )

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Final, Literal, cast, get_args
-from urllib.parse import urlsplit
 
 from tether.protocol import ConfigError, Event
 from tether.protocol.record import field_default
-from tether.shown_urls import shown_url
+from tether.shown_urls import http_url_problem, shown_url
 from tether.slotted import Slotted
 
 KEY = "webhooks"
@@ -101,10 +100,11 @@ def _read_one(item: object, where: str, env: Mapping[str, str]) -> WebhookConfig
             f"(known: {', '.join(_FIELDS)})"
         )
     url = entry.get("url")
-    parts = urlsplit(url) if isinstance(url, str) else None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f'settings key "{where}.url" must be an http:// or https:// URL')
-    assert isinstance(url, str)
+    problem = http_url_problem(url) if isinstance(url, str) else "not a string"
+    if problem is not None or not isinstance(url, str):
+        raise ConfigError(
+            f'settings key "{where}.url" must be an http:// or https:// URL ({problem})'
+        )
     return WebhookConfig(
         url=url,
         events=_events(entry.get("events"), f"{where}.events"),
