@@ -338,11 +338,21 @@ class BackgroundShells:
     async def wait_all(self) -> None:
         """Until every background subagent and command has ended (those started meanwhile
         too)."""
-        while waits := [
+        while waits := self._runs():
+            await asyncio.wait(waits)
+
+    async def wait_any(self) -> bool:
+        """Until one background subagent or command ends; False at once when none runs."""
+        waits = self._runs()
+        if waits:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        return bool(waits)
+
+    def _runs(self) -> list[asyncio.Future[Any]]:
+        return [
             *(a.run for a in self.running_agents()),
             *(s.ended for s in self._shells.values() if s.ended is not None and not s.ended.done()),
-        ]:
-            await asyncio.wait(waits)
+        ]
 
     def running_agents(self) -> list[BackgroundAgent]:
         """The background subagents still running, oldest first."""
