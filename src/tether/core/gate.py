@@ -188,7 +188,7 @@ class ToolGate:
                 ),
                 emit,
             )
-        if self.notify_on_ask:
+        if self.notify_on_ask or self.hooks is None or not self.hooks.has("PermissionRequest"):
             answer = await ask(request)
         else:  # a program answers: asked while the hooks fire (see `permission_race`)
             hooks = self._permission_hooks(call, tool_input, offered, emit)

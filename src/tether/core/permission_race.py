@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
+from typing import Any
 
 from tether.core.gate_types import Approval
 from tether.protocol import PermissionAnswer
@@ -26,6 +27,15 @@ async def first_decision(
         decided = judging.result()
         return decided if decided is not None else await asking
     finally:
+        # Not awaited: a cancellation on its way (a deny that interrupts the turn) must not
+        # land here, after the answer was taken, and lose it. The loser ends on its own.
         for task in (asking, judging):
-            task.cancel()
-        await asyncio.gather(asking, judging, return_exceptions=True)
+            if not task.done():
+                task.cancel()
+                task.add_done_callback(_outcome_dropped)
+
+
+def _outcome_dropped(task: asyncio.Future[Any]) -> None:
+    """The loser's end is nobody's news (an error it ended with included)."""
+    if not task.cancelled():
+        task.exception()
