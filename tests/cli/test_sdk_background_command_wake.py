@@ -78,3 +78,51 @@ def test_print_mode_waits_for_the_command_and_its_turn(
     assert results == [("started", None), ("WOKE", ORIGIN)]
     assert WOKEN in model_env.requests[2].last_user_text()
     assert (workspace / "done.txt").read_text() == "BGDONE\n"
+
+
+def _waiting(name: str) -> Any:
+    return tool_use(
+        "Bash",
+        command=f"while [ ! -f {name} ]; do sleep 0.05; done",
+        description=f"wait for {name}",
+        run_in_background=True,
+    )
+
+
+def _two_ends(workspace: Path) -> Any:
+    """Two background commands: the first ends once the turn's last step is asked for, the
+    second once the turn the first's end woke is."""
+
+    def respond(request: Any) -> Any:
+        step = sum(1 for m in request.messages() if m.get("role") == "assistant")
+        if step in (1, 2):
+            (workspace / f"go{step}").touch()
+        turns = [reply(_waiting("go1"), _waiting("go2")), text("started"), text("WOKE-1")]
+        return turns[step] if step < len(turns) else text("WOKE-2")
+
+    return respond
+
+
+def test_print_mode_prints_each_turns_answer_and_wakes_for_each_end(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    # As Claude Code on the same script: each end while the model is idle wakes it once more,
+    # and the text output is every turn's answer, a blank line between.
+    model_env.responder = _two_ends(workspace)
+    result = run_cli_process(["-p", "go", "--dangerously-skip-permissions"], cwd=workspace)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "started\n\nWOKE-1\n\nWOKE-2\n"
+    assert len(model_env.requests) == 4
+    assert "bash_1" in model_env.requests[2].last_user_text()
+    assert "bash_2" in model_env.requests[3].last_user_text()
+
+
+def test_print_mode_json_is_the_last_turns_result(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    model_env.responder = _two_ends(workspace)
+    flags = ["--output-format", "json", "--dangerously-skip-permissions"]
+    result = run_cli_process(["-p", "go", *flags], cwd=workspace)
+    assert result.exit_code == 0, result.stderr
+    [line] = result.json_lines()
+    assert (line["result"], line["origin"]) == ("WOKE-2", ORIGIN)

@@ -466,3 +466,11 @@ async def test_thinking_disabled_wins_over_an_effort_level(
     assert thinking[0] is not None  # the control: high effort thinks
     assert thinking[1] is None or thinking[1].get("type") == "disabled"
     assert not any("--thinking" in line for line in sdk.stderr)  # understood, not warned about
+
+
+async def test_adaptive_thinking_thinks(sdk: SdkRun, fake_model: FakeModelServer) -> None:
+    # The SDK passes `--thinking adaptive` alone; Claude Code then thinks at medium effort.
+    # Before, tether sent no thinking at all.
+    fake_model.script(reply(text("thought")))
+    await sdk.query("hi", thinking={"type": "adaptive"})
+    assert fake_model.requests[0].body.get("thinking") == {"type": "adaptive"}

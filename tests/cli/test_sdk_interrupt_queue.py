@@ -62,3 +62,21 @@ def test_an_interrupt_lists_the_prompts_still_queued(
     }
     assert [r["subtype"] for r in results] == ["error_during_execution", "success"]
     assert model_env.requests[-1].last_user_text().endswith("QUEUED-A\n\nQUEUED-B")
+
+
+def test_no_idle_is_said_while_a_prompt_waits(model_env: FakeModelServer, workspace: Path) -> None:
+    # As Claude Code: the SDK ends a run at `idle` (its stdin may be closed already), so idle
+    # between two results while the second prompt waits lost that prompt (client7 F1).
+    model_env.script(reply(text("one")), reply(text("two")))
+    command = [sys.executable, "-m", "tether", "--cwd", str(workspace), "--verbose"]
+    command += ["--input-format", "stream-json", "--output-format", "stream-json"]
+    both = "".join(json.dumps(_user(w, f"u-{w}")) + "\n" for w in ("first", "second"))
+    done = subprocess.run(command, input=both, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(raw) for raw in done.stdout.splitlines()]
+    said = [
+        line.get("state") or line.get("result")
+        for line in lines
+        if line["type"] == "result" or line.get("subtype") == "session_state_changed"
+    ]
+    assert said == ["running", "one", "two", "idle"]

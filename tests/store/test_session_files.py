@@ -444,3 +444,17 @@ def test_a_field_that_only_describes_an_entry_does_not_lose_its_message(tmp_path
     )
     assert problems == []
     assert loaded.last_uuid == entries[3]["uuid"]
+
+
+def test_a_title_line_with_a_uuid_and_no_parent_is_read_in_silence(tmp_path: Path) -> None:
+    # As the Agent SDK's fork_session writes it (its rename_session's line has no uuid).
+    # Before, the resume warned that this valid line was torn.
+    with SessionWriter.create(tmp_path, "s1", cwd=tmp_path) as writer:
+        writer.user([TextBlock(text="one")])
+    title = {"type": "custom-title", "sessionId": "s1", "customTitle": "T (fork)"}
+    with writer.path.open("a") as file:
+        file.write(json.dumps({**title, "uuid": "4720", "timestamp": "2026-12-05T02:42:16Z"}))
+        file.write("\n")
+    loaded = load_session(writer.path)
+    assert loaded.warnings == ()
+    assert tuple(loaded.records([])) == (user("one"),)

@@ -129,7 +129,8 @@ class SubagentRunner:
             agent_id,
             description,
         )
-        scope.agent.tool_context.background.start_agent(agent_id, description, work)
+        background = scope.agent.tool_context.background
+        background.start_agent(agent_id, description, work, definition.name)
         return ToolOutput(
             launched_text(agent_id),
             structured={

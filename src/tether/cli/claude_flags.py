@@ -153,7 +153,8 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         "--thinking",
         choices=["adaptive", "enabled", "disabled"],
         help="disabled: no extended thinking, whatever --effort or --max-thinking-tokens say; "
-        "adaptive and enabled: as those say",
+        "adaptive: thinking as --effort medium gives, unless --effort or "
+        "--max-thinking-tokens say otherwise; enabled: as those say",
     )
     p.add_argument(
         "--effort",

@@ -102,6 +102,8 @@ def _thinking(args: argparse.Namespace) -> int | None:
         return args.max_thinking_tokens or None
     if args.effort is not None:
         return EFFORT_THINKING_TOKENS[args.effort] or None
+    if args.thinking == "adaptive":  # the SDK's `{"type": "adaptive"}`: Claude Code's medium
+        return EFFORT_THINKING_TOKENS["medium"]
     return None
 
 

@@ -130,6 +130,8 @@ async def run_headless(
             # As Claude Code: a background subagent or command still running is waited for,
             # and what it ends with is a turn of its own before the process exits.
             turn = None if stopped_by else await woken(session)
+            if turn is not None and lines is None and finished_text(finished, out):
+                print(file=out)  # as Claude Code: each turn's answer, a blank line between
     finally:
         if progress is not None:
             progress.close()
@@ -145,8 +147,7 @@ async def run_headless(
             if _first_line(finished.result) not in shown_errors:
                 print(f"tether: {terminal_safe(finished.result or finished.subtype)}", file=err)
         else:
-            # The answer itself: as sent when it goes to a file or a pipe, safe on a terminal.
-            print(terminal_safe(finished.result) if out.isatty() else finished.result, file=out)
+            finished_text(finished, out)
     elif streaming:
         for line in results:
             _write(out, line)
@@ -162,13 +163,23 @@ async def run_headless(
     return 1 if finished.is_error else 0
 
 
+def finished_text(finished: TurnFinished | None, out: TextIO) -> bool:
+    """Print a turn's answer (as sent when it goes to a file or a pipe, safe on a terminal);
+    False when it ended in an error (said on stderr once the run is over)."""
+    if finished is None or finished.is_error:
+        return False
+    print(terminal_safe(finished.result) if out.isatty() else finished.result, file=out)
+    return True
+
+
 async def woken(session: Session) -> UserInput | None:
-    """Once the session's background subagents and commands have ended, the turn that gives
-    the model what they ended with (Claude Code's system notification); None when none ran."""
+    """Once one of the session's background subagents and commands has ended, the turn that
+    gives the model what those ended with (Claude Code's system notification: each end that
+    comes while the model is idle wakes it once more); None when none runs."""
     background = session.agent.tool_context.background
-    await background.wait_all()
-    if not background.unreported():
-        return None
+    while not background.unreported():
+        if not await background.wait_any():
+            return None
     from tether.agents.background import wake_prompt
 
     return UserInput(text=wake_prompt(background.finished_unreported()))

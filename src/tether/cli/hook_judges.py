@@ -38,6 +38,7 @@ def attach_hook_judges(
     gate.hooks.judge = hook_judge(agent, models)
     gate.hooks.callback = client.hook_callback
     gate.hooks.watchers.extend(client.hook_watchers)
+    gate.hooks.background_tasks = agent.tool_context.background.in_flight
 
 
 def hook_judge(agent: Agent, models: SubagentModels) -> HookJudge:

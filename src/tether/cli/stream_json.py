@@ -325,8 +325,9 @@ class StreamJsonFrontEnd:
             self._waiting.append(left[0])
             self._prompts.put_nowait(UserInput(text="\n\n".join(unread), uuid=left[0]))
         self.wakes.task_ended(session)  # one that ended after the turn's last model call
-        if not session.agent.tool_context.background.running_agents():
-            # As Claude Code: idle once no background subagent works on either.
+        if not session.agent.tool_context.background.running_agents() and not self._waiting:
+            # As Claude Code: idle once no background subagent works on either, and no prompt
+            # waits (the SDK ends a run at idle, and the waiting prompt would be lost).
             self.write(lines.system.state("idle"))
             self._busy = False
 

@@ -18,6 +18,7 @@ from tether.core.gate_after import post_batch_hooks, post_tool_hooks
 from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text, hook_context
 from tether.core.gate_updates import apply_changes, with_rule_edited
 from tether.core.lifecycle import surface
+from tether.core.permission_race import first_decision
 from tether.hooks import HookOutcome, HookSpec
 from tether.permissions import (
     Decision,
@@ -64,7 +65,8 @@ class ToolGate:
     parent: ToolGate | None = None
     """In a subagent's gate: the gate of the agent that started it."""
     notify_on_ask: bool = True
-    """Fire Notification hooks before asking: a person is asked (not a program, the SDK's)."""
+    """A person is asked: PermissionRequest hooks fire, then Notification hooks, before the
+    question. False when a program answers (the SDK's): it is asked while those hooks fire."""
     _turn_grants: list[str] = field(default_factory=list[str])
     _bash_context: tuple[Path, PermissionContext, PermissionContext] | None = None
 
@@ -157,9 +159,10 @@ class ToolGate:
                 call.name, tool_input, self._context_for(call.name), suggestion
             )
         )
-        answered = await self._permission_hooks(call, tool_input, offered, emit)
-        if answered is not None:
-            return answered
+        if ask is None or self.notify_on_ask:
+            answered = await self._permission_hooks(call, tool_input, offered, emit)
+            if answered is not None:
+                return answered
         if ask is None:
             why = "not allowed without asking, and nobody can be asked here"
             message = f"Permission denied: {why}: {decision.reason}"
@@ -185,7 +188,13 @@ class ToolGate:
                 ),
                 emit,
             )
-        answer = await ask(request)
+        if self.notify_on_ask or self.hooks is None or not self.hooks.has("PermissionRequest"):
+            answer = await ask(request)
+        else:  # a program answers: asked while the hooks fire (see `permission_race`)
+            hooks = self._permission_hooks(call, tool_input, offered, emit)
+            answer = await first_decision(ask(request), hooks)
+            if isinstance(answer, Approval):
+                return answer
         if answer.choice == "deny":
             extra = f": {answer.message}" if answer.message else ""
             said = answer.message if answer.message_whole and answer.message else None

@@ -67,6 +67,9 @@ class HookRunner:
             "CLAUDE_PROJECT_DIR": str(project_dir),
             "TETHER_PROJECT_DIR": str(project_dir),
         }
+        self.background_tasks: Callable[[], list[dict[str, Any]]] = list
+        """What runs in the background (Claude Code's summaries), for Stop and SubagentStop
+        inputs; shared with subagents' runners (the session's, as Claude Code scopes it)."""
         self.judge: HookJudge | None = None
         """Runs prompt and agent hooks (a model call, a subagent); without one they fail."""
         self.callback: HookCallback | None = None
@@ -151,7 +154,12 @@ class HookRunner:
             "permission_mode": self._permission_mode(),
             "hook_event_name": event,
             **_named_as_claude_code(payload),
+            **(self._in_flight() if event in ("Stop", "SubagentStop") else {}),
         }
+
+    def _in_flight(self) -> dict[str, Any]:
+        # tether schedules no wakeups (Claude Code's session crons): always none.
+        return {"background_tasks": self.background_tasks(), "session_crons": []}
 
     async def fire(
         self, event: HookEventName, payload: Mapping[str, Any], *, match: str | None = None

@@ -33,13 +33,10 @@ DROPPED_BLOCK = "[{kind} content from Claude Code, not kept by tether]"
 
 
 def is_bookkeeping(fields: dict[str, Any]) -> bool:
-    """A line that is not an entry of the conversation at all: no uuid, no parent, and not
-    a message (a message without them is a damaged one)."""
-    return (
-        "uuid" not in fields
-        and "parentUuid" not in fields
-        and fields.get("type") not in ("user", "assistant")
-    )
+    """A line that is not an entry of the conversation at all: no parent, and not a message
+    (a message without one is a damaged one). It may have a uuid: the Agent SDK's
+    `fork_session` writes its `custom-title` line with one."""
+    return "parentUuid" not in fields and fields.get("type") not in ("user", "assistant")
 
 
 def is_off_conversation(fields: dict[str, Any]) -> bool:

@@ -12,9 +12,18 @@ class BackgroundAgent(Slotted):
     """A subagent started with `run_in_background`: its run is a task of the session's; what
     the model is told when it ends (Claude Code's `<task-notification>`) is its result."""
 
-    __slots__ = ("announced", "description", "id", "interrupted", "run", "stopped_by_user")
+    __slots__ = (
+        "agent_type",
+        "announced",
+        "description",
+        "id",
+        "interrupted",
+        "run",
+        "stopped_by_user",
+    )
     id: str
     description: str
+    agent_type: str
     run: asyncio.Task[str]
     announced: bool
     stopped_by_user: bool
@@ -22,9 +31,12 @@ class BackgroundAgent(Slotted):
     """Stopped with the turn the client interrupted: the model is told at its next request,
     not woken for it (as Claude Code)."""
 
-    def __init__(self, id: str, description: str, run: asyncio.Task[str]) -> None:
+    def __init__(
+        self, id: str, description: str, run: asyncio.Task[str], agent_type: str = ""
+    ) -> None:
         self.id = id
         self.description = description
+        self.agent_type = agent_type
         self.run = run
         self.announced = False
         self.stopped_by_user = False

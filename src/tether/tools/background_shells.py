@@ -12,6 +12,7 @@ import contextlib
 import os
 from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
+from typing import Any
 
 from tether.processes import ConfinedCommand, signal_name, stop_group, stop_once_started
 from tether.protocol import ToolError
@@ -26,6 +27,8 @@ PUMP_BYTES_PER_S = 32 * 1024 * 1024
 """How fast a background command's output is taken in: far more than servers and builds
 print, far less than `yes`."""
 PUMP_WINDOW_S = 0.25
+SUMMARY_CHARS = 1000
+"""A description or command listed to hooks is cut past this (Claude Code's cap)."""
 
 
 class BackgroundShell(Slotted):
@@ -39,6 +42,7 @@ class BackgroundShell(Slotted):
         "cleanup",
         "command",
         "confined",
+        "description",
         "drained",
         "ended",
         "id",
@@ -51,6 +55,8 @@ class BackgroundShell(Slotted):
     )
     id: str
     command: str
+    description: str
+    """What it is for (the Bash call's `description`), as hooks are told of it."""
     log: CappedLog
     process: asyncio.subprocess.Process
     read_offset: int
@@ -88,9 +94,11 @@ class BackgroundShell(Slotted):
         drained: asyncio.Future[None] | None = None,
         confined: ConfinedCommand | None = None,
         ended: asyncio.Future[int] | None = None,
+        description: str = "",
     ) -> None:
         self.id = id
         self.command = command
+        self.description = description
         self.log = log
         self.process = process
         self.read_offset = read_offset
@@ -228,6 +236,7 @@ class BackgroundShells:
         log_dir: Path,
         env: Mapping[str, str],
         pass_fds: tuple[int, ...] = (),
+        description: str = "",
     ) -> BackgroundShell:
         """Run `argv` (which runs `command`) in a process group of its own with stdin from
         /dev/null and its output into a new log in `log_dir`; return once it has started.
@@ -278,7 +287,7 @@ class BackgroundShells:
             await stop_group(process, grace_s=KILL_GRACE_S)
             _discard(log)
             raise
-        shell = BackgroundShell(shell_id, command, log, process)
+        shell = BackgroundShell(shell_id, command, log, process, description=description)
         shell.pump, shell.drained = transport, drained
         if isinstance(argv, ConfinedCommand):
             shell.confined = argv
@@ -295,11 +304,15 @@ class BackgroundShells:
             watch(shell)
 
     def start_agent(
-        self, agent_id: str, description: str, work: Coroutine[object, object, str]
+        self,
+        agent_id: str,
+        description: str,
+        work: Coroutine[object, object, str],
+        agent_type: str = "",
     ) -> BackgroundAgent:
         """Run a subagent's `work` beside the conversation; it returns the notification the
         model is given at its next request. It outlives the turn, as a command does."""
-        agent = BackgroundAgent(agent_id, description, asyncio.ensure_future(work))
+        agent = BackgroundAgent(agent_id, description, asyncio.ensure_future(work), agent_type)
         self._agents[agent_id] = agent
         agent.run.add_done_callback(lambda _run: self._agent_ended())
         return agent
@@ -325,11 +338,21 @@ class BackgroundShells:
     async def wait_all(self) -> None:
         """Until every background subagent and command has ended (those started meanwhile
         too)."""
-        while waits := [
+        while waits := self._runs():
+            await asyncio.wait(waits)
+
+    async def wait_any(self) -> bool:
+        """Until one background subagent or command ends; False at once when none runs."""
+        waits = self._runs()
+        if waits:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        return bool(waits)
+
+    def _runs(self) -> list[asyncio.Future[Any]]:
+        return [
             *(a.run for a in self.running_agents()),
             *(s.ended for s in self._shells.values() if s.ended is not None and not s.ended.done()),
-        ]:
-            await asyncio.wait(waits)
+        ]
 
     def running_agents(self) -> list[BackgroundAgent]:
         """The background subagents still running, oldest first."""
@@ -386,6 +409,32 @@ class BackgroundShells:
             shell.log.close()
         return len(running) + len(agents)
 
+    def in_flight(self) -> list[dict[str, Any]]:
+        """What still runs, as Claude Code lists it to Stop and SubagentStop hooks
+        (`background_tasks`): subagents and commands, oldest first, texts capped."""
+        tasks: list[dict[str, Any]] = [
+            {
+                "id": a.id,
+                "type": "subagent",
+                "status": "running",
+                "description": capped(a.description),
+                **({"agent_type": a.agent_type} if a.agent_type else {}),
+            }
+            for a in self.running_agents()
+        ]
+        for shell in self.running():
+            what = shell.description or shell.command
+            tasks.append(
+                {
+                    "id": shell.id,
+                    "type": "shell",
+                    "status": "running",
+                    "description": capped(what),
+                    "command": capped(shell.command),
+                }
+            )
+        return tasks
+
     def running(self) -> list[BackgroundShell]:
         """The commands still running and not being stopped, oldest first."""
         return [s for s in self._shells.values() if s.returncode is None and not s.stopped]
@@ -416,6 +465,13 @@ class BackgroundShells:
                 f'read its output with BashOutput(bash_id="{shell.id}").'
             )
         return notices
+
+
+def capped(text: str, limit: int = SUMMARY_CHARS) -> str:
+    """`text` cut to `limit` characters, marked as Claude Code marks a clipped value."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [+{len(text) - limit} chars]"
 
 
 def _discard(log: CappedLog) -> None:

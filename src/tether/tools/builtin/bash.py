@@ -147,7 +147,7 @@ async def bash(ctx: ToolContext, args: BashInput) -> ToolOutput:
         )
         ctx.cwd = cwd = ctx.workspace
     if args.run_in_background:
-        started, shell_id = await _start_in_background(ctx, args.command, cwd)
+        started, shell_id = await _start_in_background(ctx, args.command, cwd, args.description)
         return ToolOutput(
             _with_notes(started, notes), structured=shell_result("", background_id=shell_id)
         )
@@ -238,7 +238,9 @@ def _with_notes(body: str, notes: list[str]) -> str:
     return body.rstrip("\n") + "\n\n" + "\n".join(f"[{note}]" for note in notes)
 
 
-async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> tuple[str, str]:
+async def _start_in_background(
+    ctx: ToolContext, command: str, cwd: Path, description: str | None
+) -> tuple[str, str]:
     """Start the command; what the model is told, and the command's id."""
     with os_errors(f"keep the command's output in {ctx.scratch_dir}"):
         # The confinement makes the command's TMPDIR in the scratch directory.
@@ -252,6 +254,7 @@ async def _start_in_background(ctx: ToolContext, command: str, cwd: Path) -> tup
                 log_dir=ctx.scratch_dir,
                 env=_start_env(argv, {**os.environ, **ctx.env}, cwd, ctx.run),
                 pass_fds=argv.pass_fds if isinstance(argv, ConfinedCommand) else (),
+                description=description or "",
             )
     finally:
         if isinstance(argv, ConfinedCommand):
