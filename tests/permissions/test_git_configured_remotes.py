@@ -105,3 +105,42 @@ def test_an_https_remote_stays_allowed(command: str, tree: Tree, make_ctx: Conte
     _git(path, "remote", "add", "web", "https://example.com/r.git")
     verdict = decide("Bash", {"command": command}, make_ctx(RULES, cwd=path))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git --git-dir=repo/.git fetch",
+        "git --git-dir repo/.git pull",
+        "git --git-dir=repo/.git --work-tree=repo fetch origin",
+        "git --work-tree=repo --git-dir=repo/.git remote update",
+        "git -C repo --git-dir=.git fetch --all",
+        "git -C repo/.git fetch",
+        "git --git-dir=bare.git fetch",
+        "git -C bare.git push",
+        "git -C repo --work-tree=. fetch",
+        'git -C "$D" fetch',
+        'git --git-dir="$D" fetch',
+    ],
+)
+def test_the_repository_git_is_pointed_at_is_the_one_read(
+    command: str, repo: Path, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    bare = tree.ws / "bare.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    _git(bare, "remote", "add", "origin", "u@h:b")
+    for mode in MODES:
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+
+
+def test_an_https_remote_through_git_dir_stays_allowed(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    path = tree.ws / "plain"
+    path.mkdir()
+    _git(path, "init", "-q")
+    _git(path, "remote", "add", "web", "https://example.com/r.git")
+    for command in ("git --git-dir=plain/.git fetch web", "git -C plain --work-tree=. fetch"):
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+        assert verdict.behavior == "allow", (command, verdict.reason)

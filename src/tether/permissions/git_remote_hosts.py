@@ -13,7 +13,7 @@ from tether.permissions.git_names import subcommand_at
 from tether.permissions.git_remote_urls import ALL, reached_remotes, set_remotes
 from tether.permissions.path_rules import PathRules
 from tether.permissions.remote_shells import remote_host
-from tether.permissions.shell_words import is_literal, readable
+from tether.permissions.shell_words import DYN, is_literal, readable
 
 Pending = list[tuple[str, str]]
 """(remote, URL) pairs the command line configured before (`ALL`: reached by every fetch)."""
@@ -38,7 +38,7 @@ def configured_hosts(
             place = _directory(argv[1:at], cwd)
             real = files.real(place) if place is not None else None
             found = files.ctx.git_remote_urls(real, args) if real is not None else None
-            urls += found or ()
+            urls += found if found is not None else (f"{DYN}:x",)  # not known: any host
     added = set_remotes(args, settings)
     if args[:1] == ("submodule",):  # `submodule add URL` clones it now
         urls += [url for _, url in added]
@@ -47,18 +47,26 @@ def configured_hosts(
     if not hosts:
         return None
     shown = readable(" ".join(argv[at : at + 2]))
-    does = f"`git {shown}` reaches {hosts[0]} by ssh, as the repository's remotes say"
+    does = f"`git {shown}` reaches {readable(hosts[0])} by ssh, as the repository's remotes say"
     return Equivalent(tuple(("ssh", h) for h in dict.fromkeys(hosts)), does)
 
 
 def _directory(options: tuple[str, ...], cwd: Path | None) -> Path | None:
-    """Where git runs: `cwd`, moved by each `-C DIR`; None when not known."""
+    """Where to ask git for the repository's remotes: `cwd`, moved by each `-C DIR`, or the
+    repository `--git-dir` names (git finds it from inside it; `--work-tree` does not change
+    the repository); None when not known."""
     place = cwd
-    for option, value in pairwise(options):
-        if option in ("--git-dir", "--work-tree") or option.startswith(
-            ("--git-dir=", "--work-tree=")
-        ):
+    repository: Path | None = None
+    words = iter(options)
+    for option in words:
+        name, eq, value = option.partition("=")
+        if name not in ("-C", "--git-dir", "--work-tree", "--namespace"):
+            continue
+        value = value if eq else next(words, "")
+        if place is None or not is_literal(value):
             return None
-        if option == "-C" and place is not None:
-            place = place / value if is_literal(value) else None
-    return place
+        if name == "-C" and not option.startswith("-C="):
+            place = place / value
+        elif name == "--git-dir":
+            repository = place / value
+    return repository if repository is not None else place
