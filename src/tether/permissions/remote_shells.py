@@ -9,7 +9,9 @@ ssh; git's transport commands (`clone`, `fetch`, `pull`, `push`, `ls-remote`, `a
 unless `--force-local` says the colon is part of a local name. `rsync://` and `HOST::MODULE`
 talk to an rsync daemon directly. mosh, autossh and ssh-copy-id are ssh to their host; GNU
 parallel's `--sshlogin` hosts, unison's and lftp's ssh roots and URLs, restic's and borg's
-remote repositories, and ansible's inventory are reached by ssh (`_ssh_user`)."""
+remote repositories, and ansible's inventory are reached by ssh (`_ssh_user`); so are parallel
+shells' hosts (`pdsh -w`, `pssh -H`), duplicity's ssh-family URLs and rclone's remotes (a named
+one's type is in a configuration not read: it may be sftp) (`_other_remotes`)."""
 
 from __future__ import annotations
 
@@ -77,6 +79,8 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
         return _ssh_user(name, args, assignments)
     elif name in _ANSIBLE:
         return _ansible(args)
+    elif name in _HOST_LISTS or name in ("rclone", "duplicity", "duply"):
+        return _other_remotes(name, args, assignments)
     elif name in ("hg", "svn", "sshfs"):
         operands = [arg for arg in args if not arg.startswith("-")]
         if name != "sshfs":
@@ -134,6 +138,55 @@ def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | N
     if not hosts:
         return None
     return Equivalent((("ssh", hosts[0]),), f"`{name}` reaches {readable(hosts[0])} by ssh")
+
+
+_HOST_LISTS = {
+    # Parallel shells: the hosts their options list (a hostlist `h[1-3]`, a group, a file or
+    # the environment's list: any), through ssh or rsh.
+    "pdsh": ("-w",),
+    "pdcp": ("-w",),
+    "rpdcp": ("-w",),
+    "clush": ("-w", "--nodes"),
+    "pssh": ("-H", "--host"),
+    "parallel-ssh": ("-H", "--host"),
+    "pscp": ("-H", "--host"),
+    "parallel-scp": ("-H", "--host"),
+    "prsync": ("-H", "--host"),
+    "pslurp": ("-H", "--host"),
+    "dsh": ("-m", "--machine"),
+}
+_DUPLICITY_SSH = re.compile(r"(?:[a-z]+\+)?(?:scp|sftp|ssh|fish)://|rsync://[^/]*[^:/]/", re.I)
+_RCLONE_LOCAL = frozenset({"local", "alias", "crypt", "chunker", "union", "combine", "hasher"})
+
+
+def _other_remotes(name: str, args: Argv, assignments: Assignments) -> Equivalent | None:
+    """Parallel shells' hosts; duplicity's ssh-family URLs (`sftp://`, `pexpect+scp://`,
+    rsync over ssh: `rsync://HOST/PATH`); rclone's remotes: an `:sftp:` one, or a named
+    `REMOTE:` whose type is in a configuration tether does not read (it may be sftp; one
+    that only names local files, `:local:`, reaches none)."""
+    hosts: list[str] = []
+    if name in _HOST_LISTS:
+        for value in _valued(args, _HOST_LISTS[name]):
+            hosts += [DYN if "[" in h or "@" in h else h for h in value.split(",") if h]
+        if not hosts:
+            hosts.append(DYN)  # `-g GROUP`, `-a`, a hosts file, WCOLL, PDSH_* ...
+    elif name in ("duplicity", "duply"):
+        hosts = [_url_host(a) or DYN for a in args if _DUPLICITY_SSH.match(a)]
+    else:
+        for arg in (a for a in args if not a.startswith("-")):
+            remote, colon, _ = arg.removeprefix(":").partition(":")
+            if colon and "/" not in remote and remote.split(",")[0] not in _RCLONE_LOCAL:
+                hosts.append(_rclone_host(arg))
+    if not hosts:
+        return None
+    return Equivalent((("ssh", hosts[0]),), f"`{name}` reaches {readable(hosts[0])} by ssh")
+
+
+def _rclone_host(arg: str) -> str:
+    """`:sftp,host=h:path`: h; a named remote or another backend: any host (DYN)."""
+    backend = arg.removeprefix(":").partition(":")[0]
+    found = re.search(r",host=([^,:]+)", backend)
+    return found.group(1) if found else DYN
 
 
 def _url_host(url: str) -> str:
