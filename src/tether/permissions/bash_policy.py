@@ -9,11 +9,17 @@ reads or writes, redirections included, go through the same checks as the file t
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from tether.permissions import steps
 from tether.permissions.access import FileAccess
-from tether.permissions.bash_files import program_use
+from tether.permissions.bash_invocation_kinds import (
+    allowlisted,
+    delegated,
+    may_generate,
+    named_by_path,
+    system_program,
+)
 from tether.permissions.bash_judge_files import FileJudge
 from tether.permissions.bash_rules import (
     all_invocations,
@@ -28,7 +34,6 @@ from tether.permissions.bash_rules import (
     texts_of,
     whole_command,
 )
-from tether.permissions.commands import COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import (
     is_dangerous_variable,
@@ -41,15 +46,12 @@ from tether.permissions.git_history_check import (
     only_plain_git,
     tree_stays,
 )
-from tether.permissions.git_policy import git_delegate
 from tether.permissions.git_remote_hosts import Pending, configured_hosts
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import CodeUse, code_use
-from tether.permissions.interpreter_scripts import is_query
 from tether.permissions.launchers import launches, unknown_module
 from tether.permissions.process_programs import process_program
-from tether.permissions.produced_paths import PRODUCED_WORD
 from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
@@ -61,7 +63,6 @@ from tether.permissions.shell_words import (
     is_literal,
     program_name,
     readable,
-    shown,
 )
 from tether.permissions.shells import script_file, startup_files
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
@@ -113,6 +114,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.globbing.foresee(script.invocations)
     judge.plain_git = only_plain_git(script.invocations)
     judge.sole = len(list(all_invocations(script.invocations))) == 1
+    judge.generating = may_generate(script.invocations)
     judge.tree_stays = tree_stays(script.invocations)
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     parts.extend(judge.late_code())
@@ -160,6 +162,8 @@ class _Judge(FileJudge):
     """Every command reads the Bash tool's empty input (`_INPUT_SIGNS`): an interpreter given
     no script (`python3`, `node`, `make -f -`) reads no code."""
     sole: bool = False
+    generating: bool = False
+    """Another command than the runner may write files (`cmake -B b && ninja -C b`)."""
     tree_stays: bool = False
     """The command is one simple command: what git writes is asked of the repository as it
     is now (git_tree_probe), which no earlier part has changed."""
@@ -216,7 +220,7 @@ class _Judge(FileJudge):
             inv.argv
             and inv.role == "command"
             and own.reason != _READ_ONLY_REASON
-            and not _read_only(inv)
+            and not allowlisted(inv)
         ):
             self.read_only = False
         if inv.role == "privileged":
@@ -234,7 +238,12 @@ class _Judge(FileJudge):
         deferred = late or (bool(inv.argv) and program_name(inv.argv[0]) in DEFERRING)
         for sub in inv.inner:
             verdict = self.invocation(sub, late=deferred, vary=vary and not vanishing)
-            if covers and explicit and verdict.outcome == "none" and not (launcher and _path(sub)):
+            if (
+                covers
+                and explicit
+                and verdict.outcome == "none"
+                and not (launcher and named_by_path(sub))
+            ):
                 verdict = allow(rule=own.rule)
             parts.append(verdict)
         startup = startup_files(inv.argv) if inv.role == "command" else ()
@@ -277,7 +286,7 @@ class _Judge(FileJudge):
         module = unknown_module(inv) if found is None else None
         if module is not None:
             found = later_commands(self.ctx.rules, replace(inv, argv=module), parse_command)
-        delegate = _delegate(inv)
+        delegate = delegated(inv)
         if found is None and delegate is not None:
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
         same = equivalent(inv)
@@ -309,12 +318,12 @@ class _Judge(FileJudge):
             return none(
                 f"`{readable(texts[0])}` runs as another user; only a rule naming it allows it"
             )
-        if _read_only(inv):
+        if allowlisted(inv):
             return allow(_READ_ONLY_REASON)
         if only_assigns(inv.own_argv, inv.assignments) and not inv.writes:
             return allow("only sets variables (each judged above)")
         name = program_name(inv.argv[0])
-        if self.ctx.mode == "acceptEdits" and name in ACCEPT_EDITS_COMMANDS and _system(inv):
+        if self.ctx.mode == "acceptEdits" and name in ACCEPT_EDITS_COMMANDS and system_program(inv):
             return allow("acceptEdits mode: file commands in the workspace")
         if delegate is not None:
             return none(
@@ -391,43 +400,3 @@ class _Judge(FileJudge):
             ):
                 return rule
         return None
-
-
-def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
-    """`git SUB ...` where git runs the program `git-SUB` from PATH (git_policy)."""
-    argv = inv.own_argv
-    if inv.role != "command" or not argv or program_name(argv[0]) != "git":
-        return None
-    return git_delegate(argv)
-
-
-def _path(inv: Invocation) -> bool:
-    """A program named by a path that may lead out of the workspace (`/x/tool`, `../x`), not
-    found by its name: it may be anything."""
-    program = shown(inv.argv[0]) if inv.argv else ""
-    return program.startswith(("/", "~")) or ".." in program
-
-
-def _system(inv: Invocation) -> bool:
-    program = shown(inv.argv[0])
-    return "/" not in program or str(PurePosixPath(program).parent) in SYSTEM_BIN_DIRS
-
-
-def _read_only(inv: Invocation) -> bool:
-    """Whether the built-in allowlist covers the program itself (its files are checked apart)."""
-    argv = inv.own_argv
-    if inv.produced is not None:
-        # Paths another program names are no options (produced_paths.py): files judged apart.
-        argv = tuple(PRODUCED_WORD if word == DYN else word for word in argv)
-    if inv.writes or not _system(inv):
-        return False
-    if is_query(argv):
-        return True  # `python3 --version`: no code runs
-    name = program_name(argv[0])
-    spec = COMMANDS.get(name)
-    if spec is None or not spec.read_only:
-        # find's own words (its -exec commands are judged apart; -delete and -fprint are
-        # writes, seen above).
-        return name == "find"
-    use = program_use(argv)
-    return use is not None and use.read_only
