@@ -8,6 +8,7 @@ reads or writes, redirections included, go through the same checks as the file t
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -40,7 +41,7 @@ from tether.permissions.dangerous_variables import (
     is_pager_variable,
     workspace_module_path,
 )
-from tether.permissions.equivalents import Equivalent, equivalent
+from tether.permissions.equivalents import Equivalent, equivalent, equivalent_reason
 from tether.permissions.framework_code import framework_code
 from tether.permissions.git_history_check import (
     only_plain_git,
@@ -119,15 +120,6 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     parts.extend(judge.late_code())
     return BashJudgement(worst(parts), judge.read_only)
-
-
-def _equivalent_reason(same: Equivalent, found: Verdict) -> str:
-    """What a command does and the rule that holds for it: with the command it does the
-    work of where that says what it does (`rm -f -- x`)."""
-    if same.shown:
-        return f"{same.does}: {found.reason}"
-    kind = "deny rule {} forbids" if found.outcome == "deny" else "ask rule {} covers"
-    return f"{same.does}, which {kind.format(found.rule)}"
 
 
 def unseen_verdict(ctx: PermissionContext, problem: str) -> Verdict:
@@ -294,13 +286,14 @@ class _Judge(FileJudge):
             forms = [text for form in same.forms for text in texts_of(form, for_allow=False)]
             found = deny_or_ask(self.ctx.rules, forms)
             if found is not None:
-                found = replace(found, reason=_equivalent_reason(same, found))
+                found = replace(found, reason=equivalent_reason(same, found))
         configured = self._configured(inv)
         if found is None and configured is not None:
             forms = [text for form in configured.forms for text in texts_of(form, for_allow=False)]
             found = deny_or_ask(self.ctx.rules, forms)
             if found is not None:
-                found = replace(found, reason=_equivalent_reason(configured, found))
+                found = replace(found, reason=equivalent_reason(configured, found))
+            found = found or self._configured_code(configured)
         if found is not None:
             return found
         if inv.role == "wrapper":
@@ -338,6 +331,17 @@ class _Judge(FileJudge):
         if inv.role != "command" or not inv.own_argv or program_name(inv.own_argv[0]) != "git":
             return None
         return configured_hosts(inv.own_argv, list(self.places.cwds), self.files, self.remotes)
+
+    def _configured_code(self, configured: Equivalent) -> Verdict | None:
+        """What git runs or reads by the configuration besides ssh (an `ext::` URL's command,
+        an `uploadpack` program, a repository on this machine), judged as if typed."""
+        runs = [shlex.join(form) for form in configured.forms if form[0] != "ssh"]
+        found = [v for run in runs for v in self.commands_run(run) if v.outcome != "allow"]
+        return (
+            replace(worst(found), reason=f"{configured.does}: {worst(found).reason}")
+            if found
+            else None
+        )
 
     def _before_command(self, inv: Invocation) -> Verdict | None:
         """A wrapper's words between its name and the command it runs (options, their values,

@@ -1,6 +1,8 @@
 """A git command that reaches hosts by the repository's configuration (git_remote_urls.py),
 as the `ssh HOST` it starts for each ssh URL among them (remote_shells.py): `git fetch` of an
-origin `h:r` meets a rule on ssh as `git fetch h:r` does. A remote configured earlier in the
+origin `h:r` meets a rule on ssh as `git fetch h:r` does; an `ext::` URL is the command it
+runs, a remote's `uploadpack`/`receivepack` program is run by the shell, and a repository on
+this machine is read as `git fetch PATH` reads it. A remote configured earlier in the
 same command line (`git remote add o h:r && git fetch o`) is read from there."""
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from pathlib import Path
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
-from tether.permissions.git_remote_urls import ALL, reached_remotes, set_remotes
+from tether.permissions.git_remote_urls import ALL, PROGRAM, reached_remotes, set_remotes
 from tether.permissions.path_rules import PathRules
 from tether.permissions.remote_shells import remote_host
 from tether.permissions.shell_words import DYN, is_literal, readable
@@ -43,12 +45,49 @@ def configured_hosts(
     if args[:1] == ("submodule",):  # `submodule add URL` clones it now
         urls += [url for _, url in added]
     pending += added
-    hosts = [h for h in (remote_host(u, daemon=True) for u in dict.fromkeys(urls)) if h]
-    if not hosts:
-        return None
     shown = readable(" ".join(argv[at : at + 2]))
-    does = f"`git {shown}` reaches {readable(hosts[0])} by ssh, as the repository's remotes say"
-    return Equivalent(tuple(("ssh", h) for h in dict.fromkeys(hosts)), does)
+    runs: list[tuple[str, ...]] = []
+    for url in dict.fromkeys(urls):
+        runs += _url_runs(url, "push" if args[:1] == ("push",) else "fetch")
+    if not runs:
+        return None
+    does = f"`git {shown}` runs `{readable(' '.join(runs[0]))}`, as the repository's remotes say"
+    return Equivalent(tuple(dict.fromkeys(runs)), does)
+
+
+def _url_runs(url: str, transport: str) -> list[tuple[str, ...]]:
+    """What git runs or reads for a configured URL, as a command typed: `ssh HOST` for an ssh
+    one, the program of an `ext::` one, `sh -c PROGRAM` for an `uploadpack`/`receivepack`
+    setting, `git fetch PATH` for a repository on this machine (a read of it)."""
+    if url.startswith(PROGRAM):
+        return [("sh", "-c", url[len(PROGRAM) :])]
+    if url[:5].lower() == "ext::":
+        return [_ext_command(url[5:])]
+    host = remote_host(url, daemon=True)
+    if host:
+        return [("ssh", host)]
+    local = url[:7].lower() == "file://" or ("://" not in url and "/" in url)
+    return [("git", transport, url)] if local and not url.startswith(DYN) else []
+
+
+def _ext_command(text: str) -> tuple[str, ...]:
+    """An `ext::` URL's command: words split at spaces, `% ` a space, `%%` a percent sign,
+    `%s`/`%S`/`%G`/`%V` what git fills in (known only as it runs)."""
+    words: list[str] = [""]
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "%" and i + 1 < len(text):
+            follow = text[i + 1]
+            words[-1] += follow if follow in " %" else DYN
+            i += 2
+            continue
+        if char == " ":
+            words.append("")
+        else:
+            words[-1] += char
+        i += 1
+    return tuple(w for w in words if w) or (DYN,)
 
 
 def _directory(options: tuple[str, ...], cwd: Path | None) -> Path | None:

@@ -13,9 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether.permissions.git_probes import git_in
-from tether.permissions.option_names import plain_operands
+from tether.permissions.option_names import option_pairs, plain_operands
 
 ALL = "\0all"
+PROGRAM = "\0program:"
+"""Before a program a remote's `uploadpack`/`receivepack` setting names, among the URLs."""
 """In `reached_remotes`' names: every remote configured (the upstream is not known now)."""
 _VALUED = frozenset(
     {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "-o"}
@@ -45,6 +47,9 @@ def reached_remotes(args: tuple[str, ...]) -> tuple[tuple[str, ...], bool] | Non
         return tuple(operands[1:2]) or (ALL,), False
     if sub == "submodule" and set(operands[:1]) & _SUBMODULE_REACH:
         return (), True
+    if sub == "archive":
+        remote = [pair[1] for pair in option_pairs(rest, ("--remote",), prefixes=True)]
+        return (tuple(remote[-1:]), False) if remote else None
     return None
 
 
@@ -113,6 +118,9 @@ def _urls(
             if found is None:
                 return None
             urls += found.splitlines()
+        for setting in ("uploadpack", "receivepack"):
+            found = git_in(directory, *base, "config", "--get-all", f"remote.{name}.{setting}")
+            urls += [PROGRAM + line for line in (found or "").splitlines() if line]
     if submodules:
         urls += _submodule_urls(directory, remotes, base)
     return tuple(u for u in urls if u)

@@ -40,7 +40,7 @@ _TAPES = {
 }
 # sftp's options taking a value (`-S PROG` and `-D PROG` run PROG instead of ssh).
 _SFTP_VALUED = frozenset("BbcDFiJloPRSsX")
-_GIT_TRANSPORTS = frozenset({"clone", "fetch", "pull", "push", "ls-remote"})
+_GIT_TRANSPORTS = frozenset({"clone", "fetch", "pull", "push", "ls-remote", "fetch-pack"})
 _GIT_VALUED = frozenset(
     {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs"}
     | {"-o", "--origin", "-b", "--branch", "--upload-pack", "-u", "--receive-pack", "--repo"}
