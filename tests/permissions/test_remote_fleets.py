@@ -74,3 +74,57 @@ def test_programs_reaching_hosts_by_ssh_meet_its_rules(
 def test_local_places_reach_no_host(command: str, make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+MORE = ("sem", "parallel", "unison", "lftp", "restic", "virsh", "xpra", "sshuttle", "fab")
+MORE_RULES = {
+    "permissions": {
+        "allow": [f"Bash({p} *)" for p in (*MORE, "pyinfra", "salt-ssh", "rdiff-backup")],
+        "deny": ["Bash(ssh *)"],
+    }
+}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sem -S h echo 1",
+        "PARALLEL='-S h' parallel echo ::: 1",
+        "unison myprofile",
+        "lftp -f script.lftp",
+        "restic --repository-file repo.txt snapshots",
+        "RESTIC_REPOSITORY_FILE=repo.txt restic snapshots",
+        "virsh -c qemu+ssh://h/system list",
+        "virsh --connect=qemu+libssh2://h/system list",
+        "xpra attach ssh://h/",
+        "xpra attach ssh:h:7",
+        "sshuttle -r u@h 0/0",
+        "fab -H h deploy",
+        "pyinfra h exec -- id",
+        "salt-ssh '*' test.ping",
+        "rdiff-backup . h::/x",
+    ],
+)
+def test_more_programs_reaching_hosts_by_ssh_meet_its_rules(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx(MORE_RULES, mode=mode))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "parallel echo ::: 1",
+        "unison a b",
+        "virsh -c qemu:///system list",
+        "xpra start :100",
+        "rdiff-backup src /tmp/b",
+        "pyinfra @local exec -- id",
+        "restic -r /tmp/repo snapshots",
+    ],
+)
+def test_local_uses_of_them_reach_no_host(command: str, make_ctx: ContextFactory) -> None:
+    verdict = decide("Bash", {"command": command}, make_ctx(MORE_RULES))
+    assert verdict.behavior == "allow", (command, verdict.reason)
