@@ -12,7 +12,21 @@ from tether.permissions import decide
 
 from .conftest import ContextFactory, Tree
 
-PROGRAMS = ("cmake", "meson", "ninja", "make", "just", "task", "mkdir", "cd", "echo", "cp", "tar")
+PROGRAMS = (
+    "sh",
+    "timeout",
+    "cmake",
+    "meson",
+    "ninja",
+    "make",
+    "just",
+    "task",
+    "mkdir",
+    "cd",
+    "echo",
+    "cp",
+    "tar",
+)
 RULES = {
     "permissions": {
         "allow": [*(f"Bash({p} *)" for p in PROGRAMS), "Bash(./configure)", "Bash(make)"],
@@ -34,6 +48,8 @@ RULES = {
         "./configure && make",
         "./configure --prefix=/usr && make -j4",
         "cmake . && make",
+        "sh -c 'cmake . && make'",
+        "cmake . && timeout 60 make",
         "cmake -G Ninja . && ninja",
         "cp justfile.in justfile && just",
         "tar -xf gen.tar && task",
@@ -59,6 +75,8 @@ def test_a_runner_file_written_in_the_same_command_is_code_not_read(
         "ninja && echo done",
         "echo 'default:' > justfile.in && just",
         "cd build2 || ninja -C missing",
+        "timeout 60 make",
+        "sh -c 'make'",
     ],
 )
 def test_runners_with_their_files_read_stay_allowed(

@@ -31,8 +31,8 @@ def may_generate(invocations: Iterable[Invocation]) -> bool:
     absent now may then be written before it runs (`./configure && make`)."""
     writers = 0
     for inv in all_invocations(tuple(invocations)):
-        if inv.role != "command" or not inv.argv:
-            continue  # `X=1` alone, a redirection of a compound command (seen by the judge)
+        if inv.role != "command" or not inv.argv or inv.inner:
+            continue  # `X=1` alone, a redirection (seen by the judge), a wrapper: what it runs
         writers += program_name(inv.argv[0]) not in _WRITING_NOTHING
     return writers > 1
 
