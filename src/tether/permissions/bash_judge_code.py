@@ -60,6 +60,7 @@ class CodeJudge:
     cdpath: bool
     nesting: int
     sole: bool
+    generating: bool
     tree_stays: bool
     plain_git: bool
     written: set[Path]

@@ -44,8 +44,9 @@ class ProjectJudge(ScriptJudge):
     def _project_at(self, code: ProjectCode, name: str, real: Path) -> list[Verdict | None]:
         """`code` run in the directory `real`."""
         found: list[Verdict | None] = []
-        if code.directory and not real.is_dir() and code.kind in RUNNER_FILES:
-            return []  # `ninja -C build` with no build directory: it fails
+        generated = code.kind in RUNNER_FILES or code.make is not None
+        if code.directory and not real.is_dir() and generated and not self.generating:
+            return []  # `ninja -C build` alone with no build directory: it fails
         if code.directory and not real.is_dir():  # `npm -w NAME`: a package by its name
             return [self._project_unread(name, f"{code.directory} is not a directory here")]
         start = real
@@ -53,6 +54,12 @@ class ProjectJudge(ScriptJudge):
             real = _package_root(real, code.files)
         paths = [real / file for file in code.files]
         first = next((p for p in paths if p.exists()), None)
+        if first is None and generated and self.generating:
+            # `cmake -B build && ninja -C build`, `./configure && make`: a generator before it
+            # may write the file, whose text is not there to read now.
+            file = code.files[-1] if code.make is not None else code.files[0]
+            why = f"no {file} is there now: another part of the command may write it"
+            found.append(self._project_unread(name, why))
         read = paths if code.every or first is None else [first]
         # One the command writes may come first (GNU make reads ./makefile before
         # ./Makefile), before or after it runs.

@@ -15,7 +15,7 @@ from pathlib import Path
 from tether.permissions import steps
 from tether.permissions.bash_judge_code import CodeJudge, shortened
 from tether.permissions.bash_rules import MAX_NESTING, script_verdict
-from tether.permissions.package_bins import bin_file, runner_bin
+from tether.permissions.package_bins import bin_file, runner_run
 from tether.permissions.paths import is_below
 from tether.permissions.python_imports import python_import_files
 from tether.permissions.run_files import run_line, runs_by_path
@@ -111,15 +111,24 @@ class ScriptJudge(CodeJudge):
         """What a package runner runs by name (`npx jest`, `pnpm exec x`, `yarn x`:
         package_bins.py), judged with the runner's PATH: a file of a `node_modules/.bin` as a
         file run by its path."""
-        words = runner_bin(inv.argv) if inv.role == "command" else None
-        if words is None or self.nesting >= MAX_NESTING:
+        run = runner_run(inv.argv) if inv.role == "command" else None
+        if run is None or not run.words or self.nesting >= MAX_NESTING:
             return []
+        found = [self._unread(run.unread)] if run.unread else []
         inner = self.nested(self.cdpath)
-        inner.places.cwds = dict(self.places.cwds)
+        place = run.directory if run.directory and is_literal(run.directory) else None
+        inner.places.cwds = {
+            (cwd / place if cwd is not None and place else cwd): None for cwd in self.places.cwds
+        }
         inner.package_bins = True
-        sub = look_through(words, inv.assignments, (), parse_code=parse_command, depth=0)
-        what = f"{readable(shown(inv.argv[0]))} runs {readable(shown(words[0]))} from its PATH"
-        return [replace(v, reason=f"{what}: {v.reason}") for v in inner._run_file(sub)]
+        what = f"{readable(shown(inv.argv[0]))} runs {readable(shown(run.words[0]))} from its PATH"
+        if run.shell:  # `npx -c 'jest --ci'`: every bare name found on that PATH
+            verdicts = inner.commands_run(run.words[0])
+            return found + [
+                replace(v, reason=f"{what}: {v.reason}") for v in verdicts if v.outcome != "allow"
+            ]
+        sub = look_through(run.words, inv.assignments, (), parse_code=parse_command, depth=0)
+        return found + [replace(v, reason=f"{what}: {v.reason}") for v in inner._run_file(sub)]
 
     def _linked_program(self, inv: Invocation, target: Path, real: Path) -> list[Verdict]:
         """A binary program run through a symbolic link under another name (`tools/ls ->

@@ -8,12 +8,19 @@ reads or writes, redirections included, go through the same checks as the file t
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from tether.permissions import steps
 from tether.permissions.access import FileAccess
-from tether.permissions.bash_files import program_use
+from tether.permissions.bash_invocation_kinds import (
+    allowlisted,
+    delegated,
+    may_generate,
+    named_by_path,
+    system_program,
+)
 from tether.permissions.bash_judge_files import FileJudge
 from tether.permissions.bash_rules import (
     all_invocations,
@@ -28,28 +35,24 @@ from tether.permissions.bash_rules import (
     texts_of,
     whole_command,
 )
-from tether.permissions.commands import COMMANDS, SYSTEM_BIN_DIRS
 from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import (
     is_dangerous_variable,
     is_pager_variable,
     workspace_module_path,
 )
-from tether.permissions.equivalents import Equivalent, equivalent
+from tether.permissions.equivalents import Equivalent, equivalent, equivalent_reason
 from tether.permissions.framework_code import framework_code
 from tether.permissions.git_history_check import (
     only_plain_git,
     tree_stays,
 )
-from tether.permissions.git_policy import git_delegate
 from tether.permissions.git_remote_hosts import Pending, configured_hosts
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import CodeUse, code_use
-from tether.permissions.interpreter_scripts import is_query
 from tether.permissions.launchers import launches, unknown_module
 from tether.permissions.process_programs import process_program
-from tether.permissions.produced_paths import PRODUCED_WORD
 from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
@@ -61,7 +64,6 @@ from tether.permissions.shell_words import (
     is_literal,
     program_name,
     readable,
-    shown,
 )
 from tether.permissions.shells import script_file, startup_files
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
@@ -113,19 +115,11 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.globbing.foresee(script.invocations)
     judge.plain_git = only_plain_git(script.invocations)
     judge.sole = len(list(all_invocations(script.invocations))) == 1
+    judge.generating = may_generate(script.invocations)
     judge.tree_stays = tree_stays(script.invocations)
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     parts.extend(judge.late_code())
     return BashJudgement(worst(parts), judge.read_only)
-
-
-def _equivalent_reason(same: Equivalent, found: Verdict) -> str:
-    """What a command does and the rule that holds for it: with the command it does the
-    work of where that says what it does (`rm -f -- x`)."""
-    if same.shown:
-        return f"{same.does}: {found.reason}"
-    kind = "deny rule {} forbids" if found.outcome == "deny" else "ask rule {} covers"
-    return f"{same.does}, which {kind.format(found.rule)}"
 
 
 def unseen_verdict(ctx: PermissionContext, problem: str) -> Verdict:
@@ -160,6 +154,8 @@ class _Judge(FileJudge):
     """Every command reads the Bash tool's empty input (`_INPUT_SIGNS`): an interpreter given
     no script (`python3`, `node`, `make -f -`) reads no code."""
     sole: bool = False
+    generating: bool = False
+    """Another command than the runner may write files (`cmake -B b && ninja -C b`)."""
     tree_stays: bool = False
     """The command is one simple command: what git writes is asked of the repository as it
     is now (git_tree_probe), which no earlier part has changed."""
@@ -216,7 +212,7 @@ class _Judge(FileJudge):
             inv.argv
             and inv.role == "command"
             and own.reason != _READ_ONLY_REASON
-            and not _read_only(inv)
+            and not allowlisted(inv)
         ):
             self.read_only = False
         if inv.role == "privileged":
@@ -234,7 +230,12 @@ class _Judge(FileJudge):
         deferred = late or (bool(inv.argv) and program_name(inv.argv[0]) in DEFERRING)
         for sub in inv.inner:
             verdict = self.invocation(sub, late=deferred, vary=vary and not vanishing)
-            if covers and explicit and verdict.outcome == "none" and not (launcher and _path(sub)):
+            if (
+                covers
+                and explicit
+                and verdict.outcome == "none"
+                and not (launcher and named_by_path(sub))
+            ):
                 verdict = allow(rule=own.rule)
             parts.append(verdict)
         startup = startup_files(inv.argv) if inv.role == "command" else ()
@@ -277,7 +278,7 @@ class _Judge(FileJudge):
         module = unknown_module(inv) if found is None else None
         if module is not None:
             found = later_commands(self.ctx.rules, replace(inv, argv=module), parse_command)
-        delegate = _delegate(inv)
+        delegate = delegated(inv)
         if found is None and delegate is not None:
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
         same = equivalent(inv)
@@ -285,13 +286,14 @@ class _Judge(FileJudge):
             forms = [text for form in same.forms for text in texts_of(form, for_allow=False)]
             found = deny_or_ask(self.ctx.rules, forms)
             if found is not None:
-                found = replace(found, reason=_equivalent_reason(same, found))
+                found = replace(found, reason=equivalent_reason(same, found))
         configured = self._configured(inv)
         if found is None and configured is not None:
             forms = [text for form in configured.forms for text in texts_of(form, for_allow=False)]
             found = deny_or_ask(self.ctx.rules, forms)
             if found is not None:
-                found = replace(found, reason=_equivalent_reason(configured, found))
+                found = replace(found, reason=equivalent_reason(configured, found))
+            found = found or self._configured_code(configured)
         if found is not None:
             return found
         if inv.role == "wrapper":
@@ -309,12 +311,12 @@ class _Judge(FileJudge):
             return none(
                 f"`{readable(texts[0])}` runs as another user; only a rule naming it allows it"
             )
-        if _read_only(inv):
+        if allowlisted(inv):
             return allow(_READ_ONLY_REASON)
         if only_assigns(inv.own_argv, inv.assignments) and not inv.writes:
             return allow("only sets variables (each judged above)")
         name = program_name(inv.argv[0])
-        if self.ctx.mode == "acceptEdits" and name in ACCEPT_EDITS_COMMANDS and _system(inv):
+        if self.ctx.mode == "acceptEdits" and name in ACCEPT_EDITS_COMMANDS and system_program(inv):
             return allow("acceptEdits mode: file commands in the workspace")
         if delegate is not None:
             return none(
@@ -329,6 +331,17 @@ class _Judge(FileJudge):
         if inv.role != "command" or not inv.own_argv or program_name(inv.own_argv[0]) != "git":
             return None
         return configured_hosts(inv.own_argv, list(self.places.cwds), self.files, self.remotes)
+
+    def _configured_code(self, configured: Equivalent) -> Verdict | None:
+        """What git runs or reads by the configuration besides ssh (an `ext::` URL's command,
+        an `uploadpack` program, a repository on this machine), judged as if typed."""
+        runs = [shlex.join(form) for form in configured.forms if form[0] != "ssh"]
+        found = [v for run in runs for v in self.commands_run(run) if v.outcome != "allow"]
+        return (
+            replace(worst(found), reason=f"{configured.does}: {worst(found).reason}")
+            if found
+            else None
+        )
 
     def _before_command(self, inv: Invocation) -> Verdict | None:
         """A wrapper's words between its name and the command it runs (options, their values,
@@ -391,43 +404,3 @@ class _Judge(FileJudge):
             ):
                 return rule
         return None
-
-
-def _delegate(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
-    """`git SUB ...` where git runs the program `git-SUB` from PATH (git_policy)."""
-    argv = inv.own_argv
-    if inv.role != "command" or not argv or program_name(argv[0]) != "git":
-        return None
-    return git_delegate(argv)
-
-
-def _path(inv: Invocation) -> bool:
-    """A program named by a path that may lead out of the workspace (`/x/tool`, `../x`), not
-    found by its name: it may be anything."""
-    program = shown(inv.argv[0]) if inv.argv else ""
-    return program.startswith(("/", "~")) or ".." in program
-
-
-def _system(inv: Invocation) -> bool:
-    program = shown(inv.argv[0])
-    return "/" not in program or str(PurePosixPath(program).parent) in SYSTEM_BIN_DIRS
-
-
-def _read_only(inv: Invocation) -> bool:
-    """Whether the built-in allowlist covers the program itself (its files are checked apart)."""
-    argv = inv.own_argv
-    if inv.produced is not None:
-        # Paths another program names are no options (produced_paths.py): files judged apart.
-        argv = tuple(PRODUCED_WORD if word == DYN else word for word in argv)
-    if inv.writes or not _system(inv):
-        return False
-    if is_query(argv):
-        return True  # `python3 --version`: no code runs
-    name = program_name(argv[0])
-    spec = COMMANDS.get(name)
-    if spec is None or not spec.read_only:
-        # find's own words (its -exec commands are judged apart; -delete and -fprint are
-        # writes, seen above).
-        return name == "find"
-    use = program_use(argv)
-    return use is not None and use.read_only

@@ -63,9 +63,10 @@ host's cgroups, shared memory, host name and user ids; its network: every servic
 the host's loopback; another container's mounts, which may be any host path). A namespace
 option whose value is known only as it runs may be `host`."""
 _NAMESPACES = frozenset({"--pid", "--userns", "--cgroupns", "--ipc", "--uts", "--network", "--net"})
-_REMOTE = ("-H", "--host")
-"""Global options that send the command to another daemon: a remote one (`ssh://`,
-`tcp://`) runs it on a host the sandbox and these rules do not reach."""
+_REMOTE = ("-H", "--host", "--url")
+"""Global options that send the command to another daemon (podman's `--url`): a remote one
+(`ssh://`, `tcp://`) runs it on a host the sandbox and these rules do not reach; so does
+podman's `--remote`, through its default connection."""
 _CONTEXT = ("-c", "--context")
 """Global options naming a context: its daemon may be another host's (`default` is local)."""
 _UNCONFINED = ("seccomp=unconfined", "apparmor=unconfined", "systempaths=unconfined")
@@ -95,6 +96,8 @@ def host_access(argv: tuple[str, ...]) -> str | None:
             return f"{engine} {option} {value} sends the command to that context's daemon"
         if option in _REMOTE and _remote(value):
             return f"{engine} {option} {value} runs the command on another host's daemon"
+        if engine == "podman" and option in ("--remote", "-r") and value in ("", "true"):
+            return f"{engine} {option} runs the command on its remote connection's host"
     for word in words:
         option, _, value = word.partition("=")
         if word.startswith(_HOST_ACCESS):

@@ -16,6 +16,7 @@ from tether.permissions.git_senders import sending_equivalent
 from tether.permissions.remote_shells import remote_shell_equivalent
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import program_name, readable
+from tether.permissions.verdict import Verdict
 
 __all__ = ["Equivalent", "equivalent"]
 
@@ -55,3 +56,12 @@ def _joined(first: Equivalent | None, second: Equivalent | None) -> Equivalent |
         return first or second
     shown = first.shown and second.shown
     return Equivalent((*first.forms, *second.forms), f"{first.does}; {second.does}", shown=shown)
+
+
+def equivalent_reason(same: Equivalent, found: Verdict) -> str:
+    """What a command does and the rule that holds for it: with the command it does the
+    work of where that says what it does (`rm -f -- x`)."""
+    if same.shown:
+        return f"{same.does}: {found.reason}"
+    kind = "deny rule {} forbids" if found.outcome == "deny" else "ask rule {} covers"
+    return f"{same.does}, which {kind.format(found.rule)}"

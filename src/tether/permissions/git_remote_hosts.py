@@ -1,6 +1,8 @@
 """A git command that reaches hosts by the repository's configuration (git_remote_urls.py),
 as the `ssh HOST` it starts for each ssh URL among them (remote_shells.py): `git fetch` of an
-origin `h:r` meets a rule on ssh as `git fetch h:r` does. A remote configured earlier in the
+origin `h:r` meets a rule on ssh as `git fetch h:r` does; an `ext::` URL is the command it
+runs, a remote's `uploadpack`/`receivepack` program is run by the shell, and a repository on
+this machine is read as `git fetch PATH` reads it. A remote configured earlier in the
 same command line (`git remote add o h:r && git fetch o`) is read from there."""
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ from pathlib import Path
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
-from tether.permissions.git_remote_urls import ALL, reached_remotes, set_remotes
+from tether.permissions.git_remote_urls import ALL, PROGRAM, reached_remotes, set_remotes
 from tether.permissions.path_rules import PathRules
 from tether.permissions.remote_shells import remote_host
-from tether.permissions.shell_words import is_literal, readable
+from tether.permissions.shell_words import DYN, is_literal, readable
 
 Pending = list[tuple[str, str]]
 """(remote, URL) pairs the command line configured before (`ALL`: reached by every fetch)."""
@@ -38,27 +40,72 @@ def configured_hosts(
             place = _directory(argv[1:at], cwd)
             real = files.real(place) if place is not None else None
             found = files.ctx.git_remote_urls(real, args) if real is not None else None
-            urls += found or ()
+            urls += found if found is not None else (f"{DYN}:x",)  # not known: any host
     added = set_remotes(args, settings)
     if args[:1] == ("submodule",):  # `submodule add URL` clones it now
         urls += [url for _, url in added]
     pending += added
-    hosts = [h for h in (remote_host(u, daemon=True) for u in dict.fromkeys(urls)) if h]
-    if not hosts:
-        return None
     shown = readable(" ".join(argv[at : at + 2]))
-    does = f"`git {shown}` reaches {hosts[0]} by ssh, as the repository's remotes say"
-    return Equivalent(tuple(("ssh", h) for h in dict.fromkeys(hosts)), does)
+    runs: list[tuple[str, ...]] = []
+    for url in dict.fromkeys(urls):
+        runs += _url_runs(url, "push" if args[:1] == ("push",) else "fetch")
+    if not runs:
+        return None
+    does = f"`git {shown}` runs `{readable(' '.join(runs[0]))}`, as the repository's remotes say"
+    return Equivalent(tuple(dict.fromkeys(runs)), does)
+
+
+def _url_runs(url: str, transport: str) -> list[tuple[str, ...]]:
+    """What git runs or reads for a configured URL, as a command typed: `ssh HOST` for an ssh
+    one, the program of an `ext::` one, `sh -c PROGRAM` for an `uploadpack`/`receivepack`
+    setting, `git fetch PATH` for a repository on this machine (a read of it)."""
+    if url.startswith(PROGRAM):
+        return [("sh", "-c", url[len(PROGRAM) :])]
+    if url[:5].lower() == "ext::":
+        return [_ext_command(url[5:])]
+    host = remote_host(url, daemon=True)
+    if host:
+        return [("ssh", host)]
+    local = url[:7].lower() == "file://" or ("://" not in url and "/" in url)
+    return [("git", transport, url)] if local and not url.startswith(DYN) else []
+
+
+def _ext_command(text: str) -> tuple[str, ...]:
+    """An `ext::` URL's command: words split at spaces, `% ` a space, `%%` a percent sign,
+    `%s`/`%S`/`%G`/`%V` what git fills in (known only as it runs)."""
+    words: list[str] = [""]
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "%" and i + 1 < len(text):
+            follow = text[i + 1]
+            words[-1] += follow if follow in " %" else DYN
+            i += 2
+            continue
+        if char == " ":
+            words.append("")
+        else:
+            words[-1] += char
+        i += 1
+    return tuple(w for w in words if w) or (DYN,)
 
 
 def _directory(options: tuple[str, ...], cwd: Path | None) -> Path | None:
-    """Where git runs: `cwd`, moved by each `-C DIR`; None when not known."""
+    """Where to ask git for the repository's remotes: `cwd`, moved by each `-C DIR`, or the
+    repository `--git-dir` names (git finds it from inside it; `--work-tree` does not change
+    the repository); None when not known."""
     place = cwd
-    for option, value in pairwise(options):
-        if option in ("--git-dir", "--work-tree") or option.startswith(
-            ("--git-dir=", "--work-tree=")
-        ):
+    repository: Path | None = None
+    words = iter(options)
+    for option in words:
+        name, eq, value = option.partition("=")
+        if name not in ("-C", "--git-dir", "--work-tree", "--namespace"):
+            continue
+        value = value if eq else next(words, "")
+        if place is None or not is_literal(value):
             return None
-        if option == "-C" and place is not None:
-            place = place / value if is_literal(value) else None
-    return place
+        if name == "-C" and not option.startswith("-C="):
+            place = place / value
+        elif name == "--git-dir":
+            repository = place / value
+    return repository if repository is not None else place

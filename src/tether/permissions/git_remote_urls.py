@@ -13,9 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether.permissions.git_probes import git_in
-from tether.permissions.option_names import plain_operands
+from tether.permissions.option_names import option_pairs, plain_operands
 
 ALL = "\0all"
+PROGRAM = "\0program:"
+"""Before a program a remote's `uploadpack`/`receivepack` setting names, among the URLs."""
 """In `reached_remotes`' names: every remote configured (the upstream is not known now)."""
 _VALUED = frozenset(
     {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "-o"}
@@ -45,6 +47,9 @@ def reached_remotes(args: tuple[str, ...]) -> tuple[tuple[str, ...], bool] | Non
         return tuple(operands[1:2]) or (ALL,), False
     if sub == "submodule" and set(operands[:1]) & _SUBMODULE_REACH:
         return (), True
+    if sub == "archive":
+        remote = [pair[1] for pair in option_pairs(rest, ("--remote",), prefixes=True)]
+        return (tuple(remote[-1:]), False) if remote else None
     return None
 
 
@@ -86,7 +91,20 @@ def remote_urls(directory: Path, args: tuple[str, ...]) -> tuple[str, ...] | Non
     if reached is None:
         return ()
     names, submodules = reached
-    listed = git_in(directory, "remote")
+    if _git_directory(directory):  # `--git-dir`: git is told, as safe.bareRepository wants
+        return _urls(directory, names, submodules, ("--git-dir=.",))
+    return _urls(directory, names, submodules, ())
+
+
+def _git_directory(directory: Path) -> bool:
+    """Whether `directory` is a repository's git directory (a bare one, or a `.git`)."""
+    return (directory / "HEAD").is_file() and (directory / "objects").is_dir()
+
+
+def _urls(
+    directory: Path, names: tuple[str, ...], submodules: bool, base: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    listed = git_in(directory, *base, "remote")
     if listed is None:
         return ()  # no repository here: git fails
     remotes = listed.split()
@@ -96,27 +114,33 @@ def remote_urls(directory: Path, args: tuple[str, ...]) -> tuple[str, ...] | Non
     urls: list[str] = []
     for name in chosen:
         for push in ((), ("--push",)):
-            found = git_in(directory, "remote", "get-url", *push, "--all", name)
+            found = git_in(directory, *base, "remote", "get-url", *push, "--all", name)
             if found is None:
                 return None
             urls += found.splitlines()
+        for setting in ("uploadpack", "receivepack"):
+            found = git_in(directory, *base, "config", "--get-all", f"remote.{name}.{setting}")
+            urls += [PROGRAM + line for line in (found or "").splitlines() if line]
     if submodules:
-        urls += _submodule_urls(directory, remotes)
+        urls += _submodule_urls(directory, remotes, base)
     return tuple(u for u in urls if u)
 
 
-def _submodule_urls(directory: Path, remotes: list[str]) -> list[str]:
+def _submodule_urls(directory: Path, remotes: list[str], base: tuple[str, ...]) -> list[str]:
     """The submodules' URLs, from .gitmodules and the configuration, rewritten; a relative
     one is below a remote's URL, so each remote's URL stands for it."""
-    top = (git_in(directory, "rev-parse", "--show-toplevel") or "").strip()
+    top = (git_in(directory, *base, "rev-parse", "--show-toplevel") or "").strip()
     found: list[str] = []
     for source in ((f"--file={top}/.gitmodules",) if top else (), ()):
-        listed = git_in(directory, "config", *source, "--get-regexp", r"^submodule\..*\.url$")
+        listed = git_in(
+            directory, *base, "config", *source, "--get-regexp", r"^submodule\..*\.url$"
+        )
         for line in (listed or "").splitlines():
             url = line.partition(" ")[2].strip()
             if url.startswith(("./", "../")):
                 for name in remotes:
-                    found += (git_in(directory, "remote", "get-url", name) or "").splitlines()
+                    got = git_in(directory, *base, "remote", "get-url", name)
+                    found += (got or "").splitlines()
                 continue
-            found += (git_in(directory, "ls-remote", "--get-url", url) or url).splitlines()
+            found += (git_in(directory, *base, "ls-remote", "--get-url", url) or url).splitlines()
     return found

@@ -49,7 +49,8 @@ _VALUED = frozenset(
     | {"--extra-experimental-features", "--max-jobs", "-j", "--cores", "--log-format"}
     | {"--profile", "--system", "--phase", "-A", "--attr", "--run", "--command", "-c"}
     | {"--keep", "-k", "--unset", "-u", "--arg-from-file", "--redirect"}
-    | {"-t", "--template", "--bundler", "--registry", "--add-root"}
+    | {"-t", "--template", "--bundler", "--registry", "--add-root", "--from", "--to"}
+    | {"--out-link", "-o", "--apply", "--write-to"}
 )
 """Options that take a value (the value is no installable); two for `--option`, `--arg`."""
 _TWO = frozenset({"--option", "--override-input", "--override-flake", "--arg", "--argstr"})
@@ -119,7 +120,7 @@ def _other_code(name: str, args: tuple[str, ...], assignments: Assignments) -> s
             return f"what {variable} lets evaluation run"
     if name == "nix-channel" and {"--add", "--remove"} & set(args):
         return "the channel it changes, which every later <nixpkgs> means"
-    installed = _installed(name, args, words)
+    installed = _installed(name, args, words) or _built(name, args, words, options)
     if installed is not None:
         return installed
     sub, rest = (words[0], words[1:]) if name == "nix" and words else ("", [])
@@ -222,6 +223,50 @@ def _installed(name: str, args: tuple[str, ...], words: list[str]) -> str | None
         return source if installs and source is not None and not _angled(source) else None
     files = [w for w in words if not _angled(w)]
     return files[0] if files else None if words else "the default.nix in this directory"
+
+
+_BUILDERS = frozenset(
+    {"build", "eval", "path-info", "derivation", "print-dev-env", "log", "why-depends"}
+    | {"search", "flake", "copy", "store", "hash", "fmt", "repl", "upgrade-nix"}
+)
+"""nix subcommands that evaluate an installable's expression and may build what it names."""
+_STORE_IMPORTS = frozenset({"--import", "--restore", "--load-db", "--serve"})
+
+
+def _built(name: str, args: tuple[str, ...], words: list[str], options: list[str]) -> str | None:
+    """What `nix build|eval|copy|...` evaluates, builds or takes into the store from elsewhere
+    than nixpkgs and the workspace's own flake: another flake or a path (`/x#y`,
+    `path:/x`, `../x`), a file or an impure expression (`-f`, `--expr` with `--impure`, which
+    may import any path), a replaced input, store paths not signed (`nix copy --from`,
+    `--no-check-sigs`, `nix-store --import`, NARs unpacked by `--restore`)."""
+    if name == "nix-store":
+        found = [o for o in options if o in _STORE_IMPORTS]
+        return f"the store paths `nix-store {found[0]}` takes from its input" if found else None
+    if name != "nix" or not words or words[0] not in _BUILDERS:
+        return None
+    impure = "--impure" in options or "-f" in options or "--file" in options
+    for option in options:
+        expression = option in ("--expr", "-E")
+        if option in _REPLACING and (impure or not expression):
+            return f"what {option} brings in"
+        if option in ("--from", "--no-check-sigs"):
+            return f"the store paths {option} takes, whose signatures are not checked"
+    if words[0] in ("copy", "store", "hash", "search", "log", "upgrade-nix"):
+        return None  # store paths or a name, no expression of another's
+    if words[0] == "flake" and words[1:2] != ["check"]:
+        return None  # its metadata, its lock file, its outputs' names: nothing built
+    rest = words[2:] if words[0] in ("flake", "derivation") else words[1:]
+    return next((w for w in rest if not _from_nixpkgs(w) and not _workspace_flake(w)), None)
+
+
+def _workspace_flake(word: str) -> bool:
+    """`.`, `.#x`, `./sub#x`: the workspace's own flake, as `nix build` with none does."""
+    path = word.partition("#")[0].partition("^")[0]
+    return (
+        is_literal(word)
+        and (path == "" or path == "." or path.startswith("./"))
+        and (".." not in path.split("/"))
+    )
 
 
 def _angled(word: str) -> bool:

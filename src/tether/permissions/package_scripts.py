@@ -13,6 +13,9 @@ runs code (`.npmrc`'s `script-shell`, `.yarnrc.yml`'s `yarnPath`, `bunfig.toml`'
 
 from __future__ import annotations
 
+import re
+
+from tether.permissions.option_names import long_option
 from tether.permissions.shell_words import is_literal
 
 RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
@@ -23,6 +26,7 @@ _INSTALLS = frozenset(
     | {"isntall", "add", "a", "ci", "clean-install", "ic", "install-clean", "isntall-clean"}
     | {"uninstall", "remove", "rm", "r", "un", "unlink", "update", "up", "upgrade", "udpate"}
     | {"dedupe", "ddp", "prune", "rebuild", "rb", "link", "ln", "import", "fetch"}
+    | {"deploy", "patch-commit"}
 )
 _TESTS = frozenset({"install-test", "it", "install-ci-test", "cit"})
 _LIFECYCLE: dict[str, tuple[str, ...]] = {
@@ -41,6 +45,7 @@ _LIFECYCLE: dict[str, tuple[str, ...]] = {
         "postpublish",
     ),
     "version": ("preversion", "version", "postversion"),
+    "diff": ("preprepare", "prepare", "postprepare"),  # the local package is packed
 }
 _PLAIN = frozenset(
     {"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "config", "c", "get"}
@@ -66,8 +71,19 @@ _MANY = frozenset({"--workspaces", "-ws", "-r", "--recursive"})
 _FILTERS = frozenset({"--filter", "-F"})
 _SHELL_SETTINGS = frozenset({"--script-shell", "--config.script-shell", "--shell"})
 _CONFIG_FILES = frozenset({"--userconfig", "--globalconfig", "--config", "--npmrc"})
+_NODE_OPTIONS = "--node-options"
+"""The options every node a script starts takes (`NODE_OPTIONS`): one that loads code, or one
+not known harmless, is code not read; the harmless ones below are not."""
+_HARMLESS_NODE = re.compile(
+    r"--(max-old-space-size|max-semi-space-size|stack-trace-limit|max-http-header-size"
+    r"|unhandled-rejections|dns-result-order|stack-size)=[\w.:-]+"
+    r"|--(enable-source-maps|trace-warnings|no-warnings|no-deprecation|trace-deprecation"
+    r"|throw-deprecation|experimental-vm-modules|openssl-legacy-provider|use-openssl-ca"
+    r"|use-bundled-ca|trace-uncaught|pending-deprecation|preserve-symlinks)"
+)
 SHELLS = frozenset({"sh", "bash", "dash", "/bin/sh", "/bin/bash", "/bin/dash", "/usr/bin/bash"})
-_VALUED = _PLACES | _WORKSPACE | _FILTERS | _SHELL_SETTINGS | _CONFIG_FILES
+_VALUED = _PLACES | _WORKSPACE | _FILTERS | _SHELL_SETTINGS | _CONFIG_FILES | {_NODE_OPTIONS}
+_LONG_VALUED = frozenset(o for o in _VALUED if o.startswith("--"))
 CONFIGS = {
     "npm": (".npmrc",),
     "pnpm": (".npmrc", ".pnpmfile.cjs"),
@@ -101,6 +117,8 @@ def package_run(
     while i < len(words):
         word = words[i]
         option, eq, value = word.partition("=")
+        full = long_option(word, _LONG_VALUED) if word.startswith("--") else None
+        option = full[0] if full is not None else option  # nopt takes any prefix
         if word == "--":
             break
         if word in _MANY:
@@ -122,6 +140,8 @@ def package_run(
         setting = key.lower().removeprefix("npm_config_")
         if setting != key.lower() and setting.replace("_", "-") in ("script-shell", "shell"):
             _option(name, "--script-shell", value, run)
+        elif setting != key.lower() and setting.replace("_", "-") == "node-options":
+            _option(name, _NODE_OPTIONS, value, run)
         elif setting != key.lower() and setting in ("userconfig", "globalconfig", "prefix"):
             run.unread.append(f"{key} names a config or directory tether does not read")
         elif key.upper() in ("YARN_YARN_PATH", "YARN_PLUGINS", "YARN_RC_FILENAME"):
@@ -153,6 +173,9 @@ def _option(name: str, option: str, value: str, run: PackageRun) -> None:
         run.unread.append(f"{name} {option} runs the scripts of every package")
     elif option in _SHELL_SETTINGS and value not in SHELLS:
         run.unread.append(f"{name} runs its scripts with {value}, which tether does not read")
+    elif option == _NODE_OPTIONS:
+        if not all(_HARMLESS_NODE.fullmatch(w) for w in value.split()):
+            run.unread.append(f"{name} starts node with the options {value!r}: code not read")
     elif option in _CONFIG_FILES:
         run.unread.append(f"{name} reads the config {value}, which tether does not read")
 

@@ -21,9 +21,11 @@ _INSTALLS = frozenset(
     | {"isntall", "add", "link", "ln", "ci", "clean-install", "ic", "install-clean"}
     | {"isntall-clean", "install-test", "it", "install-ci-test", "cit", "update", "up"}
     | {"upgrade", "udpate", "rebuild", "rb", "dedupe", "ddp", "prune", "import"}
+    | {"uninstall", "unlink", "remove", "rm", "r", "un", "deploy", "patch-commit"}
 )
 """npm's (with its aliases), pnpm's, yarn's and bun's commands that install packages and run
-their scripts."""
+their scripts (removing one re-installs the tree too: what is missing is fetched); `npm audit
+fix` and `bun pm trust` install as well (below)."""
 _LOCAL = re.compile(r"(file|link|portal|git\+file):", re.I)
 _ARCHIVE = re.compile(r".*\.(tgz|tar|tar\.gz)$", re.I)
 _DEPENDENCIES = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
@@ -43,16 +45,29 @@ def _command(argv: tuple[str, ...]) -> tuple[str, ...] | None:
         return None
     args = argv[1:]
     i = 0
+    maybe_value = False  # the word after an option not known may be its value
     while i < len(args):
         arg = args[i]
         if arg in _VALUED:
             i += 2
             continue
         if not arg.startswith("-"):
-            return args[i + 1 :] if arg in _INSTALLS else None
+            rest = args[i + 1 :]
+            if arg in _INSTALLS or _installing(arg, rest):
+                return rest
+            if not maybe_value:
+                return None
+        maybe_value = arg.startswith("-") and "=" not in arg
         i += 1
     # A bare `yarn`, `pnpm` or `bun` installs.
     return () if program_name(argv[0]) in ("yarn", "bun", "pnpm") and not args else None
+
+
+def _installing(verb: str, rest: tuple[str, ...]) -> bool:
+    """`npm audit fix` (an install of the fixed versions) and `bun pm trust` (the trusted
+    packages' scripts run)."""
+    words = [w for w in rest if not w.startswith("-")]
+    return (verb == "audit" and "fix" in words) or (verb == "pm" and words[:1] == ["trust"])
 
 
 def installed_specs(argv: tuple[str, ...]) -> tuple[str, ...]:

@@ -9,7 +9,9 @@ ssh; git's transport commands (`clone`, `fetch`, `pull`, `push`, `ls-remote`, `a
 unless `--force-local` says the colon is part of a local name. `rsync://` and `HOST::MODULE`
 talk to an rsync daemon directly. mosh, autossh and ssh-copy-id are ssh to their host; GNU
 parallel's `--sshlogin` hosts, unison's and lftp's ssh roots and URLs, restic's and borg's
-remote repositories, and ansible's inventory are reached by ssh (`_ssh_user`)."""
+remote repositories, and ansible's inventory are reached by ssh (`_ssh_user`); so are parallel
+shells' hosts (`pdsh -w`, `pssh -H`), duplicity's ssh-family URLs and rclone's remotes (a named
+one's type is in a configuration not read: it may be sftp) (`_other_remotes`)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
 from tether.permissions.option_names import plain_operands
 from tether.permissions.program_commands import PROGRAM_COMMANDS
-from tether.permissions.shell_words import DYN, STAR, program_name, readable
+from tether.permissions.shell_words import DYN, STAR, is_literal, program_name, readable
 from tether.permissions.tar_words import tar_words
 
 Argv = tuple[str, ...]
@@ -38,7 +40,7 @@ _TAPES = {
 }
 # sftp's options taking a value (`-S PROG` and `-D PROG` run PROG instead of ssh).
 _SFTP_VALUED = frozenset("BbcDFiJloPRSsX")
-_GIT_TRANSPORTS = frozenset({"clone", "fetch", "pull", "push", "ls-remote"})
+_GIT_TRANSPORTS = frozenset({"clone", "fetch", "pull", "push", "ls-remote", "fetch-pack"})
 _GIT_VALUED = frozenset(
     {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs"}
     | {"-o", "--origin", "-b", "--branch", "--upload-pack", "-u", "--receive-pack", "--repo"}
@@ -77,6 +79,8 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
         return _ssh_user(name, args, assignments)
     elif name in _ANSIBLE:
         return _ansible(args)
+    elif name in _HOST_LISTS or name in _MORE_SSH:
+        return _other_remotes(name, args, assignments)
     elif name in ("hg", "svn", "sshfs"):
         operands = [arg for arg in args if not arg.startswith("-")]
         if name != "sshfs":
@@ -97,7 +101,7 @@ _SSH_ITSELF = {
     "autossh": PROGRAM_COMMANDS["ssh"].valued_options | {"-M", "-i", "-E", "-o", "-F"},
     "ssh-copy-id": frozenset({"-i", "-p", "-o", "-t", "-F", "-J"}),
 }
-_SSH_USERS = frozenset({"parallel", "unison", "lftp", "restic", "borg", "borgmatic"})
+_SSH_USERS = frozenset({"parallel", "sem", "unison", "lftp", "restic", "borg", "borgmatic"})
 _ANSIBLE = frozenset({"ansible", "ansible-playbook", "ansible-console", "ansible-inventory"})
 _SSH_URL = re.compile(r"(?:sftp|fish|ssh)://[^\s'\";,]*", re.IGNORECASE)
 
@@ -113,8 +117,10 @@ def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | N
     if name in _SSH_ITSELF:
         hosts = plain_operands(args, _SSH_ITSELF[name])[:1]
         hosts = [h.rpartition("@")[2] for h in hosts]
-    elif name == "parallel":
-        for value in _valued(args, ("-S", "--sshlogin")):
+    elif name in ("parallel", "sem"):
+        # `$PARALLEL` holds options read before the command line's.
+        extra = [w for k, v in assignments if k == "PARALLEL" for w in v.split()]
+        for value in _valued((*extra, *args), ("-S", "--sshlogin")):
             logins = [login.strip() for login in value.split(",")]
             hosts += [x.rpartition("/")[2].rpartition("@")[2] for x in logins]
             hosts = [h for h in hosts if h not in ("", ":")]  # `:` is this machine
@@ -122,11 +128,17 @@ def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | N
             hosts.append(DYN)  # the hosts a file lists
     elif name in ("unison", "lftp"):
         hosts = [h for a in args for url in _SSH_URL.findall(a) if (h := _url_host(url))]
+        operands = [a for a in args if not a.startswith("-")]
+        if (name == "lftp" and _valued(args, ("-f",))) or (name == "unison" and len(operands) == 1):
+            hosts.append(DYN)  # lftp's script, unison's profile: roots not read
     elif name == "restic":
         repos = _valued(args, ("-r", "--repo")) + [
             v for k, v in assignments if k == "RESTIC_REPOSITORY"
         ]
         hosts = [_sftp_repo_host(r) for r in repos if r.lower().startswith("sftp:")]
+        files = _valued(args, ("--repository-file",))
+        if files or any(k == "RESTIC_REPOSITORY_FILE" for k, _ in assignments):
+            hosts.append(DYN)  # the repository a file names
     elif name in ("borg", "borgmatic"):
         words = [a for a in args if not a.startswith("-")]
         words += [v for k, v in assignments if k == "BORG_REPO"]
@@ -134,6 +146,77 @@ def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | N
     if not hosts:
         return None
     return Equivalent((("ssh", hosts[0]),), f"`{name}` reaches {readable(hosts[0])} by ssh")
+
+
+_HOST_LISTS = {
+    # Parallel shells: the hosts their options list (a hostlist `h[1-3]`, a group, a file or
+    # the environment's list: any), through ssh or rsh.
+    "pdsh": ("-w",),
+    "pdcp": ("-w",),
+    "rpdcp": ("-w",),
+    "clush": ("-w", "--nodes"),
+    "pssh": ("-H", "--host"),
+    "parallel-ssh": ("-H", "--host"),
+    "pscp": ("-H", "--host"),
+    "parallel-scp": ("-H", "--host"),
+    "prsync": ("-H", "--host"),
+    "pslurp": ("-H", "--host"),
+    "dsh": ("-m", "--machine"),
+}
+_MORE_SSH = frozenset(
+    {"rclone", "duplicity", "duply", "virsh", "xpra", "sshuttle", "fab", "pyinfra"}
+    | {"salt-ssh", "rdiff-backup"}
+)
+_VIRSH_SSH = re.compile(r"[a-z]+\+(?:ssh|libssh2?)://", re.I)
+_DUPLICITY_SSH = re.compile(r"(?:[a-z]+\+)?(?:scp|sftp|ssh|fish)://|rsync://[^/]*[^:/]/", re.I)
+_RCLONE_LOCAL = frozenset({"local", "alias", "crypt", "chunker", "union", "combine", "hasher"})
+
+
+def _other_remotes(name: str, args: Argv, assignments: Assignments) -> Equivalent | None:
+    """Parallel shells' hosts; duplicity's ssh-family URLs (`sftp://`, `pexpect+scp://`,
+    rsync over ssh: `rsync://HOST/PATH`); rclone's remotes: an `:sftp:` one, or a named
+    `REMOTE:` whose type is in a configuration tether does not read (it may be sftp; one
+    that only names local files, `:local:`, reaches none)."""
+    hosts: list[str] = []
+    if name in _HOST_LISTS:
+        for value in _valued(args, _HOST_LISTS[name]):
+            hosts += [DYN if "[" in h or "@" in h else h for h in value.split(",") if h]
+        if not hosts:
+            hosts.append(DYN)  # `-g GROUP`, `-a`, a hosts file, WCOLL, PDSH_* ...
+    elif name in ("duplicity", "duply"):
+        hosts = [_url_host(a) or DYN for a in args if _DUPLICITY_SSH.match(a)]
+    elif name == "virsh":
+        uris = _valued(args, ("-c", "--connect"))
+        uris += [
+            v for k, v in assignments if k in ("LIBVIRT_DEFAULT_URI", "VIRSH_DEFAULT_CONNECT_URI")
+        ]
+        hosts = [DYN for u in uris if _VIRSH_SSH.match(u) or not is_literal(u)]
+    elif name == "xpra":
+        hosts = [DYN for a in args if a.lower().startswith(("ssh:", "ssh/"))]
+    elif name in ("sshuttle", "fab"):
+        flags = ("-r", "--remote") if name == "sshuttle" else ("-H", "--hosts")
+        hosts = [v.rpartition("@")[2] or DYN for v in _valued(args, flags)]
+    elif name in ("pyinfra", "salt-ssh"):
+        operands = [a for a in args if not a.startswith("-")]
+        local = name == "pyinfra" and operands[:1] == ["@local"]
+        hosts = [] if local else [DYN]  # an inventory: hosts reached by ssh
+    elif name == "rdiff-backup":
+        hosts = [a.partition("::")[0].rpartition("@")[2] or DYN for a in args if "::" in a]
+    else:
+        for arg in (a for a in args if not a.startswith("-")):
+            remote, colon, _ = arg.removeprefix(":").partition(":")
+            if colon and "/" not in remote and remote.split(",")[0] not in _RCLONE_LOCAL:
+                hosts.append(_rclone_host(arg))
+    if not hosts:
+        return None
+    return Equivalent((("ssh", hosts[0]),), f"`{name}` reaches {readable(hosts[0])} by ssh")
+
+
+def _rclone_host(arg: str) -> str:
+    """`:sftp,host=h:path`: h; a named remote or another backend: any host (DYN)."""
+    backend = arg.removeprefix(":").partition(":")[0]
+    found = re.search(r",host=([^,:]+)", backend)
+    return found.group(1) if found else DYN
 
 
 def _url_host(url: str) -> str:

@@ -43,9 +43,13 @@ CONFIG_OPTIONS = {
 def client_use(argv: tuple[str, ...]) -> ClientUse | None:
     """What curl or wget reads and writes through its URLs; None for another program."""
     name = program_name(argv[0]) if argv else ""
+    words = argv[1:]
+    if name in _FETCHERS or (name == "nix" and _nix_fetch(words)):
+        # nix copies the file a `file:` URL names into the world-readable store.
+        urls = [w for w in words if w[:5].lower() == "file:"]
+        return ClientUse(tuple(p for u in urls if (p := file_url_path(u)) is not None))
     if name not in CONFIG_OPTIONS:
         return None
-    words = argv[1:]
     unseen = [
         f"{name} {option} reads options that may be any of {name}'s"
         for option in CONFIG_OPTIONS[name]
@@ -54,6 +58,16 @@ def client_use(argv: tuple[str, ...]) -> ClientUse | None:
     if name == "curl":
         return _curl(words, unseen)
     return _wget(words, unseen)
+
+
+_FETCHERS = frozenset({"nix-prefetch-url", "nix-prefetch-git", "nix-prefetch-scripts"})
+
+
+def _nix_fetch(words: tuple[str, ...]) -> bool:
+    """`nix store prefetch-file URL`, `nix-prefetch-url`'s successor (nix's global options
+    may come first)."""
+    positional = [w for w in words if not w.startswith("-")]
+    return positional[:2] == ["store", "prefetch-file"] or "prefetch-file" in positional[:1]
 
 
 def _curl(words: tuple[str, ...], unseen: list[str]) -> ClientUse:
@@ -114,9 +128,11 @@ def file_url_path(word: str, *, globs: bool = True) -> str | None:
         return None
     rest = word[5:]
     if rest.startswith("//"):
-        rest = rest[2:].partition("/")[2]  # after the host: `file://localhost/x`, `file:///x`
+        host, _, rest = rest[2:].partition("/")  # `file://localhost/x`, `file:///x`
+        if not is_literal(host):
+            rest = f"{DYN}/{rest}"  # `file://$PWD/.env`: the host may be empty, $PWD the path
     if not is_literal(word):
-        return DYN
+        return "/" + rest.lstrip("/") if is_literal(rest[:1]) else rest
     if globs:
         # curl expands its globs first, then decodes: `%{6}5` is `%65`, an `e`.
         rest = _PERCENT_NEAR_UNKNOWN.sub(DYN, _CURL_GLOB.sub(DYN, rest))
