@@ -30,6 +30,7 @@ from tether.sandbox.denied_reads import DeniedScan
 from tether.sandbox.devices import private_devices
 from tether.sandbox.git_sweep import GitSweep
 from tether.sandbox.home_view import exposures
+from tether.sandbox.installed_code import installed_code
 from tether.sandbox.limits import explain_failure
 from tether.sandbox.mounts import sandbox_mounts
 from tether.sandbox.nested import nested_protected
@@ -327,6 +328,8 @@ class Sandbox:
             found += protected_in(root, WORKSPACE_PROTECTED)
             found += nested_protected(root, self.nested_projects)
         found = self.start_sweep.history.guarded(found)  # a checkout writes the rest
+        for root in self.project_roots():
+            found += installed_code(root)
         writable = self.writable_mounts()
         # Most sessions write nowhere near the home: its table then costs nothing.
         if self.home is not None and _meets_any(self.home, writable):
