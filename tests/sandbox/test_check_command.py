@@ -146,6 +146,9 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  start-up files anywhere below (the permission engine's table at any depth, a "
         "workspace plugin's hooks, skills, agents, commands, MCP servers): made or changed by "
         "a command where no mount guards them, moved aside when it ends\n"
+        "  installed code (read-only, runs outside later): virtual environments' "
+        "site-packages and bin, node_modules; the files a .envrc loads (made ones moved "
+        "aside)\n"
         f"  hidden: ~/.ssh, ~/.netrc, {base}/tether{passwd}{etc}{state}\n"
         "  hidden by Read deny rules: nothing (no Read deny rule names a path)\n"
         "  network: cut (loopback included)\n"
@@ -161,8 +164,8 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "  ok      umount of the hidden home: refused\n"
         "  ok      new user namespace: cannot be created\n"
         "  ok      protected workspace files: read-only, existing (.git/config, "
-        ".claude/settings.json, lefthook.yml) and missing (.mcp.json, .git/hooks/pre-commit, "
-        ".tether/, .envrc, .npmrc, .cargo/config.toml, .pdbrc, .vscode/tasks.json, "
+        ".claude/settings.json, lefthook.yml, .envrc) and missing (.mcp.json, "
+        ".git/hooks/pre-commit, .tether/, .npmrc, .cargo/config.toml, .pdbrc, .vscode/tasks.json, "
         "lefthook-local.yml; a nested repository's .claude/settings.json and .mcp.json); "
         "nothing left behind\n"
         f"  ok      unix sockets: {sockets} listeners outside unreachable (seccomp filter)\n"
@@ -187,7 +190,9 @@ def test_where_it_works(check: Check, tmp_path: Path) -> None:
         "Mercurial hgrc, which git and hg outside would run, are disabled when the command "
         "ends\n"
         "  ok      symlinked directories: a planted .git/worktrees link to a hidden directory "
-        "is not followed: nothing bound, written or made there\n" + outside,
+        "is not followed: nothing bound, written or made there\n"
+        "  ok      installed code: read-only: a virtual environment's site-packages and bin, "
+        "node_modules and its .bin, a file a .envrc loads (they run outside later)\n" + outside,
     )
 
 

@@ -3,10 +3,14 @@ tools need to run stays. Both ways from one table, and live through the Bash too
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
 from tether.sandbox.environment import is_secret
 from tether.tools.registry import ToolOutcome
+from tether.tools.run_record import RunRecord, scratch_root
 
 from .conftest import Layout, bash_runner, needs_bwrap, sandboxed_context
 
@@ -183,3 +187,26 @@ async def test_token_values_are_withheld_unless_listed(
         f"UPSTREAM=unset\nCHAT=unset\nLLM={WITHHELD['LLM']}\nCLOUD_ID=unset\nBEARER=unset",
         False,
     )
+
+
+@needs_bwrap
+async def test_tethers_own_variables_are_withheld_unless_listed(
+    boundary: Layout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The run's marker (`TETHER_RUN`, added by the Bash tool for the cleanup after a killed
+    run) and any other `TETHER_*` go like the rest: bwrap's pid namespace ends what runs
+    inside; `sandbox.env` keeps them."""
+    monkeypatch.setenv("TETHER_MODEL", "m")
+    home = tmp_path / "tether-home"
+    record = RunRecord.start(home, scratch_dir=scratch_root(home) / "s1", session_id="s1")
+    command = 'echo "run=${TETHER_RUN-unset} model=${TETHER_MODEL-unset}"'
+    try:
+        for keep, shown in (
+            ((), "run=unset model=unset"),
+            (("TETHER_RUN", "TETHER_MODEL"), f"run={record.marker} model=m"),
+        ):
+            ctx = dataclasses.replace(sandboxed_context(boundary, env=keep), run=record)
+            outcome = await bash_runner(ctx)(command=command)
+            assert outcome == ToolOutcome(shown, False)
+    finally:
+        record.close()

@@ -298,3 +298,37 @@ async def test_a_config_file_git_includes_made_by_a_command_is_not_read_outside(
         assert "fsmonitor" in (boundary.workspace / f"{made}.tether-disabled").read_text(), made
     _git(boundary.workspace, "status")
     assert not ran.exists()
+
+
+@needs_bwrap
+async def test_a_submodules_git_directory_made_before_git_makes_it_is_swept(
+    boundary: Layout,
+) -> None:
+    """`.git/modules/NAME` for a submodule with no git directory yet: git reuses a directory
+    it finds there at the user's next `submodule update --init`, and runs its hooks. Made
+    with a hook only, or only a `commondir` that sends git elsewhere, it is judged as a git
+    directory: the hooks moved aside, the config rewritten."""
+    _repository(boundary)
+    hook = "printf '#!/bin/sh\\necho RAN\\n' > {d}/hooks/post-checkout && chmod +x {d}/hooks/*"
+    run = bash_runner(sandboxed_context(boundary))
+    outcome = await run(
+        command=" && ".join(
+            [
+                "mkdir -p .git/modules/x/hooks .git/modules/vendor/lib/hooks",
+                hook.format(d=".git/modules/x"),
+                hook.format(d=".git/modules/vendor/lib"),
+                "mkdir -p .git/modules/y elsewhere/hooks && echo ../../../elsewhere > "
+                ".git/modules/y/commondir",
+                "printf '[core]\\n\\tfsmonitor = evil\\n' > elsewhere/config",
+                hook.format(d="elsewhere"),
+                "echo made",
+            ]
+        )
+    )
+    assert isinstance(outcome.content, str)
+    assert outcome.content.startswith("made"), outcome.content
+    ws = boundary.workspace
+    for directory in (ws / ".git/modules/x", ws / ".git/modules/vendor/lib", ws / "elsewhere"):
+        assert not (directory / "hooks" / "post-checkout").exists(), directory
+        assert (directory / "hooks.tether-disabled" / "post-checkout").is_file(), directory
+    assert "fsmonitor" not in (ws / "elsewhere" / "config").read_text()

@@ -45,15 +45,19 @@ def python_outside(ws: Path, where: str = ".venv", code: str = "pass") -> str:
 async def test_start_files_a_command_writes_in_an_environment_are_moved_aside(
     boundary: Layout,
 ) -> None:
+    """In environments the command makes (those present at its start are read-only inside:
+    `test_installed_code.py`)."""
     ws = boundary.workspace
-    site = environment(ws)
-    tox_site = environment(ws, ".tox/py311")
+    site = ws / SITE
+    tox_site = ws / ".tox/py311" / SITE.removeprefix(".venv/")
     boundary.hand_over()
     ran = ws / "RAN"
     code = f"open({str(ran)!r}, 'a').write('x')"
     tox = f".tox/py311/{SITE.removeprefix('.venv/')}"
     command = " && ".join(
         [
+            "python3 -m venv --without-pip .venv",
+            "python3 -m venv --without-pip .tox/py311",
             f'echo "import os; {code}" > {SITE}/evil.pth',
             f'echo "{code}" > {SITE}/sitecustomize.py',
             f'mkdir -p {SITE}/usercustomize && echo "{code}" > {SITE}/usercustomize/__init__.py',
@@ -76,13 +80,15 @@ async def test_start_files_a_command_writes_in_an_environment_are_moved_aside(
 
 
 async def test_a_pth_of_paths_only_is_kept(boundary: Layout) -> None:
-    """What `pip install -e` of a `src` layout writes: the project's path, nothing run."""
+    """What `pip install -e` of a `src` layout writes: the project's path, nothing run (in an
+    environment the command makes: one present at its start is read-only inside)."""
     ws = boundary.workspace
-    site = environment(ws)
+    site = ws / SITE
     (ws / "src" / "proj").mkdir(parents=True)
     (ws / "src" / "proj" / "__init__.py").write_text("NAME = 'proj'\n")
     boundary.hand_over()
     command = (
+        "python3 -m venv --without-pip .venv && "
         f"printf '# editable\\n{ws / 'src'}\\n\\n' > {SITE}/__editable__.proj-0.1.pth && echo DONE"
     )
     out = await session(boundary, command)
@@ -113,30 +119,31 @@ def shell_outside(ws: Path, script: str) -> subprocess.CompletedProcess[str]:
 async def test_an_environments_activation_interpreter_and_config_a_command_changes_are_moved_aside(
     boundary: Layout,
 ) -> None:
-    """What the user's next `. .venv/bin/activate` or `.venv/bin/python3` runs outside: a
-    command that appends to the activation script, replaces the interpreter link, or points
-    `pyvenv.cfg` elsewhere has it moved aside, and none of it runs outside."""
+    """What the user's next `. .venv/bin/activate` or `.venv/bin/python3` runs outside: the
+    activation scripts and the interpreter link are read-only inside (the environment's `bin`
+    is: `installed_code.py`); a command that points `pyvenv.cfg` elsewhere has it moved
+    aside; none of it runs outside."""
     ws = boundary.workspace
     environment(ws)
     environment(ws, ".tox/py311")
     boundary.hand_over()
     ran = ws / "RAN"
     plant = f"echo planted >> {ran}"
-    command = " && ".join(
-        [
-            f"printf '\\n{plant}\\n' >> .venv/bin/activate",
-            f"printf '\\n{plant}\\n' >> .tox/py311/bin/activate",
-            f"rm .venv/bin/python3 && printf '#!/bin/sh\\n{plant}\\n' > .venv/bin/python3",
-            "chmod +x .venv/bin/python3",
-            "sed -i 's|^home = .*|home = /nonexistent/bin|' .venv/pyvenv.cfg",
-            "echo DONE",
-        ]
-    )
-    out = await session(boundary, command)
+    ctx = sandboxed_context(boundary)
+    run = bash_runner(ctx)
+    for write in (
+        f"printf '\\n{plant}\\n' >> .venv/bin/activate",
+        f"printf '\\n{plant}\\n' >> .tox/py311/bin/activate",
+        f"rm .venv/bin/python3 && printf '#!/bin/sh\\n{plant}\\n' > .venv/bin/python3",
+    ):
+        outcome = await run(command=write)
+        assert outcome.is_error, outcome
+        assert "installed code read-only" in outcome.content, outcome
+    command = "sed -i 's|^home = .*|home = /nonexistent/bin|' .venv/pyvenv.cfg && echo DONE"
+    out = (await run(command=command)).content
+    await end_session(ctx)
     assert "DONE" in out, out
     assert "moved aside" in out, out
-    for name in (".venv/bin/activate", ".tox/py311/bin/activate", ".venv/bin/python3"):
-        assert (ws / f"{name}{DISABLED}").exists(), name
     assert (ws / f".venv/pyvenv.cfg{DISABLED}").exists()
     shell_outside(ws, ". .venv/bin/activate; . .tox/py311/bin/activate; .venv/bin/python3 -c 1")
     assert not ran.exists()
@@ -144,14 +151,13 @@ async def test_an_environments_activation_interpreter_and_config_a_command_chang
 
 async def test_an_environment_a_command_makes_is_the_commands(boundary: Layout) -> None:
     """`python -m venv` inside keeps working: an environment made at a new path is the
-    command's (its activation script and interpreter stay), as is what an existing one's
-    `pip install` writes to its `bin` (console scripts)."""
+    command's (its activation script, interpreter and console scripts stay)."""
     ws = boundary.workspace
     environment(ws)
     boundary.hand_over()
     command = (
         "python3 -m venv --without-pip made && "
-        "printf '#!/bin/sh\\necho tool\\n' > .venv/bin/tool && chmod +x .venv/bin/tool && "
+        "printf '#!/bin/sh\\necho tool\\n' > made/bin/tool && chmod +x made/bin/tool && "
         "echo DONE"
     )
     out = await session(boundary, command)
@@ -160,6 +166,6 @@ async def test_an_environment_a_command_makes_is_the_commands(boundary: Layout) 
     for name in ("activate", "python3"):
         assert (ws / "made" / "bin" / name).exists(), name
     assert (ws / "made" / "pyvenv.cfg").is_file()
-    assert (ws / ".venv" / "bin" / "tool").is_file()
+    assert (ws / "made" / "bin" / "tool").is_file()
     done = shell_outside(ws, ". made/bin/activate && python3 -c 'import sys; print(sys.prefix)'")
     assert done.stdout.strip() == str(ws / "made"), done.stderr

@@ -165,6 +165,11 @@ def report(
             "workspace plugin's hooks, skills, agents, commands, MCP servers): made or changed "
             "by a command where no mount guards them, moved aside when it ends"
         )
+        lines.append(
+            "  installed code (read-only, runs outside later): virtual environments' "
+            "site-packages and bin, node_modules; the files a .envrc loads (made ones moved "
+            "aside)"
+        )
         if sandbox.edit_scan is not None:
             lines.append("  Edit deny rules: what they name under the writable places is read-only")
         present = [_shown(p, home) for p in sandbox.hidden if p.exists()]

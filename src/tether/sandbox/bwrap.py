@@ -28,8 +28,10 @@ from tether.sandbox.bwrap_command import BwrapCommand, options_descriptor
 from tether.sandbox.denied_links import DeniedLinks
 from tether.sandbox.denied_reads import DeniedScan
 from tether.sandbox.devices import private_devices
+from tether.sandbox.envrc_sources import ENVRC_LOADS, envrc_loads
 from tether.sandbox.git_sweep import GitSweep
 from tether.sandbox.home_view import exposures
+from tether.sandbox.installed_code import installed_code
 from tether.sandbox.limits import explain_failure
 from tether.sandbox.mounts import sandbox_mounts
 from tether.sandbox.nested import nested_protected
@@ -327,6 +329,10 @@ class Sandbox:
             found += protected_in(root, WORKSPACE_PROTECTED)
             found += nested_protected(root, self.nested_projects)
         found = self.start_sweep.history.guarded(found)  # a checkout writes the rest
+        for root in self.project_roots():
+            found += installed_code(root)
+        envrcs = [str(p) for p, _ in found if p.name == ".envrc" and p.is_file()]
+        found += [(Path(p), ENVRC_LOADS) for p in envrc_loads(envrcs)]
         writable = self.writable_mounts()
         # Most sessions write nowhere near the home: its table then costs nothing.
         if self.home is not None and _meets_any(self.home, writable):

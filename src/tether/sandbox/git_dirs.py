@@ -129,7 +129,8 @@ def repositories(
         )
     more: list[Path] = []
     for git_dir in found:
-        more += _below(git_dir)
+        below = _below(git_dir)
+        more += below + [c for d in below for c in common_dirs(d)]
     return list(dict.fromkeys(found + more)), _with_related(hg, roots), cut
 
 

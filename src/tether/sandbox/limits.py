@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from tether.sandbox.installed_code import is_installed_path
 from tether.sandbox.protected import GIT_DIR_PROTECTED, WORKSPACE_PROTECTED
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ _NETWORK_FAILURES = re.compile(
     r"\[Errno -[23]\]|\[Errno (?:101|111)\]"
 )
 _READ_ONLY = re.compile(r"Read-only file system", re.IGNORECASE)
+_BUSY = re.compile(r"Device or resource busy", re.IGNORECASE)
+"""A read-only bind is a mount point: renaming or removing it fails so."""
 _IS_A_DIRECTORY = re.compile(r"^.*Is a directory.*$", re.IGNORECASE | re.MULTILINE)
 """A protected path that is missing is an empty read-only directory inside: writing it as a
 file says "Is a directory"; the line must also name a protected path."""
@@ -88,7 +91,10 @@ def describe(sandbox: Sandbox) -> str:
         "while the command runs): .git/config, .git/hooks, .tether/, .claude/, .mcp.json, "
         "editor settings (.vscode/, .idea/), git hook managers' configuration (lefthook, "
         "lint-staged, pre-commit...), and in a writable home its startup files (.bashrc, "
-        ".profile, .gitconfig, ~/.claude.json...); `git init` fails for the same reason, and "
+        ".profile, .gitconfig, ~/.claude.json...); so is installed code (a virtual "
+        "environment's site-packages and bin, node_modules), which runs outside later: "
+        "installing packages (pip install, npm install) fails here, so ask the user to run "
+        "installs with the sandbox off; `git init` fails for the same reason, and "
         "a branch made from a remote one records no upstream (use `--no-track`). "
         "Commands run without root or capabilities (no sudo, mount, chown, setuid or setgid "
         "bits, kernel settings) and secret environment variables are withheld. "
@@ -176,12 +182,15 @@ def explain_failure(sandbox: Sandbox, returncode: int, output: str) -> str | Non
         return unwritten
     if returncode == 0:
         return None
+    installed = _names_installed(sandbox, output)
     if not sandbox.network and _NETWORK_FAILURES.search(output):
         return (
             "The network is off in the sandbox: if this command needed it (a download, a "
             "package install, a connection), it cannot work here; ask the user to run it "
-            "outside."
+            f"outside.{_INSTALLS if installed or _AN_INSTALL.search(output) else ''}"
         )
+    if installed and (_READ_ONLY.search(output) or _BUSY.search(output)):
+        return _INSTALLED_READ_ONLY
     if sandbox.home is not None and _HOME_MISSING.search(output) and _names_home(sandbox, output):
         return (
             "The sandbox hides the home directory: only the workspace, toolchains and the "
@@ -204,6 +213,34 @@ def explain_failure(sandbox: Sandbox, returncode: int, output: str) -> str | Non
             "reached."
         )
     return None
+
+
+_INSTALLED_READ_ONLY = (
+    "The sandbox keeps installed code read-only: a virtual environment's site-packages and "
+    "bin, and node_modules, because their code runs outside the sandbox later (the user's "
+    "next python, pytest or npm test), so a change made inside would run there. Installing "
+    "or upgrading packages (pip install, npm install) cannot work here: ask the user to run "
+    "it with the sandbox off (outside this session)."
+)
+_AN_INSTALL = re.compile(
+    r"\b(?:pip|npm|pnpm|yarn|uv|poetry|pipenv)\b|satisfies the requirement|node_modules|"
+    r"site-packages"
+)
+"""A failure's output that looks like a package install's (pip's, npm's...)."""
+_INSTALLS = (
+    " Installing into the workspace's environments or node_modules would fail here even "
+    "with the network: they are read-only in the sandbox because their code runs outside "
+    "later; ask the user to run the install with the sandbox off."
+)
+
+
+def _names_installed(sandbox: Sandbox, output: str) -> bool:
+    """Whether a path in the output lies in installed code the sandbox keeps read-only."""
+    return any(
+        is_installed_path(word, sandbox.workspace)
+        for line in output.splitlines()
+        for word in re.split(r"[\s'\"`:,;()\[\]]+", line)
+    )
 
 
 def _names_protected(line: str) -> bool:

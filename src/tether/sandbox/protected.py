@@ -115,6 +115,11 @@ GIT_DIR_PROTECTED: tuple[Protected, ...] = (
 )
 """Inside each git directory of a writable root."""
 
+_GIT_DIR_MARKS = ("HEAD", "config", "hooks", "commondir", "config.worktree")
+"""What makes a directory under `.git/modules` a submodule's git directory here: what git
+reads there, or runs from (a directory made before git makes it, with a hook only or a
+`commondir` only, is reused by the next `git submodule update --init`)."""
+
 _SUBMODULE_DEPTH = 4
 """How deep submodule git directories are looked for under `.git/modules` (a submodule's
 name is its path, so `modules/vendor/lib` is one)."""
@@ -284,7 +289,7 @@ def _submodule_git_dirs(modules: Path, depth: int = _SUBMODULE_DEPTH) -> list[Pa
     except OSError:
         return []
     for child in children:
-        if (child / "HEAD").exists() or (child / "config").exists():
+        if any(os.path.lexists(child / name) for name in _GIT_DIR_MARKS):
             found += [child, *_submodule_git_dirs(child / "modules", depth - 1)]
         else:
             found += _submodule_git_dirs(child, depth - 1)

@@ -82,9 +82,11 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
     # Another name of a hidden file (a hard link made outside): hidden as the file is.
     (ws / "docs").mkdir()
     os.link(home / ".ssh" / "id_ed25519", ws / "docs" / "key-copy")
+    installed = _installed_code(ws)
     existing = [ws / ".git" / "config", ws / ".claude" / "settings.json", ws / "lefthook.yml"]
     missing = [ws / ".mcp.json", ws / ".git" / "hooks" / "pre-commit", ws / ".tether" / "x.json"]
-    missing += [ws / ".envrc", ws / ".npmrc", ws / ".cargo" / "config.toml", ws / ".pdbrc"]
+    existing.append(ws / ".envrc")  # made by `_installed_code`
+    missing += [ws / ".npmrc", ws / ".cargo" / "config.toml", ws / ".pdbrc"]
     missing += [ws / ".vscode" / "tasks.json", ws / "lefthook-local.yml"]
     missing += [nested / ".claude" / "settings.json", nested / ".mcp.json"]
     sandbox = replace(
@@ -106,6 +108,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
         "root_probe": str(root_probe),
         "hidden_dir": str(home),
         "protected": [str(p) for p in existing + missing],
+        "installed": [str(p) for p in installed],
         "through_link": str(ws / ".git" / "worktrees" / "wt" / "written-inside"),
         "sockets": [str(s) for s in sockets],
         "port": port,
@@ -154,6 +157,7 @@ def _run(template: Sandbox, base: Path, sockets: list[Path], port: int) -> list[
             + (f"; WRITTEN THROUGH IT: {', '.join(through_link)}" if through_link else ""),
         )
     )
+    results.append(_installed_result(seen, installed))
     return results
 
 
@@ -190,8 +194,8 @@ def _judge(
         Result(
             not written and not changed and not created,
             "protected workspace files",
-            "read-only, existing (.git/config, .claude/settings.json, lefthook.yml) and missing "
-            "(.mcp.json, .git/hooks/pre-commit, .tether/, .envrc, .npmrc, "
+            "read-only, existing (.git/config, .claude/settings.json, lefthook.yml, .envrc) "
+            "and missing (.mcp.json, .git/hooks/pre-commit, .tether/, .npmrc, "
             ".cargo/config.toml, .pdbrc, .vscode/tasks.json, lefthook-local.yml; a nested "
             "repository's "
             ".claude/settings.json and .mcp.json)"
@@ -268,6 +272,36 @@ def _judge(
         ),
     ]
     return results
+
+
+def _installed_code(ws: Path) -> list[Path]:
+    """A virtual environment and a `node_modules` in the workspace, and a `.envrc` that
+    loads a file: what the probe tries to change (existing files) or make (missing ones)."""
+    site = ws / ".venv" / "lib" / "python3" / "site-packages"
+    (site / "pip").mkdir(parents=True)
+    (ws / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (ws / ".venv" / "bin").mkdir()
+    bins = ws / "node_modules" / ".bin"
+    bins.mkdir(parents=True)
+    (ws / "scripts").mkdir()
+    (ws / ".envrc").write_text("source_env scripts/env.sh\n")
+    existing = [site / "pip" / "__init__.py", bins / "jest", ws / "scripts" / "env.sh"]
+    for path in existing:
+        path.write_text("# the user's\n")
+    return [*existing, site / "evilmod.py", ws / ".venv" / "bin" / "pytest", bins / "tsc"]
+
+
+def _installed_result(seen: dict[str, object], installed: list[Path]) -> Result:
+    written: dict[str, bool] = seen["installed"]  # type: ignore[assignment]
+    changed = sorted(p for p, ok in written.items() if ok)
+    changed += [str(p) for p in installed if p.exists() and "inside" in _text(p)]
+    return Result(
+        not changed,
+        "installed code",
+        "read-only: a virtual environment's site-packages and bin, node_modules and its "
+        ".bin, a file a .envrc loads (they run outside later)"
+        + (f"; WRITTEN: {', '.join(sorted(set(changed)))}" if changed else ""),
+    )
 
 
 def _made_repositories(bare: Path, hg: Path) -> Result:

@@ -82,6 +82,7 @@ def writes(path):
     except OSError:
         return False
 out["protected"] = {p: writes(p) for p in spec["protected"]}
+out["installed"] = {p: writes(p) for p in spec["installed"]}
 writes(spec["through_link"])
 def reach(address, family):
     s = socket.socket(family, socket.SOCK_STREAM)

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from tether.git_run_paths import git_run_paths
 from tether.sandbox.edit_sweep import EditSweep
+from tether.sandbox.envrc_sources import envrc_loads
 from tether.sandbox.git_dirs import SKIPPED
 from tether.sandbox.git_state import SequencerTodos, git_dirs
 from tether.sandbox.git_store import StoreSweep
@@ -282,6 +283,10 @@ class StartSweep:
             budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
         for path in _git_configs(sorted(self.roots)):
             budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
+        envrcs = [path for path in found if os.path.basename(path) == ".envrc"]
+        for path in envrc_loads(envrcs):  # `envrc_sources.py`: missing ones too
+            if within(path, self.roots):
+                budget -= _stamp_below(path, found, self.excluded, budget, unfinished)
         cut = None
         if budget <= 0 and (pending or unfinished):
             where = unfinished[0] if unfinished else pending[-1]

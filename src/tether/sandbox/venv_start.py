@@ -16,13 +16,9 @@ same environment): its `pyvenv.cfg`, activation scripts and interpreter links, w
 next `. .venv/bin/activate` or `.venv/bin/python` runs outside. Packages install no such file,
 so a command that changes one is not installing: it is moved aside. An environment a command
 makes at a new path is the command's, as a repository it makes is: nothing of it is judged
-(`python -m venv` and `uv venv` inside keep working). Its other programs (`bin/pip`, console
-scripts) are not: they are launchers of its `site-packages`, which `pip install` rewrites and
-a command can change as well; running one is running the environment's packages. Those are
-not swept either: a sandboxed `pip install` writes them, and nothing tells its writes from
-another program's. The permission engine asks before a command or a tool writes into them by
-path (`permissions/defaults.py`); a program allowed to run arbitrary code can change them, as
-it can change the project's own code the user runs next.
+(`python -m venv` and `uv venv` inside keep working). An environment present when a command
+starts has its `site-packages` and `bin` bound read-only for it (`installed_code.py`), so these
+files are judged here only in the environments commands made.
 """
 
 from __future__ import annotations
@@ -60,7 +56,7 @@ def _environments(root: str) -> list[str]:
     return found
 
 
-def _site_dirs(environment: str) -> list[str]:
+def site_dirs(environment: str) -> list[str]:
     found: list[str] = []
     for lib in ("lib", "lib64", "Lib"):
         base = os.path.join(environment, lib)
@@ -96,7 +92,7 @@ def venv_start_files(roots: Iterable[str], entered: frozenset[str] = frozenset()
     `bin/python*` (the interpreter itself)."""
     found: list[str] = []
     for environment in environments(roots):
-        for site in _site_dirs(environment):
+        for site in site_dirs(environment):
             for directory in (site, os.path.join(site, "__pycache__")):
                 with contextlib.suppress(OSError), os.scandir(directory) as entries:
                     found += [e.path for e in entries if _is_start(e.name)]

@@ -221,10 +221,13 @@ def _marker(record: RunRecord | None) -> dict[str, str]:
 def _start_env(
     argv: list[str], environ: Mapping[str, str], cwd: Path, record: RunRecord | None
 ) -> dict[str, str]:
-    """What the command's process is started with: the command's environment, as a
-    confinement lets it through (its own program gets no more than the command), and the
-    run's marker, which tells the cleanup after a killed run which processes were its."""
-    return start_environment(argv, command_environment(environ, cwd)) | _marker(record)
+    """What the command's process is started with: the command's environment with the
+    run's marker, which tells the cleanup after a killed run which processes were its, as a
+    confinement lets it through (its own program gets no more than the command). The sandbox
+    withholds the marker with tether's other variables unless `sandbox.env` lists it: bwrap's
+    pid namespace and `--die-with-parent` end what runs inside, and the process group it
+    leads is written down."""
+    return start_environment(argv, command_environment(environ, cwd) | _marker(record))
 
 
 def _with_output(what: str, output: str, notes: list[str]) -> str:
