@@ -15,10 +15,11 @@ from pathlib import Path
 from tether.permissions import steps
 from tether.permissions.bash_judge_code import CodeJudge, shortened
 from tether.permissions.bash_rules import MAX_NESTING, script_verdict
-from tether.permissions.package_bins import bin_file, runner_bin
+from tether.permissions.package_bins import bin_file, package_dirs
 from tether.permissions.paths import is_below
 from tether.permissions.python_imports import python_import_files
 from tether.permissions.run_files import run_line, runs_by_path
+from tether.permissions.runner_argv import RunnerCall, runner_calls
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_words import is_literal, program_name, readable, shown
@@ -108,18 +109,61 @@ class ScriptJudge(CodeJudge):
         return None
 
     def runner_bins(self, inv: Invocation) -> list[Verdict]:
-        """What a package runner runs by name (`npx jest`, `pnpm exec x`, `yarn x`:
-        package_bins.py), judged with the runner's PATH: a file of a `node_modules/.bin` as a
-        file run by its path."""
-        words = runner_bin(inv.argv) if inv.role == "command" else None
-        if words is None or self.nesting >= MAX_NESTING:
+        """What a package runner runs by name or in a shell command line (`npx jest`, `npm
+        --prefix d exec x`, `pnpm -r exec x`, `npx -c 'x'`: runner_argv.py), judged with the
+        runner's PATH from each package directory it may run in: a file of a
+        `node_modules/.bin` as a file run by its path. Directories not known before it runs,
+        or too many to look through, are code not read."""
+        if inv.role != "command" or not inv.argv or self.nesting >= MAX_NESTING:
             return []
-        inner = self.nested(self.cdpath)
-        inner.places.cwds = dict(self.places.cwds)
-        inner.package_bins = True
-        sub = look_through(words, inv.assignments, (), parse_code=parse_command, depth=0)
-        what = f"{readable(shown(inv.argv[0]))} runs {readable(shown(words[0]))} from its PATH"
-        return [replace(v, reason=f"{what}: {v.reason}") for v in inner._run_file(sub)]
+        runner = readable(shown(inv.argv[0]))
+        found: list[Verdict] = []
+        for call in runner_calls(inv.argv):
+            places = self._runner_places(call)
+            if places is None:
+                what = f"{runner} runs in package directories tether does not know before it runs"
+                found.append(self._unread(what))
+                continue
+            inner = self.nested(self.cdpath)
+            inner.places.cwds = places
+            inner.package_bins = True
+            if call.words:
+                sub = look_through(
+                    call.words, inv.assignments, (), parse_code=parse_command, depth=0
+                )
+                what = f"{runner} runs {readable(shown(call.words[0]))} from its PATH"
+                found += [replace(v, reason=f"{what}: {v.reason}") for v in inner._run_file(sub)]
+            if call.code is not None:
+                what = f"{runner} runs `{shortened(readable(call.code))}` with its PATH:"
+                found += inner._judged_text(call.code, what, same_shell=False, package=True)
+        return found
+
+    def _runner_places(self, call: RunnerCall) -> dict[Path | None, None] | None:
+        """The directories a runner's call may find programs from: where the shell is, the
+        package directories it names there, and with `anywhere` each one below holding a
+        `node_modules/.bin`; None when one is not known before it runs."""
+        places: dict[Path | None, None] = {}
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            if real is None:
+                return None
+            places[real] = None
+            anywhere = call.anywhere
+            for word in call.dirs:
+                if not is_literal(word):
+                    return None
+                named = self.files.real(real / word)
+                if named is None:
+                    return None
+                if named.is_dir():
+                    places[named] = None
+                else:  # a workspace's name, not its path: any package
+                    anywhere = True
+            below = package_dirs(real) if anywhere else []
+            if below is None:
+                return None
+            places.update(dict.fromkeys(below))
+        return places
 
     def _linked_program(self, inv: Invocation, target: Path, real: Path) -> list[Verdict]:
         """A binary program run through a symbolic link under another name (`tools/ls ->
