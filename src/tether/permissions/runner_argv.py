@@ -390,7 +390,9 @@ def _subcommand(name: str, args: tuple[str, ...]) -> list[RunnerCall]:
         elif first not in own:
             found.append(_call(reading, reading.words))
     if name == "bun":  # `bun run src/a.js`, `bun x.ts`: a file bun runs itself
-        return [c for c in found if not c.words or "/" not in c.words[0] and "." not in c.words[0]]
+        return [
+            c for c in found if not c.words or ("/" not in c.words[0] and "." not in c.words[0])
+        ]
     return found
 
 
