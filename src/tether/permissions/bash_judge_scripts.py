@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from tether.permissions import steps
@@ -236,6 +237,9 @@ class ScriptJudge(CodeJudge):
         the command writes it later (late_code)."""
         found: list[Verdict] = []
         for word in python_import_files(inv.own_argv) if inv.role == "command" else ():
+            if any(c in word for c in "*?["):  # `unittest discover -p 'test*.py'`
+                found += self._imported_pattern(word)
+                continue
             for target in self.places.targets(word):
                 real = self.files.real(target) if isinstance(target, Path) else None
                 if real is None or os.path.lexists(real) or self.was_written(real):
@@ -243,6 +247,18 @@ class ScriptJudge(CodeJudge):
                     break
                 self.code_files.append((real, f"imports code from {readable(word)}"))
         return found
+
+    def _imported_pattern(self, word: str) -> list[Verdict]:
+        """Files Python imports by a pattern of names (unittest's discovery): one the command
+        writes before is code not read."""
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            pattern = (real / word).as_posix() if real is not None else None
+            if pattern is None or any(fnmatchcase(w.as_posix(), pattern) for w in self.written):
+                return [
+                    self._unread(f"imports code from {readable(word)}, which this command writes")
+                ]
+        return []
 
 
 def script_text(path: Path) -> str | None:
