@@ -39,13 +39,7 @@ from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.package_sources import dependency_places, installs
 from tether.permissions.paths import is_below
-from tether.permissions.pip_projects import project_sources, uv_config_sources
-from tether.permissions.pip_sources import (
-    local_projects,
-    requirement_files,
-    requirement_lines,
-    uv_project_dirs,
-)
+from tether.permissions.pip_sources import requirement_files, requirement_lines
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files
@@ -158,24 +152,6 @@ class FileJudge(ProjectJudge):
                 found += self._loads(tuple(_joined(real.parent, f) for f in nested), inv, what=what)
                 pending += [(f, [real.parent / f] if is_literal(f) else []) for f in nested]
         return found + self._projects(inv)
-
-    def _projects(self, inv: Invocation) -> list[Verdict]:
-        """The local code the workspace's Python projects an install or uv builds name in
-        their own files (pip_projects: `pyproject.toml` dependencies, uv's sources, indexes
-        and find-links, `uv.toml`), judged as the command's own words are."""
-        found: list[Verdict] = []
-        for word in (*local_projects(inv.argv), *uv_project_dirs(inv.argv)):
-            uv = word in uv_project_dirs(inv.argv)
-            for target in self.places.targets(word) if is_literal(word) else ():
-                real = self.files.real(target) if isinstance(target, Path) else None
-                if real is None or not real.is_dir() or not is_below(real, self.ctx.write_roots):
-                    continue
-                what = f"the project {readable(word)} names code from"
-                places = project_sources(real)
-                if uv:
-                    places += uv_config_sources(real, self.ctx.workspace)
-                found += self._loads(tuple(dict.fromkeys(places)), inv, what=what)
-        return found
 
     def _dependencies(self, inv: Invocation) -> list[Verdict]:
         """The local dependencies (`file:`, `link:`) of the package.json files an install

@@ -15,14 +15,25 @@ from __future__ import annotations
 
 from typing import Final
 
+from tether.permissions.runner_tables import (
+    BUN,
+    BUN_OWN,
+    COREPACK_TOOLS,
+    FOLLOW,
+    FOLLOW_ANY,
+    NPM,
+    NPM_ALIASES,
+    NPM_COMMANDS,
+    PNPM,
+    PNPM_OWN,
+    YARN,
+    YARN_OWN,
+    Grammar,
+)
 from tether.permissions.shell_words import is_literal, program_name
 from tether.slotted import Slotted
 
 _MAX_READINGS = 64
-
-
-def _names(text: str) -> frozenset[str]:
-    return frozenset(text.split())
 
 
 class RunnerCall(Slotted):
@@ -53,142 +64,6 @@ class RunnerCall(Slotted):
         self.anywhere = anywhere
 
 
-class _Grammar(Slotted):
-    __slots__ = ("code", "code_flags", "dirs", "flags", "picks", "picks_valued", "valued")
-    flags: Final[frozenset[str]]
-    valued: Final[frozenset[str]]
-    dirs: Final[frozenset[str]]
-    picks: Final[frozenset[str]]
-    picks_valued: Final[frozenset[str]]
-    code: Final[frozenset[str]]
-    code_flags: Final[frozenset[str]]
-
-    def __init__(
-        self,
-        flags: str,
-        valued: str,
-        *,
-        dirs: str = "",
-        picks: str = "",
-        picks_valued: str = "",
-        code: str = "",
-        code_flags: str = "",
-    ) -> None:
-        self.flags = frozenset(flags.split())
-        self.valued = frozenset(valued.split())
-        self.dirs = frozenset(dirs.split())  # valued: a package directory (or workspace)
-        self.picks = frozenset(picks.split())  # flags: packages of the workspace
-        self.picks_valued = frozenset(picks_valued.split())  # valued: a filter of them
-        self.code = frozenset(code.split())  # valued: a shell command line
-        self.code_flags = frozenset(code_flags.split())  # flags: the words are shell code
-
-    def known(self) -> frozenset[str]:
-        return self.valued | self.dirs | self.picks_valued | self.code
-
-
-_NPM = _Grammar(
-    "-s --silent -q --quiet -d -dd -ddd --verbose -y --yes --no -g --global -f --force"
-    " --json -l --long --parseable --offline --prefer-offline --prefer-online"
-    " --ignore-scripts --include-workspace-root --if-present --foreground-scripts"
-    " -v --version -h --help -H -? --dry-run --no-install --timing --usage",
-    "--loglevel --cache --registry --userconfig --globalconfig --tag --otp --scope"
-    " --node-options --script-shell --shell --before --omit --include --install-strategy"
-    " --logs-dir --logs-max --fetch-retries --fetch-timeout --access --auth-type --cafile"
-    " --ca --cert --key --proxy --https-proxy --noproxy --local-address --maxsockets"
-    " --umask --user-agent --depth --editor --init-module --location --lockfile-version"
-    " --message -m --preid --save-prefix --viewer --which --package --os --cpu --libc",
-    dirs="--prefix -C -prefix --workspace -w -workspace",
-    picks="--workspaces -ws -workspaces",
-    code="--call -c -call",
-)
-_PNPM = _Grammar(
-    "-s --silent --stream --parallel --aggregate-output --no-bail --bail --sort --no-sort"
-    " --reverse -w --workspace-root --include-workspace-root --fail-if-no-match"
-    " --report-summary --use-stderr -h --help -v --version --color --no-color",
-    "--reporter --loglevel --workspace-concurrency --resume-from --test-pattern"
-    " --changed-files-ignore-pattern --filter-prod --store-dir --virtual-store-dir",
-    dirs="-C --dir",
-    picks="-r --recursive",
-    picks_valued="--filter -F",
-    code_flags="-c --shell-mode",
-)
-_YARN = _Grammar(
-    "-s --silent --verbose --offline --prefer-offline --frozen-lockfile --pure-lockfile"
-    " --no-progress --non-interactive --ignore-scripts --ignore-engines --json"
-    " -h --help -v --version --no-default-rc --flat --production --prod",
-    "--cache-folder --mutex --network-concurrency --network-timeout --registry --proxy"
-    " --https-proxy --global-folder --link-folder --preferred-cache-folder --otp",
-    dirs="--cwd",
-    # the node_modules yarn uses may be elsewhere: any package of the workspace
-    picks_valued="--modules-folder",
-)
-_BUN = _Grammar(
-    "--silent --bun -b --if-present --smol --hot --watch --no-install --no-clear-screen"
-    " -h --help -v --version --revision --inspect --inspect-wait --inspect-brk -i",
-    "--elide-lines --shell --config -c --env-file --preload -r --tsconfig-override"
-    " --define -d --loader -l --port --main-fields --install --prefer-offline",
-    dirs="--cwd",
-    picks_valued="--filter -F",
-)
-_FOLLOW = _Grammar("", "")  # no options of its own: what follows is the command
-
-_NPM_COMMANDS = _names(
-    "access adduser audit bugs cache ci completion config dedupe deprecate diff dist-tag docs"
-    " doctor edit exec explain explore find-dupes fund get help help-search hook init install"
-    " install-ci-test install-test link ll login logout ls org outdated owner pack ping pkg"
-    " prefix profile prune publish query rebuild repo restart root run-script sbom search set"
-    " shrinkwrap star stars start stop team test token uninstall unpublish unstar update"
-    " version view whoami"
-)
-_NPM_ALIASES: dict[str, str] = {
-    **dict.fromkeys(("x",), "exec"),
-    **dict.fromkeys(("run", "rum", "urn"), "run-script"),
-    **dict.fromkeys(("t", "tst"), "test"),
-    **dict.fromkeys(("i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta"), "install"),
-    **dict.fromkeys(("isntal", "isntall", "add"), "install"),
-    **dict.fromkeys(("cit", "clean-install-test", "sit"), "install-ci-test"),
-    **dict.fromkeys(("clean-install", "ic", "install-clean", "isntall-clean"), "ci"),
-    **dict.fromkeys(("un", "unlink", "remove", "rm", "r"), "uninstall"),
-    **dict.fromkeys(("up", "upgrade", "udpate"), "update"),
-    **dict.fromkeys(("info", "show", "v"), "view"),
-    **dict.fromkeys(("c",), "config"),
-    **dict.fromkeys(("ln",), "link"),
-    **dict.fromkeys(("la", "list"), "ls"),
-    **dict.fromkeys(("why",), "explain"),
-    **dict.fromkeys(("create", "innit"), "init"),
-    **dict.fromkeys(("s", "se", "find"), "search"),
-    **dict.fromkeys(("it",), "install-test"),
-    **dict.fromkeys(("rb",), "rebuild"),
-    **dict.fromkeys(("ddp",), "dedupe"),
-    **dict.fromkeys(("home",), "docs"),
-    **dict.fromkeys(("issues",), "bugs"),
-    **dict.fromkeys(("author",), "owner"),
-    **dict.fromkeys(("add-user",), "adduser"),
-    **dict.fromkeys(("dist-tags",), "dist-tag"),
-    **dict.fromkeys(("verison",), "version"),
-    **dict.fromkeys(("hlep",), "help"),
-}
-_PNPM_OWN = _names(
-    "add install i update up upgrade remove rm uninstall un link ln unlink import rebuild rb"
-    " prune fetch patch patch-commit patch-remove audit list ls ll la outdated why store root"
-    " bin setup init publish pack run run-script test t tst start dlx create env config c"
-    " get set server deploy licenses help recursive m multi doctor self-update cat-file"
-    " cat-index find-hash install-test it dedupe approve-builds ignored-builds"
-)
-_YARN_OWN = _names(
-    "add install remove upgrade up dlx info init link unlink pack publish config cache why"
-    " constraints dedupe explain npm plugin rebuild set version bin global list outdated"
-    " audit autoclean check create help import licenses login logout owner policies tag"
-    " team test start generate-lock-entry upgrade-interactive node"
-)
-_BUN_OWN = _names(
-    "test repl install i add a remove rm update outdated link unlink pm build init create c"
-    " upgrade completions discord help publish patch patch-commit audit info why pack"
-    " getcompletes"
-)
-_COREPACK_TOOLS = frozenset({"npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg"})
-
-
 def runner_calls(argv: tuple[str, ...]) -> list[RunnerCall]:
     """What a package runner's command line runs by a name on its PATH, each reading of it;
     none when it runs nothing so."""
@@ -198,11 +73,11 @@ def runner_calls(argv: tuple[str, ...]) -> list[RunnerCall]:
     args = argv[1:]
     if name == "corepack":
         tool = args[0].partition("@")[0] if args else ""
-        return runner_calls((tool, *args[1:])) if tool in _COREPACK_TOOLS else []
+        return runner_calls((tool, *args[1:])) if tool in COREPACK_TOOLS else []
     if name == "npm":
         return _npm(args)
     if name in ("npx", "pnpx", "bunx"):
-        grammar = {"npx": _NPM, "pnpx": _PNPM, "bunx": _BUN}[name]
+        grammar = {"npx": NPM, "pnpx": PNPM, "bunx": BUN}[name]
         return [_call(r, r.words) for r in _read(args, grammar, interleaved=False)]
     if name in ("pnpm", "yarn", "yarnpkg", "bun"):
         return _subcommand(name, args)
@@ -232,7 +107,7 @@ class _Reading(Slotted):
         self.shell = shell
 
 
-def _read(args: tuple[str, ...], grammar: _Grammar, *, interleaved: bool) -> list[_Reading]:
+def _read(args: tuple[str, ...], grammar: Grammar, *, interleaved: bool) -> list[_Reading]:
     """Each reading of `args`: options up to `--` (with `interleaved`, as nopt reads them
     among the positional words; otherwise up to the first positional word, which starts the
     rest)."""
@@ -261,7 +136,7 @@ def _read(args: tuple[str, ...], grammar: _Grammar, *, interleaved: bool) -> lis
 
 
 def _option(
-    args: tuple[str, ...], i: int, grammar: _Grammar, at: _Reading
+    args: tuple[str, ...], i: int, grammar: Grammar, at: _Reading
 ) -> list[tuple[int, _Reading]]:
     """The readings of the option at `args[i]`: how many words it takes, and what it sets."""
     arg = args[i]
@@ -290,7 +165,7 @@ def _option(
     return readings
 
 
-def _abbreviated(name: str, grammar: _Grammar) -> set[str]:
+def _abbreviated(name: str, grammar: Grammar) -> set[str]:
     """The options a word not known in full may abbreviate (nopt takes any unambiguous
     prefix, after one dash or two)."""
     bare = name.lstrip("-")
@@ -299,7 +174,7 @@ def _abbreviated(name: str, grammar: _Grammar) -> set[str]:
     return {full for full in grammar.known() if full.lstrip("-").startswith(bare)}
 
 
-def _valued(at: _Reading, name: str, value: str, grammar: _Grammar) -> _Reading:
+def _valued(at: _Reading, name: str, value: str, grammar: Grammar) -> _Reading:
     if name in grammar.dirs:
         return _with(at, dirs=(*at.dirs, value))
     if name in grammar.picks_valued:
@@ -339,22 +214,22 @@ def npm_command(word: str) -> str | None:
     command or an alias, camelCase as kebab-case); None when none."""
     if any(c.isupper() for c in word):
         word = "".join(f"-{c.lower()}" if c.isupper() else c for c in word)
-    if word in _NPM_COMMANDS:
+    if word in NPM_COMMANDS:
         return word
-    if word in _NPM_ALIASES:
-        return _NPM_ALIASES[word]
+    if word in NPM_ALIASES:
+        return NPM_ALIASES[word]
     if not word:
         return None
-    found = {n for n in (*_NPM_COMMANDS, *_NPM_ALIASES) if n.startswith(word)}
+    found = {n for n in (*NPM_COMMANDS, *NPM_ALIASES) if n.startswith(word)}
     if len(found) != 1:
         return None
     (full,) = found
-    return _NPM_ALIASES.get(full, full)
+    return NPM_ALIASES.get(full, full)
 
 
 def _npm(args: tuple[str, ...]) -> list[RunnerCall]:
     found: list[RunnerCall] = []
-    for reading in _read(args, _NPM, interleaved=True):
+    for reading in _read(args, NPM, interleaved=True):
         command = npm_command(reading.words[0]) if reading.words else None
         rest = reading.words[1:]
         if command == "exec":
@@ -370,8 +245,8 @@ def _npm(args: tuple[str, ...]) -> list[RunnerCall]:
 def _subcommand(name: str, args: tuple[str, ...]) -> list[RunnerCall]:
     """pnpm, yarn and bun: their options, a command, its own options, then what it runs; a
     name not one of the runner's commands runs that program (bun: as `bun run`)."""
-    grammar = {"pnpm": _PNPM, "bun": _BUN}.get(name, _YARN)
-    own = {"pnpm": _PNPM_OWN, "bun": _BUN_OWN}.get(name, _YARN_OWN)
+    grammar = {"pnpm": PNPM, "bun": BUN}.get(name, YARN)
+    own = {"pnpm": PNPM_OWN, "bun": BUN_OWN}.get(name, YARN_OWN)
     found: list[RunnerCall] = []
     for reading in _read(args, grammar, interleaved=False):
         if not reading.words:
@@ -380,7 +255,7 @@ def _subcommand(name: str, args: tuple[str, ...]) -> list[RunnerCall]:
         if name != "pnpm" and first == "workspace" and rest:  # yarn workspace NAME CMD
             found += _again(name, _with(reading, anywhere=True), rest[1:])
         elif name != "pnpm" and first == "workspaces" and rest[:1] == ("foreach",):
-            found += _again(name, _with(reading, anywhere=True), rest[1:], grammar=_FOLLOW_ANY)
+            found += _again(name, _with(reading, anywhere=True), rest[1:], grammar=FOLLOW_ANY)
         elif first == "exec" and name == "bun":
             found.append(_call(reading, (), code=" ".join(rest) or None))
         elif first in ("exec", "x", "run") if name != "pnpm" else first == "exec":
@@ -396,19 +271,12 @@ def _subcommand(name: str, args: tuple[str, ...]) -> list[RunnerCall]:
     return found
 
 
-_FOLLOW_ANY = _Grammar(
-    "-A --all -R --recursive -p --parallel -i --interlaced -v --verbose -t --topological"
-    " --topological-dev --since -W --worktree --dry-run",
-    "-j --jobs --include --exclude --from",
-)
-
-
 def _again(
     name: str,
     reading: _Reading,
     rest: tuple[str, ...],
     *,
-    grammar: _Grammar | None = None,
+    grammar: Grammar | None = None,
     command: bool = True,
 ) -> list[RunnerCall]:
     """What follows a command that runs another (`yarn workspace W CMD`, `pnpm exec CMD`):
@@ -422,7 +290,7 @@ def _again(
             for c in _subcommand(name, rest)
         ]
     found: list[RunnerCall] = []
-    for inner in _read(rest, grammar or _FOLLOW, interleaved=False):
+    for inner in _read(rest, grammar or FOLLOW, interleaved=False):
         merged = _Reading(
             inner.words,
             (*reading.dirs, *inner.dirs),
