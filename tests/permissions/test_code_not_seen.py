@@ -165,6 +165,12 @@ def test_running_a_file_a_read_rule_denies_is_denied(
         ("python3 -m http.server 8000", "ask"),
         ("python3 -m http.server --directory=. 8000", "ask"),
         ("python3 -m http.server -d config 8000", "allow"),
+        # asking only for help does nothing else
+        ("python3 -m http.server --help", "allow"),
+        ("python3 -m http.server -h -d .", "allow"),
+        ("python3 -m venv --help", "allow"),
+        ("python3 -m venv -h {outside}/v", "allow"),
+        ("python3 -m http.server 8000 --help", "ask"),
     ],
 )
 def test_what_python_modules_write_and_serve(

@@ -18,7 +18,8 @@ from tether.permissions.module_urls import module_specifier
 
 from .conftest import ContextFactory, Tree
 
-ALLOW = ["node", "bun", "pip", "pip3", "uv", "pipx", "python3"]
+ALLOW = ["node", "bun", "pip", "pip3", "uv", "pipx", "python3", "tsx", "npx", "dotenv"]
+ALLOW += ["dotenvx", "env-cmd"]
 RULES = {
     "permissions": {
         "allow": [f"Bash({p} *)" for p in ALLOW],
@@ -156,6 +157,8 @@ def _setup(tree: Tree) -> None:
     (tree.ws / ".env.path").write_text("  export   PATH = /tmp/bin:/usr/bin\n")
     (tree.ws / ".env.preload").write_text('A=1\nLD_PRELOAD="./x.so"\n')
     (tree.ws / "src" / "m.mjs").write_text("export {}\n")
+    (tree.ws / "envd").mkdir(exist_ok=True)
+    (tree.ws / "envd" / ".env").write_text("PATH=/tmp/bin\n")
     (tree.ws / "src" / "a.js").write_text("1\n")
 
 
@@ -205,6 +208,20 @@ def test_installers_reaching_outside_code_ask(
         "bun --env-file=.env.node src/a.js",
         "uv run --env-file .env.path true",
         "UV_ENV_FILE=.env.preload uv run true",
+        "tsx --env-file=.env.node src/a.js",
+        "tsx watch --env-file .env.node src/a.js",
+        "npx tsx --env-file-if-exists=.env.node src/a.js",
+        "dotenv -f .env.preload run python3 src/app.py",
+        "dotenv --file=.env.path run true",
+        "dotenv -e .env.node -- node src/a.js",
+        "dotenv -e .env.local -e .env.node -- node src/a.js",
+        "dotenv -c node -- node src/a.js",
+        "cd envd && dotenv run true",
+        "cd envd && dotenv -- true",
+        "npx dotenv -e .env.node -- node src/a.js",
+        "npx --yes dotenv-cli -e .env.node -- node src/a.js",
+        "dotenvx run -f .env.preload -- true",
+        "env-cmd -f .env.path true",
     ],
 )
 def test_an_env_file_setting_what_runs_is_judged_as_that_setting(

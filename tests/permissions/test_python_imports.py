@@ -33,6 +33,16 @@ IMPORTING = [
     ("m.py", "python3 -c 'import os, m.sub'"),
     ("pkg/__main__.py", "mkdir -p pkg; python3 -m pkg"),
     ("pkg/__init__.py", "mkdir -p pkg; python3 -m pkg.sub"),
+    # modules named through the module's own arguments, and literal code run by exec
+    ("m.py", "python3 -m unittest m"),
+    ("m.py", "python3 -munittest -v m"),
+    ("m.py", "python3 -m unittest -k x m.py"),
+    ("mq.py", "python3 -m unittest discover -p mq.py"),
+    ("mq.py", "python3 -m unittest discover . 'mq.py'"),
+    ("m.py", "python3 -m timeit -n1 -s 'import m' pass"),
+    ("m.py", "python3 -m timeit -n1 --setup='import m' pass"),
+    ("m.py", "python3 -m timeit -n1 -r1 'import m'"),
+    ("m.py", "python3 -c \"exec('import m')\""),
 ]
 
 
@@ -58,6 +68,32 @@ def test_a_module_the_command_writes_is_code_not_read(
     after = f"{command.rpartition('; ')[2]}; {WRITE.format(file=file).rstrip('; ')}"
     verdict = decide("Bash", {"command": after}, make_ctx(RULES))
     assert verdict.behavior == "ask", (after, verdict.reason)
+
+
+DISCOVERED = [
+    ("mq.py", "python3 -m unittest discover -s . -p 'mq.*'"),
+    ("test_q.py", "python3 -m unittest discover"),
+    ("test_q.py", "python3 -m unittest discover -v -t ."),
+    ("d/test_q.py", "mkdir -p d; python3 -m unittest discover -s d"),
+    ("d/test_q.py", "mkdir -p d; python3 -m unittest discover d"),
+]
+
+
+@pytest.mark.parametrize(("file", "command"), DISCOVERED)
+def test_python_really_discovers_tests_by_pattern(file: str, command: str, tmp_path: Path) -> None:
+    test_python_really_imports_from_its_directory(file, command, tmp_path)
+
+
+@pytest.mark.parametrize(("file", "command"), DISCOVERED)
+def test_a_discovered_module_the_command_writes_first_is_code_not_read(
+    file: str, command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """unittest's discovery imports the files its pattern matches in the start directory: one
+    the same command writes before is code not read."""
+    written = command.replace("python3", WRITE.format(file=file) + "python3", 1)
+    verdict = decide("Bash", {"command": written}, make_ctx(RULES, mode="bypassPermissions"))
+    assert verdict.behavior == "deny", (written, verdict.reason)
+    assert "which this command writes" in verdict.reason
 
 
 @pytest.mark.parametrize(

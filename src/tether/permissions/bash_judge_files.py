@@ -151,7 +151,7 @@ class FileJudge(ProjectJudge):
                 nested = [f if "${" not in f else DYN for f in files]
                 found += self._loads(tuple(_joined(real.parent, f) for f in nested), inv, what=what)
                 pending += [(f, [real.parent / f] if is_literal(f) else []) for f in nested]
-        return found
+        return found + self._projects(inv)
 
     def _dependencies(self, inv: Invocation) -> list[Verdict]:
         """The local dependencies (`file:`, `link:`) of the package.json files an install

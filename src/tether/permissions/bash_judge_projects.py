@@ -3,7 +3,8 @@ judge judges the command (this part of it, above bash_judge_code): `make`'s reci
 package scripts `npm run X`, `npm install`, `yarn X`... run (project_scripts.py), at each
 directory the shell may be in or the one the runner moves to; a project file the command
 writes, and what the runner's words or files leave unknown, is code not read; a makefile
-`include`s is read as `cat` reads it (Read rules hold: `include .env`)."""
+`include`s is read as `cat` reads it (Read rules hold: `include .env`); the local code a
+Python project's own files name, built with it by pip and uv (pip_projects)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from pathlib import Path
 from tether.permissions.bash_judge_scripts import ScriptJudge, script_text
 from tether.permissions.bash_rules import MAX_NESTING
 from tether.permissions.package_configs import config_unread
+from tether.permissions.paths import is_below
+from tether.permissions.pip_projects import project_sources, uv_config_sources
+from tether.permissions.pip_sources import local_projects, uv_project_dirs
 from tether.permissions.project_scripts import ProjectCode, project_code, project_text
 from tether.permissions.runner_files import RUNNER_FILES
 from tether.permissions.script import Invocation
-from tether.permissions.shell_words import readable, shown
+from tether.permissions.shell_words import is_literal, readable, shown
 from tether.permissions.verdict import Verdict, ask, deny
 
 
@@ -129,6 +133,24 @@ class ProjectJudge(ScriptJudge):
             rule = asking[0].text
             return ask(f"{what}; it may run what ask rule {rule} covers", rule, hard=True)
         return None
+
+    def _projects(self, inv: Invocation) -> list[Verdict]:
+        """The local code the workspace's Python projects an install or uv builds name in
+        their own files (pip_projects: `pyproject.toml` dependencies, uv's sources, indexes
+        and find-links, `uv.toml`), judged as the command's own words are."""
+        found: list[Verdict] = []
+        for word in (*local_projects(inv.argv), *uv_project_dirs(inv.argv)):
+            uv = word in uv_project_dirs(inv.argv)
+            for target in self.places.targets(word) if is_literal(word) else ():
+                real = self.files.real(target) if isinstance(target, Path) else None
+                if real is None or not real.is_dir() or not is_below(real, self.ctx.write_roots):
+                    continue
+                what = f"the project {readable(word)} names code from"
+                places = project_sources(real)
+                if uv:
+                    places += uv_config_sources(real, self.ctx.workspace)
+                found += self._loads(tuple(dict.fromkeys(places)), inv, what=what)
+        return found
 
 
 def _package_root(start: Path, files: tuple[str, ...]) -> Path:

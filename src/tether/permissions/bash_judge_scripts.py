@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from tether.permissions import steps
 from tether.permissions.bash_judge_code import CodeJudge, shortened
 from tether.permissions.bash_rules import MAX_NESTING, script_verdict
-from tether.permissions.package_bins import bin_file, runner_run
+from tether.permissions.package_bins import bin_file, package_dirs
 from tether.permissions.paths import is_below
 from tether.permissions.python_imports import python_import_files
 from tether.permissions.run_files import run_line, runs_by_path
+from tether.permissions.runner_argv import RunnerCall, runner_calls
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_words import is_literal, program_name, readable, shown
@@ -108,27 +110,61 @@ class ScriptJudge(CodeJudge):
         return None
 
     def runner_bins(self, inv: Invocation) -> list[Verdict]:
-        """What a package runner runs by name (`npx jest`, `pnpm exec x`, `yarn x`:
-        package_bins.py), judged with the runner's PATH: a file of a `node_modules/.bin` as a
-        file run by its path."""
-        run = runner_run(inv.argv) if inv.role == "command" else None
-        if run is None or not run.words or self.nesting >= MAX_NESTING:
+        """What a package runner runs by name or in a shell command line (`npx jest`, `npm
+        --prefix d exec x`, `pnpm -r exec x`, `npx -c 'x'`: runner_argv.py), judged with the
+        runner's PATH from each package directory it may run in: a file of a
+        `node_modules/.bin` as a file run by its path. Directories not known before it runs,
+        or too many to look through, are code not read."""
+        if inv.role != "command" or not inv.argv or self.nesting >= MAX_NESTING:
             return []
-        found = [self._unread(run.unread)] if run.unread else []
-        inner = self.nested(self.cdpath)
-        place = run.directory if run.directory and is_literal(run.directory) else None
-        inner.places.cwds = {
-            (cwd / place if cwd is not None and place else cwd): None for cwd in self.places.cwds
-        }
-        inner.package_bins = True
-        what = f"{readable(shown(inv.argv[0]))} runs {readable(shown(run.words[0]))} from its PATH"
-        if run.shell:  # `npx -c 'jest --ci'`: every bare name found on that PATH
-            verdicts = inner.commands_run(run.words[0])
-            return found + [
-                replace(v, reason=f"{what}: {v.reason}") for v in verdicts if v.outcome != "allow"
-            ]
-        sub = look_through(run.words, inv.assignments, (), parse_code=parse_command, depth=0)
-        return found + [replace(v, reason=f"{what}: {v.reason}") for v in inner._run_file(sub)]
+        runner = readable(shown(inv.argv[0]))
+        found: list[Verdict] = []
+        for call in runner_calls(inv.argv):
+            places = self._runner_places(call)
+            if places is None:
+                what = f"{runner} runs in package directories tether does not know before it runs"
+                found.append(self._unread(what))
+                continue
+            inner = self.nested(self.cdpath)
+            inner.places.cwds = places
+            inner.package_bins = True
+            if call.words:
+                sub = look_through(
+                    call.words, inv.assignments, (), parse_code=parse_command, depth=0
+                )
+                what = f"{runner} runs {readable(shown(call.words[0]))} from its PATH"
+                found += [replace(v, reason=f"{what}: {v.reason}") for v in inner._run_file(sub)]
+            if call.code is not None:
+                what = f"{runner} runs `{shortened(readable(call.code))}` with its PATH:"
+                found += inner._judged_text(call.code, what, same_shell=False, package=True)
+        return found
+
+    def _runner_places(self, call: RunnerCall) -> dict[Path | None, None] | None:
+        """The directories a runner's call may find programs from: where the shell is, the
+        package directories it names there, and with `anywhere` each one below holding a
+        `node_modules/.bin`; None when one is not known before it runs."""
+        places: dict[Path | None, None] = {}
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            if real is None:
+                return None
+            places[real] = None
+            anywhere = call.anywhere
+            for word in call.dirs:
+                if not is_literal(word):
+                    return None
+                named = self.files.real(real / word)
+                if named is None:
+                    return None
+                if named.is_dir():
+                    places[named] = None
+                else:  # a workspace's name, not its path: any package
+                    anywhere = True
+            below = package_dirs(real) if anywhere else []
+            if below is None:
+                return None
+            places.update(dict.fromkeys(below))
+        return places
 
     def _linked_program(self, inv: Invocation, target: Path, real: Path) -> list[Verdict]:
         """A binary program run through a symbolic link under another name (`tools/ls ->
@@ -201,6 +237,9 @@ class ScriptJudge(CodeJudge):
         the command writes it later (late_code)."""
         found: list[Verdict] = []
         for word in python_import_files(inv.own_argv) if inv.role == "command" else ():
+            if any(c in word for c in "*?["):  # `unittest discover -p 'test*.py'`
+                found += self._imported_pattern(word)
+                continue
             for target in self.places.targets(word):
                 real = self.files.real(target) if isinstance(target, Path) else None
                 if real is None or os.path.lexists(real) or self.was_written(real):
@@ -208,6 +247,18 @@ class ScriptJudge(CodeJudge):
                     break
                 self.code_files.append((real, f"imports code from {readable(word)}"))
         return found
+
+    def _imported_pattern(self, word: str) -> list[Verdict]:
+        """Files Python imports by a pattern of names (unittest's discovery): one the command
+        writes before is code not read."""
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            pattern = (real / word).as_posix() if real is not None else None
+            if pattern is None or any(fnmatchcase(w.as_posix(), pattern) for w in self.written):
+                return [
+                    self._unread(f"imports code from {readable(word)}, which this command writes")
+                ]
+        return []
 
 
 def script_text(path: Path) -> str | None:

@@ -87,15 +87,71 @@ def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
     if not argv or not is_literal(argv[0]):
         return ()
     if program_name(argv[0]) in PIP_PROGRAMS:
-        return argv[1:]
-    return pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
+        return optparse_words(argv[1:])
+    words = pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
+    return optparse_words(words)
+
+
+_SHORT_VALUED = frozenset("rceftdwCipPo")
+"""Short options of pip and uv that take a value (in a cluster, the rest of it or the next
+word: `-qr F`, `-qrF`)."""
+_GLOBAL_VALUED = (
+    *("--log", "--log-file", "--proxy", "--retries", "--timeout", "--exists-action"),
+    *("--trusted-host", "--cert", "--client-cert", "--cache-dir", "--python", "--use-feature"),
+    *("--use-deprecated", "--keyring-provider", "--resume-retries", "--directory", "--project"),
+    *("--color", "--config-file", "--allow-insecure-host", "--python-preference"),
+)
+"""pip's general options and uv's global ones that take a value, given before the subcommand
+(`pip --log F install`, `uv --directory D pip install`)."""
+
+
+def optparse_words(words: tuple[str, ...]) -> tuple[str, ...]:
+    """pip's (or uv's) words as optparse reads them: the general options before the
+    subcommand dropped (`pip -q install`, `uv -q pip --verbose install`), and each cluster
+    of short options split (`-qr F`, `-qrF`, `-Ur`: `-q -r F`); a letter no table knows is
+    read as a flag, so the options after it are still seen."""
+    out: list[str] = []
+    i, started = 0, False
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            out += words[i - 1 :]
+            break
+        if not word.startswith("-") or word == "-":
+            started = started or word != "pip"
+            out.append(word)
+            continue
+        split = _cluster(word) if word[1:2] != "-" else [word]
+        takes = split[-1] in ("-" + c for c in _SHORT_VALUED) or (
+            (found := long_option(split[-1], _GLOBAL_VALUED + _PIP_OPTIONS, known=_PIP_FLAGS))
+            is not None
+            and found[1] is None
+        )
+        value = [words[i]] if takes and i < len(words) else []
+        i += len(value)
+        if started:
+            out += [*split, *value]
+    return tuple(out)
+
+
+def _cluster(word: str) -> list[str]:
+    """`-qrF` as optparse reads it: `-q`, `-r`, `F`."""
+    found: list[str] = []
+    for at, char in enumerate(word[1:], 1):
+        found.append("-" + char)
+        if char in _SHORT_VALUED and at + 1 < len(word):
+            return [*found, word[at + 1 :]]
+    return found
 
 
 def requirement_files(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The requirement and constraint files an install reads (`pip install -r FILE`), as
     written: the local projects their lines name are built too."""
     words = _pip_words(argv)
-    words = words[1:] if words[:1] == ("pip",) else words
+    words = words[1:] if words[:1] in (("pip",), ("tool",)) else words
+    if words[:1] == ("run",):  # `uv run --with-requirements F CMD`
+        return tuple(_pip_values(_before_command(words), ("--with-requirements",)))
     return tuple(_pip_values(words, _PIP_FILES)) if words[:1] and words[0] in _PIP_FETCHES else ()
 
 
@@ -104,7 +160,7 @@ def requirement_lines(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     `_pip_paths` reads a command line, and the requirement files they read in turn (`-r
     more.txt`, relative to the file)."""
     words: list[str] = []
-    for line in text.replace("\\\n", " ").splitlines():
+    for line in _joined_lines(text):
         line = re.sub(r"(^|\s)#.*", "", line).strip()
         words += _split(line) or ([line] if line else [])
     files = _pip_values(("install", *words), _PIP_FILES)
@@ -112,16 +168,36 @@ def requirement_lines(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(sources), tuple(files)
 
 
+def _joined_lines(text: str) -> list[str]:
+    """A requirements file's lines as pip joins them: a line ending in `\\` (not a comment)
+    runs on into the next with nothing between (`-r req\\` then `7.txt` is `-r req7.txt`),
+    its backslashes stripped."""
+    found: list[str] = []
+    pending: list[str] = []
+    for line in text.splitlines():
+        comment = re.match(r"(^|\s+)#", line) is not None
+        if line.endswith("\\") and not comment:
+            pending.append(line.strip("\\"))
+            continue
+        found.append("".join([*pending, " " + line if comment and pending else line]))
+        pending = []
+    if pending:
+        found.append("".join(pending))
+    return found
+
+
 def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
     """Local projects pip builds and installs (`pip install /tmp/x`, `-e ../x`, `file:`,
     `git+file:`, `NAME @ file:///x`), the directories and indexes it takes them from
     (`--find-links=DIR`, `--index-url file:///x`), and requirement files (`-r FILE`): their
     build backends and set-up scripts run."""
-    words = args[1:] if args[:1] == ("pip",) else args  # `uv pip install`
+    words = args[1:] if args[:1] in (("pip",), ("tool",)) else args  # `uv pip install`
+    if words[:1] == ("run",):  # `uv run --with-requirements F`, `uv tool run`: their files
+        return tuple(_pip_values(_before_command(words), ("--with-requirements",)))
     if not words or words[0] not in _PIP_FETCHES:
         return ()
     found: list[str] = [*_pip_values(words, _PIP_FILES)]
-    found += [p for v in _pip_values(words, _PIP_SOURCES) if (p := _local_source(v)) is not None]
+    found += [p for v in _pip_values(words, _PIP_SOURCES) if (p := local_source(v)) is not None]
     skip = False
     named = False  # after a lone `@`: the URL of `NAME @ URL`
     for arg in words[1:]:
@@ -134,14 +210,50 @@ def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
             continue
         if arg.startswith("-"):
             continue
-        source = _local_source(arg, named=named)
+        source = local_source(arg, named=named)
         named = arg == "@"
         if source is not None:
             found.append(source)
     return tuple(found)
 
 
-def _local_source(value: str, *, named: bool = False) -> str | None:
+def local_projects(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The local projects an install names on its command line (`pip install ./p`, `-e p`,
+    `uv tool install p`), as written: their own dependencies are built too (pip_projects)."""
+    words = _pip_words(argv)
+    files = set(requirement_files(argv))
+    found = [p for p in _pip_paths(words) if p not in files and "://" not in p]
+    # `-e DIR`: a bare name is a directory too
+    found += [v for v in _pip_values(words, ("-e", "--editable")) if ":" not in v]
+    return tuple(dict.fromkeys(found))
+
+
+def uv_project_dirs(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """Where uv finds its project and configuration (`--project`, `--directory`, or where
+    it runs: `.`), for any uv command."""
+    if not argv or not is_literal(argv[0]) or program_name(argv[0]) != "uv":
+        return ()
+    words = optparse_words(argv[1:])
+    if words[:1] not in _UV_RESOLVES or (words[:1] == ("pip",) and words[1:2] not in _UV_PIP):
+        return ()
+    return tuple(_values(_before_command(argv[1:]), _UV_PLACES[:2])) or (".",)
+
+
+_UV_RESOLVES = {(c,) for c in ("sync", "lock", "run", "add", "remove", "export", "tree", "pip")}
+_UV_PIP = {(c,) for c in _PIP_FETCHES}
+"""uv's commands that resolve the project's dependencies with its settings (`uv pip`: those
+that install)."""
+
+
+def _before_command(words: tuple[str, ...]) -> tuple[str, ...]:
+    """`uv run`'s own words, before the command it runs."""
+    for i, word in enumerate(words[1:], 1):
+        if word == "--" or (not word.startswith("-") and not words[i - 1].startswith("-")):
+            return words[:i]
+    return words
+
+
+def local_source(value: str, *, named: bool = False) -> str | None:
     """The local path a requirement or package source names (`./x`, `/x`, `file:///x`,
     `git+file:///x`, `NAME @ file:///x`, `NAME@/x`), as written; one known only as it runs is
     any; None for a package name or a remote URL."""

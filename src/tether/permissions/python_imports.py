@@ -58,7 +58,12 @@ def _imports(argv: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         inner = call.words[1:]
         if "-m" in inner and inner.index("-m") + 1 < len(inner):
             modules.append(inner[inner.index("-m") + 1])
+        named, discovered = _module_argv(call.words)
+        modules += named
+    else:
+        discovered = []
     files = [f for m in dict.fromkeys(modules) for f in _module_files(m)] if path_first else []
+    files += discovered
     return tuple(files), tuple(p for p in prefixes if p)
 
 
@@ -73,11 +78,106 @@ def _imported(code: str) -> list[str]:
         return []
     found: list[str] = []
     for node in ast.walk(tree):
+        literal = _literal_call(node)
+        if literal is not None:  # exec('import m'), __import__('m'), import_module('m')
+            kind, text = literal
+            found += _imported(text) if kind == "code" else [text]
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append(node.module)
             found += [f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"]
+    return found
+
+
+_CODE_CALLS = frozenset({"exec", "eval", "compile"})
+_IMPORT_CALLS = frozenset({"__import__", "import_module"})
+
+
+def _literal_call(node: ast.AST) -> tuple[str, str] | None:
+    """`exec('CODE')`, `eval`, `compile` of a literal (its code), `__import__('m')` and
+    `importlib.import_module('m')` (a module name)."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    name = (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else ""
+    )
+    first = node.args[0]
+    if not isinstance(first, ast.Constant) or not isinstance(first.value, str):
+        return None
+    if name in _CODE_CALLS:
+        return "code", first.value
+    return ("module", first.value) if name in _IMPORT_CALLS else None
+
+
+_UNITTEST_VALUED = frozenset(
+    {"-k", "--durations", "-s", "--start-directory", "-p", "--pattern", "-t"}
+    | {"--top-level-directory"}
+)
+_TIMEIT_VALUED = frozenset({"-n", "--number", "-r", "--repeat", "-u", "--unit"})
+
+
+def _module_argv(words: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """What a module run as a program imports by the names its own arguments give: the
+    modules (`unittest M`, `timeit -s 'import M' STMT`) and the files (`unittest discover -s
+    DIR -p PATTERN`: the pattern's files in the start directory)."""
+    module, args = words[0], words[1:]
+    if module == "timeit":
+        return [m for code in _timeit_code(args) for m in _imported(code)], []
+    if module != "unittest":
+        return [], []
+    values: dict[str, str] = {}
+    positional: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, attached = arg.partition("=")
+        if name in _UNITTEST_VALUED:
+            value = attached if eq else (args[i + 1] if i + 1 < len(args) else "")
+            values[name.lstrip("-")[:1]] = value
+            i += 1 if eq else 2
+            continue
+        if arg[:2] in ("-s", "-p", "-t", "-k") and len(arg) > 2 and not arg.startswith("--"):
+            values[arg[1]] = arg[2:]
+        elif not arg.startswith("-"):
+            positional.append(arg)
+        i += 1
+    if positional[:1] != ["discover"]:
+        # `unittest M`, `unittest pkg/test_x.py` (a path read as its module's name)
+        names = [p.removesuffix(".py").replace("/", ".") for p in positional]
+        return names, []
+    rest = positional[1:]
+    start = values.get("s") or (rest[0] if rest else ".")
+    pattern = values.get("p") or (rest[1] if len(rest) > 1 else "test*.py")
+    top = values.get("t") or (rest[2] if len(rest) > 2 else "")
+    found = [f"{start.rstrip('/')}/{pattern}", f"{start.rstrip('/')}/*/{pattern}"]
+    return [], [*found, *([f"{top.rstrip('/')}/{pattern}"] if top else [])]
+
+
+def _timeit_code(args: tuple[str, ...]) -> list[str]:
+    """timeit's set-up and statements: the code it runs."""
+    found: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, attached = arg.partition("=")
+        if name in ("-s", "--setup"):
+            found.append(attached if eq else (args[i + 1] if i + 1 < len(args) else ""))
+            i += 1 if eq else 2
+            continue
+        if arg.startswith("-s") and not arg.startswith("--"):
+            found.append(arg[2:])
+        elif name in _TIMEIT_VALUED and not eq:
+            i += 1
+        elif not arg.startswith("-") or arg == "--":
+            found += [a for a in args[i:] if a != "--"]
+            break
+        i += 1
     return found
 
 

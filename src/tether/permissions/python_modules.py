@@ -76,6 +76,8 @@ def module_files(argv: tuple[str, ...]) -> ModuleFiles:
     if call is None:
         return ModuleFiles()
     module, args = call.words[0], call.words[1:]
+    if _asks_help(args):
+        return ModuleFiles()
     behaviour = _BEHAVIOUR.get(module)
     if behaviour is not None:
         return behaviour(args, _positionals(args, _VALUED.get(module, _s())))
@@ -86,6 +88,18 @@ def module_files(argv: tuple[str, ...]) -> ModuleFiles:
         return _archived(args)
     options = _MODULE_WRITES.get(module)
     return ModuleFiles(writes=tuple(_option_values(args, options))) if options else ModuleFiles()
+
+
+def _asks_help(args: tuple[str, ...]) -> bool:
+    """Whether a module's command line asks only for its help (`-h`, `--help` before any
+    other word that is not an option): its parser prints that and exits (argparse, optparse
+    and click alike), doing nothing else."""
+    for arg in args:
+        if arg in ("-h", "--help"):
+            return True
+        if arg == "--" or not arg.startswith("-"):
+            return False
+    return False
 
 
 def _venv(args: tuple[str, ...], positionals: list[str]) -> ModuleFiles:
