@@ -14,9 +14,12 @@ import pytest
 from claude_agent_sdk import (
     InMemorySessionStore,
     ResultError,
+    fork_session,
     get_session_messages,
     list_sessions,
     query,
+    rename_session,
+    tag_session,
 )
 from claude_agent_sdk._internal.session_store import project_key_for_directory
 
@@ -88,6 +91,28 @@ async def test_the_session_helpers_read_tethers_sessions_with_claude_config_dir(
         ("assistant", "again"),
     ]
     assert list((config / "projects").glob(f"*/{first.session_id}.jsonl"))
+
+
+async def test_a_session_the_sdk_renamed_tagged_or_forked_resumes_without_a_warning(
+    sdk: SdkRun,
+    fake_model: FakeModelServer,
+    workspace: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The SDK's helpers write title, tag and content lines with no parent (the fork's with a
+    # uuid): lines about the session, not damage.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    fake_model.script(reply(text("noted MANGO")), reply(text("MANGO")), reply(text("MANGO")))
+    first = result_of(await sdk.query("remember MANGO"))
+    rename_session(first.session_id, "fruit", directory=str(workspace))
+    tag_session(first.session_id, "kept", directory=str(workspace))
+    forked = fork_session(first.session_id, directory=str(workspace)).session_id
+    for session_id in (first.session_id, forked):
+        result = result_of(await sdk.query("what word?", resume=session_id))
+        assert (result.session_id, result.result) == (session_id, "MANGO")
+    assert [m["role"] for m in fake_model.requests[-1].messages()] == ["user", "assistant", "user"]
+    assert not [line for line in sdk.stderr if "session file" in line], sdk.stderr
 
 
 async def test_no_session_persistence_writes_no_session_file(

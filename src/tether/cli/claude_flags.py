@@ -62,6 +62,9 @@ QUIET_OPTIONAL_VALUE = frozenset({"--debug"})
 
 EFFORT_THINKING_TOKENS = {"low": 0, "medium": 8_000, "high": 16_000, "xhigh": 32_000, "max": 63_999}
 """`--effort`, as a thinking budget per response (tether's providers take no effort level)."""
+FULL_THINKING_TOKENS = EFFORT_THINKING_TOKENS["max"]
+"""`--thinking adaptive|enabled` with no budget given: as much as the reply allows (the request
+keeps a budget below its `max_tokens`; a model that thinks adaptively is sent `adaptive`)."""
 
 
 def add_claude_options(p: argparse.ArgumentParser) -> None:
@@ -153,8 +156,8 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         "--thinking",
         choices=["adaptive", "enabled", "disabled"],
         help="disabled: no extended thinking, whatever --effort or --max-thinking-tokens say; "
-        "adaptive: thinking as --effort medium gives, unless --effort or "
-        "--max-thinking-tokens say otherwise; enabled: as those say",
+        "adaptive and enabled: extended thinking on (adaptive where the model takes it; else "
+        "the budget those flags give, or as much as the reply allows)",
     )
     p.add_argument(
         "--effort",

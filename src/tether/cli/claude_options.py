@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from tether import bounded_json
-from tether.cli.claude_flags import EFFORT_THINKING_TOKENS, betas_of, engine_mode
+from tether.cli.claude_flags import (
+    EFFORT_THINKING_TOKENS,
+    FULL_THINKING_TOKENS,
+    betas_of,
+    engine_mode,
+)
 from tether.cli.client_parts import ClientParts, client_agents
 from tether.config.settings import SETTING_SOURCES, parse_settings_json
 from tether.protocol import ConfigError
@@ -94,17 +99,21 @@ def _sources(value: str | None) -> tuple[str, ...] | None:
 
 
 def _thinking(args: argparse.Namespace) -> int | None:
-    if args.thinking == "disabled":  # as Claude Code: it wins over an effort level
+    """Thinking tokens per reply. As Claude Code: `--thinking disabled` wins over an effort
+    level; `adaptive` and `enabled` turn thinking on, with a budget from
+    `--max-thinking-tokens` or `--effort` when one gives it, else as much as the reply allows."""
+    if args.thinking == "disabled":
         return None
+    budget: int | None = None
     if args.max_thinking_tokens is not None:
         if args.max_thinking_tokens < 0:
             raise ConfigError("--max-thinking-tokens must be 0 or more")
-        return args.max_thinking_tokens or None
-    if args.effort is not None:
-        return EFFORT_THINKING_TOKENS[args.effort] or None
-    if args.thinking == "adaptive":  # the SDK's `{"type": "adaptive"}`: Claude Code's medium
-        return EFFORT_THINKING_TOKENS["medium"]
-    return None
+        budget = args.max_thinking_tokens or None
+    elif args.effort is not None:
+        budget = EFFORT_THINKING_TOKENS[args.effort] or None
+    if budget is None and args.thinking in ("adaptive", "enabled"):
+        return FULL_THINKING_TOKENS
+    return budget
 
 
 def _schema(text: str | None) -> dict[str, Any] | None:

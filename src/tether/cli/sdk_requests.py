@@ -123,7 +123,7 @@ def _description(front: StreamJsonFrontEnd, built: Built) -> dict[str, Any]:
         "current_permission_mode": front.mode_name,
         "hook_on_failure_supported": True,
         "mcp_servers_applied": True,
-        "session_state": "idle",
+        "session_state": front.state,
     }
 
 

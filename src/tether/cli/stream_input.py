@@ -4,8 +4,11 @@ as the session's input (its text and images)."""
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import json
+import os
+import select
 import threading
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
@@ -93,23 +96,99 @@ def _problem(error: ValidationError) -> str:
 BOM = "\ufeff"
 
 
-def read_lines(stdin: TextIO) -> asyncio.Queue[str | None]:
-    """Lines of `stdin` as they arrive, then None; read on a thread of its own, so that any
-    kind of input (a pipe, a test's file) works and the event loop never blocks on it."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
+class InputLines:
+    """Lines of `stdin` as they arrive, then None (`queue`); read on a thread of its own, so
+    that the event loop never blocks on it. `owed()` says whether input is still on its way:
+    a line read and not yet taken, a part of one, or bytes waiting in the pipe unread. A pipe is
+    read raw, a chunk at a time, under a lock that `owed()` takes too: a line is never in
+    between, counted nowhere."""
 
-    def read() -> None:
+    def __init__(self, stdin: TextIO) -> None:
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        self._lock = threading.Lock()
+        self._posted = 0
+        """Lines handed to the loop (under the lock)."""
+        self._taken = 0
+        """Lines the front end has dispatched (on the loop)."""
+        self._partial = False
+        self._ended = False
         try:
-            # A byte order mark before the first line (Windows PowerShell's pipes add one)
-            # is no part of it.
+            fd: int | None = stdin.fileno()
+        except (OSError, ValueError, AttributeError):  # no file behind it (a test's stream)
+            fd = None
+        self._fd = fd
+        reader = self._read_raw if fd is not None else self._read_text
+        threading.Thread(
+            target=reader, args=(stdin,), name="stream-json input", daemon=True
+        ).start()
+
+    def took(self) -> None:
+        """A line from `queue` has been dispatched."""
+        self._taken += 1
+
+    def owed(self) -> bool:
+        with self._lock:
+            if self._posted > self._taken or self._partial:
+                return True
+            if self._ended or self._fd is None:
+                return False
+            try:
+                ready, _, _ = select.select([self._fd], [], [], 0)
+            except (OSError, ValueError):
+                return False
+            return bool(ready)
+
+    def _post(self, lines: list[str | None]) -> None:
+        """Called under the lock."""
+        self._posted += sum(line is not None for line in lines)
+        with contextlib.suppress(RuntimeError):  # the loop is already closed
+            for line in lines:
+                self._loop.call_soon_threadsafe(self.queue.put_nowait, line)
+
+    def _read_raw(self, stdin: TextIO) -> None:
+        fd = self._fd
+        assert fd is not None
+        decoder = codecs.getincrementaldecoder(stdin.encoding or "utf-8")(stdin.errors or "strict")
+        pending = ""
+        first = True
+        try:
+            while True:
+                select.select([fd], [], [])  # readable: data, or the end of input
+                with self._lock:
+                    chunk = os.read(fd, _CHUNK)
+                    text = pending + decoder.decode(chunk, final=not chunk)
+                    if first and text:
+                        # A byte order mark before the first line (Windows PowerShell's pipes
+                        # add one) is no part of it.
+                        text, first = text.removeprefix(BOM), False
+                    *lines, pending = text.split("\n")
+                    found: list[str | None] = [line + "\n" for line in lines]
+                    if not chunk:
+                        self._ended = True
+                        found.extend([pending, None] if pending else [None])
+                        pending = ""
+                    self._partial = bool(pending)
+                    self._post(found)
+                    if not chunk:
+                        return
+        except BaseException:
+            with self._lock:
+                self._ended, self._partial = True, False
+                self._post([None])
+            raise
+
+    def _read_text(self, stdin: TextIO) -> None:
+        try:
             line = stdin.readline().removeprefix(BOM)
             while line:
-                loop.call_soon_threadsafe(queue.put_nowait, line)
+                with self._lock:
+                    self._post([line])
                 line = stdin.readline()
         finally:
-            with contextlib.suppress(RuntimeError):  # the loop is already closed
-                loop.call_soon_threadsafe(queue.put_nowait, None)
+            with self._lock:
+                self._ended = True
+                self._post([None])
 
-    threading.Thread(target=read, name="stream-json input", daemon=True).start()
-    return queue
+
+_CHUNK = 1 << 16

@@ -39,7 +39,7 @@ from tether.cli.sdk_task_lines import TASK_NOTIFICATION_ORIGIN
 from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_events import event_lines
-from tether.cli.stream_input import input_line, read_lines, user_input
+from tether.cli.stream_input import InputLines, input_line, user_input
 from tether.cli.stream_options import StreamOptions
 from tether.cli.stream_stderr import not_delivered, show, warn
 from tether.cli.stream_wakes import Wakes
@@ -83,6 +83,7 @@ class StreamJsonFrontEnd:
         self._failed_last = False
         self._stopped_by: int | None = None
         self._incoming: asyncio.Queue[str | None] = asyncio.Queue()
+        self._input: InputLines | None = None
         self.lines: LineMaker | None = None
         self._built_opts: RunOptions | None = None
         """What the session was built from (with the client's parts): `/clear` builds anew."""
@@ -90,16 +91,21 @@ class StreamJsonFrontEnd:
         """The session while one of its turns runs (what the client sends then joins it)."""
         self._waiting: list[str] = []
         """Uuids of the client's prompts queued for a turn of their own."""
+        self._carried: list[UserInput] = []
+        """What a turn ended without reading: the next turn's, before anything queued since
+        (the end of input included)."""
         self._steered: list[str] = []
         """Uuids of the prompts sent during the running turn (the model reads them at its
         next call; the last `len(session.queued)` of them it has not read yet)."""
         self._busy = False
+        """The client was told the session runs (and not yet that it is idle)."""
+        self._in_turn = False
+        """A prompt was taken for a turn (its session may still be building)."""
         self.wakes = Wakes(
             self._prompts, lambda: self._running is None and self._stopped_by is None
         )
         self._woken = False
         """The running turn is one of them."""
-        """The client was told the session runs (and not yet that it is idle)."""
         self._echoes: list[dict[str, Any]] = []
         """Prompts to echo (`--replay-user-messages`) once the session, and its id, exist."""
         self.checkpoints: dict[str, dict[Path, int]] = {}
@@ -128,12 +134,15 @@ class StreamJsonFrontEnd:
         self._incoming.put_nowait(None)
 
     async def run(self) -> int:
-        self._incoming = incoming = read_lines(self._stdin)
+        self._input = reader = InputLines(self._stdin)
+        self._incoming = incoming = reader.queue
         turns = asyncio.create_task(self._run_turns())
         stop_signals(self._on_signal)
         try:
             while (raw := await incoming.get()) is not None:
                 self._dispatch(raw)
+                reader.took()
+                self._settle()
             # The client's input ended: what it asked for still runs to its result.
             self.channel.close("the client closed its input")
             self._prompts.put_nowait(None)
@@ -267,13 +276,16 @@ class StreamJsonFrontEnd:
 
     async def _run_turns(self) -> None:
         while True:
-            prompt = await self._prompts.get()
+            self._settle()
+            prompt = self._carried.pop(0) if self._carried else await self._prompts.get()
             if prompt is None:
                 if await self.wakes.input_ended(self._session_now()):
                     continue
+                self._settle(at_end=True)
                 return
             if prompt.uuid in self._waiting:
                 self._waiting.remove(prompt.uuid)
+            self._in_turn = True
             try:
                 built = await self.session()
             except ConfigError as e:
@@ -281,13 +293,39 @@ class StreamJsonFrontEnd:
                 self._failed_last = True
                 self._drop_queued("the session could not start")
                 return
-            await self._turn(built, prompt)
+            try:
+                await self._turn(built, prompt)
+            finally:
+                self._in_turn = False
+
+    @property
+    def state(self) -> str:
+        """The session's state as the client was last told it: running or idle."""
+        return "running" if self._busy else "idle"
+
+    def _settle(self, at_end: bool = False) -> None:
+        """As Claude Code: `idle` once no turn is owed: none runs or is about to, no prompt
+        waits for one, none is on its way on stdin (read or not: the SDK ends a run at `idle`
+        and would close the process on it), no background subagent works. At the end of
+        input, whatever is still in the queue is only its end."""
+        if not self._busy or self._in_turn or self.lines is None:
+            return
+        if self._carried or (
+            not at_end
+            and (not self._prompts.empty() or (self._input is not None and self._input.owed()))
+        ):
+            return
+        session = self._session_now()
+        if session is not None and session.agent.tool_context.background.running_agents():
+            return
+        self.write(self.lines.system.state("idle"))
+        self._busy = False
 
     def _drop_queued(self, reason: str) -> None:
         """Prompts waiting for a turn that will not come: each is named, so that the user's
         words do not vanish without a trace."""
-        while not self._prompts.empty():
-            prompt = self._prompts.get_nowait()
+        while self._carried or not self._prompts.empty():
+            prompt = self._carried.pop(0) if self._carried else self._prompts.get_nowait()
             if prompt is not None:
                 images = sum(block.type == "image" for block in prompt.content)
                 not_delivered(prompt.text, images, reason)
@@ -323,13 +361,8 @@ class StreamJsonFrontEnd:
                 not_delivered(text, 0, STOPPED_FIRST)
         elif unread:  # sent during the turn, after its last model call
             self._waiting.append(left[0])
-            self._prompts.put_nowait(UserInput(text="\n\n".join(unread), uuid=left[0]))
+            self._carried.append(UserInput(text="\n\n".join(unread), uuid=left[0]))
         self.wakes.task_ended(session)  # one that ended after the turn's last model call
-        if not session.agent.tool_context.background.running_agents() and not self._waiting:
-            # As Claude Code: idle once no background subagent works on either, and no prompt
-            # waits (the SDK ends a run at idle, and the waiting prompt would be lost).
-            self.write(lines.system.state("idle"))
-            self._busy = False
 
     async def _clear(self, built: Built, opts: RunOptions) -> Built:
         """`/clear`, as Claude Code runs it: a new session (new id, empty conversation, cost

@@ -94,6 +94,10 @@ class ServerConnection:
             self._abandon()
             await asyncio.wait({task})
 
+    def server_running(self) -> bool | None:
+        """Whether its stdio server's process is running; None where that cannot be told."""
+        return self._diagnostics.server_running()
+
     def stderr_tail(self) -> str:
         """The last lines the server wrote to stderr, while the connection is open."""
         return self._diagnostics.stderr_tail()

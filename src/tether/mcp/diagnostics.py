@@ -58,6 +58,13 @@ class Diagnostics:
             return False
         return True
 
+    def server_running(self) -> bool | None:
+        """Whether the stdio server's process is running (an exited one holds no stderr);
+        None where `/proc` cannot tell, or for a server that is no process of ours."""
+        if self.errlog is None or self.errlog.closed or not os.path.isdir("/proc/self/task"):
+            return None
+        return self._server_group() is not None
+
     def _server_group(self) -> int | None:
         """The process group of the server: the child of this process whose stderr is this
         connection's file (the SDK starts each server as the leader of a session of its own)."""

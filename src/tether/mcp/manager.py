@@ -3,8 +3,8 @@ with each server's tools published as it connects), their tools offered under AP
 requests routed to them, and all of them closed at the end.
 
 A server that fails never takes the others down and never raises out of `start()`: it is
-recorded as failed, with the cause. A server whose connection is lost is restarted once (see
-`supervisor`).
+recorded as failed, with the cause. A server whose connection is lost is restarted (see
+`supervisor`); a tool call it was lost under is that call's error, never sent again.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from tether.mcp.failures import describe
 from tether.mcp.names import NameMap
 from tether.mcp.servers import McpLimits, ServerConfig
 from tether.mcp.session import McpSession
-from tether.mcp.supervisor import ServerDown, SupervisedServer
+from tether.mcp.supervisor import CallLost, ServerDown, SupervisedServer
 
 __all__ = [
     "McpError",
@@ -150,9 +150,11 @@ class McpManager:
                 return await client.call_tool(tool, arguments)
 
         try:
-            result = await server.run(run)
+            result = await server.run(run, once=True)  # a tool's work is never done twice
         except ServerDown as exc:
             return McpResult(f'MCP server "{name}" is down: {exc}', is_error=True)
+        except CallLost as exc:
+            return McpResult(f'MCP server "{name}" failed on tool "{tool}": {exc}', is_error=True)
         except TimeoutError:
             return McpResult(
                 f'MCP tool "{tool}" of server "{name}" did not answer within {limit:g} s',

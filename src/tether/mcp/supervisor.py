@@ -1,11 +1,17 @@
-"""One configured server over a whole session: its current connection, restarted once when a
-request finds it lost, and down after that.
+"""One configured server over a whole session: its current connection, restarted when it is
+found lost, and down when a restart cannot bring it back.
 
 Restart policy: when a request finds the connection gone (the process exited, the HTTP server
 hung up), the server is restarted once and the request is tried again. If the restart fails,
 or the connection is lost again during that retry, the server is down: later requests are told
-so at once, without trying, until `reconnect()` (the `/mcp` command's job). So a server that
-crashes on one particular call costs that call one restart, not one restart per call.
+so at once, without trying, until `reconnect()` (the `/mcp` command's job).
+
+A request that must not run twice (`tools/call`: a tool may have done its work before the
+server died) is never sent again: a connection lost once it was sent is that call's error, and
+the server is restarted at once for the next call (down only if that restart fails). So a
+server that crashes on one particular call costs that call one restart. A stdio server found
+exited before the call was sent is restarted and sent the call, as for any request; an HTTP
+server cannot be told apart that way, and keeps the policy of any request.
 """
 
 from __future__ import annotations
@@ -27,6 +33,11 @@ _T = TypeVar("_T")
 
 class ServerDown(Exception):
     """The server cannot be used now; the message says why."""
+
+
+class CallLost(Exception):
+    """The connection was lost while a request not to be sent again was in flight; the
+    message says why (the server is restarted for the next request)."""
 
 
 class SupervisedServer:
@@ -72,8 +83,11 @@ class SupervisedServer:
             self.down = None
             self.connect_s = time.monotonic() - started
 
-    async def run(self, request: Callable[[McpSession], Awaitable[_T]]) -> _T:
-        """The request's answer; raises `ServerDown`, or what the request raised."""
+    async def run(
+        self, request: Callable[[McpSession], Awaitable[_T]], *, once: bool = False
+    ) -> _T:
+        """The request's answer; raises `ServerDown`, or what the request raised. A request
+        sent `once` is not sent again when the connection is lost under it: `CallLost`."""
         generation = self._generation
         for attempt in range(2):
             if self.closed:
@@ -81,13 +95,17 @@ class SupervisedServer:
             if self.down is not None:
                 raise ServerDown(self.down)
             generation = self._generation
-            client = self.client
-            if client is not None:
+            connection, client = self._connection, self.client
+            if connection is not None and client is not None:
+                # A server found exited before the request was sent: it never had it.
+                sent_to_running = once and connection.server_running() is True
                 try:
                     return await request(client)
                 except Exception as exc:
                     if not connection_lost(exc):
                         raise
+                    if sent_to_running:
+                        raise CallLost(await self._lost_under_call(generation)) from exc
             if attempt == 0:
                 await self._restart(generation)
         raise ServerDown(await self._give_up(generation))
@@ -118,6 +136,21 @@ class SupervisedServer:
             await self._close_connection()
             if not self.closed:
                 await self.connect()
+
+    async def _lost_under_call(self, generation: int) -> str:
+        """Why the connection was lost under a call; the server is restarted for the next."""
+        async with self._lock:
+            connection = self._connection
+            why = "the server exited during the call"
+            if connection is not None and connection.ended:
+                why = f"{why} ({connection.ended})"
+            elif tail := connection.stderr_tail() if connection is not None else "":
+                why = f"{why}; stderr: {tail}"
+            if self._generation == generation:  # else another request restarted it meanwhile
+                await self._close_connection()
+                if not self.closed:
+                    await self.connect()
+            return why
 
     async def _give_up(self, generation: int) -> str:
         """Mark the server down after its restarted connection was lost too; why."""

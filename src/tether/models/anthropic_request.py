@@ -71,7 +71,11 @@ def build_body(
     mark_newest_messages(body["messages"], min(2, MAX_CACHE_BREAKPOINTS - breakpoints))
     if request.thinking_budget:
         body["thinking"] = (
-            {"type": "enabled", "budget_tokens": request.thinking_budget}
+            # The API wants the budget below `max_tokens`: a larger one is the whole reply.
+            {
+                "type": "enabled",
+                "budget_tokens": min(request.thinking_budget, request.max_tokens - 1),
+            }
             if thinking == "budget"
             else {"type": "adaptive"}
         )

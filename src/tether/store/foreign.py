@@ -1,7 +1,7 @@
 """Reading transcripts Claude Code wrote (the same JSONL layout as tether's, with more in it).
 
 Claude Code's files hold, besides messages: bookkeeping lines with no place in the chain (no
-`uuid`, no `parentUuid`: request logs, costs, the last prompt, queue operations), entries on
+`parentUuid`: request logs, costs, the last prompt, queue operations, titles and tags), entries on
 the chain that are not messages (`attachment`, `system`), messages that are not part of the
 conversation sent (`isMeta`, `isSidechain`), user content given as a plain string, content
 blocks tether does not keep (documents, server tools) and blocks with fields tether does not
@@ -33,9 +33,11 @@ DROPPED_BLOCK = "[{kind} content from Claude Code, not kept by tether]"
 
 
 def is_bookkeeping(fields: dict[str, Any]) -> bool:
-    """A line that is not an entry of the conversation at all: no parent, and not a message
-    (a message without one is a damaged one). It may have a uuid: the Agent SDK's
-    `fork_session` writes its `custom-title` line with one."""
+    """A line that is not an entry of the conversation at all: no `parentUuid`, and not a
+    message (a message without one is a damaged one). Every entry on the chain, Claude
+    Code's and tether's, names its parent (null for the first); lines about the session have
+    none, with a `uuid` or not: the SDK's `fork_session` writes its `custom-title` and
+    `content-replacement` lines with one, `rename_session` and `tag_session` without."""
     return "parentUuid" not in fields and fields.get("type") not in ("user", "assistant")
 
 

@@ -4,6 +4,7 @@ the middle of a call. Speaks the 2025-11-25 handshake; answers `server/discover`
 "method not found", as servers before 2026 do.
 
 Options: `--fail-listing` (tools/list answers an error), `--paged` (two tools a page).
+With RAW_SERVER_LOG set, each start and each tool call is appended to that file, with the pid.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
             return page
         return {"tools": TOOLS}
     if method == "tools/call":
+        _log(f"call {params.get('name')}")
         match params.get("name"):
             case "ok" | "no_schema":
                 return {"content": [{"type": "text", "text": "ok"}]}
@@ -70,7 +72,15 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     raise NotImplementedError(method)
 
 
+def _log(what: str) -> None:
+    path = os.environ.get("RAW_SERVER_LOG")
+    if path:
+        with open(path, "a") as log:
+            log.write(f"{what} {os.getpid()}\n")
+
+
 def main() -> None:
+    _log("start")
     for line in sys.stdin:
         message = json.loads(line)
         if "id" not in message:
