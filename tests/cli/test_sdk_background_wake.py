@@ -115,15 +115,14 @@ async def test_an_idle_session_streams_the_subagents_end_and_wakes_the_model(
         for line in sdk.lines()
         if line.get("subtype") == "session_state_changed" or line["type"] == "result"
     ]
-    # (What follows the last result may come after the client stopped reading.)
-    assert states[:6] == [
-        ("running", None),
-        (None, "started"),
-        (None, "WOKE: got it"),
-        ("idle", None),
-        ("running", None),
-        (None, "again"),
-    ]
+    # (What follows the last result may come after the client stopped reading.) Between the
+    # woken turn and the client's next prompt, idle is said only if that prompt was not yet
+    # on its way (as Claude Code: never idle while a prompt waits): either is right.
+    assert states[:3] == [("running", None), (None, "started"), (None, "WOKE: got it")]
+    after = states[3:]
+    if after[:2] == [("idle", None), ("running", None)]:
+        after = after[2:]
+    assert after[:1] == [(None, "again")]
     sdk.assert_lines_parse()
 
 
