@@ -22,7 +22,7 @@ from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
 from tether.store.task_records import NewTask, StoreUnavailable, Task, TaskStoreError
 from tether.store.task_store import TaskStore, open_task_store
-from tether.teams.board import team_choice
+from tether.teams.membership import team_choice
 from tether.teams.records import WorktreeError, task_name
 
 CHANGING = ("add", "retry", "rm")
