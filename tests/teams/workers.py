@@ -15,7 +15,7 @@ from typing import Any
 
 from tether.store.task_records import NewTask
 from tether.store.task_store import open_task_store
-from tether.teams.board import team_choice
+from tether.teams.membership import team_choice
 from tether.testing import FakeModelServer
 from tether.testing.cli_runner import run_cli_process
 from tether.testing.workers import is_first_call, task_of

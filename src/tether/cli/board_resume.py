@@ -60,7 +60,7 @@ def attach_board_claims(
     its member's, the same in each run), take them back before its first model call, the
     agent told what it holds again and what it lost. A worker's task session holds only its
     worker's claim, lent to it: nothing to take back."""
-    from tether.teams.board import OWNER_ENV
+    from tether.teams.membership import OWNER_ENV
 
     recorder = session.recorder
     if recorder is not None:
@@ -135,7 +135,8 @@ def resumed_board(path: Path, env: Mapping[str, str]) -> ResumedBoard:
     mate = fields.get(TEAMMATE_META)
     if not (board or task or mate):
         return ResumedBoard(env)
-    from tether.teams.board import CLAIM_ENV, OWNER_ENV, lent_claims  # a team's session only
+    from tether.teams.board import lent_claims  # a team's session only
+    from tether.teams.membership import CLAIM_ENV, OWNER_ENV
 
     chosen = dict(env)
     notes: list[str] = []

@@ -168,7 +168,8 @@ def event_context(session_id: str, env: Mapping[str, str]) -> EventContext:
     name, and the task its claim is on), or the main agent's."""
     task_id = None
     if WORKER_CLAIM_ENV in env:  # the board's module (and its store's) only for a worker's
-        from tether.teams.board import CLAIM_ENV, OWNER_ENV, lent_claims
+        from tether.teams.board import lent_claims
+        from tether.teams.membership import CLAIM_ENV, OWNER_ENV
 
         assert CLAIM_ENV == WORKER_CLAIM_ENV
         tasks = list(lent_claims(env))

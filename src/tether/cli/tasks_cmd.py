@@ -28,7 +28,7 @@ from tether.store.task_records import (
     TaskStoreError,
 )
 from tether.store.task_store import TaskStore, open_task_store
-from tether.teams.board import team_choice
+from tether.teams.membership import team_choice
 from tether.teams.records import WorktreeError, task_name
 
 CHANGING = ("add", "retry", "rm")

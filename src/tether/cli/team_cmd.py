@@ -22,7 +22,6 @@ store cannot be used, naming it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -42,11 +41,15 @@ from tether.store.mailbox import (
     open_team_store,
 )
 from tether.store.task_records import DEFAULT_LEASE_S, StoreAbsent, StoreUnavailable, Task
-from tether.teams.board import LEASE_ENV, OWNER_ENV, STORE_ENV, TEAM_ENV, team_choice
-from tether.teams.claims import claim_member
+from tether.teams.membership import (
+    LEASE_ENV,
+    OWNER_ENV,
+    STORE_ENV,
+    STORE_PATIENCE_S,
+    TEAM_ENV,
+    team_choice,
+)
 from tether.teams.names import check_member_name
-from tether.teams.processes import down, start_members, status_lines, status_record
-from tether.teams.receiving import STORE_PATIENCE_S
 
 LEAD = "team-lead"
 
@@ -95,6 +98,8 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     patience = ["--store-patience", f"{args.store_patience:g}", "--lease", f"{args.lease!r}"]
     if args.trust_workspace:
         patience.append("--trust-workspace")
+    from tether.teams.processes import start_members
+
     told = start_members(
         project,
         store,
@@ -137,6 +142,8 @@ def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None
 
 def _status(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     _team_exists(store)
+    from tether.teams.processes import status_lines, status_record
+
     record = status_record(project, store, _board_tasks(args, project, store))
     if args.json:
         print(json.dumps(record, indent=2, ensure_ascii=False))
@@ -187,12 +194,19 @@ def _inbox(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
 
 
 def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    import asyncio
+
+    from tether.teams.processes import down
+
     _team_exists(store)
     return asyncio.run(down(store, wait_s=args.wait))
 
 
 def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    import asyncio
+
     from tether.cli.teammate_run import serve_teammate
+    from tether.teams.claims import claim_member
 
     _team_exists(store)
     member = next((m for m in store.members() if m.name == args.member), None)

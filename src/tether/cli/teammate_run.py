@@ -20,8 +20,8 @@ from tether.permissions.rules import Mode
 from tether.protocol import ConfigError, Notice
 from tether.store.mailbox import Member, TeamStore
 from tether.teams.link import TeamLink, events_file
+from tether.teams.membership import STORE_PATIENCE_S
 from tether.teams.protocol import MemberProtocol, Transition
-from tether.teams.receiving import STORE_PATIENCE_S
 from tether.teams.send_tool import send_message_tool
 from tether.teams.teammate import Teammate
 

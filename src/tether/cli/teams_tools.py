@@ -26,7 +26,8 @@ def session_task_board(
     worker lends it the claim on the session's task (`TETHER_TASK_CLAIM`)."""
     if not tools_wanted(settings.data, env):
         return None
-    from tether.teams.board import OWNER_ENV, TaskBoard, lease_from, lent_claims, team_choice
+    from tether.teams.board import TaskBoard, lease_from, lent_claims
+    from tether.teams.membership import OWNER_ENV, team_choice
 
     owner = env.get(OWNER_ENV) or f"session-{session_id[:8]}"
     choice = team_choice(settings.data, env)
@@ -54,8 +55,8 @@ def session_lead(
     """The session's team-lead side, when agent teams are on and it is no teammate."""
     if env.get(AGENT_TEAMS_ENV, "") not in ("1", "true") or env.get(TEAMMATE_ENV):
         return None
-    from tether.teams.board import team_choice
     from tether.teams.lead import LeadTeams
+    from tether.teams.membership import team_choice
 
     return LeadTeams(project=workspace, store_url=team_choice(settings.data, env).store_url)
 

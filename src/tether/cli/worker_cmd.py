@@ -51,7 +51,7 @@ from tether.store.task_records import (
     StoreUnavailable,
 )
 from tether.store.task_store import TaskStore, default_store_path, open_task_store
-from tether.teams.board import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
+from tether.teams.membership import OWNER_ENV, STORE_ENV, TEAM_ENV, TeamChoice, team_choice
 from tether.teams.records import RepositoryError, check_repository, task_name
 
 

@@ -13,8 +13,8 @@ from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
 from tether.store.task_records import StoreUnavailable, TaskNotFound
 from tether.store.task_store import default_store_path, open_task_store
-from tether.teams.board import team_choice
 from tether.teams.git import GitError
+from tether.teams.membership import team_choice
 from tether.teams.records import DEFAULT_TEAM, NoTaskBranch, WorktreeError
 from tether.teams.review import (
     BranchState,

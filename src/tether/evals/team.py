@@ -23,8 +23,8 @@ from tether.evals.runner import EvalRunner, Planned, plan_runs
 from tether.evals.suite import Case, Suite, Variant
 from tether.store.task_records import Claim, LeaseLost, NewTask, Task
 from tether.store.task_store import TaskStore
-from tether.teams.board import OWNER_ENV, lent_value
-from tether.teams.membership import CLAIM_ENV, CLAIM_TEAM_ENV
+from tether.teams.board import lent_value
+from tether.teams.membership import CLAIM_ENV, CLAIM_TEAM_ENV, OWNER_ENV
 
 META = "tether_eval"
 """The metadata key of an evaluation's task."""

@@ -35,7 +35,7 @@ DEFAULT_RECLAIM_AFTER_S = 30.0
 class Message(BaseModel):
     """One message between members of a team, as a mailbox keeps it."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     """The sender's id for this message: a redelivery carries the same one."""
@@ -55,7 +55,7 @@ class Message(BaseModel):
 class Delivery(BaseModel):
     """A message handed to a consumer, and the store's handle to acknowledge it."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     message: Message
     receipt: str
@@ -118,7 +118,7 @@ class HeldRequest(BaseModel):
     """A request a member sent and has no reply to yet, as the roster keeps it (a restart
     waits on it again)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     message: Message
     since: float
@@ -133,7 +133,7 @@ class StartClaim(BaseModel):
     atomically, so that starters racing start one process; it lapses at `until` or when its
     holder no longer runs."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     pid: int
     pid_started: str | None = None
@@ -145,7 +145,7 @@ class StartClaim(BaseModel):
 class Member(BaseModel):
     """One member of a team as the roster keeps it: who it is, and where it stands now."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     name: str
     agent: str | None = None
@@ -191,7 +191,7 @@ class Member(BaseModel):
 class TeamRecord(BaseModel):
     """A team: its name, its lead and what it is for."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     name: str
     lead: str = "team-lead"

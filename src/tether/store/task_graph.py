@@ -12,7 +12,7 @@ from collections import deque
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol.team_events import TaskChanged
 from tether.store.task_records import (
@@ -57,6 +57,8 @@ class BoardTx(Protocol):
 
 class TaskChanges(BaseModel):
     """What `TaskUpdate` (or a person) may change besides the status."""
+
+    model_config = ConfigDict(defer_build=True)
 
     subject: str | None = None
     description: str | None = None

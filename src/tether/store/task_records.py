@@ -28,7 +28,7 @@ DEFAULT_MAX_ATTEMPTS = 3
 class Task(BaseModel):
     """One task of a team's graph, as a store keeps it."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     id: str
     subject: str
@@ -77,6 +77,8 @@ class Task(BaseModel):
 class NewTask(BaseModel):
     """What creating a task takes."""
 
+    model_config = ConfigDict(defer_build=True)
+
     subject: str
     description: str = ""
     active_form: str | None = None
@@ -89,7 +91,7 @@ class NewTask(BaseModel):
 class Claim(BaseModel):
     """A lease on one task: what its holder shows to heartbeat, release, complete or fail it."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     task: Task
     owner: str

@@ -14,27 +14,15 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from tether.protocol import ConfigError, Record
 from tether.store.task_records import DEFAULT_LEASE_S, Claim, LeaseLost, Task
-from tether.store.task_store import DEFAULT_TEAM, TaskStore, open_task_store
-from tether.teams.membership import CLAIM_ENV, STORE_ENV, TEAM_ENV
+from tether.store.task_store import TaskStore, open_task_store
+from tether.teams.membership import CLAIM_ENV, LEASE_ENV, TeamChoice
 from tether.teams.task_events import ObservedTasks
 
-OWNER_ENV = "TETHER_TASK_OWNER"
-LEASE_ENV = "TETHER_TASK_LEASE"
-"""Seconds of a lease on the tasks a session claims itself (a teammate's: `team up --lease`);
-the default `DEFAULT_LEASE_S`."""
-
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class TeamChoice:
-    team: str
-    store_url: str | None
-    """None: the project's SQLite file."""
 
 
 def lent_value(task: Task) -> str:
@@ -65,30 +53,6 @@ def lease_from(env: Mapping[str, str]) -> float:
     if not lease > 0 or lease == float("inf"):
         raise ConfigError(f"{LEASE_ENV}={text!r}: a claim's lease in seconds, more than 0")
     return lease
-
-
-def team_choice(
-    settings: Mapping[str, Any],
-    env: Mapping[str, str],
-    *,
-    team: str | None = None,
-    store: str | None = None,
-) -> TeamChoice:
-    """Flags, then the environment, then the `teams` setting (`{"store": URL, "team": NAME}`)."""
-    block = settings.get("teams")
-    section: Mapping[str, Any] = block if isinstance(block, dict) else {}
-    for key, value in section.items():
-        if key not in ("store", "team"):
-            raise ConfigError(f"teams.{key} is not a setting (store, team)")
-        if not isinstance(value, str) or not value:
-            raise ConfigError(f"teams.{key} must be a non-empty string")
-    for flag, value in (("--team", team), ("--store", store)):
-        if value is not None and not value.strip():
-            raise ConfigError(f"{flag} is empty: name one (or leave the option out)")
-    return TeamChoice(
-        team=team or env.get(TEAM_ENV) or section.get("team") or DEFAULT_TEAM,
-        store_url=store or env.get(STORE_ENV) or section.get("store"),
-    )
 
 
 @dataclass

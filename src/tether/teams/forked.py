@@ -21,6 +21,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable
+from types import ModuleType
 from typing import NoReturn
 
 SESSION_MODULES = (
@@ -88,10 +89,30 @@ def can_fork() -> bool:
 
 
 def warm(modules: Iterable[str]) -> None:
-    """Import what the children run, so that each forked one has it."""
+    """Import what the children run, so that each forked one has it; and build the
+    validators of tether's models whose build waits for their first use (`defer_build`: a
+    short command, `tether team send`, pays only for those it uses), so that the children do
+    not each build them again."""
     for name in modules:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    for name, module in list(sys.modules.items()):
+        if name.startswith("tether."):
+            _build_deferred(module)
+
+
+def _build_deferred(module: ModuleType) -> None:
+    from pydantic import BaseModel  # imported by every module that defines one
+
+    defined: dict[str, object] = getattr(module, "__dict__", {})  # None: an import blocked
+    for value in list(defined.values()):
+        if (
+            isinstance(value, type)
+            and issubclass(value, BaseModel)
+            and value.__module__ == module.__name__
+            and not value.__pydantic_complete__
+        ):
+            value.model_rebuild()
 
 
 def fork(prepare: Callable[[], None], run: Callable[[], int]) -> Child:

@@ -4,7 +4,10 @@ board and the task store (their modules and models cost a start that has no team
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
+
+from tether.protocol import ConfigError
 
 STORE_ENV = "TETHER_TEAM_STORE"
 TEAM_ENV = "TETHER_TEAM"
@@ -53,3 +56,47 @@ def board_note(env: Mapping[str, str]) -> dict[str, str | None] | None:
 
         store = redacted(store)
     return {"team": team or "default", "store": store or None}
+
+
+STORE_PATIENCE_S = 600.0
+"""How long a teammate waits for its store to answer again before it stops: with no store it
+can neither receive nor be stopped by `team down`, so it does not linger for ever. (Here,
+not with the receiving loop, for `tether team`'s options: `team send` imports no event loop.)"""
+
+OWNER_ENV = "TETHER_TASK_OWNER"
+LEASE_ENV = "TETHER_TASK_LEASE"
+"""Seconds of a lease on the tasks a session claims itself (a teammate's: `team up --lease`);
+the default `DEFAULT_LEASE_S`."""
+
+
+@dataclass(frozen=True)
+class TeamChoice:
+    team: str
+    store_url: str | None
+    """None: the project's SQLite file."""
+
+
+def team_choice(
+    settings: Mapping[str, Any],
+    env: Mapping[str, str],
+    *,
+    team: str | None = None,
+    store: str | None = None,
+) -> TeamChoice:
+    """Flags, then the environment, then the `teams` setting (`{"store": URL, "team": NAME}`)."""
+    from tether.store.task_store import DEFAULT_TEAM  # a command with a team opens a store
+
+    block = settings.get("teams")
+    section: Mapping[str, Any] = block if isinstance(block, dict) else {}
+    for key, value in section.items():
+        if key not in ("store", "team"):
+            raise ConfigError(f"teams.{key} is not a setting (store, team)")
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"teams.{key} must be a non-empty string")
+    for flag, value in (("--team", team), ("--store", store)):
+        if value is not None and not value.strip():
+            raise ConfigError(f"{flag} is empty: name one (or leave the option out)")
+    return TeamChoice(
+        team=team or env.get(TEAM_ENV) or section.get("team") or DEFAULT_TEAM,
+        store_url=store or env.get(STORE_ENV) or section.get("store"),
+    )

@@ -18,9 +18,6 @@ from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
 RETRY_FIRST_S = 0.5
 RETRY_MAX_S = 5.0
 """While the store cannot be reached: the first wait before trying again, and the longest."""
-STORE_PATIENCE_S = 600.0
-"""How long a teammate waits for its store to answer again before it stops: with no store it
-can neither receive nor be stopped by `team down`, so it does not linger for ever."""
 
 
 class StorePatienceOut(Exception):

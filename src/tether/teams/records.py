@@ -228,8 +228,19 @@ def _same_dir(a: Path, b: Path) -> bool:
 
 def task_branches(repo: Path) -> list[str]:
     """Every local `tether/...` branch that names a task attempt, sorted."""
-    names = git_out(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/tether/")
-    return sorted(n for n in names.splitlines() if branch_task(n) is not None)
+    return list(task_branch_tips(repo))
+
+
+def task_branch_tips(repo: Path) -> dict[str, str]:
+    """Every local `tether/...` branch that names a task attempt, sorted, with its commit, in
+    one read. Another worker deletes its task's empty branch whenever its task ends: what is
+    read of a listed branch afterwards is read from the commit, which stays, not by its name,
+    which may be gone by then."""
+    listed = git_out(
+        repo, "for-each-ref", "--format=%(refname:short)%00%(objectname)", "refs/heads/tether/"
+    )
+    tips = dict(line.split("\0", 1) for line in listed.splitlines() if "\0" in line)
+    return {name: tips[name] for name in sorted(tips) if branch_task(name) is not None}
 
 
 def check_repository(project: Path) -> str:

@@ -18,6 +18,7 @@ from tether.teams.records import (
     WorktreeRecord,
     branch_task,
     main_worktree,
+    task_branch_tips,
     task_branches,
     worktree_records,
 )
@@ -63,14 +64,14 @@ def branch_states(start: Path) -> list[BranchState]:
     repo = main_worktree(start)
     holders = {r.branch: r for r in worktree_records(repo) if r.branch is not None}
     states: list[BranchState] = []
-    for branch in task_branches(repo):
+    for branch, tip in task_branch_tips(repo).items():  # each read at its tip: see there
         worktree = holders.get(branch)
-        committed, uncommitted = _changed_files(repo, branch, worktree)
+        committed, uncommitted = _changed_files(repo, branch, tip, worktree)
         states.append(
             BranchState(
                 _task_of(branch),
                 branch,
-                unmerged_count(repo, branch),
+                unmerged_count(repo, branch, tip),
                 tuple(sorted(committed | uncommitted)),
                 worktree,
                 tuple(sorted(uncommitted)),
@@ -221,15 +222,15 @@ def resolve_branch(repo: Path, task_or_branch: str) -> str:
 
 
 def _changed_files(
-    repo: Path, branch: str, worktree: WorktreeRecord | None
+    repo: Path, branch: str, tip: str, worktree: WorktreeRecord | None
 ) -> tuple[set[str], set[str]]:
-    """The files the branch's commits changed since it left HEAD, and those changed in its
-    worktree and not committed."""
-    base = run_git(repo, "merge-base", "HEAD", branch, check=False).stdout.strip()
+    """The files the branch's commits (up to `tip`) changed since it left HEAD, and those
+    changed in its worktree and not committed."""
+    base = run_git(repo, "merge-base", "HEAD", tip, check=False).stdout.strip()
     committed: set[str] = set()
     if base:
         committed = set(
-            nul_split(git_out(repo, "diff", "--name-only", "-z", "--no-renames", base, branch))
+            nul_split(git_out(repo, "diff", "--name-only", "-z", "--no-renames", base, tip))
         )
     uncommitted = _uncommitted(repo, branch, worktree) if worktree is not None else set[str]()
     return committed, uncommitted

@@ -13,6 +13,7 @@ from pathlib import Path
 from tether.config.settings import tether_home
 from tether.teams.git import git_out, identity_args, run_git
 from tether.teams.records import WORKTREES_DIR, WorktreeRecord, worktree_records
+from tether.teams.takeover import drop_lock_file, guarded
 from tether.tools.run_record import reap_dead_runs
 
 ORPHANS_DIR = ".orphaned"
@@ -38,7 +39,7 @@ def clear_stale(repo: Path, *, own_task: str | None = None) -> list[str]:
     if stale:  # what the dead holders' commands still run stops before their work is saved
         said += [n for r in reap_dead_runs(tether_home(os.environ)) if (n := r.notice())]
     for record, task in stale:
-        said.append(_clear_worktree(repo, record, task))
+        said += _clear_worktree(repo, record, task)
     own = root / own_task if own_task is not None else None
     if own is not None and not any(r.path == own for r in worktree_records(repo)):
         said += _clear_unknown_directory(repo, own)
@@ -57,17 +58,27 @@ def worktree_task(repo: Path, path: Path) -> str | None:
     return "/".join(parts)
 
 
-def _clear_worktree(repo: Path, record: WorktreeRecord, task: str) -> str:
-    if not record.path.is_dir():  # gone, but locked, so `prune` kept git's record
-        run_git(repo, "worktree", "unlock", str(record.path), check=False)
-        run_git(repo, "worktree", "prune")
-        return f"pruned git's record of task {task}'s worktree, whose directory was gone"
-    saved = ""
-    if record.branch is not None:
-        commit = _save(record.path, f"tether task {task}: work left by an interrupted run")
-        saved = f"; its uncommitted work saved on {record.branch} ({commit[:12]})" if commit else ""
-    run_git(repo, "worktree", "remove", "--force", "--force", str(record.path))
-    return f"removed the stale worktree of task {task} (its run had ended){saved}"
+def _clear_worktree(repo: Path, listed: WorktreeRecord, task: str) -> list[str]:
+    """Inside the task's fenced section, where its runs commit and remove, and only if it is
+    still the stale worktree listed: another worker's pre-flight may have cleared it since the
+    listing, or a new run of the task taken it."""
+    with guarded(repo, task):
+        record = next((r for r in worktree_records(repo) if r.path == listed.path), None)
+        if record is None or record.locked != listed.locked:
+            return []
+        if not record.path.is_dir():  # gone, but locked, so `prune` kept git's record
+            run_git(repo, "worktree", "unlock", str(record.path), check=False)
+            run_git(repo, "worktree", "prune")
+            return [f"pruned git's record of task {task}'s worktree, whose directory was gone"]
+        saved = ""
+        if record.branch is not None:
+            commit = _save(record.path, f"tether task {task}: work left by an interrupted run")
+            saved = (
+                f"; its uncommitted work saved on {record.branch} ({commit[:12]})" if commit else ""
+            )
+        run_git(repo, "worktree", "remove", "--force", "--force", str(record.path))
+        drop_lock_file(repo, task)
+        return [f"removed the stale worktree of task {task} (its run had ended){saved}"]
 
 
 def _clear_unknown_directory(repo: Path, path: Path) -> list[str]:

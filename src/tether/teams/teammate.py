@@ -39,8 +39,9 @@ from tether.teams.idle import when_idle
 from tether.teams.intake import Intake
 from tether.teams.letters import held_ids, timed_out
 from tether.teams.link import TeamLink
+from tether.teams.membership import STORE_PATIENCE_S
 from tether.teams.processes import process_start
-from tether.teams.receiving import STORE_PATIENCE_S, StorePatienceOut, receive_for_ever
+from tether.teams.receiving import StorePatienceOut, receive_for_ever
 from tether.teams.unread import Ended, ended
 
 RECEIVE_BLOCK_S = 2.0

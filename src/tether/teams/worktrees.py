@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tether.teams.branch_owner import branch_owner, record_owner
-from tether.teams.git import git_out, identity_args, run_git
+from tether.teams.git import GitError, git_out, identity_args, run_git
 from tether.teams.records import (
     BRANCH_PREFIX,
     DEFAULT_TEAM,
@@ -250,26 +250,39 @@ def remove_directory(repo: Path, path: Path) -> None:
     """Remove a worktree git knows (a no-op for one it does not)."""
     if any(_same(r.path, path) for r in worktree_records(repo)):
         # Twice --force: also when locked (by this process) and with ignored files inside.
-        run_git(repo, "worktree", "remove", "--force", "--force", str(path))
+        args = ("worktree", "remove", "--force", "--force", str(path))
+        done = run_git(repo, *args, check=False)
+        if done.returncode != 0 and any(_same(r.path, path) for r in worktree_records(repo)):
+            raise GitError(args, repo, done.stderr or done.stdout)  # not removed meanwhile
 
 
 def delete_if_empty(repo: Path, branch: str) -> bool:
-    """Delete `branch` if it holds no unmerged work; whether it was kept."""
+    """Delete `branch` if it holds no unmerged work; whether it was kept. A branch deleted
+    meanwhile (another worker's `worktrees clean`, its own task's end) is gone all the same."""
     if unmerged_count(repo, branch) > 0:
         return True
-    run_git(repo, "branch", "--quiet", "-D", branch)
+    done = run_git(repo, "branch", "--quiet", "-D", branch, check=False)
+    if done.returncode != 0 and _branch_exists(repo, branch):
+        raise GitError(("branch", "--quiet", "-D", branch), repo, done.stderr or done.stdout)
     return False
 
 
-def unmerged_count(repo: Path, branch: str) -> int:
-    """Commits on `branch` that no other branch holds (task branches aside): its own work. (A
-    WorktreeCreate hook may name its branch otherwise: the branch itself is left out too.)"""
+def unmerged_count(repo: Path, branch: str, tip: str | None = None) -> int:
+    """Commits on `branch` (at `tip`, when read from a listing) that no other branch holds
+    (task branches aside): its own work. (A WorktreeCreate hook may name its branch otherwise:
+    the branch itself is left out too.) A branch gone holds none: tether deletes a task branch
+    only once it holds no unmerged work, and another worker may do so at any moment."""
     out = git_out(
         repo,
-        "rev-list", "--count", branch, "--not",
+        "rev-list", "--count", "--ignore-missing", tip or f"refs/heads/{branch}", "--not",
         f"--exclude={BRANCH_PREFIX}*", f"--exclude={branch}", "--branches",
     )  # fmt: skip
     return int(out)
+
+
+def _branch_exists(repo: Path, branch: str) -> bool:
+    found = run_git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", check=False)
+    return found.returncode == 0
 
 
 def ensure_ignored(repo: Path) -> None:
