@@ -222,9 +222,13 @@ class Endpoint(Slotted):
         self.shown = shown_url(base_url, path=True)
 
     def unreachable(self, detail: str) -> ModelError:
-        """The request never got an HTTP response (refused, DNS, TLS, timeout)."""
+        """The request never got an HTTP response (refused, DNS, TLS, timeout); through a
+        proxy from the environment, that hop is named (it may be the one that failed)."""
+        from tether.models.proxy_in_use import proxy_in_use  # a failure's, not every start's
+
+        via = proxy_in_use(self.base_url)
         return ModelError(
-            f"cannot reach {self.shown}: {detail}",
+            f"cannot reach {self.shown}{'' if via is None else ' ' + via}: {detail}",
             retryable=True,
             unreachable=True,
         )
