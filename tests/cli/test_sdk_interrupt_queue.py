@@ -62,3 +62,31 @@ def test_an_interrupt_lists_the_prompts_still_queued(
     }
     assert [r["subtype"] for r in results] == ["error_during_execution", "success"]
     assert model_env.requests[-1].last_user_text().endswith("QUEUED-A\n\nQUEUED-B")
+
+
+def test_an_interrupt_right_after_the_first_message_stops_its_turn(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """Sent together with the first message, the interrupt came while the session was still
+    being built: nothing ran, so nothing stopped, and the turn ran to its end. It is that
+    message's turn the client means: it stops as it begins, before any model call."""
+    model_env.script(reply(text("should not run")), reply(text("the second one ran")))
+    command = [sys.executable, "-m", "tether", "--cwd", str(workspace)]
+    command += ["--permission-mode", "bypassPermissions", "--verbose"]
+    command += ["--input-format", "stream-json", "--output-format", "stream-json"]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as process:
+        _send(process, _user("first", "u-first"))
+        request = {"subtype": "interrupt"}
+        _send(process, {"type": "control_request", "request_id": "i1", "request": request})
+        first = _until(process, lambda line: line["type"] == "result")
+        _send(process, _user("second", "u-second"))
+        second = _until(process, lambda line: line["type"] == "result")
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    assert first["subtype"] == "error_during_execution", first
+    assert second["subtype"] == "success", second
+    assert second["result"] == "should not run"  # the first answer, to the second message
+    assert len(model_env.requests) == 1
