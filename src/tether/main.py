@@ -70,11 +70,15 @@ def console_main() -> None:
     process hangs, or prints a traceback from the middle of an import. So until a front end
     takes SIGINT over (headless and stream-json end the turn, the REPL interrupts it), SIGINT
     ends the process at once, as the kernel's default would, with the line. Once the work is
-    done and flushed, the same: the interpreter's shutdown joins threads still finishing."""
+    done and flushed, the same: the interpreter's shutdown joins threads still finishing.
+    SIGTERM and SIGHUP likewise until a front end takes them over: `tether: stopped by
+    SIGTERM` and status 128+N, where they ended it by the default action, with no word (what
+    start-up made is a session file, complete at every write, and a run record the next start
+    cleans up after)."""
     args = sys.argv[1:]
     answered_at_once = args in (["--version"], ["-v"])
     if not answered_at_once and not (args and _is_subcommand(args[0])):
-        _take_sigint()
+        _take_stop_signals()
     closed = _fill_closed_standard_streams()
     if closed is not None:
         # Nothing this command does could be seen: do none of it (as `echo hi >&-` does).
@@ -111,20 +115,39 @@ def console_main() -> None:
         import signal
 
         signal.signal(signal.SIGINT, _exit_interrupted)
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, _exit_stopped)
     sys.exit(code)
 
 
-def _take_sigint() -> None:
-    """SIGINT -> `_exit_interrupted`, through the C module under `signal`: `import signal`
-    first builds its enums, a millisecond in which a Ctrl+C would still raise in the middle of
-    an import (seen under load). What lands before this line is the interpreter's own start."""
+def _take_stop_signals() -> None:
+    """SIGINT -> `_exit_interrupted`, SIGTERM and SIGHUP -> `_exit_stopped`, through the C
+    module under `signal`: `import signal` first builds its enums, a millisecond in which a
+    Ctrl+C would still raise in the middle of an import (seen under load). What lands before
+    this line is the interpreter's own start."""
     c_signal = sys.modules["_signal"]  # loaded by the interpreter's own start
     c_signal.signal(c_signal.SIGINT, _exit_interrupted)
+    for signum in (c_signal.SIGTERM, c_signal.SIGHUP):
+        c_signal.signal(signum, _exit_stopped)
 
 
 def _exit_interrupted(signum: int, frame: object) -> None:
-    os.write(2, INTERRUPTED.encode())
+    _write_stderr(INTERRUPTED)
     os._exit(INTERRUPTED_STATUS)
+
+
+def _exit_stopped(signum: int, frame: object) -> None:
+    c_signal = sys.modules["_signal"]
+    name = "SIGTERM" if signum == c_signal.SIGTERM else "SIGHUP"
+    _write_stderr(f"tether: stopped by {name}\n")
+    os._exit(128 + signum)
+
+
+def _write_stderr(text: str) -> None:
+    try:  # noqa: SIM105 (contextlib is not imported on every start's path)
+        os.write(2, text.encode())
+    except OSError:  # the terminal is gone (SIGHUP): the status still says it
+        pass
 
 
 def _fill_closed_standard_streams() -> str | None:

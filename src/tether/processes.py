@@ -65,6 +65,26 @@ async def _wait_out(future: asyncio.Future[Any]) -> bool:
     return cancelled
 
 
+RUN_MARKER = "TETHER_RUN"
+"""The variable naming the run (`tether.tools.run_record`) a process was started by. The run
+record sets it in this process's environment as it starts, so that every child inherits it,
+and a child started with an environment of its own gets it with `run_marked`: the next tether
+start finds by it what a killed tether left running (hooks, MCP servers, commands)."""
+
+
+def run_marked(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with this process's run marker, for a child started with an environment built
+    apart from this process's (a hook's, a stdio MCP server's scrubbed one)."""
+    marker = os.environ.get(RUN_MARKER)
+    return {**env, RUN_MARKER: marker} if marker else dict(env)
+
+
+def unmarked(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` without a run marker: for a process that outlives the run that starts it (a
+    teammate, which keeps a run record of its own)."""
+    return {name: value for name, value in env.items() if name != RUN_MARKER}
+
+
 def signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)

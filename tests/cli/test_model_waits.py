@@ -132,3 +132,23 @@ async def test_the_repl_says_pings_only_while_the_endpoint_only_pings(
     assert "… waiting for the model (pings only, " in out
     assert out.index("… waiting for the model (pings only, ") < out.index("⚠ Model call failed (")
     assert "Here it is." in out
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_a_slow_steady_stream_says_it_is_waited_for_once_per_answer(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch, wire: str
+) -> None:
+    """An answer whose events come 1.2 s apart, with a first notice at 1 s of silence: one
+    "waiting for the model" line for the answer, not one at every pause (20 lines for one
+    trickling answer); it is never given up (the pauses are short of the 4 s timeout)."""
+    monkeypatch.setenv("TETHER_MODEL_IDLE_TIMEOUT_MS", "4000")
+    model: list[str] = []
+    if wire == "openai":
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{fake_model.url}/v1")
+        model = ["--model", "openai/gpt-4.1"]
+    fake_model.script(reply(text("slowly but surely"), delay_s=1.2))
+    result = tether("-p", "hello", *model)
+    assert (result.exit_code, result.stdout) == (0, "slowly but surely\n"), result.stderr
+    waiting = [line for line in result.stderr.splitlines() if "waiting for the model" in line]
+    assert len(waiting) == 1, result.stderr
+    assert len(fake_model.requests) == 1

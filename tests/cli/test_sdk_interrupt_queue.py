@@ -27,6 +27,13 @@ def _until(process: subprocess.Popen[str], wanted: Any) -> dict[str, Any]:
     raise AssertionError("tether ended before the line came")
 
 
+def _stream_json(workspace: Path) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "tether", "--cwd", str(workspace)]
+    command += ["--permission-mode", "bypassPermissions", "--verbose"]
+    command += ["--input-format", "stream-json", "--output-format", "stream-json"]
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
 def _user(words: str, uuid: str) -> dict[str, Any]:
     return {"type": "user", "uuid": uuid, "message": {"role": "user", "content": words}}
 
@@ -38,12 +45,7 @@ def test_an_interrupt_lists_the_prompts_still_queued(
         reply(tool_use("Bash", command="sleep 30")),
         reply(text("took the queued ones")),
     )
-    command = [sys.executable, "-m", "tether", "--cwd", str(workspace)]
-    command += ["--permission-mode", "bypassPermissions", "--verbose"]
-    command += ["--input-format", "stream-json", "--output-format", "stream-json"]
-    with subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    ) as process:
+    with _stream_json(workspace) as process:
         _send(process, _user("first", "u-first"))
         _until(process, lambda line: line["type"] == "assistant")  # the call runs now
         _send(process, _user("QUEUED-A", "u-a"))
@@ -80,3 +82,26 @@ def test_no_idle_is_said_while_a_prompt_waits(model_env: FakeModelServer, worksp
         if line["type"] == "result" or line.get("subtype") == "session_state_changed"
     ]
     assert said == ["running", "one", "two", "idle"]
+
+
+def test_an_interrupt_right_after_the_first_message_stops_its_turn(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """Sent together with the first message, the interrupt came while the session was still
+    being built: nothing ran, so nothing stopped, and the turn ran to its end. It is that
+    message's turn the client means: it stops as it begins, before any model call."""
+    model_env.script(reply(text("should not run")), reply(text("the second one ran")))
+    with _stream_json(workspace) as process:
+        _send(process, _user("first", "u-first"))
+        request = {"subtype": "interrupt"}
+        _send(process, {"type": "control_request", "request_id": "i1", "request": request})
+        first = _until(process, lambda line: line["type"] == "result")
+        _send(process, _user("second", "u-second"))
+        second = _until(process, lambda line: line["type"] == "result")
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    assert first["subtype"] == "error_during_execution", first
+    assert second["subtype"] == "success", second
+    assert second["result"] == "should not run"  # the first answer, to the second message
+    assert len(model_env.requests) == 1

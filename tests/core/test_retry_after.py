@@ -4,7 +4,10 @@ short backoff (an endpoint asking for an hour was tried again after 1.5 s, silen
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable
+from email.utils import formatdate
 
 import pytest
 
@@ -35,5 +38,25 @@ def test_a_wait_within_the_cap_is_honoured_and_said(
     assert (result.exit_code, result.stdout) == (0, "after the wait\n"), result.stderr
     assert len(fake_model.requests) == 2
     said = [line for line in result.stderr.splitlines() if "it asks to wait 1s" in line]
+    assert len(said) == 1, result.stderr
+    assert said[0].endswith("trying again then (attempt 2 of 4)")
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_a_wait_given_as_an_http_date_is_honoured_and_said(
+    fake_model: FakeModelServer, tether: Run, wire: str
+) -> None:
+    """RFC 9110 lets `retry-after` be a date: it was read as no wait (tried again at once,
+    silently). The date is made as the answer is sent, 3 s ahead; the answer's own `date`
+    (this second, whole seconds) is what it is read against."""
+    fake_model.script(
+        lambda _: http_error(429, retry_after=formatdate(time.time() + 3, usegmt=True)),
+        reply(text("after the wait")),
+    )
+    model = ["--model", "gpt-4o"] if wire == "openai" else []
+    result = tether("-p", "hi", *model)
+    assert (result.exit_code, result.stdout) == (0, "after the wait\n"), result.stderr
+    assert len(fake_model.requests) == 2
+    said = [line for line in result.stderr.splitlines() if re.search("asks to wait [23]s", line)]
     assert len(said) == 1, result.stderr
     assert said[0].endswith("trying again then (attempt 2 of 4)")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tether.processes import unmarked
 from tether.tools.run_record import (
     MARKER_VARIABLE,
     RunRecord,
@@ -39,6 +40,18 @@ def _gone(pid: int) -> bool:
     return False
 
 
+@pytest.fixture(autouse=True)
+def own_marker() -> Iterator[None]:
+    """A record marks this process's environment while it lives; one a test leaves open (as
+    if killed) must not mark the next test's children."""
+    before = os.environ.get(MARKER_VARIABLE)
+    yield
+    if before is None:
+        os.environ.pop(MARKER_VARIABLE, None)
+    else:
+        os.environ[MARKER_VARIABLE] = before
+
+
 @pytest.fixture
 def sleepers() -> Iterator[list[subprocess.Popen[bytes]]]:
     started: list[subprocess.Popen[bytes]] = []
@@ -50,7 +63,9 @@ def sleepers() -> Iterator[list[subprocess.Popen[bytes]]]:
 
 
 def _sleep(started: list[subprocess.Popen[bytes]], **env: str) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(["sleep", "600"], start_new_session=True, env={**os.environ, **env})
+    process = subprocess.Popen(
+        ["sleep", "600"], start_new_session=True, env={**unmarked(os.environ), **env}
+    )
     started.append(process)
     for _ in range(1000):  # until exec has replaced the environment
         if Path(f"/proc/{process.pid}/cmdline").read_bytes().startswith(b"sleep"):
@@ -163,3 +178,32 @@ def test_a_live_run_and_a_torn_record_line(tmp_path: Path) -> None:
     live.close()
     assert not (scratch_root(home) / "live").exists()
     assert list((home / "runs").iterdir()) == []
+
+
+def test_every_child_carries_the_marker_and_a_handed_over_runs_go_on_in_the_next_run(
+    tmp_path: Path, sleepers: list[subprocess.Popen[bytes]]
+) -> None:
+    """A child started with this process's environment carries the run's marker (a hook or
+    a helper given no marker of its own was not found after a kill). `/clear` hands its run's
+    processes (its MCP servers) to the next run: not stopped at its end, stopped when the next
+    run is killed."""
+    home = tmp_path / "home"
+    first = RunRecord.start(home, scratch_dir=scratch_root(home) / "s1", session_id="s1")
+    inherited = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    sleepers.append(inherited)
+    first.close()
+    assert _gone(inherited.pid)  # carried the marker without being given it
+
+    first = RunRecord.start(home, scratch_dir=scratch_root(home) / "s1", session_id="s1")
+    kept = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    sleepers.append(kept)
+    handed = first.hand_over()
+    assert first.close() == 0
+    assert _alive(kept.pid)
+    assert MARKER_VARIABLE not in os.environ  # given back as it was
+    second = RunRecord.start(home, scratch_dir=scratch_root(home) / "s2", session_id="s2")
+    second.adopt(handed)
+    _dead(second)
+    [reaped] = reap_dead_runs(home)
+    assert reaped.killed == 1
+    assert _gone(kept.pid)

@@ -166,12 +166,14 @@ class ReplCommands:
             return
         if ready.mcp is not None:  # the servers stay as they are, as in Claude Code
             ready.mcp.carry()
+        run = ready.session.agent.tool_context.run
         fresh = opening(
             ready.options,
             model=self._model_spec or ready.options.model,
             permission_mode=permission_mode(ready.session),
             start_source="clear",
             kept_mcp=ready.mcp,
+            kept_run=run.hand_over() if run is not None else None,
         )
         await self.restart_with(fresh, reason="clear")
         self.console.clear()

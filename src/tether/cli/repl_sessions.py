@@ -91,7 +91,7 @@ def opening(
         continue_latest=False,
         fork=fork,
         session_id=None,
-        **{"start_source": None, "kept_mcp": None, **changes},
+        **{"start_source": None, "kept_mcp": None, "kept_run": None, **changes},
     )
 
 

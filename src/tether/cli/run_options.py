@@ -44,6 +44,9 @@ class RunOptions:
     kept_mcp: McpSetup | None = None
     """The servers `/clear` carries into the session it starts (connected, enabled or not as
     the user left them), instead of starting the configured ones anew."""
+    kept_run: str | None = None
+    """The run marker `/clear`'s ended session handed over (`RunRecord.hand_over`): the
+    processes it started (the kept servers among them) are the new run's."""
     start_source: str | None = None
     """What SessionStart hooks are told when not the default ("startup", or "resume" for a
     resumed session): "clear" for the session `/clear` starts."""

@@ -158,6 +158,8 @@ async def _interrupt(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
     running: their end is told as a stopped subagent's, and to the model at its next request
     (no turn is woken for it); background commands run on."""
     queued = front.still_queued()  # before the stop: the turn's end takes them back
+    if front.stops_taken():  # its turn has not begun (the session building, servers connecting)
+        front.stop_taken = "interrupted by the client"
     if front.built:
         session = (await front.session()).session
         turn_running = session.busy

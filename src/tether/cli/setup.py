@@ -331,7 +331,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         session.startup_notices.extend(resumed_on.notes)
     attach_lead(lead, session, resumed)
     session.startup_notices.extend(skipped)
-    session.startup_notices.extend(record_run(tool_context, session, home))
+    session.startup_notices.extend(record_run(tool_context, session, home, opts.kept_run))
     session.startup_notices.extend(unstoppable_budget(opts, resolved))
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
     session.startup_notices.extend(settings.notes)

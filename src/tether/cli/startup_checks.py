@@ -43,11 +43,15 @@ def project_memory(
     return memory, notes, path if whole else None, []
 
 
-def record_run(context: ToolContext, session: Session, home: Path) -> list[str]:
+def record_run(
+    context: ToolContext, session: Session, home: Path, adopt: str | None = None
+) -> list[str]:
     """Clean up after earlier runs that were killed (their commands, temporary files and
-    scratch directories: `tether.tools.run_record`), then start this run's record, closed
-    (with the scratch directory and the snapshots) when the session ends. What was cleaned
-    up, for the user."""
+    scratch directories: `tether.tools.run_record`), then start this run's record (adopting
+    the processes of the run `adopt` names, which `/clear` ended), closed (with the scratch
+    directory and the snapshots) when the session ends, last: what carries its marker is
+    stopped only once the MCP servers had their own orderly end. What was cleaned up, for
+    the user."""
     notices = [n for reaped in reap_dead_runs(home) if (n := reaped.notice()) is not None]
     try:
         run = RunRecord.start(home, scratch_dir=context.scratch_dir, session_id=session.session_id)
@@ -58,12 +62,14 @@ def record_run(context: ToolContext, session: Session, home: Path) -> list[str]:
         )
         return notices
     context.run = run
+    if adopt is not None:
+        run.adopt(adopt)
 
     async def end_run() -> None:
         context.files.snapshots.close()
         run.close()
 
-    session.on_close.append(end_run)
+    session.on_close_last.append(end_run)
     return notices
 
 

@@ -108,8 +108,19 @@ class StreamJsonFrontEnd:
         """The running turn is one of them."""
         self._echoes: list[dict[str, Any]] = []
         """Prompts to echo (`--replay-user-messages`) once the session, and its id, exist."""
+        self._taken: UserInput | None = None
+        """A prompt taken for a turn that has not begun yet (the session building, its
+        servers connecting): an interrupt meanwhile is for that turn."""
+        self.stop_taken: str | None = None
+        """The interrupt that came for it (see `stops_taken`), applied as its turn begins."""
         self.checkpoints: dict[str, dict[Path, int]] = {}
         """Per prompt's uuid, the files' change counts when its turn began (`rewind_files`)."""
+
+    def stops_taken(self) -> bool:
+        """Whether a prompt was taken for a turn that has not begun: an interrupt now is for
+        it (a client that interrupts right after its message means that message's turn)."""
+        running = self._running
+        return self._taken is not None and (running is None or not running.busy)
 
     def still_queued(self) -> list[str]:
         """Uuids of the client's prompts the model has not read yet: sent during the running
@@ -286,6 +297,7 @@ class StreamJsonFrontEnd:
             if prompt.uuid in self._waiting:
                 self._waiting.remove(prompt.uuid)
             self._in_turn = True
+            self._taken, self.stop_taken = prompt, None
             try:
                 built = await self.session()
             except ConfigError as e:
@@ -297,6 +309,7 @@ class StreamJsonFrontEnd:
                 await self._turn(built, prompt)
             finally:
                 self._in_turn = False
+                self._taken = None
 
     @property
     def state(self) -> str:
@@ -347,6 +360,8 @@ class StreamJsonFrontEnd:
         self._running = session
         self._woken = self.wakes.took(prompt)
         self._steered = []
+        if self.stop_taken is not None:  # interrupted before it began: it stops as it begins
+            session.interrupt_next_turn(self.stop_taken)
         try:
             async for event in headless_turn(session, prompt):
                 self._on_event(event, built, lines)

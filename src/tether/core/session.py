@@ -58,6 +58,9 @@ class Session(FrontEndHooks):
         self.lifecycle = lifecycle or Lifecycle()
         self._answers = PendingAnswers()
         self.on_close: list[Callable[[], Awaitable[object]]] = []
+        self.on_close_last: list[Callable[[], Awaitable[object]]] = []
+        """Run after `on_close`: what must find everything else of the session ended (the
+        run record, which stops whatever still carries the run's marker)."""
         self.end_reason: str | None = None
         """Why `aclose` ends the session, once it does (Claude Code's SessionEnd reason):
         "clear" and "resume" mean the process goes on with another session."""
@@ -183,7 +186,7 @@ class Session(FrontEndHooks):
         await self._preparations.aclose()  # a server still connecting is not waited for
         await self.lifecycle.on_end(reason)
         failed: Exception | None = None
-        for finish in self.on_close:  # each runs, whatever an earlier one did
+        for finish in (*self.on_close, *self.on_close_last):  # each, whatever one did before
             try:
                 await finish()
             except Exception as e:

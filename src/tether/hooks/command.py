@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from tether.processes import signal_name, stop_group, stop_once_started
+from tether.processes import run_marked, signal_name, stop_group, stop_once_started
 
 KILL_GRACE_S = 1.0
 """How long a hook's process group has between SIGTERM and SIGKILL."""
@@ -167,7 +167,7 @@ async def _spawn(
             stdout=fds[1],
             stderr=fds[2],
             cwd=cwd,
-            env=dict(env),
+            env=run_marked(env),  # found by the next start if tether is killed meanwhile
             start_new_session=True,
         )
     )

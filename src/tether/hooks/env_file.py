@@ -13,6 +13,8 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from tether.processes import run_marked
+
 READ_TIMEOUT_S = 10.0
 """How long sourcing the file may take; a file that hangs adds nothing."""
 
@@ -37,7 +39,7 @@ async def env_file_variables(path: Path, env: Mapping[str, str]) -> dict[str, st
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
         cwd=path.parent,
-        env=dict(env),
+        env=run_marked(env),
         start_new_session=True,
     )
     try:

@@ -22,6 +22,7 @@ from tether.mcp.client_side import ClientSide
 from tether.mcp.diagnostics import Diagnostics
 from tether.mcp.environment import server_environment
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
+from tether.processes import run_marked
 
 CLIENT_INFO = Implementation(name="tether", version=__version__)
 
@@ -47,8 +48,10 @@ async def enter_client(
                 command=transport.command,
                 args=list(transport.args),
                 # The SDK passes only a safe handful of variables by default; servers expect
-                # the user's environment (as Claude Code gives it), without its credentials.
-                env=server_environment(os.environ, transport.env),
+                # the user's environment (as Claude Code gives it), without its credentials;
+                # with the run's marker, so that a killed tether's servers are found and
+                # stopped by the next start (`tether.tools.run_record`).
+                env=run_marked(server_environment(os.environ, transport.env)),
                 cwd=transport.cwd,
             )
             # The SDK starts the process with start_new_session=True: a process group of its

@@ -6,8 +6,11 @@ whichever wire failed, and the loop sees the same `retryable` decision.
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import re
 import socket
+import time
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -137,7 +140,9 @@ def _is_html(content_type: str, text: str) -> bool:
 
 
 def retry_after_s(headers: Mapping[str, str]) -> float | None:
-    """The wait an answer asks for (`retry-after-ms`, or `retry-after` in seconds), if any."""
+    """The wait an answer asks for (`retry-after-ms`, or `retry-after` in seconds or as an HTTP
+    date, RFC 9110 10.2.3), if any. A date is read against the answer's own `date` when it has
+    one (the server's clock, whatever this machine's says), else against this machine's."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)
         if value is None:
@@ -145,10 +150,33 @@ def retry_after_s(headers: Mapping[str, str]) -> float | None:
         try:
             seconds = float(value) * scale
         except ValueError:
-            continue  # an HTTP date: rare from model APIs; the usual backoff applies
+            seconds = _seconds_until(value, headers.get("date")) if scale == 1.0 else None
+            if seconds is None:
+                continue  # neither form: the usual backoff applies
         if seconds >= 0:
             return seconds
     return None
+
+
+def _seconds_until(date: str, now: str | None) -> float | None:
+    """Seconds from `now` (an HTTP date; this machine's clock without one) until the HTTP date
+    `date`, never below 0; None when `date` is not an HTTP date."""
+    when = _http_date(date)
+    if when is None:
+        return None
+    since = _http_date(now) if now is not None else None
+    return max(0.0, when - (time.time() if since is None else since))
+
+
+def _http_date(text: str) -> float | None:
+    """An HTTP date (IMF-fixdate, or the obsolete RFC 850 and asctime forms) as a timestamp."""
+    try:
+        parsed = email.utils.parsedate_to_datetime(text.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if parsed.tzinfo is None:  # asctime's form has no zone: HTTP dates are in GMT
+        parsed = parsed.replace(tzinfo=datetime.UTC)
+    return parsed.timestamp()
 
 
 def transport_detail(exc: BaseException) -> str:
@@ -194,9 +222,13 @@ class Endpoint(Slotted):
         self.shown = shown_url(base_url, path=True)
 
     def unreachable(self, detail: str) -> ModelError:
-        """The request never got an HTTP response (refused, DNS, TLS, timeout)."""
+        """The request never got an HTTP response (refused, DNS, TLS, timeout); through a
+        proxy from the environment, that hop is named (it may be the one that failed)."""
+        from tether.models.proxy_in_use import proxy_in_use  # a failure's, not every start's
+
+        via = proxy_in_use(self.base_url)
         return ModelError(
-            f"cannot reach {self.shown}: {detail}",
+            f"cannot reach {self.shown}{'' if via is None else ' ' + via}: {detail}",
             retryable=True,
             unreachable=True,
         )

@@ -155,6 +155,9 @@ class SseClient:
             notice_at = self.idle.notice_after(watch.notices)
             if silent >= notice_at:
                 watch.notices += 1
+                if watch.notices <= watch.told:
+                    continue  # a wait as long was said in this answer: not once per gap
+                watch.told = watch.notices
                 return Waiting(
                     kind="waiting",
                     waited_s=silent,
@@ -331,6 +334,10 @@ class _Silence:
         self.last_progress_at = now
         self.last_byte_at = now
         self.notices = 0
+        self.told = 0
+        """The most notices one silence of this answer got: a later silence is said only
+        once it lasts longer (a slow, steady answer says it is waited for once, not at every
+        pause between its events)."""
         self.keepalives = 0
         """Keep-alives since the answer last moved on."""
         self.answering = False

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tether.processes import RUN_MARKER, unmarked
 from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
 from tether.store.task_records import Task
 from tether.teams.claims import (
@@ -150,7 +151,8 @@ def _spawn_member(project: Path, store: TeamStore, name: str, argv: list[str], l
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env={**os.environ, TEAM_RUN_ENV: run_mark(store, name)},
+            # Not the lead's run marker: a teammate outlives the run that starts it.
+            env={**unmarked(os.environ), TEAM_RUN_ENV: run_mark(store, name)},
         )
     return Child(popen.pid, popen)
 
@@ -173,6 +175,7 @@ def _fork_member(
         # as Popen's `cwd` does in its child: no call in flight to lose its place.
         os.chdir(project)  # noqa: TID251
         os.environ[TEAM_RUN_ENV] = mark  # for the commands it runs
+        os.environ.pop(RUN_MARKER, None)  # nor the lead's run marker (`_spawn_member`)
         hold_run_mark(mark)  # for itself: /proc shows the environment it was forked with
         CHILDREN.clear()  # its parent's children, not its own
         sys.argv = [sys.argv[0], *argv]

@@ -146,6 +146,7 @@ class HttpError:
     message: str
     error_type: str
     retry_after_ms: float = 0.0
+    retry_after: str | None = None
 
 
 Turn: TypeAlias = Reply | Block | HttpError | Callable[[RecordedRequest], "Turn"]
@@ -244,12 +245,14 @@ def http_error(
     message: str | None = None,
     error_type: str | None = None,
     retry_after_ms: float = 0,
+    retry_after: str | None = None,
 ) -> HttpError:
     """One HTTP error response: 429 rate_limit_error, 500 api_error, 529 overloaded_error...
 
     `retry-after-ms` and `retry-after` headers go with retryable statuses (408, 409, 429, 5xx)
     so an SDK's own retry waits `retry_after_ms`. Both SDKs ignore a zero wait and fall back
     to their backoff (about half a second), so 0 is sent as 0.001 ms: retry at once.
+    `retry_after` is sent alone as the `retry-after` value instead (an HTTP date, garbage).
     """
     kind = error_type or error_type_for_status(status)
     return HttpError(
@@ -257,6 +260,7 @@ def http_error(
         message=message or DEFAULT_ERROR_MESSAGE.get(kind, "Error"),
         error_type=kind,
         retry_after_ms=retry_after_ms,
+        retry_after=retry_after,
     )
 
 

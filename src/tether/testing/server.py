@@ -204,7 +204,9 @@ class FakeModelServer:
                 self.rejections.append(record)
             self._send_error(http, record, turn)
         elif isinstance(turn, HttpError):
-            self._send_error(http, record, _scripted_rejection(turn), turn.retry_after_ms)
+            self._send_error(
+                http, record, _scripted_rejection(turn), turn.retry_after_ms, turn.retry_after
+            )
         elif record.stream:
             self._stream_reply(http, record, turn)
         else:
@@ -398,9 +400,12 @@ class FakeModelServer:
         record: RecordedRequest,
         rejection: Rejection,
         retry_after_ms: float = 0.0,
+        retry_after: str | None = None,
     ) -> None:
         headers = _request_id_header(record)
-        if rejection.status in RETRYABLE_STATUSES or rejection.status >= 500:
+        if retry_after is not None:
+            headers["retry-after"] = retry_after
+        elif rejection.status in RETRYABLE_STATUSES or rejection.status >= 500:
             # Both SDKs treat a zero wait as "not given" and back off ~0.5 s; 0 means "at once".
             headers["retry-after-ms"] = str(retry_after_ms if retry_after_ms > 0 else 0.001)
             headers["retry-after"] = str(math.ceil(retry_after_ms / 1000))

@@ -14,12 +14,15 @@ The owner holds an exclusive `flock` on its record for as long as it lives; the 
 it. The next tether start takes the lock of every record it can (`reap_dead_runs`): the owner
 is dead, so it stops what is left of its commands, removes its temporary files and scratch
 directory, and deletes the record. A process is only ever killed when it is certainly one of
-the dead run's: its environment carries the run's marker (`TETHER_RUN`, inherited by every
-descendant), or it is in a recorded process group whose leader is alive with the recorded
-start time (a pid alone can be reused). Processes are opened as pidfds before they are checked,
-so the one checked is the one signalled. A run that ends (normally, on SIGTERM or Ctrl+C)
-stops the same way what carries its marker before it removes its record: a command's child
-that made a session of its own (`setsid`) outlives the process groups that were stopped.
+the dead run's: its environment carries the run's marker (`TETHER_RUN`, set in the run's own
+environment as it starts and so inherited by every child and descendant: commands, hooks, MCP
+servers, helpers; a child given an environment of its own gets it with
+`tether.processes.run_marked`), or it is in a recorded process group whose leader is alive
+with the recorded start time (a pid alone can be reused). Processes are opened as pidfds
+before they are checked, so the one checked is the one signalled. A run that ends (normally,
+on SIGTERM or Ctrl+C) stops the same way what carries its marker before it removes its record:
+a command's child that made a session of its own (`setsid`) outlives the process groups that
+were stopped.
 """
 
 from __future__ import annotations
@@ -39,10 +42,12 @@ from pathlib import Path
 from typing import Any
 
 from tether import bounded_json
+from tether.processes import RUN_MARKER
 from tether.slotted import Slotted
 
-MARKER_VARIABLE = "TETHER_RUN"
-"""Set in the environment of every command a run starts."""
+MARKER_VARIABLE = RUN_MARKER
+"""Set in the environment of every process a run starts (in this process's own environment
+while the run lives, so that every child inherits it: hooks, MCP servers, helpers)."""
 
 _TEMP_NAME = re.compile(r"\..*\.[0-9a-f]{8}\.tether-tmp|\.tether-[0-9a-f]{16}\.tether-tmp")
 
@@ -63,6 +68,11 @@ class RunRecord:
         self.marker = marker
         self.scratch_dir = scratch_dir
         self._fd: int | None = fd
+        self._outer: str | None = None
+        """The marker this process's environment had before (a tether started by a command
+        of another run's), given back when this run ends."""
+        self._adopted: list[str] = []
+        self._handed_over = False
 
     @classmethod
     def start(cls, home: Path, *, scratch_dir: Path, session_id: str) -> RunRecord:
@@ -80,6 +90,8 @@ class RunRecord:
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         record = cls(path, fd, run_id, scratch_dir)
+        record._outer = os.environ.get(MARKER_VARIABLE)
+        os.environ[MARKER_VARIABLE] = run_id  # every child from now on carries it
         own = process_start(os.getpid())
         record._append(
             {
@@ -95,6 +107,19 @@ class RunRecord:
     def environment(self) -> dict[str, str]:
         """What a command's environment gets, so that it can be recognised later."""
         return {MARKER_VARIABLE: self.marker}
+
+    def hand_over(self) -> str:
+        """This run's processes go on in the next run of this process (`/clear` keeps the MCP
+        servers, and what the commands started): its end leaves them be; the next run adopts
+        them (`adopt`) with the marker returned."""
+        self._handed_over = True
+        return self.marker
+
+    def adopt(self, marker: str) -> None:
+        """The processes carrying `marker` (a run this process ended, `hand_over`) are this
+        run's: stopped at its end, or at the next start if it is killed."""
+        self._adopted.append(marker)
+        self._append({"adopted": marker})
 
     def temp_file(self, path: Path) -> None:
         """A temporary file is about to be made at `path` (written down first)."""
@@ -113,7 +138,12 @@ class RunRecord:
         record. How many processes were stopped."""
         if self._fd is None:
             return 0
-        stopped = _kill_leftovers(self.marker, [])
+        stopped = 0 if self._handed_over else _kill_leftovers([self.marker, *self._adopted], [])
+        if os.environ.get(MARKER_VARIABLE) == self.marker:  # not a later run's of this process
+            if self._outer is None:
+                os.environ.pop(MARKER_VARIABLE, None)
+            else:
+                os.environ[MARKER_VARIABLE] = self._outer
         _remove_scratch(self.scratch_dir, self.scratch_dir.parent)
         with contextlib.suppress(OSError):
             self.path.unlink()
@@ -206,13 +236,7 @@ def stop_commands_of(home: Path, pid: int) -> int:
         owner = entries[0] if entries else {}
         if start is None or owner.get("pid") != pid or owner.get("start") != start:
             continue
-        marker = owner.get("marker")
-        groups = [
-            (e["group"], e["start"])
-            for e in entries
-            if isinstance(e.get("group"), int) and isinstance(e.get("start"), int)
-        ]
-        killed += _kill_leftovers(marker if isinstance(marker, str) else None, groups)
+        killed += _kill_leftovers(*_markers_and_groups(entries))
     return killed
 
 
@@ -236,13 +260,7 @@ def _reap(path: Path, scratch: Path) -> Reaped | None:
         if not locked and isinstance(pid, int) and process_start(pid) == start:
             return None  # no locks here, and the owner is still running
         result = Reaped(pid if isinstance(pid, int) else 0, str(owner.get("session", "?")))
-        marker = owner.get("marker")
-        groups = [
-            (e["group"], e["start"])
-            for e in entries
-            if isinstance(e.get("group"), int) and isinstance(e.get("start"), int)
-        ]
-        result.killed = _kill_leftovers(marker if isinstance(marker, str) else None, groups)
+        result.killed = _kill_leftovers(*_markers_and_groups(entries))
         for entry in entries:
             temp = entry.get("tmp")
             if isinstance(temp, str) and _remove_temp(Path(temp)):
@@ -270,7 +288,21 @@ def _entries(fd: int) -> list[dict[str, Any]]:
         return entries
 
 
-def _kill_leftovers(marker: str | None, groups: list[tuple[int, int]]) -> int:
+def _markers_and_groups(
+    entries: list[dict[str, Any]],
+) -> tuple[list[str], list[tuple[int, int]]]:
+    """A record's markers (its own, and those it adopted) and its process groups."""
+    owner = entries[0] if entries else {}
+    markers = [owner.get("marker"), *(e.get("adopted") for e in entries[1:])]
+    groups = [
+        (e["group"], e["start"])
+        for e in entries
+        if isinstance(e.get("group"), int) and isinstance(e.get("start"), int)
+    ]
+    return [m for m in markers if isinstance(m, str)], groups
+
+
+def _kill_leftovers(markers: list[str], groups: list[tuple[int, int]]) -> int:
     """SIGKILL every process that is certainly the dead run's; how many there were."""
     killed: set[int] = set()
     for pgid, start in groups:
@@ -281,9 +313,9 @@ def _kill_leftovers(marker: str | None, groups: list[tuple[int, int]]) -> int:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(pgid, signal.SIGKILL)
                     killed.update(members)
-    if marker is None:
+    if not markers:
         return len(killed)
-    wanted = f"{MARKER_VARIABLE}={marker}".encode()
+    wanted = {f"{MARKER_VARIABLE}={marker}".encode() for marker in markers}
     for pid in _all_pids():
         if pid in killed or pid == os.getpid():
             continue
@@ -296,7 +328,7 @@ def _kill_leftovers(marker: str | None, groups: list[tuple[int, int]]) -> int:
             except OSError:
                 continue
             # Checked again after the read: the environment was the pidfd's process's.
-            if wanted not in environ.split(b"\0") or process_start(pid) != start:
+            if wanted.isdisjoint(environ.split(b"\0")) or process_start(pid) != start:
                 continue
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 signal.pidfd_send_signal(handle, signal.SIGKILL)

@@ -92,7 +92,7 @@ async def change_file(
     `snapshot`, what it held before is kept for Revert. Every failure is a `ToolError` and
     leaves the file as it was."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_parents(ctx, path, shown)
     except FileExistsError:
         # mkdir's way of saying that a file sits where a parent directory should be.
         raise _not_changed(NotADirectoryError(errno.ENOTDIR, "not a directory"), shown) from None
@@ -118,6 +118,33 @@ async def change_file(
                 ctx.files.snapshots.pop(path)
             raise
     return Change(current.content, data)
+
+
+def _make_parents(ctx: ToolContext, path: Path, shown: str) -> None:
+    """The directories a new file needs, made one by one below the workspace (or the added
+    directory) it is in, never that root itself: a root made again would be a new, empty
+    folder where the user's project was (deleted, moved or renamed while the session ran),
+    and the file written there would be lost to them."""
+    root = next((r for r in (ctx.workspace, *ctx.extra_dirs) if path.is_relative_to(r)), None)
+    if root is None:  # outside: as the approved write asks
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return
+    rel = path.parent.relative_to(root)
+    below = [] if rel == Path() else [*reversed(rel.parents), rel][1:]  # a, a/b, a/b/c
+    try:
+        if not root.is_dir():
+            raise FileNotFoundError(errno.ENOENT, "gone", str(root))
+        for part in below:
+            (root / part).mkdir(exist_ok=True)
+    except FileNotFoundError:
+        if root.is_dir():
+            raise  # a directory below it went meanwhile: said as any failure
+        what = "workspace" if root == ctx.workspace else "added directory"
+        raise ToolError(
+            f"The {what} {root} no longer exists (it was deleted, moved or renamed while the "
+            f"session ran): {shown} was not written, and the {what} was not made again. Ask "
+            "the user where the project is now."
+        ) from None
 
 
 def _not_changed(error: OSError, shown: str) -> ToolError:
