@@ -158,6 +158,9 @@ class ReplTurns(ReplCommands):
                 context, self._shell_context = self._shell_context, []
                 content = (*(TextBlock(text=c) for c in context), *said)
                 entry = self._checkpoints.take(ready.session, text)
+                # A queued message is a message like any other: its checkpoint is taken as
+                # it reaches the model.
+                ready.session.on_delivered = lambda t: self._checkpoints.take(ready.session, t)
                 said_now = UserInput(text=text, content=content, uuid=entry)
                 try:
                     async for event in ready.session.submit(said_now):
@@ -168,8 +171,7 @@ class ReplTurns(ReplCommands):
                             # The turn waits for this answer; the next ask is read after it.
                             await self._answer(ready, event, draft)
                 finally:
-                    lost = self._checkpoints.keep(ready.session, entry)
-                    if lost is not None:
+                    for lost in self._checkpoints.keep(ready.session):
                         ready.renderer.note(f"Esc Esc cannot rewind to it: {lost}")
         finally:
             ready.renderer.show_draft("")
