@@ -39,3 +39,25 @@ def test_a_digit_alone_answers_the_permission_question(
         assert not (workspace / "other.txt").exists()
     finally:
         repl.close()
+
+
+@pytest.mark.timeout(90)
+def test_an_always_allow_rule_is_listed_as_the_projects(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """Right after "always allow", /permissions lists the rule as saved for the project (it
+    listed it under "command line and this session" until the next start)."""
+    model_env.script(reply(tool_use("Bash", command="touch made.txt")), reply(text("Made.")))
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("make it\r")
+        repl.wait_for(ANSWER_LINE)
+        repl.send("2")
+        repl.wait_for(TURN_END)
+        repl.wait_reading(TURN_END)
+        repl.send("/permissions\r")
+        repl.wait_for("saved for this project")
+        assert "command line and this session" not in repl.screen
+    finally:
+        repl.close()
