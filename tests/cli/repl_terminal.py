@@ -60,7 +60,7 @@ QUESTION = "  ? Allow this call? ("
 PROMPT = "> "
 """Drawn by the message prompt."""
 
-ANSWER_LINE = "then Enter: "
+ANSWER_LINE = "press 1"
 """Drawn by the line that reads the answer to a permission question."""
 
 APP_DRAWS, APP_ENDS = "\x1b[?2004h", "\x1b[?2004l"

@@ -204,7 +204,7 @@ def test_permissions_adds_and_removes_rules_in_claude_codes_settings_files(
     repl.send("/permissions remove Bash(nothing)\r")
     repl.wait_for("✗ No settings file /permissions edits holds the rule Bash(nothing)")
     repl.send("again\r")  # no rule allows it now: asked, and answered no
-    repl.wait_for("then Enter: ")
+    repl.wait_for("press 1")
     repl.send("3\r")
     repl.wait_for(TURN_END, 2)
     assert not (workspace / "made.txt").exists()

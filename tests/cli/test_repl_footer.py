@@ -145,7 +145,7 @@ def test_shift_tab_at_an_edit_question_allows_it_and_accepts_edits_for_the_sessi
     repl.wait_for("ask before edits (shift+tab to cycle)")
     repl.send("write two files\r")
     repl.wait_for("Yes, allow all edits during this session  (shift+tab)")
-    repl.wait_for("then Enter:")
+    repl.wait_for("press 1")
     repl.send(SHIFT_TAB)
     repl.wait_for("Both written.")
     repl.wait_for(TURN_END)

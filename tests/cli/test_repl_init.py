@@ -30,7 +30,7 @@ def test_init_in_the_repl_asks_the_model_and_its_write_makes_the_file(
     try:
         repl.wait_for("> ")
         repl.send("/init\r")
-        repl.wait_for("1, 2 or 3, then Enter")  # the Write is asked about like any change
+        repl.wait_for("press 1, 2 or 3")  # the Write is asked about like any change
         repl.send("1\r")
         repl.wait_for(TURN_END)
     finally:

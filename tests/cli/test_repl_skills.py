@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from prompt_toolkit.output import DummyOutput
 
 from tether.cli.repl import run_repl
 from tether.cli.setup import RunOptions
+from tether.config.settings import sessions_home
+from tether.store import list_sessions
 from tether.testing import FakeModelServer, reply, text, tool_use
 
 from .repl_terminal import AfterTurn, Terminal
@@ -56,6 +59,9 @@ async def test_a_skill_runs_as_a_command_with_its_arguments(
     assert "Say hello to Ada Lovelace." in sent
     assert "✻ Skill greet\n" in terminal.output
     assert "Hello, Ada!" in terminal.output
+    # The session is titled by what was typed, as in Claude Code, not by the skill's body.
+    [listed] = list_sessions(sessions_home(os.environ), workspace.resolve())
+    assert listed.title == "/greet Ada Lovelace"
 
 
 async def test_a_skill_without_arguments(

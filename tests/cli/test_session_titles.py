@@ -61,3 +61,31 @@ def test_a_title_is_the_users_prompt_not_tethers_reminders(
     assert "HOOK-CONTEXT-7" not in shown
     assert "Available agent types" not in shown
     assert "[added by tether for the model:" in shown
+
+
+def test_a_session_started_with_a_command_or_a_skill_is_titled_by_what_was_typed(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As Claude Code: `/name args`, not the body it expands to."""
+    commands = workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("# Review BODY-OF-COMMAND\nReview $ARGUMENTS carefully.\n")
+    skill = workspace / ".claude" / "skills" / "argskill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: argskill\ndescription: Takes arguments.\n---\nBODY-OF-SKILL $ARGUMENTS\n"
+    )
+    fake_model.script(reply(text("reviewed")), reply(text("skilled")))
+    for typed in ("/review src/app.py", "/argskill foo bar"):
+        result = tether("-p", typed, "--trust-workspace")
+        assert result.exit_code == 0, result.stderr
+    sent = json.dumps([r.messages() for r in fake_model.requests])
+    assert "BODY-OF-COMMAND" in sent
+    assert "BODY-OF-SKILL foo bar" in sent
+
+    assert tether_main(["sessions", "list", "--cwd", str(workspace)]) == 0
+    listed = capsys.readouterr().out
+    assert "/review src/app.py" in listed
+    assert "/argskill foo bar" in listed
+    assert "BODY-OF" not in listed
+    assert "The user ran the skill" not in listed

@@ -3,17 +3,19 @@ question (prompt_toolkit), and what the keyboard does while a turn runs (Ctrl+C 
 typed keys are not echoed).
 
 A permission question is printed by the renderer; a one-line application under it reads the
-answer: 1 (or y) once, 2 always, 3 (or n) deny, each followed by Enter; Esc denies, Tab denies
+answer: 1 once, 2 always, 3 deny, the digit alone at the empty line, as in Claude Code (y or n,
+followed by Enter, too); Esc denies, Tab denies
 with a message for the model, Ctrl+C denies and interrupts the turn. At a question about an edit,
 Shift+Tab allows it and turns accept-edits mode on for the session, as Claude Code's "Yes, allow
 all edits during this session (shift+tab)".
 
 A question can appear while the user is typing a message for the agent, so no key typed for
 that message may answer it. Keys typed before the question was on screen never reach it (the
-REPL gives them to the draft first), and an answer takes Enter after a line that is only the
-answer: "quickly" or "when you are ready" typed on into the question answers nothing. A line
-that is not an answer is what the user was typing: Enter sends it on as the steering message
-it continues, and the question stays. Claude Code asks the same way: a choice, then Enter.
+REPL gives them to the draft first); a digit answers only as the first key at the question, and
+a word answer takes Enter after a line that is only the answer: "quickly" or "when you are
+ready" typed on into the question answers nothing. A line that is not an answer is what the
+user was typing: Enter sends it on as the steering message it continues, and the question
+stays.
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ PERMISSION_ANSWERS: Mapping[PermissionKey, tuple[str, ...]] = {
     "allow_always": ("2",),
     "deny": ("3", "n", "no"),
 }
-"""The lines (any case) that answer a permission question when Enter follows them."""
+"""The lines (any case) that answer a permission question when Enter follows them (a digit
+answers alone, as the first key at the question)."""
 
 PERMISSION_KEYS: Mapping[PermissionKey, tuple[str, ...]] = {
     "deny": ("escape",),
@@ -106,7 +109,7 @@ async def read_permission_answer(
     keys: dict[PermissionKey, tuple[str, ...]] = dict(PERMISSION_KEYS)
     if can_accept_edits:
         keys["accept_edits"] = ("s-tab",)
-    hint = f"{choices}, then Enter: "
+    hint = f"press {choices}: "
     key = await _read_answer_line(input, output, answers, hint, draft, keys)
     if key != "tell":
         return key, None
@@ -145,6 +148,8 @@ async def _read_answer_line(
     for meaning, names in keys.items():
         for name in names:
             bindings.add(name, eager=True)(_exit_with(meaning))
+    for digit in (d for d in answers if d.isdigit()):
+        bindings.add(digit)(_digit(line, answers[digit], digit))
     prefix = FormattedText([("class:question", "  → "), ("class:hint", hint)])
     field = BufferControl(line, input_processors=[BeforeInput(prefix)])
     try:
@@ -154,6 +159,19 @@ async def _read_answer_line(
     finally:
         if draft is not None and line.text:
             draft.add(line.text)
+
+
+def _digit(line: Buffer, meaning: PermissionKey, digit: str) -> Callable[[KeyPressEvent], None]:
+    """A digit answers as the first key at the question (as Claude Code's); typed after
+    other text, it is text."""
+
+    def press(event: KeyPressEvent) -> None:
+        if line.text:
+            line.insert_text(digit)
+        else:
+            event.app.exit(result=meaning)
+
+    return press
 
 
 def _send_on(draft: DraftLine, text: str) -> Callable[[], None]:

@@ -103,7 +103,7 @@ async def headless_input(
         from tether.cli.mentions import with_mentions
 
         content = (*await with_mentions(session, message, said.append), *images)
-    return prompt.model_copy(update={"text": message, "content": content})
+    return prompt.model_copy(update={"text": message, "content": content, "typed": text})
 
 
 async def _read_mentions(session: Session, prompt: UserInput, said: list[Event]) -> UserInput:

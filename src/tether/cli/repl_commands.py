@@ -174,7 +174,9 @@ def describe_permissions(session: Session) -> Text:
     layers: list[tuple[str, Mapping[str, Any]]] = [
         (str(file_name(path)), _rules_of(data)) for path, data in sources.layers
     ]
-    flags = {"allow": sources.extra_allow, "deny": sources.extra_deny}
+    kept = gate.remembered
+    flags = {"allow": [r for r in sources.extra_allow if r not in kept], "deny": sources.extra_deny}
+    layers.append(("saved for this project (always allow), from this session", {"allow": kept}))
     layers.append(("command line and this session", flags))
     shown = False
     for where, rules in layers:

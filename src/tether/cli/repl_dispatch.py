@@ -73,7 +73,7 @@ class ReplCommands:
     async def _session(self) -> Ready | None:
         raise NotImplementedError
 
-    async def run_turn(self, text: str) -> None:
+    async def run_turn(self, text: str, typed: str | None = None) -> None:
         raise NotImplementedError
 
     async def _ask_startup_questions(self, ready: Ready) -> None:
@@ -138,7 +138,10 @@ class ReplCommands:
             ready = await self._session()
             if ready is not None:
                 self.console.print(Text("✻ /init: writing CLAUDE.md", style="dim"))
-                await self.run_turn(init_message(Path(ready.session.started().cwd), args))
+                await self.run_turn(
+                    init_message(Path(ready.session.started().cwd), args),
+                    typed=f"/init {args}".rstrip(),
+                )
         elif name in SESSION_COMMANDS:
             ready = await self._session()
             if ready is not None:
@@ -228,14 +231,15 @@ class ReplCommands:
             return
         self.console.print(Text(f"✻ {name}", style="dim"))
         model = command_model(ready.session, name)
+        typed = f"{name} {args}".rstrip()
         if model is None or ready.session.switch_model is None:
-            await self.run_turn(message)
+            await self.run_turn(message, typed=typed)
             return
         from tether.cli.model_switch import model_for_turn
 
         try:  # the model its front matter names, for this turn, as in Claude Code
             async with model_for_turn(ready.session.agent, ready.session.switch_model, model):
-                await self.run_turn(message)
+                await self.run_turn(message, typed=typed)
         except HarnessError as e:
             self.console.print(Text(f"✗ {name}: {terminal_safe(str(e))}", style="bold red"))
 
@@ -259,7 +263,7 @@ class ReplCommands:
             self.console.print(Text(f"✗ {terminal_safe(str(e))}", style="bold red"))
             return
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
-        await self.run_turn(message)
+        await self.run_turn(message, typed=f"/{skill.name} {args}".rstrip())
 
     async def restart_with(
         self, options: RunOptions, *, rewound: bool = False, reason: str = "resume"

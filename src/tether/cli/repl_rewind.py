@@ -4,9 +4,11 @@ Code does ("checkpoints persist across sessions").
 
 After each message's turn in the REPL, what the files it changed held when it began is kept
 beside the session file (`file_history`, as the SDK's file checkpoints), with the text typed.
-Every message the user sent in the conversation being resumed is offered, in its order: those
-with such a checkpoint (this REPL's, an earlier REPL's) take the files back too; for the others
-(sent with `-p`, which keeps none) only the conversation goes back, and the REPL says so.
+A message queued while the agent worked is one like any other: its checkpoint is the files as
+they were when it reached the model. Every message the user sent in the conversation being
+resumed is offered, in its order: those with such a checkpoint (this REPL's, an earlier
+REPL's) take the files back too; for the others (sent with `-p` or through the SDK, which keep
+none here) only the conversation goes back, and the REPL says so.
 Rewinding puts the files back (changes made through Bash are not known), then the session goes
 on from the message before, as `--resume-session-at` does: the next entry's `parentUuid` is that
 message's, so the file keeps both branches and records where the new one starts. The chosen
@@ -39,7 +41,7 @@ PICK_QUESTION = "rewind to before which message? (number, Enter for none) "
 CONVERSATION_ONLY = "(conversation only)"
 FILES_STAY = (
     "↺ Only the conversation goes back: no checkpoint of the files was kept for that message "
-    "(-p keeps none), so they stay as they are now."
+    "(it was not sent in a REPL), so they stay as they are now."
 )
 
 
@@ -75,21 +77,24 @@ class Checkpoints:
         self._running[entry] = (text, files)
         return entry
 
-    def keep(self, session: Session, entry: str) -> str | None:
-        """After the turn of the message `entry`: what the files it changed held when it
-        began, kept beside the session file; what went wrong, in a sentence, or None."""
-        text, mark = self._running.pop(entry)
+    def keep(self, session: Session) -> list[str]:
+        """After a turn: for each message of it (its prompt, then the queued ones in the
+        order they reached the model), what the files changed since it held then, kept
+        beside the session file; what went wrong, a sentence each."""
+        running, self._running = self._running, {}
         path = session.recorder.path if session.recorder is not None else None
         if path is None:
-            return None  # not saved: nothing to resume, nothing to rewind to
-        try:
-            before = session.agent.tool_context.files.snapshots.held_at(mark)
-            FileHistory(file_history_dir(path)).record(entry, before, text)
-        except LookupError as e:
-            return f"no checkpoint of this message: {e}"
-        except OSError as e:
-            return f"no checkpoint of this message: {e.strerror or e}"
-        return None
+            return []  # not saved: nothing to resume, nothing to rewind to
+        lost: list[str] = []
+        snapshots = session.agent.tool_context.files.snapshots
+        for entry, (text, mark) in running.items():
+            try:
+                FileHistory(file_history_dir(path)).record(entry, snapshots.held_at(mark), text)
+            except LookupError as e:
+                lost.append(f"no checkpoint of this message: {e}")
+            except OSError as e:
+                lost.append(f"no checkpoint of this message: {e.strerror or e}")
+        return lost
 
     def clear(self) -> None:
         """Another session took this one's place (/clear, /resume)."""

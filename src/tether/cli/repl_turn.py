@@ -36,8 +36,9 @@ class ReplTurns(ReplCommands):
     _keys: KeyboardHold
     exit_reason: str
 
-    async def run_turn(self, text: str) -> None:
-        """Run one turn; Ctrl+C (SIGINT) meanwhile calls `interrupt_turn`. Messages queued
+    async def run_turn(self, text: str, typed: str | None = None) -> None:
+        """Run one turn (`typed`: what `text` stands for, a command or a skill typed); Ctrl+C
+        (SIGINT) meanwhile calls `interrupt_turn`. Messages queued
         during it that the model did not get to read are sent next, as their own turn; after
         an interrupt they wait in the prompt instead, to be edited or sent."""
         while text:
@@ -48,20 +49,20 @@ class ReplTurns(ReplCommands):
                 return
             await self._ask_startup_questions(ready)
             self._keys.hold()  # no echo; and the keys typed after the turn wait for the prompt
-            leftover = await self._show_turn(ready, text)
+            leftover = await self._show_turn(ready, text, typed)
             unread = ready.session.take_queued()
             if self._leave_after_turn:
                 return
             if ready.session.prompt_withdrawn:  # never to be sent again: back in the input line
                 self.console.print(Text(PROMPT_PUT_BACK, style="dim"))
-                self._prefill = "\n".join([text, *unread, leftover]).strip()
+                self._prefill = "\n".join([typed or text, *unread, leftover]).strip()
                 return
             if self._interrupted:
                 ahead, self._typed_ahead = [t for t in self._typed_ahead if t is not None], []
                 self._prefill = "\n".join([*unread, *ahead, leftover]).strip()
                 return
             self._prefill = leftover
-            text = "\n".join(unread)
+            text, typed = "\n".join(unread), None
 
     async def _session(self) -> Ready | None:
         """The session, waiting for it if it is still being built; None when Ctrl+C drops
@@ -119,7 +120,7 @@ class ReplTurns(ReplCommands):
         elif ready is not None and (ready.session.busy or ready.session.preparing):
             ready.session.interrupt()
 
-    async def _show_turn(self, ready: Ready, text: str) -> str:
+    async def _show_turn(self, ready: Ready, text: str, typed: str | None) -> str:
         """Show the turn's events while reading what is typed meanwhile; returns the line
         left unsent."""
         from tether.protocol import (  # with the session
@@ -157,8 +158,11 @@ class ReplTurns(ReplCommands):
                 said = await with_mentions(ready.session, text, ready.renderer.render)
                 context, self._shell_context = self._shell_context, []
                 content = (*(TextBlock(text=c) for c in context), *said)
-                entry = self._checkpoints.take(ready.session, text)
-                said_now = UserInput(text=text, content=content, uuid=entry)
+                entry = self._checkpoints.take(ready.session, typed or text)
+                # A queued message is a message like any other: its checkpoint is taken as
+                # it reaches the model.
+                ready.session.on_delivered = lambda t: self._checkpoints.take(ready.session, t)
+                said_now = UserInput(text=text, content=content, uuid=entry, typed=typed)
                 try:
                     async for event in ready.session.submit(said_now):
                         ready.renderer.render(event)
@@ -168,8 +172,7 @@ class ReplTurns(ReplCommands):
                             # The turn waits for this answer; the next ask is read after it.
                             await self._answer(ready, event, draft)
                 finally:
-                    lost = self._checkpoints.keep(ready.session, entry)
-                    if lost is not None:
+                    for lost in self._checkpoints.keep(ready.session):
                         ready.renderer.note(f"Esc Esc cannot rewind to it: {lost}")
         finally:
             ready.renderer.show_draft("")

@@ -73,6 +73,8 @@ async def converse(
     blocks = [*listed, *said, *(TextBlock(text=reminder(c)) for c in contexts)]
     held = history.newest
     before = len(held.content) if held is not None and held.role == "user" else 0
+    if prompt.typed is not None and (title_by := getattr(history.journal, "title_by", None)):
+        title_by(prompt.typed)  # what the user typed titles the session, not its expansion
     added = history.add_prompt(blocks, entry_uuid=prompt.uuid)
     history.turn_blocks = added.content[before:]
     kept()

@@ -51,6 +51,8 @@ class ToolGate:
     hooks: HookRunner | None = None
     remember: Callable[[str], None] | None = None
     """Persists an 'always allow' rule (to the project's local settings file)."""
+    remembered: list[str] = field(default_factory=list[str])
+    """The rules `remember` kept in this session (listed as the project's, not the session's)."""
     shell_cwd: Callable[[], Path] | None = None
     """Where the next Bash command starts: relative paths in it are judged from there."""
     subagent: dict[str, str] = field(default_factory=dict[str, str])
@@ -260,6 +262,7 @@ class ToolGate:
         self._rebuild()
         if self.remember is not None:
             self.remember(rule)
+            self.remembered.append(rule)
 
     def apply_changes(
         self, changes: Sequence[PermissionChange], emit: Callable[[Event], None] | None = None

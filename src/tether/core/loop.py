@@ -85,6 +85,9 @@ class Agent:
     inputs: list[PendingInput] = field(default_factory=list[PendingInput])
     """Asked before every model call for what arrived meanwhile (messages the user typed while
     the agent worked, finished background commands); added to the newest user message."""
+    inputs_entry: Callable[[], str | None] | None = None
+    """After `inputs` were asked: the uuid their entry takes, when one of them named it (a
+    queued message the REPL keeps a file checkpoint of); None: a new one."""
 
     background_emit: Callable[[Event], None] | None = None
     """Where the events of work started beside the conversation go (a subagent run in the
@@ -284,7 +287,7 @@ def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None])
         return
     blocks = [block for source in agent.inputs for block in source()]
     if blocks:
-        history.add_user(blocks)
+        history.add_user(blocks, agent.inputs_entry() if agent.inputs_entry else None)
         emit(MessageCompleted(message=Message(role="user", content=tuple(blocks))))
 
 

@@ -56,6 +56,8 @@ class SessionRecorder:
         self._titled = titled
         self._titled_by_newest = False
         """The newest user entry gave the session its title (see `withdraw`)."""
+        self._typed: str | None = None
+        """What the next prompt journaled stands for (`title_by`)."""
         self._remedy = FREE_SPACE
         """What lets the file take writes again: free space, a file size limit raised, the
         file made writable (`write_errors.remedy`)."""
@@ -173,13 +175,19 @@ class SessionRecorder:
         taken, self._notices = self._notices, []
         return taken
 
+    def title_by(self, typed: str) -> None:
+        """The next prompt journaled stands for `typed` (a command or a skill, expanded):
+        `typed` titles the session, if that prompt is the one to title it."""
+        self._typed = typed
+
     def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
         entries: list[_Entry] = [lambda w: w.user(blocks, entry_uuid)]
         # The title is what the user typed: never a block tether added before it.
-        first = next(
+        first = self._typed or next(
             (b.text for b in blocks if isinstance(b, TextBlock) and not is_tether_text(b.text)),
             None,
         )
+        self._typed = None
         self._titled_by_newest = False
         if not self._titled and first and first.strip():
             self._titled = self._titled_by_newest = True

@@ -88,6 +88,11 @@ class Session(FrontEndHooks):
         self._prompt_kept = False
         """Whether the running turn's prompt is in the history (an interruption is marked then)."""
         agent.inputs.append(self._take_steering)
+        agent.inputs_entry = self._steering_entry
+        self.on_delivered: Callable[[str], str] | None = None
+        """Called as queued messages reach the model, with their text: the uuid their entry
+        takes (the REPL keeps a checkpoint of the files under it, as of a typed message)."""
+        self._delivered: str | None = None
         self._turn_emit: Callable[[Event], None] | None = None
         """The running turn's events, until its last has gone out."""
         agent.background_emit = self._emit_beside
@@ -232,7 +237,14 @@ class Session(FrontEndHooks):
         return taken
 
     def _take_steering(self) -> list[TextBlock]:
-        return [TextBlock(text=text) for text in self.take_queued()]
+        taken = self.take_queued()
+        if taken and self.on_delivered is not None:
+            self._delivered = self.on_delivered("\n".join(taken))
+        return [TextBlock(text=text) for text in taken]
+
+    def _steering_entry(self) -> str | None:
+        entry, self._delivered = self._delivered, None
+        return entry
 
     def interrupt(self, reason: str = "interrupted by the user") -> None:
         """Cancel the running turn: stream and tools stop; pending calls are answered, and the

@@ -17,13 +17,17 @@ class UserInput(_Op):
     order; `text` is its text (what hooks and titles read). Empty: just `text`.
 
     `uuid`: The uuid its entry in the session file takes (a client that names its messages
-    finds them there, and rewinds files to them); None: a new one."""
+    finds them there, and rewinds files to them); None: a new one.
 
-    __slots__ = ("content", "kind", "text", "uuid")
+    `typed`: What the user typed, when the message stands for it (`/name args` expanded to a
+    command's or a skill's body): the session's title, as in Claude Code. None: `text`."""
+
+    __slots__ = ("content", "kind", "text", "typed", "uuid")
     kind: Final[Literal["user_input"]]
     text: Final[str]
     content: Final[tuple[TextBlock | ImageBlock, ...]]
     uuid: Final[str | None]
+    typed: Final[str | None]
 
     def __init__(
         self,
@@ -32,11 +36,13 @@ class UserInput(_Op):
         kind: Literal["user_input"] = "user_input",
         content: tuple[TextBlock | ImageBlock, ...] = (),
         uuid: str | None = None,
+        typed: str | None = None,
     ) -> None:
         self.kind = kind
         self.text = text
         self.content = content
         self.uuid = uuid
+        self.typed = typed
 
 
 class Interrupt(_Op):
