@@ -22,7 +22,15 @@ if TYPE_CHECKING:
     from tether.core.session import Session
     from tether.permissions.rules import Mode
 
-SESSION_COMMANDS = ("/model", "/status", "/permissions", "/mcp", "/context")
+SESSION_COMMANDS = (
+    "/model",
+    "/status",
+    "/permissions",
+    "/mcp",
+    "/context",
+    "/hooks",
+    "/output-style",
+)
 
 MODE_CYCLE = ("default", "acceptEdits", "plan")
 """What Shift+Tab steps through, in Claude Code's order."""

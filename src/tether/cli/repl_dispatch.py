@@ -198,6 +198,14 @@ class ReplCommands:
             said = edit_permissions(ready.session, args, user_home=Path.home())
         elif name == "/permissions":
             said = describe_permissions(ready.session)
+        elif name == "/hooks":
+            from tether.cli.session_views import describe_hooks
+
+            said = describe_hooks(ready.session)
+        elif name == "/output-style":
+            from tether.cli.session_views import output_style
+
+            said = output_style(args, ready.session.agent.tool_context.workspace, Path.home())
         elif name == "/context":
             from tether.cli.context_view import describe_context
 

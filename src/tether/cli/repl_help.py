@@ -37,6 +37,8 @@ Commands
   /permissions   the permission mode and the rules in force, by where they come from;
                  /permissions add allow|ask|deny RULE [--project|--user], /permissions remove RULE
   /context       what fills the model's window (system, tools, instructions, messages), as a picture
+  /hooks         every configured hook by event and matcher, with the file it comes from
+  /output-style [NAME]  the output styles, or switch (from /clear on)
   /mcp           MCP servers: their state and tools; /mcp reconnect|enable|disable SERVER
   /init          have the model study the repository and write its CLAUDE.md
   /memory        open a memory file (CLAUDE.md, CLAUDE.local.md, ~/.claude/CLAUDE.md) in $EDITOR
@@ -68,6 +70,8 @@ BUILTIN_COMMANDS = (
     "/status",
     "/permissions",
     "/context",
+    "/hooks",
+    "/output-style",
     "/mcp",
     "/init",
     "/memory",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from tether.agents import agent_listing, task_tool
 from tether.agents.definitions import TASK_TOOL_NAME
+from tether.cli import output_styles
 from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.board_resume import resumed_board
 from tether.cli.built import Built as Built
@@ -235,6 +236,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if any((workspace / ".tether").glob("*.local*")):
         ignore_local_files(workspace / ".tether")  # a local file the user made: out of git too
 
+    style, style_warning = output_styles.chosen(settings.data, settings_root, user_home)
     system = SystemPrompt(
         workspace,
         start,
@@ -243,6 +245,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         skills=skills.prompt_section() if skills.skills or skills.commands else "",
         memory=memory,
         sandbox=describe_limits(sandbox.sandbox) if sandbox.sandbox is not None else "",
+        style=style,
     )
     tool_context = sandboxed_tool_context(
         gate,
@@ -338,6 +341,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     offered, rules = [t.name for t in base_tools], gate.permissions.rules
     session.startup_notices.extend(option_notices(opts, resolved, offered, registry.names(), rules))
     session.startup_notices.extend(memory_notes)
+    session.startup_notices.extend([style_warning] if style_warning else [])
     if sandbox.sandbox is not None:
         # After the background commands stopped: the placeholders go with the session.
         session.on_close.append(functools.partial(asyncio.to_thread, sandbox.sandbox.close))

@@ -16,12 +16,22 @@ from tether.slotted import Slotted
 
 if TYPE_CHECKING:
     from tether.agents.runner import SubagentRunner
+    from tether.cli.output_styles import OutputStyle
     from tether.config.instructions import Instructions
     from tether.core.loop import Agent
 
 
 class SystemPrompt(Slotted):
-    __slots__ = ("cwd", "instructions", "memory", "opts", "sandbox", "skills", "workspace")
+    __slots__ = (
+        "cwd",
+        "instructions",
+        "memory",
+        "opts",
+        "sandbox",
+        "skills",
+        "style",
+        "workspace",
+    )
     workspace: Final[Path]
     cwd: Final[Path]
     opts: Final[RunOptions]
@@ -31,6 +41,8 @@ class SystemPrompt(Slotted):
     memory: Final[str]
     sandbox: Final[str]
     """The sandbox's limits, described ("" without a sandbox)."""
+    style: Final[OutputStyle | None]
+    """The output style the settings chose (None: the default)."""
 
     def __init__(
         self,
@@ -41,6 +53,7 @@ class SystemPrompt(Slotted):
         skills: str,
         memory: str,
         sandbox: str,
+        style: OutputStyle | None = None,
     ) -> None:
         self.workspace = workspace
         self.cwd = cwd
@@ -49,6 +62,7 @@ class SystemPrompt(Slotted):
         self.skills = skills
         self.memory = memory
         self.sandbox = sandbox
+        self.style = style
 
     def text(self, tool_names: Sequence[str]) -> str:
         return build_system_prompt(
@@ -61,6 +75,8 @@ class SystemPrompt(Slotted):
             sandbox=self.sandbox,
             base=self.opts.system_prompt,
             cwd=self.cwd,
+            style=self.style.section() if self.style is not None else "",
+            coding=self.style.keep_coding if self.style is not None else True,
         )
 
     def follow_instructions(self, agent: Agent, runner: SubagentRunner) -> None:

@@ -18,7 +18,11 @@ from tether.slotted import Slotted
 
 RESTRICTIVE_MODES = frozenset({"default", "plan", "dontAsk"})
 KEPT_PERMISSIONS = ("deny", "ask")
-NEUTRAL_KEYS = frozenset({"model", "contextWindow", "maxOutputTokens", "disabledMcpjsonServers"})
+NEUTRAL_KEYS = frozenset(
+    {"model", "contextWindow", "maxOutputTokens", "disabledMcpjsonServers", "outputStyle"}
+)
+"""Kept as an untrusted file declares them: they run nothing (an output style is prompt text, as
+the project's CLAUDE.md is)."""
 NEUTRAL_TETHER_KEYS = frozenset(
     {"mcp", "subagents", "toolStats", "slowToolMs", "modelIdleTimeoutMs"}
 )

@@ -26,6 +26,12 @@ environment variables do not. Commands have no stdin: never start anything inter
 - When you are done, reply with a short summary of what changed and how it was verified.
 """
 
+STYLED_OPENING = """\
+You are tether, an interactive agent that helps users according to your "Output Style", which \
+describes how you should respond to user queries. You work in the user's repository through tools.
+"""
+"""The opening when an output style is chosen (Claude Code changes its first line so)."""
+
 
 def build_system_prompt(
     workspace: Path,
@@ -39,11 +45,15 @@ def build_system_prompt(
     sandbox: str = "",
     base: str | None = None,
     cwd: Path | None = None,
+    style: str = "",
+    coding: bool = True,
 ) -> str:
     """Base instructions, then facts about the environment, then the user's additions.
     `sandbox` states the limits Bash commands run under (empty when they run unsandboxed).
     `base` replaces tether's own instructions (`--system-prompt`; empty leaves none).
     `cwd`: where Bash starts, when tether was started below the workspace root.
+    `style`: the chosen output style's section, last; it changes the opening, and without
+    `coding` tether's own coding instructions ("How to work") are left out.
 
     Nothing here changes during a session (the date is taken once): the prefix stays cacheable.
     """
@@ -63,6 +73,9 @@ def build_system_prompt(
             f"- Tools: {', '.join(tool_names)}",
         ]
     )
+    if base is None and style.strip():
+        how = BASE_PROMPT[BASE_PROMPT.index("How to work:") :]
+        base = STYLED_OPENING + ("\n" + how if coding else "")
     parts = [BASE_PROMPT if base is None else base.strip(), env]
     parts = [part for part in parts if part]
     if sandbox.strip():
@@ -81,6 +94,8 @@ def build_system_prompt(
         )
     if append:
         parts.append(append.strip())
+    if style.strip():
+        parts.append(style.strip())
     # Flags, settings and instruction files may bring text with no UTF-8 form (bytes of argv).
     return encodable("\n\n".join(parts) + "\n")
 
