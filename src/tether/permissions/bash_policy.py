@@ -42,7 +42,7 @@ from tether.permissions.git_history_check import (
     tree_stays,
 )
 from tether.permissions.git_policy import git_delegate
-from tether.permissions.git_remote_hosts import Pending, configured_hosts
+from tether.permissions.git_remote_hosts import NOTHING, Configured, Pending, configured_remotes
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import CodeUse, code_use
@@ -206,8 +206,12 @@ class _Judge(FileJudge):
         if inv.problems:
             self.read_only = False
         parts.extend(self._program_place(inv))
-        own = self.own(inv)
+        configured = self._configured(inv)
+        own = self.own(inv, configured.hosts)
         parts.append(own)
+        parts.extend(v for code in configured.runs for v in self.commands_run(code))
+        for word in configured.reads:  # a repository git reads here
+            parts.extend(self.files.read(t, recursive=True) for t in self.places.targets(word))
         parts.extend(self._code(inv))
         explicit = own.outcome == "allow" and own.rule is not None
         # Read-only is what the command does, not which rule allowed it: `ls` allowed by
@@ -263,7 +267,7 @@ class _Judge(FileJudge):
         place may be where a command begins)."""
         return tail_verdict(self.ctx.rules, inv.argv, start)
 
-    def own(self, inv: Invocation) -> Verdict:
+    def own(self, inv: Invocation, configured: Equivalent | None = None) -> Verdict:
         if not inv.argv:
             return allow("no program runs")
         texts = texts_of(inv.argv, for_allow=False)
@@ -286,7 +290,6 @@ class _Judge(FileJudge):
             found = deny_or_ask(self.ctx.rules, forms)
             if found is not None:
                 found = replace(found, reason=_equivalent_reason(same, found))
-        configured = self._configured(inv)
         if found is None and configured is not None:
             forms = [text for form in configured.forms for text in texts_of(form, for_allow=False)]
             found = deny_or_ask(self.ctx.rules, forms)
@@ -324,11 +327,11 @@ class _Judge(FileJudge):
             )
         return none(f"no rule allows `{readable(texts[0])}`")
 
-    def _configured(self, inv: Invocation) -> Equivalent | None:
-        """git reaching hosts by the repository's configuration (git_remote_hosts)."""
+    def _configured(self, inv: Invocation) -> Configured:
+        """git reaching remotes by the repository's configuration (git_remote_hosts)."""
         if inv.role != "command" or not inv.own_argv or program_name(inv.own_argv[0]) != "git":
-            return None
-        return configured_hosts(inv.own_argv, list(self.places.cwds), self.files, self.remotes)
+            return NOTHING
+        return configured_remotes(inv.own_argv, list(self.places.cwds), self.files, self.remotes)
 
     def _before_command(self, inv: Invocation) -> Verdict | None:
         """A wrapper's words between its name and the command it runs (options, their values,

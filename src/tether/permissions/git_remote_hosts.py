@@ -1,29 +1,62 @@
-"""A git command that reaches hosts by the repository's configuration (git_remote_urls.py),
-as the `ssh HOST` it starts for each ssh URL among them (remote_shells.py): `git fetch` of an
-origin `h:r` meets a rule on ssh as `git fetch h:r` does. A remote configured earlier in the
-same command line (`git remote add o h:r && git fetch o`) is read from there."""
+"""A git command that reaches remotes by the repository's configuration (git_remote_urls.py),
+judged as if their URLs were typed: the `ssh HOST` it starts for each ssh URL among them
+(remote_shells.py): `git fetch` of an origin `h:r` meets a rule on ssh as `git fetch h:r`
+does; the command an `ext::` URL or a remote helper runs, and the programs the configuration
+names (`remote.NAME.uploadpack`, `core.sshCommand`...), judged as commands; a local path, a
+read of that repository. A remote configured earlier in the same command line (`git remote
+add o h:r && git fetch o`) is read from there."""
 
 from __future__ import annotations
 
 from itertools import pairwise
 from pathlib import Path
+from typing import Final
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
-from tether.permissions.git_remote_urls import ALL, reached_remotes, set_remotes
+from tether.permissions.git_remote_urls import (
+    ALL,
+    PROGRAM,
+    local_path,
+    reached_remotes,
+    set_remotes,
+    url_program,
+)
 from tether.permissions.path_rules import PathRules
 from tether.permissions.remote_shells import remote_host
 from tether.permissions.shell_words import is_literal, readable
+from tether.slotted import Slotted
 
 Pending = list[tuple[str, str]]
 """(remote, URL) pairs the command line configured before (`ALL`: reached by every fetch)."""
 
 
-def configured_hosts(
+class Configured(Slotted):
+    """What a git command reaches by configuration: the ssh hosts (as `ssh HOST` commands,
+    for deny and ask rules), the commands git runs (shell text) and the local repositories
+    it reads (absolute, or relative to where git runs)."""
+
+    __slots__ = ("hosts", "reads", "runs")
+    hosts: Final[Equivalent | None]
+    runs: Final[tuple[str, ...]]
+    reads: Final[tuple[str, ...]]
+
+    def __init__(
+        self, hosts: Equivalent | None, runs: tuple[str, ...], reads: tuple[str, ...]
+    ) -> None:
+        self.hosts = hosts
+        self.runs = runs
+        self.reads = reads
+
+
+NOTHING = Configured(None, (), ())
+
+
+def configured_remotes(
     argv: tuple[str, ...], cwds: list[Path | None], files: PathRules, pending: Pending
-) -> Equivalent | None:
-    """`ssh HOST` for each ssh host git's `argv` reaches by configuration, from each of the
-    shell's directories `cwds`; the remotes it configures are added to `pending`."""
+) -> Configured:
+    """What git's `argv` reaches by configuration, from each of the shell's directories
+    `cwds`; the remotes it configures are added to `pending`."""
     at = subcommand_at(argv)
     settings = tuple(v for o, v in pairwise(argv[1:at]) if o == "-c")
     args = argv[at:]
@@ -43,12 +76,28 @@ def configured_hosts(
     if args[:1] == ("submodule",):  # `submodule add URL` clones it now
         urls += [url for _, url in added]
     pending += added
-    hosts = [h for h in (remote_host(u, daemon=True) for u in dict.fromkeys(urls)) if h]
-    if not hosts:
-        return None
-    shown = readable(" ".join(argv[at : at + 2]))
-    does = f"`git {shown}` reaches {hosts[0]} by ssh, as the repository's remotes say"
-    return Equivalent(tuple(("ssh", h) for h in dict.fromkeys(hosts)), does)
+    if not urls:
+        return NOTHING
+    unique = list(dict.fromkeys(urls))
+    runs = [u[len(PROGRAM) :] for u in unique if u.startswith(PROGRAM)]
+    unique = [u for u in unique if not u.startswith(PROGRAM)]
+    runs += [c for c in map(url_program, unique) if c is not None]
+    reads = [_path(u) for u in unique if u.startswith("file://") or local_path(u)]
+    hosts = [h for h in (remote_host(u, daemon=True) for u in unique) if h]
+    equivalent = None
+    if hosts:
+        shown = readable(" ".join(argv[at : at + 2]))
+        does = f"`git {shown}` reaches {hosts[0]} by ssh, as the repository's remotes say"
+        equivalent = Equivalent(tuple(("ssh", h) for h in dict.fromkeys(hosts)), does)
+    return Configured(equivalent, tuple(runs), tuple(reads))
+
+
+def _path(url: str) -> str:
+    """A local URL's path (`file:///x` is `/x`, `file://localhost/x` too)."""
+    if not url.startswith("file://"):
+        return url
+    rest = url[len("file://") :]
+    return "/" + rest.partition("/")[2] if not rest.startswith("/") else rest
 
 
 def _directory(options: tuple[str, ...], cwd: Path | None) -> Path | None:

@@ -1,15 +1,16 @@
-"""Programs that start ssh for a remote path in their operands, as the `ssh HOST` they run: a
-deny or ask rule on `ssh` (`Bash(ssh *)`) holds for them too (equivalents.py). `scp`, `sftp`
-(whose host needs no colon: `sftp HOST`) and `rsync` (without `-e`, whose command is judged as
-written) reach `[USER@]HOST:PATH` or `[USER@][HOST]:PATH` by ssh; `sshfs HOST:DIR` mounts by
-ssh; git's transport commands (`clone`, `fetch`, `pull`, `push`, `ls-remote`, `archive
---remote`) reach `HOST:PATH` and `ssh://` URLs by ssh, as do hg's `ssh://` and svn's
-`svn+ssh://` ones. tar, cpio, mt, dump and restore write or read an archive or tape named
-`HOST:PATH` through a remote shell (rsh, ssh on most systems), tar's default one from `$TAPE`,
-unless `--force-local` says the colon is part of a local name. `rsync://` and `HOST::MODULE`
-talk to an rsync daemon directly. mosh, autossh and ssh-copy-id are ssh to their host; GNU
-parallel's `--sshlogin` hosts, unison's and lftp's ssh roots and URLs, restic's and borg's
-remote repositories, and ansible's inventory are reached by ssh (`_ssh_user`)."""
+"""Programs that start ssh for a remote path in their operands, as the `ssh HOST` they run: a deny
+or ask rule on `ssh` (`Bash(ssh *)`) holds for them too (equivalents.py). `scp`, `sftp` (whose
+host needs no colon: `sftp HOST`) and `rsync` (without `-e`, whose command is judged as written)
+reach `[USER@]HOST:PATH` or `[USER@][HOST]:PATH` by ssh; `sshfs HOST:DIR` mounts by ssh; git's
+transport commands (`clone`, `fetch`, `pull`, `push`, `ls-remote`, `archive --remote`,
+`fetch-pack`, `send-pack`, `request-pull`) reach `HOST:PATH` and `ssh://` URLs by ssh, as do
+hg's `ssh://` and svn's `svn+ssh://` ones. tar, cpio, mt, dump and restore write or read an
+archive or tape named `HOST:PATH` through a remote shell (rsh, ssh on most systems), tar's
+default one from `$TAPE`, unless `--force-local` says the colon is part of a local name.
+`rsync://` and `HOST::MODULE` talk to an rsync daemon directly. mosh, autossh and ssh-copy-id
+are ssh to their host; GNU parallel's `--sshlogin` hosts, unison's and lftp's ssh roots and
+URLs, restic's and borg's remote repositories, and ansible's inventory are reached by ssh
+(`_ssh_user`)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ _TAPES = {
 }
 # sftp's options taking a value (`-S PROG` and `-D PROG` run PROG instead of ssh).
 _SFTP_VALUED = frozenset("BbcDFiJloPRSsX")
-_GIT_TRANSPORTS = frozenset({"clone", "fetch", "pull", "push", "ls-remote"})
+_GIT_TRANSPORTS = frozenset(
+    {"clone", "fetch", "pull", "push", "ls-remote", "fetch-pack", "send-pack", "request-pull"}
+)
 _GIT_VALUED = frozenset(
     {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs"}
     | {"-o", "--origin", "-b", "--branch", "--upload-pack", "-u", "--receive-pack", "--repo"}
@@ -222,8 +225,8 @@ def _valued(args: Argv, options: tuple[str, ...]) -> list[str]:
 
 def _git_remotes(argv: Argv) -> list[str]:
     """The repositories git's transport commands reach: every operand of `clone` and
-    `ls-remote`, the first of `fetch`, `pull` and `push` (the rest are refspecs), and
-    `archive --remote`."""
+    `ls-remote`, the first of `fetch`, `pull`, `push`, `fetch-pack` and `send-pack` (the
+    rest are refspecs), `request-pull`'s URL and `archive --remote`."""
     at = subcommand_at(argv)
     if at >= len(argv):
         return []
@@ -234,4 +237,6 @@ def _git_remotes(argv: Argv) -> list[str]:
         return []
     repos = _valued(rest, ("--repo",))  # `--repo=X` and `--repo X`
     operands = plain_operands(rest, _GIT_VALUED)
+    if sub == "request-pull":  # START URL [END]
+        return operands[1:2]
     return [*repos, *(operands if sub in ("clone", "ls-remote") else operands[:1])]
