@@ -64,6 +64,7 @@ from tether.permissions.shell_words import (
     shown,
 )
 from tether.permissions.shells import script_file, startup_files
+from tether.permissions.ssh_configs import config_hosts
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.verdict import Verdict, allow, ask, none, worst
 from tether.permissions.writer_commands import ACCEPT_EDITS_COMMANDS
@@ -328,10 +329,16 @@ class _Judge(FileJudge):
         return none(f"no rule allows `{readable(texts[0])}`")
 
     def _configured(self, inv: Invocation) -> Configured:
-        """git reaching remotes by the repository's configuration (git_remote_hosts)."""
-        if inv.role != "command" or not inv.own_argv or program_name(inv.own_argv[0]) != "git":
+        """git reaching remotes by the repository's configuration (git_remote_hosts), an
+        ssh-family program the hosts its own files name (ssh_configs)."""
+        if inv.role != "command" or not inv.own_argv:
             return NOTHING
-        return configured_remotes(inv.own_argv, list(self.places.cwds), self.files, self.remotes)
+        cwds = list(self.places.cwds)
+        if program_name(inv.own_argv[0]) != "git":
+            cwd = cwds[0] if len(cwds) == 1 else None
+            hosts = config_hosts(inv.own_argv, inv.assignments, self.ctx.home, cwd)
+            return Configured(hosts, (), ()) if hosts is not None else NOTHING
+        return configured_remotes(inv.own_argv, cwds, self.files, self.remotes)
 
     def _before_command(self, inv: Invocation) -> Verdict | None:
         """A wrapper's words between its name and the command it runs (options, their values,

@@ -15,12 +15,14 @@ URLs, restic's and borg's remote repositories, and ansible's inventory are reach
 from __future__ import annotations
 
 import re
+import shlex
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
 from tether.permissions.option_names import plain_operands
 from tether.permissions.program_commands import PROGRAM_COMMANDS
 from tether.permissions.shell_words import DYN, STAR, program_name, readable
+from tether.permissions.ssh_family import FAMILY, family_hosts
 from tether.permissions.tar_words import tar_words
 
 Argv = tuple[str, ...]
@@ -80,6 +82,10 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
         return _ssh_user(name, args, assignments)
     elif name in _ANSIBLE:
         return _ansible(args)
+    elif name in FAMILY:
+        hosts = family_hosts(name, args, assignments)
+        does = f"`{name}` reaches {readable(hosts[0])} by ssh" if hosts else ""
+        return Equivalent((("ssh", hosts[0]),), does) if hosts else None
     elif name in ("hg", "svn", "sshfs"):
         operands = [arg for arg in args if not arg.startswith("-")]
         if name != "sshfs":
@@ -100,28 +106,32 @@ _SSH_ITSELF = {
     "autossh": PROGRAM_COMMANDS["ssh"].valued_options | {"-M", "-i", "-E", "-o", "-F"},
     "ssh-copy-id": frozenset({"-i", "-p", "-o", "-t", "-F", "-J"}),
 }
-_SSH_USERS = frozenset({"parallel", "unison", "lftp", "restic", "borg", "borgmatic"})
+_SSH_USERS = frozenset({"parallel", "sem", "unison", "lftp", "restic", "borg", "borgmatic"})
 _ANSIBLE = frozenset({"ansible", "ansible-playbook", "ansible-console", "ansible-inventory"})
-_SSH_URL = re.compile(r"(?:sftp|fish|ssh)://[^\s'\";,]*", re.IGNORECASE)
+_SSH_URL = re.compile(r"(?:sftp|fish|ssh|rsh)://[^\s'\";,]*", re.IGNORECASE)
 
 
 def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | None:
-    """Programs that start ssh for a host their options, operands or environment name:
-    mosh, autossh and ssh-copy-id (ssh to their first operand); GNU parallel's `-S`/
-    `--sshlogin` hosts (`:` is this machine; a login file's hosts are any); unison's and
-    lftp's `ssh://`, `sftp://`, `fish://` roots and URLs (lftp's inside `-c`/`-e` commands
-    too); restic's `sftp:` repository (`-r`, `--repo`, `$RESTIC_REPOSITORY`); borg's ssh or
-    `HOST:PATH` repository (operands, `$BORG_REPO`); ansible's hosts (ssh unless `-c local`)."""
+    """Programs that start ssh for a host their options, operands or environment name: mosh,
+    autossh and ssh-copy-id (ssh to their first operand); GNU parallel's (and `sem`'s)
+    `-S`/`--sshlogin` hosts, in `$PARALLEL` too (`:` is this machine; a login file's hosts are
+    any); unison's and lftp's `ssh://`, `sftp://`, `fish://`, `rsh://` roots and URLs (lftp's
+    inside `-c`/`-e` commands too); restic's `sftp:` repository (`-r`, `--repo`,
+    `$RESTIC_REPOSITORY`; an `rclone:` one or a `--repository-file`/`$RESTIC_REPOSITORY_FILE`
+    may be any); borg's ssh or `HOST:PATH` repository (operands, `$BORG_REPO`); ansible's hosts
+    (ssh unless `-c local`)."""
     hosts: list[str] = []
     if name in _SSH_ITSELF:
         hosts = plain_operands(args, _SSH_ITSELF[name])[:1]
         hosts = [h.rpartition("@")[2] for h in hosts]
-    elif name == "parallel":
-        for value in _valued(args, ("-S", "--sshlogin")):
+    elif name in ("parallel", "sem"):
+        # `$PARALLEL` holds options read before the command line's.
+        words = [w for k, v in assignments if k == "PARALLEL" for w in _split(v)]
+        for value in _valued((*words, *args), ("-S", "--sshlogin")):
             logins = [login.strip() for login in value.split(",")]
             hosts += [x.rpartition("/")[2].rpartition("@")[2] for x in logins]
             hosts = [h for h in hosts if h not in ("", ":")]  # `:` is this machine
-        if _valued(args, ("--slf", "--sshloginfile")):
+        if _valued((*words, *args), ("--slf", "--sshloginfile")):
             hosts.append(DYN)  # the hosts a file lists
     elif name in ("unison", "lftp"):
         hosts = [h for a in args for url in _SSH_URL.findall(a) if (h := _url_host(url))]
@@ -130,6 +140,11 @@ def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | N
             v for k, v in assignments if k == "RESTIC_REPOSITORY"
         ]
         hosts = [_sftp_repo_host(r) for r in repos if r.lower().startswith("sftp:")]
+        # rclone's remote may be reached by ssh; a repository file names any repository.
+        hosts += [DYN for r in repos if r.lower().startswith("rclone:")]
+        files = _valued(args, ("--repository-file",))
+        if files or any(k == "RESTIC_REPOSITORY_FILE" for k, _ in assignments):
+            hosts.append(DYN)
     elif name in ("borg", "borgmatic"):
         words = [a for a in args if not a.startswith("-")]
         words += [v for k, v in assignments if k == "BORG_REPO"]
@@ -137,6 +152,14 @@ def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | N
     if not hosts:
         return None
     return Equivalent((("ssh", hosts[0]),), f"`{name}` reaches {readable(hosts[0])} by ssh")
+
+
+def _split(value: str) -> list[str]:
+    """An options variable's words, as the program splits them (a shell's words)."""
+    try:
+        return shlex.split(value)
+    except ValueError:
+        return [DYN]
 
 
 def _url_host(url: str) -> str:
