@@ -4,7 +4,8 @@ package scripts `npm run X`, `npm install`, `yarn X`... run (project_scripts.py)
 directory the shell may be in or the one the runner moves to; a project file the command
 writes, and what the runner's words or files leave unknown, is code not read; a makefile
 `include`s is read as `cat` reads it (Read rules hold: `include .env`); the local code a
-Python project's own files name, built with it by pip and uv (pip_projects)."""
+Python project's own files name, built with it by pip and uv (pip_projects); `go generate`'s
+`//go:generate` lines (go_generate.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from tether.permissions.bash_judge_scripts import ScriptJudge, script_text
 from tether.permissions.bash_rules import MAX_NESTING
+from tether.permissions.go_generate import generate_text, generate_words
 from tether.permissions.package_configs import config_unread
 from tether.permissions.paths import is_below
 from tether.permissions.pip_projects import project_sources, uv_config_sources
@@ -20,7 +22,7 @@ from tether.permissions.pip_sources import local_projects, uv_project_dirs
 from tether.permissions.project_scripts import ProjectCode, project_code, project_text
 from tether.permissions.runner_files import RUNNER_FILES
 from tether.permissions.script import Invocation
-from tether.permissions.shell_words import is_literal, readable, shown
+from tether.permissions.shell_words import is_literal, program_name, readable, shown
 from tether.permissions.verdict import Verdict, ask, deny
 
 
@@ -34,7 +36,7 @@ class ProjectJudge(ScriptJudge):
         writes, and what the runner's words or files leave unknown, is code not read."""
         code = project_code(inv.argv, inv.assignments) if inv.role == "command" else None
         if code is None:
-            return []
+            return self._generated(inv)
         name = readable(shown(inv.argv[0]))
         found = [self._project_unread(name, why) for why in code.unread]
         for cwd in self.places.cwds:
@@ -117,6 +119,27 @@ class ProjectJudge(ScriptJudge):
             package = code.make is None  # scripts run with node_modules/.bin on PATH
             found += self._judged_text(moved + text, what, same_shell=False, package=package)
         return found
+
+    def _generated(self, inv: Invocation) -> list[Verdict]:
+        """`go generate`'s `//go:generate` lines (go_generate.py), judged as bash from each
+        directory the shell may be in."""
+        words = None
+        if inv.role == "command" and inv.argv and program_name(inv.argv[0]) == "go":
+            words = generate_words(inv.argv)
+        if words is None:
+            return []
+        found: list[Verdict | None] = []
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            if real is None:
+                found.append(self._project_unread("go", "go generate in a directory not known"))
+                continue
+            text, unread = generate_text(real, words)
+            found += [self._project_unread("go", why) for why in unread]
+            if text is not None and self.nesting < MAX_NESTING:
+                what = "go generate runs its //go:generate lines:"
+                found += self._judged_text(text, what, same_shell=False)
+        return [v for v in found if v is not None]
 
     def _project_unread(self, name: str, why: str) -> Verdict | None:
         """Part of what a runner runs that tether does not read: asked where a Bash deny or

@@ -8,7 +8,6 @@ reads or writes, redirections included, go through the same checks as the file t
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -47,7 +46,7 @@ from tether.permissions.git_history_check import (
     only_plain_git,
     tree_stays,
 )
-from tether.permissions.git_remote_hosts import Pending, configured_hosts
+from tether.permissions.git_remote_hosts import NOTHING, Configured, Pending, configured_remotes
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import CodeUse, code_use
@@ -66,6 +65,7 @@ from tether.permissions.shell_words import (
     readable,
 )
 from tether.permissions.shells import script_file, startup_files
+from tether.permissions.ssh_configs import config_hosts
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
 from tether.permissions.verdict import Verdict, allow, ask, none, worst
 from tether.permissions.writer_commands import ACCEPT_EDITS_COMMANDS
@@ -202,8 +202,12 @@ class _Judge(FileJudge):
         if inv.problems:
             self.read_only = False
         parts.extend(self._program_place(inv))
-        own = self.own(inv)
+        configured = self._configured(inv)
+        own = self.own(inv, configured.hosts)
         parts.append(own)
+        parts.extend(v for code in configured.runs for v in self.commands_run(code))
+        for word in configured.reads:  # a repository git reads here
+            parts.extend(self.files.read(t, recursive=True) for t in self.places.targets(word))
         parts.extend(self._code(inv))
         explicit = own.outcome == "allow" and own.rule is not None
         # Read-only is what the command does, not which rule allowed it: `ls` allowed by
@@ -264,7 +268,7 @@ class _Judge(FileJudge):
         place may be where a command begins)."""
         return tail_verdict(self.ctx.rules, inv.argv, start)
 
-    def own(self, inv: Invocation) -> Verdict:
+    def own(self, inv: Invocation, configured: Equivalent | None = None) -> Verdict:
         if not inv.argv:
             return allow("no program runs")
         texts = texts_of(inv.argv, for_allow=False)
@@ -287,13 +291,11 @@ class _Judge(FileJudge):
             found = deny_or_ask(self.ctx.rules, forms)
             if found is not None:
                 found = replace(found, reason=equivalent_reason(same, found))
-        configured = self._configured(inv)
         if found is None and configured is not None:
             forms = [text for form in configured.forms for text in texts_of(form, for_allow=False)]
             found = deny_or_ask(self.ctx.rules, forms)
             if found is not None:
                 found = replace(found, reason=equivalent_reason(configured, found))
-            found = found or self._configured_code(configured)
         if found is not None:
             return found
         if inv.role == "wrapper":
@@ -326,22 +328,17 @@ class _Judge(FileJudge):
             )
         return none(f"no rule allows `{readable(texts[0])}`")
 
-    def _configured(self, inv: Invocation) -> Equivalent | None:
-        """git reaching hosts by the repository's configuration (git_remote_hosts)."""
-        if inv.role != "command" or not inv.own_argv or program_name(inv.own_argv[0]) != "git":
-            return None
-        return configured_hosts(inv.own_argv, list(self.places.cwds), self.files, self.remotes)
-
-    def _configured_code(self, configured: Equivalent) -> Verdict | None:
-        """What git runs or reads by the configuration besides ssh (an `ext::` URL's command,
-        an `uploadpack` program, a repository on this machine), judged as if typed."""
-        runs = [shlex.join(form) for form in configured.forms if form[0] != "ssh"]
-        found = [v for run in runs for v in self.commands_run(run) if v.outcome != "allow"]
-        return (
-            replace(worst(found), reason=f"{configured.does}: {worst(found).reason}")
-            if found
-            else None
-        )
+    def _configured(self, inv: Invocation) -> Configured:
+        """git reaching remotes by the repository's configuration (git_remote_hosts), an
+        ssh-family program the hosts its own files name (ssh_configs)."""
+        if inv.role != "command" or not inv.own_argv:
+            return NOTHING
+        cwds = list(self.places.cwds)
+        if program_name(inv.own_argv[0]) != "git":
+            cwd = cwds[0] if len(cwds) == 1 else None
+            hosts = config_hosts(inv.own_argv, inv.assignments, self.ctx.home, cwd)
+            return Configured(hosts, (), ()) if hosts is not None else NOTHING
+        return configured_remotes(inv.own_argv, cwds, self.files, self.remotes)
 
     def _before_command(self, inv: Invocation) -> Verdict | None:
         """A wrapper's words between its name and the command it runs (options, their values,

@@ -25,6 +25,7 @@ from tether.permissions.git_names import (
     subcommand_at,
 )
 from tether.permissions.git_pathspecs import pathspec_words, staged
+from tether.permissions.git_remote_urls import url_program
 from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
 from tether.permissions.git_use import GitUse, join
 from tether.permissions.git_words import (
@@ -214,9 +215,10 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: GitUse) -> None:
     if first in sub.config_first or parsed.has(sub.config_with):
         use.writes.append(in_git_dir(use, "config"))
     # A remote `ext::CMD` is a command git runs to reach it (when protocol.ext.allow lets it),
-    # given as a word or an option's value (`archive --remote=ext::CMD`).
+    # given as a word or an option's value (`archive --remote=ext::CMD`); so is the helper
+    # `git-remote-NAME` of `NAME::X` or an unknown scheme (git_remote_urls.url_program).
     values = [v for _, v in parsed.options if v is not None]
-    use.runs += [p[len("ext::") :] for p in (*positionals, *values) if p.startswith("ext::")]
+    use.runs += [c for p in (*positionals, *values) if (c := url_program(p)) is not None]
     if sub.pushes and positionals and local_repository(positionals[0]):
         use.unseen.append(
             f"pushing to {readable(positionals[0])}, a repository on this machine, runs its hooks"

@@ -1,31 +1,63 @@
-"""A git command that reaches hosts by the repository's configuration (git_remote_urls.py),
-as the `ssh HOST` it starts for each ssh URL among them (remote_shells.py): `git fetch` of an
-origin `h:r` meets a rule on ssh as `git fetch h:r` does; an `ext::` URL is the command it
-runs, a remote's `uploadpack`/`receivepack` program is run by the shell, and a repository on
-this machine is read as `git fetch PATH` reads it. A remote configured earlier in the
-same command line (`git remote add o h:r && git fetch o`) is read from there."""
+"""A git command that reaches remotes by the repository's configuration (git_remote_urls.py),
+judged as if their URLs were typed: the `ssh HOST` it starts for each ssh URL among them
+(remote_shells.py): `git fetch` of an origin `h:r` meets a rule on ssh as `git fetch h:r`
+does; the command an `ext::` URL or a remote helper runs, and the programs the configuration
+names (`remote.NAME.uploadpack`, `core.sshCommand`...), judged as commands; a local path, a
+read of that repository. The repository asked is the one git uses (`-C`, `--git-dir` in either
+spelling); one not known reaches any host. A remote configured earlier in the same command
+line (`git remote add o h:r && git fetch o`) is read from there."""
 
 from __future__ import annotations
 
 from itertools import pairwise
 from pathlib import Path
+from typing import Final
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
-from tether.permissions.git_remote_urls import ALL, PROGRAM, reached_remotes, set_remotes
+from tether.permissions.git_remote_urls import (
+    ALL,
+    PROGRAM,
+    local_path,
+    reached_remotes,
+    set_remotes,
+    url_program,
+)
 from tether.permissions.path_rules import PathRules
 from tether.permissions.remote_shells import remote_host
 from tether.permissions.shell_words import DYN, is_literal, readable
+from tether.slotted import Slotted
 
 Pending = list[tuple[str, str]]
 """(remote, URL) pairs the command line configured before (`ALL`: reached by every fetch)."""
 
 
-def configured_hosts(
+class Configured(Slotted):
+    """What a git command reaches by configuration: the ssh hosts (as `ssh HOST` commands,
+    for deny and ask rules), the commands git runs (shell text) and the local repositories
+    it reads (absolute, or relative to where git runs)."""
+
+    __slots__ = ("hosts", "reads", "runs")
+    hosts: Final[Equivalent | None]
+    runs: Final[tuple[str, ...]]
+    reads: Final[tuple[str, ...]]
+
+    def __init__(
+        self, hosts: Equivalent | None, runs: tuple[str, ...], reads: tuple[str, ...]
+    ) -> None:
+        self.hosts = hosts
+        self.runs = runs
+        self.reads = reads
+
+
+NOTHING = Configured(None, (), ())
+
+
+def configured_remotes(
     argv: tuple[str, ...], cwds: list[Path | None], files: PathRules, pending: Pending
-) -> Equivalent | None:
-    """`ssh HOST` for each ssh host git's `argv` reaches by configuration, from each of the
-    shell's directories `cwds`; the remotes it configures are added to `pending`."""
+) -> Configured:
+    """What git's `argv` reaches by configuration, from each of the shell's directories
+    `cwds`; the remotes it configures are added to `pending`."""
     at = subcommand_at(argv)
     settings = tuple(v for o, v in pairwise(argv[1:at]) if o == "-c")
     args = argv[at:]
@@ -45,49 +77,28 @@ def configured_hosts(
     if args[:1] == ("submodule",):  # `submodule add URL` clones it now
         urls += [url for _, url in added]
     pending += added
-    shown = readable(" ".join(argv[at : at + 2]))
-    runs: list[tuple[str, ...]] = []
-    for url in dict.fromkeys(urls):
-        runs += _url_runs(url, "push" if args[:1] == ("push",) else "fetch")
-    if not runs:
-        return None
-    does = f"`git {shown}` runs `{readable(' '.join(runs[0]))}`, as the repository's remotes say"
-    return Equivalent(tuple(dict.fromkeys(runs)), does)
+    if not urls:
+        return NOTHING
+    unique = list(dict.fromkeys(urls))
+    runs = [u[len(PROGRAM) :] for u in unique if u.startswith(PROGRAM)]
+    unique = [u for u in unique if not u.startswith(PROGRAM)]
+    runs += [c for c in map(url_program, unique) if c is not None]
+    reads = [_path(u) for u in unique if u.startswith("file://") or local_path(u)]
+    hosts = [h for h in (remote_host(u, daemon=True) for u in unique) if h]
+    equivalent = None
+    if hosts:
+        shown = readable(" ".join(argv[at : at + 2]))
+        does = f"`git {shown}` reaches {hosts[0]} by ssh, as the repository's remotes say"
+        equivalent = Equivalent(tuple(("ssh", h) for h in dict.fromkeys(hosts)), does)
+    return Configured(equivalent, tuple(runs), tuple(reads))
 
 
-def _url_runs(url: str, transport: str) -> list[tuple[str, ...]]:
-    """What git runs or reads for a configured URL, as a command typed: `ssh HOST` for an ssh
-    one, the program of an `ext::` one, `sh -c PROGRAM` for an `uploadpack`/`receivepack`
-    setting, `git fetch PATH` for a repository on this machine (a read of it)."""
-    if url.startswith(PROGRAM):
-        return [("sh", "-c", url[len(PROGRAM) :])]
-    if url[:5].lower() == "ext::":
-        return [_ext_command(url[5:])]
-    host = remote_host(url, daemon=True)
-    if host:
-        return [("ssh", host)]
-    local = url[:7].lower() == "file://" or ("://" not in url and "/" in url)
-    return [("git", transport, url)] if local and not url.startswith(DYN) else []
-
-
-def _ext_command(text: str) -> tuple[str, ...]:
-    """An `ext::` URL's command: words split at spaces, `% ` a space, `%%` a percent sign,
-    `%s`/`%S`/`%G`/`%V` what git fills in (known only as it runs)."""
-    words: list[str] = [""]
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "%" and i + 1 < len(text):
-            follow = text[i + 1]
-            words[-1] += follow if follow in " %" else DYN
-            i += 2
-            continue
-        if char == " ":
-            words.append("")
-        else:
-            words[-1] += char
-        i += 1
-    return tuple(w for w in words if w) or (DYN,)
+def _path(url: str) -> str:
+    """A local URL's path (`file:///x` is `/x`, `file://localhost/x` too)."""
+    if not url.startswith("file://"):
+        return url
+    rest = url[len("file://") :]
+    return "/" + rest.partition("/")[2] if not rest.startswith("/") else rest
 
 
 def _directory(options: tuple[str, ...], cwd: Path | None) -> Path | None:

@@ -3,7 +3,8 @@ bash: `make [TARGET...]` reads ./GNUmakefile, ./makefile or ./Makefile (or the `
 in the directory `-C` names) as makefile_reader.py does; `npm run X`, `npm install`, `yarn
 X`, `pnpm X`, `bun X` run scripts of ./package.json (package_scripts.py, with the project's
 config files, package_configs.py); `node --run X` runs `scripts.X`; `deno task X` runs the
-task X of ./deno.json, ./deno.jsonc or ./package.json. What the runner's words leave unknown
+task X of ./deno.json, ./deno.jsonc or ./package.json; pdm, poe, hatch and tox their
+scripts, tasks and commands (python_runners.py). What the runner's words leave unknown
 is `ProjectCode.unread`: code not read."""
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ from tether.permissions.make_options import make_places
 from tether.permissions.makefile_reader import DEFAULT_INCLUDE_DIRS, MakeRun, read_makefile
 from tether.permissions.option_names import long_option
 from tether.permissions.package_scripts import CONFIGS, RUNNERS, package_run
+from tether.permissions.python_runners import (
+    ELSEWHERE,
+    PYTHON_RUNNERS,
+    python_runner_text,
+    runner_names,
+)
 from tether.permissions.runner_files import RUNNER_FILES, runner_text
 from tether.permissions.shell_words import is_literal, program_name
 from tether.slotted import Slotted
@@ -96,6 +103,12 @@ def project_code(
         return _deno_code(args)
     if name in RUNNER_FILES:
         return _runner_code(name, args)
+    if name in PYTHON_RUNNERS:
+        names = runner_names(name, args)
+        if names is None:
+            return None
+        unread = (f"{name} reads a project its options name",) if ELSEWHERE in names else ()
+        return ProjectCode(name, PYTHON_RUNNERS[name], names, every=True, unread=unread)
     if name not in RUNNERS:
         return None
     run = package_run(name, args, assignments)
@@ -125,6 +138,8 @@ def project_text(
         return reading.text, reading.unread
     if code.kind in RUNNER_FILES:
         return runner_text(code.kind, "\n".join(texts), code.names)
+    if code.kind in PYTHON_RUNNERS:
+        return python_runner_text(code.kind, texts, code.names)
     tables = ("tasks", "scripts") if code.kind == "deno" else ("scripts",)
     scripts: dict[str, object] = {}
     for text in (t for t in texts if t.strip()):

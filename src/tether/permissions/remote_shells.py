@@ -1,27 +1,30 @@
-"""Programs that start ssh for a remote path in their operands, as the `ssh HOST` they run: a
-deny or ask rule on `ssh` (`Bash(ssh *)`) holds for them too (equivalents.py). `scp`, `sftp`
-(whose host needs no colon: `sftp HOST`) and `rsync` (without `-e`, whose command is judged as
-written) reach `[USER@]HOST:PATH` or `[USER@][HOST]:PATH` by ssh; `sshfs HOST:DIR` mounts by
-ssh; git's transport commands (`clone`, `fetch`, `pull`, `push`, `ls-remote`, `archive
---remote`) reach `HOST:PATH` and `ssh://` URLs by ssh, as do hg's `ssh://` and svn's
-`svn+ssh://` ones. tar, cpio, mt, dump and restore write or read an archive or tape named
-`HOST:PATH` through a remote shell (rsh, ssh on most systems), tar's default one from `$TAPE`,
-unless `--force-local` says the colon is part of a local name. `rsync://` and `HOST::MODULE`
-talk to an rsync daemon directly. mosh, autossh and ssh-copy-id are ssh to their host; GNU
-parallel's `--sshlogin` hosts, unison's and lftp's ssh roots and URLs, restic's and borg's
-remote repositories, and ansible's inventory are reached by ssh (`_ssh_user`); so are parallel
-shells' hosts (`pdsh -w`, `pssh -H`), duplicity's ssh-family URLs and rclone's remotes (a named
-one's type is in a configuration not read: it may be sftp) (`_other_remotes`)."""
+"""Programs that start ssh for a remote path in their operands, as the `ssh HOST` they run: a deny
+or ask rule on `ssh` (`Bash(ssh *)`) holds for them too (equivalents.py). `scp`, `sftp` (whose
+host needs no colon: `sftp HOST`) and `rsync` (without `-e`, whose command is judged as written)
+reach `[USER@]HOST:PATH` or `[USER@][HOST]:PATH` by ssh; `sshfs HOST:DIR` mounts by ssh; git's
+transport commands (`clone`, `fetch`, `pull`, `push`, `ls-remote`, `archive --remote`,
+`fetch-pack`, `send-pack`, `request-pull`) reach `HOST:PATH` and `ssh://` URLs by ssh, as do
+hg's `ssh://` and svn's `svn+ssh://` ones. tar, cpio, mt, dump and restore write or read an
+archive or tape named `HOST:PATH` through a remote shell (rsh, ssh on most systems), tar's
+default one from `$TAPE`, unless `--force-local` says the colon is part of a local name.
+`rsync://` and `HOST::MODULE` talk to an rsync daemon directly. mosh, autossh and ssh-copy-id
+are ssh to their host; GNU parallel's `--sshlogin` hosts, unison's and lftp's ssh roots and
+URLs, restic's and borg's remote repositories, and ansible's inventory are reached by ssh
+(`_ssh_user`); so are duplicity's ssh-family URLs and rclone's remotes (a named one's type is
+in a configuration not read: it may be sftp) (`_other_remotes`); the rest of ssh's family
+(parallel shells, libvirt, podman...) is in ssh_family.py."""
 
 from __future__ import annotations
 
 import re
+import shlex
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
 from tether.permissions.option_names import plain_operands
 from tether.permissions.program_commands import PROGRAM_COMMANDS
-from tether.permissions.shell_words import DYN, STAR, is_literal, program_name, readable
+from tether.permissions.shell_words import DYN, STAR, program_name, readable
+from tether.permissions.ssh_family import FAMILY, family_hosts
 from tether.permissions.tar_words import tar_words
 
 Argv = tuple[str, ...]
@@ -40,7 +43,9 @@ _TAPES = {
 }
 # sftp's options taking a value (`-S PROG` and `-D PROG` run PROG instead of ssh).
 _SFTP_VALUED = frozenset("BbcDFiJloPRSsX")
-_GIT_TRANSPORTS = frozenset({"clone", "fetch", "pull", "push", "ls-remote", "fetch-pack"})
+_GIT_TRANSPORTS = frozenset(
+    {"clone", "fetch", "pull", "push", "ls-remote", "fetch-pack", "send-pack", "request-pull"}
+)
 _GIT_VALUED = frozenset(
     {"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs"}
     | {"-o", "--origin", "-b", "--branch", "--upload-pack", "-u", "--receive-pack", "--repo"}
@@ -79,8 +84,12 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
         return _ssh_user(name, args, assignments)
     elif name in _ANSIBLE:
         return _ansible(args)
-    elif name in _HOST_LISTS or name in _MORE_SSH:
-        return _other_remotes(name, args, assignments)
+    elif name in FAMILY:
+        hosts = family_hosts(name, args, assignments)
+        does = f"`{name}` reaches {readable(hosts[0])} by ssh" if hosts else ""
+        return Equivalent((("ssh", hosts[0]),), does) if hosts else None
+    elif name in _MORE_SSH:
+        return _other_remotes(name, args)
     elif name in ("hg", "svn", "sshfs"):
         operands = [arg for arg in args if not arg.startswith("-")]
         if name != "sshfs":
@@ -103,42 +112,43 @@ _SSH_ITSELF = {
 }
 _SSH_USERS = frozenset({"parallel", "sem", "unison", "lftp", "restic", "borg", "borgmatic"})
 _ANSIBLE = frozenset({"ansible", "ansible-playbook", "ansible-console", "ansible-inventory"})
-_SSH_URL = re.compile(r"(?:sftp|fish|ssh)://[^\s'\";,]*", re.IGNORECASE)
+_SSH_URL = re.compile(r"(?:sftp|fish|ssh|rsh)://[^\s'\";,]*", re.IGNORECASE)
 
 
 def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | None:
-    """Programs that start ssh for a host their options, operands or environment name:
-    mosh, autossh and ssh-copy-id (ssh to their first operand); GNU parallel's `-S`/
-    `--sshlogin` hosts (`:` is this machine; a login file's hosts are any); unison's and
-    lftp's `ssh://`, `sftp://`, `fish://` roots and URLs (lftp's inside `-c`/`-e` commands
-    too); restic's `sftp:` repository (`-r`, `--repo`, `$RESTIC_REPOSITORY`); borg's ssh or
-    `HOST:PATH` repository (operands, `$BORG_REPO`); ansible's hosts (ssh unless `-c local`)."""
+    """Programs that start ssh for a host their options, operands or environment name: mosh,
+    autossh and ssh-copy-id (ssh to their first operand); GNU parallel's (and `sem`'s)
+    `-S`/`--sshlogin` hosts, in `$PARALLEL` too (`:` is this machine; a login file's hosts are
+    any); unison's and lftp's `ssh://`, `sftp://`, `fish://`, `rsh://` roots and URLs (lftp's
+    inside `-c`/`-e` commands too); restic's `sftp:` repository (`-r`, `--repo`,
+    `$RESTIC_REPOSITORY`; an `rclone:` one or a `--repository-file`/`$RESTIC_REPOSITORY_FILE`
+    may be any); borg's ssh or `HOST:PATH` repository (operands, `$BORG_REPO`); ansible's hosts
+    (ssh unless `-c local`)."""
     hosts: list[str] = []
     if name in _SSH_ITSELF:
         hosts = plain_operands(args, _SSH_ITSELF[name])[:1]
         hosts = [h.rpartition("@")[2] for h in hosts]
     elif name in ("parallel", "sem"):
         # `$PARALLEL` holds options read before the command line's.
-        extra = [w for k, v in assignments if k == "PARALLEL" for w in v.split()]
-        for value in _valued((*extra, *args), ("-S", "--sshlogin")):
+        words = [w for k, v in assignments if k == "PARALLEL" for w in _split(v)]
+        for value in _valued((*words, *args), ("-S", "--sshlogin")):
             logins = [login.strip() for login in value.split(",")]
             hosts += [x.rpartition("/")[2].rpartition("@")[2] for x in logins]
             hosts = [h for h in hosts if h not in ("", ":")]  # `:` is this machine
-        if _valued(args, ("--slf", "--sshloginfile")):
+        if _valued((*words, *args), ("--slf", "--sshloginfile")):
             hosts.append(DYN)  # the hosts a file lists
     elif name in ("unison", "lftp"):
         hosts = [h for a in args for url in _SSH_URL.findall(a) if (h := _url_host(url))]
-        operands = [a for a in args if not a.startswith("-")]
-        if (name == "lftp" and _valued(args, ("-f",))) or (name == "unison" and len(operands) == 1):
-            hosts.append(DYN)  # lftp's script, unison's profile: roots not read
     elif name == "restic":
         repos = _valued(args, ("-r", "--repo")) + [
             v for k, v in assignments if k == "RESTIC_REPOSITORY"
         ]
         hosts = [_sftp_repo_host(r) for r in repos if r.lower().startswith("sftp:")]
+        # rclone's remote may be reached by ssh; a repository file names any repository.
+        hosts += [DYN for r in repos if r.lower().startswith("rclone:")]
         files = _valued(args, ("--repository-file",))
         if files or any(k == "RESTIC_REPOSITORY_FILE" for k, _ in assignments):
-            hosts.append(DYN)  # the repository a file names
+            hosts.append(DYN)
     elif name in ("borg", "borgmatic"):
         words = [a for a in args if not a.startswith("-")]
         words += [v for k, v in assignments if k == "BORG_REPO"]
@@ -148,60 +158,19 @@ def _ssh_user(name: str, args: Argv, assignments: Assignments) -> Equivalent | N
     return Equivalent((("ssh", hosts[0]),), f"`{name}` reaches {readable(hosts[0])} by ssh")
 
 
-_HOST_LISTS = {
-    # Parallel shells: the hosts their options list (a hostlist `h[1-3]`, a group, a file or
-    # the environment's list: any), through ssh or rsh.
-    "pdsh": ("-w",),
-    "pdcp": ("-w",),
-    "rpdcp": ("-w",),
-    "clush": ("-w", "--nodes"),
-    "pssh": ("-H", "--host"),
-    "parallel-ssh": ("-H", "--host"),
-    "pscp": ("-H", "--host"),
-    "parallel-scp": ("-H", "--host"),
-    "prsync": ("-H", "--host"),
-    "pslurp": ("-H", "--host"),
-    "dsh": ("-m", "--machine"),
-}
-_MORE_SSH = frozenset(
-    {"rclone", "duplicity", "duply", "virsh", "xpra", "sshuttle", "fab", "pyinfra"}
-    | {"salt-ssh", "rdiff-backup"}
-)
-_VIRSH_SSH = re.compile(r"[a-z]+\+(?:ssh|libssh2?)://", re.I)
+_MORE_SSH = frozenset({"rclone", "duplicity", "duply"})
 _DUPLICITY_SSH = re.compile(r"(?:[a-z]+\+)?(?:scp|sftp|ssh|fish)://|rsync://[^/]*[^:/]/", re.I)
 _RCLONE_LOCAL = frozenset({"local", "alias", "crypt", "chunker", "union", "combine", "hasher"})
 
 
-def _other_remotes(name: str, args: Argv, assignments: Assignments) -> Equivalent | None:
-    """Parallel shells' hosts; duplicity's ssh-family URLs (`sftp://`, `pexpect+scp://`,
-    rsync over ssh: `rsync://HOST/PATH`); rclone's remotes: an `:sftp:` one, or a named
-    `REMOTE:` whose type is in a configuration tether does not read (it may be sftp; one
-    that only names local files, `:local:`, reaches none)."""
+def _other_remotes(name: str, args: Argv) -> Equivalent | None:
+    """duplicity's ssh-family URLs (`sftp://`, `pexpect+scp://`, rsync over ssh:
+    `rsync://HOST/PATH`); rclone's remotes: an `:sftp:` one, or a named `REMOTE:` whose type
+    is in a configuration tether does not read (it may be sftp; one that only names local
+    files, `:local:`, reaches none)."""
     hosts: list[str] = []
-    if name in _HOST_LISTS:
-        for value in _valued(args, _HOST_LISTS[name]):
-            hosts += [DYN if "[" in h or "@" in h else h for h in value.split(",") if h]
-        if not hosts:
-            hosts.append(DYN)  # `-g GROUP`, `-a`, a hosts file, WCOLL, PDSH_* ...
-    elif name in ("duplicity", "duply"):
+    if name in ("duplicity", "duply"):
         hosts = [_url_host(a) or DYN for a in args if _DUPLICITY_SSH.match(a)]
-    elif name == "virsh":
-        uris = _valued(args, ("-c", "--connect"))
-        uris += [
-            v for k, v in assignments if k in ("LIBVIRT_DEFAULT_URI", "VIRSH_DEFAULT_CONNECT_URI")
-        ]
-        hosts = [DYN for u in uris if _VIRSH_SSH.match(u) or not is_literal(u)]
-    elif name == "xpra":
-        hosts = [DYN for a in args if a.lower().startswith(("ssh:", "ssh/"))]
-    elif name in ("sshuttle", "fab"):
-        flags = ("-r", "--remote") if name == "sshuttle" else ("-H", "--hosts")
-        hosts = [v.rpartition("@")[2] or DYN for v in _valued(args, flags)]
-    elif name in ("pyinfra", "salt-ssh"):
-        operands = [a for a in args if not a.startswith("-")]
-        local = name == "pyinfra" and operands[:1] == ["@local"]
-        hosts = [] if local else [DYN]  # an inventory: hosts reached by ssh
-    elif name == "rdiff-backup":
-        hosts = [a.partition("::")[0].rpartition("@")[2] or DYN for a in args if "::" in a]
     else:
         for arg in (a for a in args if not a.startswith("-")):
             remote, colon, _ = arg.removeprefix(":").partition(":")
@@ -217,6 +186,14 @@ def _rclone_host(arg: str) -> str:
     backend = arg.removeprefix(":").partition(":")[0]
     found = re.search(r",host=([^,:]+)", backend)
     return found.group(1) if found else DYN
+
+
+def _split(value: str) -> list[str]:
+    """An options variable's words, as the program splits them (a shell's words)."""
+    try:
+        return shlex.split(value)
+    except ValueError:
+        return [DYN]
 
 
 def _url_host(url: str) -> str:
@@ -305,8 +282,8 @@ def _valued(args: Argv, options: tuple[str, ...]) -> list[str]:
 
 def _git_remotes(argv: Argv) -> list[str]:
     """The repositories git's transport commands reach: every operand of `clone` and
-    `ls-remote`, the first of `fetch`, `pull` and `push` (the rest are refspecs), and
-    `archive --remote`."""
+    `ls-remote`, the first of `fetch`, `pull`, `push`, `fetch-pack` and `send-pack` (the
+    rest are refspecs), `request-pull`'s URL and `archive --remote`."""
     at = subcommand_at(argv)
     if at >= len(argv):
         return []
@@ -317,4 +294,6 @@ def _git_remotes(argv: Argv) -> list[str]:
         return []
     repos = _valued(rest, ("--repo",))  # `--repo=X` and `--repo X`
     operands = plain_operands(rest, _GIT_VALUED)
+    if sub == "request-pull":  # START URL [END]
+        return operands[1:2]
     return [*repos, *(operands if sub in ("clone", "ls-remote") else operands[:1])]

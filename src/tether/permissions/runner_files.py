@@ -1,14 +1,15 @@
-"""The commands build runners other than make run from their files, read where that is
-simple to read exactly, as text judged as bash (as make's recipes are): ninja's rules'
-`command =` lines (every rule's: any may build), just's recipes (the goal's and those it
-depends on, the first recipe by default) and backtick assignments, a Taskfile's `cmds`,
-`deps`, `sh:` variables of the task named (`default`). What is not read this way is code
-not read: rake's Rakefile (Ruby), ninja's `include`/`subninja`, just's `set shell`,
-shebang recipes, `import`/`mod`, a Taskfile's `includes` and anything not understood."""
+"""The commands build runners other than make run from their files, read where that is simple to
+read exactly, as text judged as bash (as make's recipes are): ninja's rules' `command =` lines
+(every rule's: any may build), just's recipes (the goal's and those it depends on, the first
+recipe by default) and backtick assignments, a Taskfile's `cmds`, `deps`, `sh:` variables of the
+task named (`default`) and its `dotenv` files (reads). What is not read this way is code not
+read: rake's Rakefile (Ruby), ninja's `include`/`subninja`, just's `set shell`, shebang recipes,
+`import`/`mod`, a Taskfile's `includes` and anything not understood."""
 
 from __future__ import annotations
 
 import re
+import shlex
 
 import yaml
 
@@ -119,6 +120,7 @@ def _task(text: str, names: tuple[str, ...]) -> Reading:
     tasks = data.get("tasks") or {}  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     commands = _sh_values(data.get("vars"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
     commands += _sh_values(data.get("env"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    commands += _dotenv(data.get("dotenv"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
     wanted = list(names) or ["default"]
     for name in wanted:
         if len(wanted) > _MAX_TASKS:
@@ -128,6 +130,7 @@ def _task(text: str, names: tuple[str, ...]) -> Reading:
             task = {"cmds": task if isinstance(task, list) else [task]}
         if not isinstance(task, dict):
             continue
+        commands += _dotenv(task.get("dotenv"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         for key in ("vars", "env"):
             commands += _sh_values(task.get(key))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         for dep in task.get("deps") or []:  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
@@ -148,6 +151,18 @@ def _task(text: str, names: tuple[str, ...]) -> Reading:
             commands.append(str(task["cmd"]))  # pyright: ignore[reportUnknownArgumentType]
     texts = [_TEMPLATE.sub("${TASK}", c) for c in commands]
     return "\n".join(texts) or None, tuple(unread)
+
+
+def _dotenv(files: object) -> list[str]:
+    """A Taskfile's `dotenv` files, each a read of that file (`: < FILE`, judged as bash)."""
+    if files is None:
+        return []
+    if not isinstance(files, list):
+        return [": < ${TASK}"]  # not a list: any file
+    return [
+        f": < {shlex.quote(f)}" if isinstance(f, str) and "{{" not in f else ": < ${TASK}"
+        for f in files  # pyright: ignore[reportUnknownVariableType]
+    ]
 
 
 def _sh_values(table: object) -> list[str]:

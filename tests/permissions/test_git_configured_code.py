@@ -1,0 +1,126 @@
+"""git running commands and reading repositories by its configuration, judged as if the
+URLs were typed: an `ext::` remote's command, a remote helper (`NAME::X`, an unknown scheme,
+`remote.NAME.vcs`), `remote.NAME.uploadpack`/`receivepack` and `core.sshCommand` are commands
+git runs; a remote at a local path is a read of that repository. Every git command that
+contacts a remote counts (`ls-remote`, `remote show|prune|update`, `archive --remote`,
+`fetch-pack`, `send-pack`, `request-pull`, `clone` of a URL the configuration rewrites).
+Real repositories, read by git."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tether.permissions import decide
+
+from .conftest import ContextFactory, Tree
+
+MODES = ("default", "bypassPermissions")
+RULES = {
+    "permissions": {
+        "allow": ["Bash(git *)"],
+        "deny": ["Bash(ssh *)", "Bash(curl *)", "Read(./secrets/**)"],
+    }
+}
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tree: Tree) -> Path:
+    path = tree.ws / "repo"
+    path.mkdir()
+    _git(path, "init", "-q")
+    _git(path, "config", "protocol.ext.allow", "always")
+    _git(path, "config", "remote.ex.url", "ext::sh -c curl% -sS% h;echo% x")
+    _git(path, "config", "remote.up.url", str(tree.ws / "other"))
+    _git(path, "config", "remote.up.uploadpack", "curl up")
+    _git(path, "config", "remote.up.receivepack", "curl down")
+    secret = tree.ws / "secrets" / "repo"
+    secret.mkdir(parents=True)
+    _git(secret, "init", "-q")
+    (path / "sub").mkdir()
+    _git(path, "config", "remote.sec.url", "../secrets/repo")
+    _git(path, "config", "url.ext::curl% %S.insteadOf", "gh:")
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git fetch ex",
+        "git pull ex main",
+        "git ls-remote ex",
+        "git --no-pager ls-remote ex",
+        "git remote show ex",
+        "git remote -v show ex",
+        "git remote prune ex",
+        "git remote update",
+        "git fetch --all",
+        "git archive --remote=ex HEAD",
+        "git archive --remote ex HEAD",
+        "git fetch up",  # its uploadpack
+        "git push up main",  # its receivepack
+        "git clone gh:r",  # insteadOf to ext::
+        "git fetch-pack gh:r",
+        "git request-pull HEAD gh:r",
+        "git fetch sec",  # a repository below a Read-denied path
+        "git fetch 'ext::sh -c curl% x'",  # typed, `% ` a space
+        "cd sub && git fetch sec",  # relative to the work tree's top
+    ],
+)
+def test_what_a_configured_remote_runs_or_reads_meets_the_rules(
+    command: str, repo: Path, make_ctx: ContextFactory
+) -> None:
+    for mode in MODES:
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode, cwd=repo))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "command"),
+    [
+        ("core.sshCommand", "curl x", "git fetch origin"),
+        ("remote.origin.vcs", "evil", "git fetch origin"),
+        ("url.evil::x.insteadOf", "h:", "git ls-remote origin"),
+        ("remote.origin.url", "evil://r", "git fetch origin"),
+    ],
+)
+def test_programs_the_configuration_names_are_judged(
+    setting: str, value: str, command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    path = tree.ws / "r"
+    path.mkdir()
+    _git(path, "init", "-q")
+    _git(path, "remote", "add", "origin", "h:r")
+    _git(path, "config", setting, value)
+    rules = {"permissions": {"allow": ["Bash(git *)"], "deny": ["Bash(curl *)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rules, cwd=path))
+    assert verdict.behavior != "allow", (setting, verdict.reason)
+    assert "curl" in verdict.reason or "git-remote-evil" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git fetch origin",
+        "git ls-remote origin",
+        "git remote show origin",
+        "git archive --remote=origin HEAD",
+        "git fetch near",
+        "git ls-remote https://example.com/x.git",
+        "git remote get-url origin",
+    ],
+)
+def test_ordinary_remotes_stay_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
+    path = tree.ws / "r"
+    path.mkdir()
+    _git(path, "init", "-q")
+    _git(path, "remote", "add", "origin", "https://example.com/r.git")
+    _git(path, "remote", "add", "near", "../other")
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES, cwd=path))
+    assert verdict.behavior == "allow", (command, verdict.reason)
