@@ -13,6 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from tether.processes import RUN_MARKER
 from tether.testing.cli_runner import CliResult, run_cli
 
 
@@ -86,6 +87,19 @@ def tether(model_env: object, workspace: Path) -> Callable[..., CliResult]:
         return run_cli(["--cwd", str(workspace), *mode, *argv], stdin=stdin)
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def run_marker_given_back() -> Iterator[None]:
+    """A run record started in a test's own process marks the process's environment until it
+    is closed (every child carries the mark, and the next start stops what a killed run
+    left): one a test leaves open must not mark the children of the tests after it."""
+    before = os.environ.get(RUN_MARKER)
+    yield
+    if before is None:
+        os.environ.pop(RUN_MARKER, None)
+    else:
+        os.environ[RUN_MARKER] = before
 
 
 @pytest.fixture(autouse=True)

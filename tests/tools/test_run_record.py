@@ -188,6 +188,7 @@ def test_every_child_carries_the_marker_and_a_handed_over_runs_go_on_in_the_next
     processes (its MCP servers) to the next run: not stopped at its end, stopped when the next
     run is killed."""
     home = tmp_path / "home"
+    outer = os.environ.get(MARKER_VARIABLE)
     first = RunRecord.start(home, scratch_dir=scratch_root(home) / "s1", session_id="s1")
     inherited = subprocess.Popen(["sleep", "600"], start_new_session=True)
     sleepers.append(inherited)
@@ -200,7 +201,7 @@ def test_every_child_carries_the_marker_and_a_handed_over_runs_go_on_in_the_next
     handed = first.hand_over()
     assert first.close() == 0
     assert _alive(kept.pid)
-    assert MARKER_VARIABLE not in os.environ  # given back as it was
+    assert os.environ.get(MARKER_VARIABLE) == outer  # given back as it was
     second = RunRecord.start(home, scratch_dir=scratch_root(home) / "s2", session_id="s2")
     second.adopt(handed)
     _dead(second)
