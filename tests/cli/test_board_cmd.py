@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
@@ -126,38 +128,36 @@ class _FakeStore:
 
 def test_on_a_terminal_it_follows_the_board_until_ctrl_c(workspace: Path) -> None:
     store = _board(workspace)
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tether", "board", "--team", "b", "--interval", "0.1"],
-        cwd=workspace,
-        stdin=follower,
-        stdout=follower,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "COLUMNS": "120", "TERM": "xterm"},
-    )
-    os.close(follower)
-    seen = b""
     try:
-        seen = _read_until(leader, b"check", seen)
-        assert b"No tasks yet" not in seen  # the first frame is the board read
-        store.create(NewTask(subject="newly added"))
-        seen = _read_until(leader, b"newly added", seen)
-        proc.send_signal(signal.SIGINT)
-        _drain_until_exit(leader, proc)
-        assert proc.wait(timeout=60) == 0
+        with _watched(workspace) as leader:
+            seen = _read_until(leader, b"check", b"")
+            assert b"No tasks yet" not in seen  # the first frame is the board read
+            store.create(NewTask(subject="newly added"))
+            _read_until(leader, b"newly added", seen)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(leader)
-        assert proc.stderr is not None
-        proc.stderr.close()
         store.close()
 
 
 def test_a_board_not_made_yet_is_watched_empty_and_shown_once_a_task_is_added(
     workspace: Path,
 ) -> None:
+    store: TaskStore | None = None
+    try:
+        with _watched(workspace) as leader:
+            seen = _read_until(leader, b"No tasks yet", b"")
+            assert not (workspace / ".tether").exists()  # watching made no board
+            store = open_task_store(None, project=workspace, team="b")
+            store.create(NewTask(subject="first of all"))
+            _read_until(leader, b"first of all", seen)
+    finally:
+        if store is not None:
+            store.close()
+
+
+@contextmanager
+def _watched(workspace: Path) -> Iterator[int]:
+    """`tether board` of team b on a terminal (its side of the pty given to the test), ended
+    with Ctrl+C when the test is done with it, which it must exit 0 on."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "tether", "board", "--team", "b", "--interval", "0.1"],
@@ -168,13 +168,8 @@ def test_a_board_not_made_yet_is_watched_empty_and_shown_once_a_task_is_added(
         env={**os.environ, "COLUMNS": "120", "TERM": "xterm"},
     )
     os.close(follower)
-    store: TaskStore | None = None
     try:
-        seen = _read_until(leader, b"No tasks yet", b"")
-        assert not (workspace / ".tether").exists()  # watching made no board
-        store = open_task_store(None, project=workspace, team="b")
-        store.create(NewTask(subject="first of all"))
-        _read_until(leader, b"first of all", seen)
+        yield leader
         proc.send_signal(signal.SIGINT)
         _drain_until_exit(leader, proc)
         assert proc.wait(timeout=60) == 0
@@ -185,8 +180,6 @@ def test_a_board_not_made_yet_is_watched_empty_and_shown_once_a_task_is_added(
         os.close(leader)
         assert proc.stderr is not None
         proc.stderr.close()
-        if store is not None:
-            store.close()
 
 
 def _drain_until_exit(fd: int, proc: subprocess.Popen[bytes]) -> None:
