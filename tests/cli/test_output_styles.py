@@ -107,3 +107,16 @@ def test_an_unknown_style_is_a_warning_naming_the_known_ones(
         'tether: Setting outputStyle: no output style is named "Nope" (known: default, '
         "Explanatory, Learning, Pirate); using the default."
     ], stderr
+
+
+def test_switching_style_with_a_damaged_local_settings_file_says_so_and_keeps_it(
+    tmp_path: Path,
+) -> None:
+    from tether.cli.session_views import output_style
+
+    local = tmp_path / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text("[1, 2]")
+    said = output_style("Explanatory", tmp_path, tmp_path / "home").plain
+    assert said == f"✗ cannot update {local}: it is not a JSON object"
+    assert local.read_text() == "[1, 2]"  # nothing lost

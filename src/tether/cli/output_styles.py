@@ -11,12 +11,10 @@ Code, the prompt is read once, so the choice applies from `/clear` or the next s
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final, cast
+from typing import Any, Final
 
-from tether import bounded_json
 from tether.skills.frontmatter import FrontMatterError, parse_optional
 from tether.slotted import Slotted
 
@@ -119,19 +117,11 @@ def find(styles: Mapping[str, OutputStyle], name: str) -> OutputStyle | None:
 
 def save_choice(workspace: Path, name: str) -> Path:
     """Keep `outputStyle` in the project's `.claude/settings.local.json`, everything else the
-    file holds as it was."""
+    file holds as it was; `ConfigError` when that file is not a JSON object."""
+    from tether.cli.permissions_edit import update_settings
+
     path = workspace / ".claude" / "settings.local.json"
-    data: dict[str, Any] = {}
-    if path.is_file():
-        loaded = bounded_json.loads(path.read_text(encoding="utf-8") or "{}")
-        if not isinstance(loaded, dict):
-            raise ValueError(f"{path} is not a JSON object")
-        data = cast(dict[str, Any], loaded)
-    data["outputStyle"] = name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    update_settings(path, lambda data: data.__setitem__("outputStyle", name))
     return path
 
 

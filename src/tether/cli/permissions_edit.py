@@ -127,12 +127,21 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _write(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
-    """Rewrite the `permissions` of the settings file at `path` with `change`, atomically,
-    keeping everything else it holds."""
+    """Rewrite the `permissions` of the settings file at `path` with `change`."""
+
+    def changed(data: dict[str, Any]) -> None:
+        table = data.get("permissions")
+        rules = dict(cast(dict[str, Any], table)) if isinstance(table, dict) else {}
+        data["permissions"] = change(rules)
+
+    update_settings(path, changed)
+
+
+def update_settings(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Change the settings file at `path` in place with `change`, atomically, keeping
+    everything else it holds; `ConfigError` when it cannot be read as a JSON object."""
     data = _read(path)
-    table = data.get("permissions")
-    rules = dict(cast(dict[str, Any], table)) if isinstance(table, dict) else {}
-    data["permissions"] = change(rules)
+    change(data)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

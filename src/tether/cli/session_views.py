@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.text import Text
 
 from tether.cli.terminal_text import terminal_safe
+from tether.protocol import ConfigError
 
 if TYPE_CHECKING:
     from tether.core.session import Session
@@ -62,7 +63,10 @@ def output_style(args: str, workspace: Path, user_home: Path) -> Text:
             known = ", ".join(["default", *styles])
             return Text(f"✗ No output style is named {terminal_safe(args)} (known: {known}).")
         name = found.name if found is not None else output_styles.DEFAULT
-        output_styles.save_choice(workspace, name)
+        try:
+            output_styles.save_choice(workspace, name)
+        except (ConfigError, OSError) as e:
+            return Text(f"✗ {terminal_safe(str(e))}")
         return Text(
             f"Output style: {name} (in force from /clear; kept in .claude/settings.local.json)"
         )
