@@ -14,8 +14,6 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
-from tether.cli.seen_messages import typed_text
-
 if TYPE_CHECKING:
     from tether.cli.repl_rewind import Checkpoint
     from tether.cli.startup import Ready
@@ -90,6 +88,8 @@ async def summarize(
 def prompt_index(view: Sequence[Message], taken: Sequence[Checkpoint], chosen: int) -> int | None:
     """Where the message `taken[chosen]` starts in what is sent (`view`): the user's prompts
     with its words, counted from the newest as the messages after it that have them too."""
+    from tether.cli.seen_messages import typed_text
+
     words = taken[chosen].said
     if not words:
         return None
