@@ -179,7 +179,7 @@ async def rewind(
         if not checkpoint.files:
             line.append(f"  {CONVERSATION_ONLY}", style="dim")
         else:
-            line.append(" " * (width - len(_one_line(checkpoint.text)) + 2))
+            line.append(" " * max(2, width - len(_one_line(checkpoint.text)) + 2))
             line.append(changed, style="dim")
         console.print(line, highlight=False)
     answer = await ask(prompt, PICK_QUESTION)
