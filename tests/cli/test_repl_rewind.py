@@ -16,11 +16,21 @@ import pytest
 from tests.cli.pty_terminal import PtyRepl
 from tests.cli.test_repl_commands import TURN_END, anthropic_only
 from tether.cli.repl_rewind import NOTHING_TO_REWIND, PICK_QUESTION
+from tether.cli.rewind_choices import CHOICE_QUESTION
 from tether.config.settings import sessions_home
 from tether.store import list_sessions, load_session
 from tether.testing import FakeModelServer, reply, text, tool_use
 
 ESC_ESC = "\x1b\x1b"
+
+
+def pick(repl: PtyRepl, number: int, choice: int | None = None) -> None:
+    """Answer the rewind list with `number`, then the menu that follows with `choice` (None:
+    Enter, its first: code and conversation)."""
+    asked = repl.screen.count(CHOICE_QUESTION.strip())
+    repl.send(f"{number}\r")
+    repl.wait_for(CHOICE_QUESTION.strip(), asked + 1)
+    repl.send(f"{choice or ''}\r")
 
 
 def _entries(workspace: Path) -> list[dict[str, object]]:
@@ -61,7 +71,7 @@ def test_esc_esc_rewinds_the_conversation_and_the_files(
         repl.wait_for(PICK_QUESTION.strip())
         assert "1. write one" in repl.screen
         assert "2. now write two" in repl.screen
-        repl.send("2\r")
+        pick(repl, 2)
         repl.wait_for("Files put back:")
         # The files are as they were when the second message was sent.
         assert notes.read_text() == "one\n"
@@ -116,7 +126,7 @@ def test_rewinding_to_the_first_message_starts_afresh_and_a_wrong_pick_changes_n
         assert (workspace / "made.txt").exists()
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip(), 2)
-        repl.send("1\r")
+        pick(repl, 1)
         repl.wait_for("Files put back: made.txt")
         assert not (workspace / "made.txt").exists()
         repl.wait_shown("> make a file")
@@ -150,7 +160,7 @@ def test_after_a_rewind_clear_starts_a_new_conversation(
         repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip())
-        repl.send("2\r")
+        pick(repl, 2)
         repl.wait_shown("> two")
         repl.send(ESC_ESC)
         repl.send("/clear\r")
@@ -197,7 +207,7 @@ def test_the_rewound_conversation_is_drawn_as_the_user_saw_it(
         shown_before = len(repl.screen)
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip())
-        repl.send("3\r")
+        pick(repl, 3)
         repl.wait_for("Second.", 2)  # the conversation drawn again
         repl.wait_shown("> three")
         redrawn = repl.screen[shown_before:]
@@ -236,7 +246,7 @@ def test_esc_esc_puts_back_a_file_a_subagent_wrote(
         assert (workspace / "sub_made.txt").exists()
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip())
-        repl.send("1\r")
+        pick(repl, 1)
         repl.wait_for("Files put back: sub_made.txt")
     finally:
         repl.close()
@@ -283,7 +293,7 @@ def test_esc_esc_reaches_messages_sent_before_a_resume(
         assert "1. first p1" in repl.screen
         assert "2. second p2" in repl.screen
         assert "3. third p3" in repl.screen
-        repl.send("2\r")
+        pick(repl, 2)
         repl.wait_for("Files put back: b.txt, f.txt")
         assert (workspace / "f.txt").read_text() == "V0\n"
         assert not (workspace / "b.txt").exists()
@@ -293,7 +303,7 @@ def test_esc_esc_reaches_messages_sent_before_a_resume(
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip(), 2)
         assert "2. second p2" not in repl.screen.split(PICK_QUESTION.strip())[-2]
-        repl.send("1\r")
+        pick(repl, 1)
         repl.wait_for("Files put back: a.txt")
         assert not (workspace / "a.txt").exists()
         repl.wait_shown("> first p1")
@@ -337,7 +347,7 @@ def test_a_rewind_is_kept_in_the_session_file_though_nothing_is_sent_after_it(
         shown_before = len(repl.screen)
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip())
-        repl.send("3\r")
+        pick(repl, 3)
         repl.wait_for("Files put back:")
         repl.wait_for("Wrote v1.", 2)  # the conversation drawn again, to its end
         repl.wait_shown("> please write v2")

@@ -11,6 +11,7 @@ import pytest
 
 from tests.cli.pty_terminal import PtyRepl, held
 from tests.cli.test_repl_commands import TURN_END, anthropic_only
+from tests.cli.test_repl_rewind import pick
 from tether.cli.repl_rewind import CONVERSATION_ONLY, PICK_QUESTION
 from tether.testing import FakeModelServer, reply, text, tool_use
 
@@ -47,7 +48,7 @@ def test_a_queued_message_has_a_checkpoint_of_the_files(
         repl.wait_for(PICK_QUESTION.strip())
         assert "2. QUEUED then write two" in repl.screen
         assert CONVERSATION_ONLY not in repl.screen
-        repl.send("2\r")
+        pick(repl, 2)
         repl.wait_for("Files put back: notes.txt")
         # As they were when the queued message reached the model: after the first Write.
         assert notes.read_text() == "one\n"

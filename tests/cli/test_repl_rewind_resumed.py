@@ -15,7 +15,8 @@ import pytest
 
 from tests.cli.pty_terminal import PtyRepl
 from tests.cli.test_repl_commands import TURN_END, anthropic_only
-from tether.cli.repl_rewind import CONVERSATION_ONLY, FILES_STAY, PICK_QUESTION
+from tests.cli.test_repl_rewind import pick
+from tether.cli.repl_rewind import CONVERSATION_ONLY, FILES_STAY, HEADER, PICK_QUESTION
 from tether.testing import FakeModelServer, reply, text, tool_use
 
 ESC_ESC = "\x1b\x1b"
@@ -31,9 +32,6 @@ def _headless(workspace: Path, env: dict[str, str], *args: str) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-
-
-HEADER = "Rewind: the conversation"
 
 
 def _offered(repl: PtyRepl, count: int) -> str:
@@ -84,7 +82,7 @@ def test_esc_esc_offers_the_messages_sent_with_p_before_the_resume(
         assert f"gamma  {CONVERSATION_ONLY}" not in offered
         assert "system-reminder" not in offered
         shown_before = len(repl.screen)
-        repl.send("3\r")
+        pick(repl, 3)
         repl.wait_for("Files put back: notes.txt")
         assert notes.read_text() == "v1\n"
         repl.wait_for("ACK beta.", 2)  # the conversation drawn again, whole
@@ -99,7 +97,7 @@ def test_esc_esc_offers_the_messages_sent_with_p_before_the_resume(
         offered = _offered(repl, 2)
         assert "2. SECOND-USER-MSG beta" in offered
         assert "THIRD-MSG gamma" not in offered  # rewound away
-        repl.send("1\r")
+        pick(repl, 1)
         repl.wait_for(FILES_STAY.split(":")[0])
         repl.wait_shown("> FIRST-USER-MSG alpha")
         assert notes.read_text() == "v1\n"  # -p kept no checkpoint: the files stay
@@ -131,7 +129,7 @@ def test_a_file_that_cannot_be_used_is_warned_of_once_whatever_the_restarts(
         repl.wait_reading(TURN_END)  # keys sent before it meet a cooked terminal
         repl.send(ESC_ESC)
         _offered(repl, 1)
-        repl.send("1\r")
+        pick(repl, 1)
         repl.wait_shown("> first")
         repl.send(ESC_ESC)  # clears the message put back
         repl.send("/clear\r")

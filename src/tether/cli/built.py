@@ -41,6 +41,10 @@ class Built:
     log, as the session's."""
     instructions: ProjectInstructions | None = None
     """The instruction files it read (`reload` after the user edited one: `/memory`)."""
+    status_line: tuple[str, int] | str | None = None
+    """The `statusLine` command and padding (`tether.cli.status_line`), or why it is ignored."""
+    output_style: str = "default"
+    """The name of the output style in use."""
 
     @property
     def context_window(self) -> int:

@@ -51,6 +51,15 @@ class FileHistory:
         (None: not recorded)."""
         return {uuid: text for uuid, _, text in self._entries()}
 
+    def changed(self) -> dict[str, dict[str, str | None]]:
+        """Every prompt with a checkpoint kept, oldest first: the files its turn changed, each
+        with the blob of what it held when the turn began (None: it did not exist)."""
+        return {uuid: files for uuid, files, _ in self._entries()}
+
+    def blob(self, name: str) -> bytes:
+        """A content kept, by its name (`changed`). Raises OSError when it cannot be read."""
+        return (self.directory / name).read_bytes()
+
     def state_at(self, uuid: str) -> dict[Path, bytes | None] | None:
         """What every file changed from the prompt `uuid`'s turn on held when it began (None:
         it did not exist); None when no checkpoint of that prompt is kept. Raises OSError when

@@ -58,6 +58,7 @@ from tether.cli.startup import (
     SessionStartup,
     StartupFailed,
 )
+from tether.cli.status_line import StatusLine, show_under
 from tether.cli.steer import KeyboardHold
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.trust_prompt import settle_trust
@@ -93,7 +94,9 @@ async def run_repl(
     opts = await settle_trust(opts, console, input, output)
     startup = SessionStartup(opts, console)
     prompt = message_prompt(_history_path(env), startup, input, output)
-    repl = _Repl(startup, console, prompt, watch_terminal=input is None)
+    status = StatusLine(prompt.app.invalidate, lambda said: _warn(console, said))
+    show_under(prompt, status)
+    repl = _Repl(startup, console, prompt, status, watch_terminal=input is None)
     try:
         with sigint_calls(repl.interrupt_turn), stop_on_signals(repl.stop_by_signal):
             code = await repl.run(initial_prompt)
@@ -102,6 +105,7 @@ async def run_repl(
         console.print(Text(f"tether: {terminal_safe(str(e))}", style="red"))
         return 2
     finally:
+        await status.close()
         await startup.close(repl.exit_reason)
     return code if repl.stopped_by is None else say_stopped(repl.stopped_by)
 
@@ -112,9 +116,12 @@ class _Repl(ReplTurns):
         startup: SessionStartup,
         console: Console,
         prompt: PromptSession[str],
+        status: StatusLine,
         *,
         watch_terminal: bool,
     ) -> None:
+        self.status = status
+        """The `statusLine` command's line under the prompt (`tether.cli.status_line`)."""
         self.startup = startup
         self.console = console
         self.prompt = prompt
@@ -214,6 +221,8 @@ class _Repl(ReplTurns):
         aborts the prompt (see `_on_startup_done`) and its error is raised instead."""
         self.startup.raise_failure()
         prefill, self._prefill = self._prefill, ""
+        if self.startup.ready is not None:  # the conversation may have changed since
+            self.status.refresh(self.startup.ready)
         self._keys.hold()  # kept after the prompt too, until what the line asks for is known
         with patch_stdout(raw=True):
             return await self.prompt.prompt_async(default=prefill)
@@ -235,6 +244,8 @@ class _Repl(ReplTurns):
                 if self.show_mcp_failure not in listeners:
                     listeners.append(self.show_mcp_failure)
             if ready is not None:
+                self.status.configure(ready.status_line)
+                self.status.refresh(ready)
                 # SessionStart hooks run as the session appears, as in Claude Code.
                 self._beginning = asyncio.create_task(self._begin(ready))
             if ready is not None and not ready.session.startup_questions:
@@ -291,6 +302,10 @@ class _Repl(ReplTurns):
             app.exit(exception=EOFError())
         else:
             self.interrupt_turn()
+
+
+def _warn(console: Console, said: str) -> None:
+    console.print(Text(f"⚠ {terminal_safe(said)}", style="yellow"), highlight=False)
 
 
 def _history_path(env: Mapping[str, str] | None) -> Path:

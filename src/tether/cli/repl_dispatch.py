@@ -128,6 +128,10 @@ class ReplCommands:
             await self.clear_conversation()
         elif name in ("/rewind", "/checkpoint"):
             await self.rewind()
+        elif name == "/statusline":
+            from tether.cli.status_line import HELP
+
+            self.console.print(Text(HELP, style="dim"), highlight=False)
         elif name == "/memory":
             ready = await self._session()
             if ready is not None:

@@ -31,7 +31,7 @@ Commands
   :resume ID     continue session ID here
   :fork ID       continue session ID as a new session, leaving it as it was
   /clear         start a new conversation on a cleared screen (the old one stays resumable)
-  /rewind, /checkpoint  go back to before an earlier message, its files too (as Esc Esc)
+  /rewind, /checkpoint  restore the code and/or conversation, or summarize (as Esc Esc)
   /model [NAME]  the model in use, or switch to NAME (opus, sonnet, haiku, an id)
   /status        model, mode, workspace, session id, MCP servers, context used
   /permissions   the permission mode and the rules in force, by where they come from;
@@ -39,6 +39,7 @@ Commands
   /context       what fills the model's window (system, tools, instructions, messages), as a picture
   /hooks         every configured hook by event and matcher, with the file it comes from
   /output-style [NAME]  the output styles, or switch (from /clear on)
+  /statusline    how to set the line under the prompt (the statusLine setting's command)
   /mcp           MCP servers: their state and tools; /mcp reconnect|enable|disable SERVER
   /init          have the model study the repository and write its CLAUDE.md
   /memory        open a memory file (CLAUDE.md, CLAUDE.local.md, ~/.claude/CLAUDE.md) in $EDITOR
@@ -50,7 +51,7 @@ Keys
   Alt+Enter      new line (or Esc then Enter); pasted text stays one message
   Up / Down      previous messages (history)
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
-  Esc Esc        rewind to before an earlier message (its files too); clears a typed line
+  Esc Esc        rewind: restore code and/or conversation, or summarize; clears a typed line
   Shift+Tab      next permission mode: ask before edits, accept edits, plan (also while it works);
                  at an edit's question: allow it, and all edits this session
   !command       run a shell command; its output goes to the model with the next message
@@ -72,6 +73,7 @@ BUILTIN_COMMANDS = (
     "/context",
     "/hooks",
     "/output-style",
+    "/statusline",
     "/mcp",
     "/init",
     "/memory",

@@ -1,6 +1,9 @@
-"""Esc Esc at an empty prompt: rewind the conversation to before one of its messages, with the
-files Write and Edit changed since then put back where a checkpoint of them is kept, as Claude
-Code does ("checkpoints persist across sessions").
+"""Esc Esc at an empty prompt (or `/rewind`): rewind the conversation to before one of its
+messages, with the files Write and Edit changed since then put back where a checkpoint of them
+is kept, as Claude Code does ("checkpoints persist across sessions"). The list shows what each
+message changed in the files (`tether.cli.rewind_changes`); the message picked, the choices
+follow (`tether.cli.rewind_choices`): code and conversation, either alone, or a summary of the
+conversation from or up to that message.
 
 After each message's turn in the REPL, what the files it changed held when it began is kept
 beside the session file (`file_history`, as the SDK's file checkpoints), with the text typed.
@@ -18,17 +21,18 @@ message comes back in the prompt, to edit or send again.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
 from tether.cli.file_history import FileHistory, file_history_dir
 from tether.cli.repl_sessions import opening
+from tether.cli.rewind_changes import change_lines
+from tether.cli.rewind_choices import Choice, ask, choose, summarize
 from tether.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
@@ -37,8 +41,14 @@ if TYPE_CHECKING:
     from tether.core.session import Session
 
 NOTHING_TO_REWIND = "Nothing to rewind to yet: no message was sent in this session."
+HEADER = "Rewind: restore the code and/or the conversation to the point before…"
 PICK_QUESTION = "rewind to before which message? (number, Enter for none) "
 CONVERSATION_ONLY = "(conversation only)"
+FILES_KEPT = "↺ Only the conversation goes back: the files stay as they are now."
+NO_CODE_CHECKPOINT = (
+    "No checkpoint of the files was kept for that message (it was not sent in a REPL): "
+    "its code cannot be restored."
+)
 FILES_STAY = (
     "↺ Only the conversation goes back: no checkpoint of the files was kept for that message "
     "(it was not sent in a REPL), so they stay as they are now."
@@ -53,6 +63,10 @@ class Checkpoint:
     text: str
     files: bool = True
     """Whether a checkpoint of the files is kept for it (else only the conversation goes back)."""
+    said: str | None = None
+    """Its words as the session file holds them (a command's expansion, for one typed)."""
+    bash: bool = False
+    """Whether a Bash command ran in its turn (what that changed is not known)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +122,7 @@ def kept_checkpoints(session: Session) -> list[Checkpoint]:
     from tether.cli.seen_messages import typed_text
     from tether.protocol import HarnessError
     from tether.store import load_session
-    from tether.store.records import UserRecord
+    from tether.store.records import AssistantRecord, UserRecord
 
     path = session.recorder.path if session.recorder is not None else None
     if path is None or not path.exists():
@@ -119,11 +133,15 @@ def kept_checkpoints(session: Session) -> list[Checkpoint]:
         sent: list[Checkpoint] = []
         for place, record in loaded.placed_records():
             entry = loaded.branch[place].uuid
+            if isinstance(record, AssistantRecord) and sent:
+                if any(use.name == "Bash" for use in record.message.tool_uses()):
+                    sent[-1] = replace(sent[-1], bash=True)
+                continue
             said = typed_text(record.blocks) if isinstance(record, UserRecord) else None
             if entry in prompts:
-                sent.append(Checkpoint(entry, prompts[entry] or said or ""))
+                sent.append(Checkpoint(entry, prompts[entry] or said or "", said=said))
             elif said is not None:
-                sent.append(Checkpoint(entry, said, files=False))
+                sent.append(Checkpoint(entry, said, files=False, said=said))
     except HarnessError as e:
         raise _Refused(str(e)) from None
     except OSError as e:
@@ -151,32 +169,54 @@ async def rewind(
     if not taken:
         console.print(Text(NOTHING_TO_REWIND, style="dim"))
         return None
-    console.print(Text("Rewind: the conversation and the files go back to before", style="bold"))
-    for number, checkpoint in enumerate(taken, 1):
+    cwd = Path(session.started().cwd)
+    path = session.recorder.path if session.recorder is not None else None
+    changes = change_lines(taken, FileHistory(file_history_dir(path)), cwd) if path else []
+    console.print(Text(HEADER, style="bold"))
+    width = min(60, max(len(_one_line(c.text)) for c in taken))
+    for number, (checkpoint, changed) in enumerate(zip(taken, changes, strict=True), 1):
         line = Text(f"  {number}. {_one_line(checkpoint.text)}")
         if not checkpoint.files:
             line.append(f"  {CONVERSATION_ONLY}", style="dim")
+        else:
+            line.append(" " * max(2, width - len(_one_line(checkpoint.text)) + 2))
+            line.append(changed, style="dim")
         console.print(line, highlight=False)
-    answer = await _pick(prompt)
+    answer = await ask(prompt, PICK_QUESTION)
     if not answer:
         return None
     if not answer.isdigit() or not 1 <= int(answer) <= len(taken):
         console.print(Text(f"No message {answer!r} to rewind to.", style="yellow"))
         return None
-    chosen = taken[int(answer) - 1]
+    picked = int(answer) - 1
+    chosen = taken[picked]
+    choice = await choose(console, prompt, _one_line(chosen.text, 60))
+    if choice is None:
+        return None
+    if choice in (Choice.SUMMARIZE_FROM, Choice.SUMMARIZE_UP_TO):
+        await summarize(console, ready, taken, picked, choice)
+        return None
+    files = chosen.files and choice is not Choice.CONVERSATION
+    if choice is Choice.CODE and not chosen.files:
+        console.print(Text(NO_CODE_CHECKPOINT, style="yellow"))
+        return None
     try:
-        parent = _branch_point(session, chosen.uuid)
-        restored = _put_files_back(session, chosen.uuid) if chosen.files else None
+        parent = _branch_point(session, chosen.uuid) if choice is not Choice.CODE else None
+        restored = _put_files_back(session, chosen.uuid) if files else None
     except _Refused as e:
         console.print(Text(f"✗ Cannot rewind: {terminal_safe(str(e))}", style="red"))
         return None
-    if restored is None:
+    if choice is Choice.CONVERSATION:
+        console.print(Text(FILES_KEPT, style="cyan"))
+    elif restored is None:
         console.print(Text(FILES_STAY, style="yellow"))
     elif restored:
         names = ", ".join(terminal_safe(_shorten(p, session)) for p in sorted(restored))
         console.print(Text(f"↺ Files put back: {names}", style="cyan"), highlight=False)
     else:
         console.print(Text("↺ No file was changed since then.", style="dim"))
+    if choice is Choice.CODE:
+        return None  # the conversation goes on as it is
     options = opening(
         ready.options,
         resume=session.session_id if parent is not None else None,
@@ -245,16 +285,6 @@ def _holds(file: Path, content: bytes | None) -> bool:
         return file.read_bytes() == content
     except FileNotFoundError:
         return content is None
-
-
-async def _pick(prompt: PromptSession[str]) -> str:
-    """The answer, read by a prompt of its own (the message prompt keeps its history)."""
-    picker: PromptSession[str] = PromptSession(input=prompt.input, output=prompt.output)
-    with patch_stdout(raw=True):
-        try:
-            return (await picker.prompt_async(PICK_QUESTION)).strip()
-        except (KeyboardInterrupt, EOFError):
-            return ""
 
 
 def _one_line(text: str, width: int = 80) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tether.agents import agent_listing, task_tool
@@ -63,6 +64,7 @@ from tether.cli.startup_checks import (
     record_run,
     unstoppable_budget,
 )
+from tether.cli.status_line import status_setting
 from tether.cli.system_prompt import SystemPrompt
 from tether.cli.teams_tools import (
     TEAMMATE_ENV,
@@ -404,6 +406,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     account = account_info(resolved.provider.name, key_source, env)
     if lead is not None:
         lead.events.append(record_event)
-    return Built(
+    built = Built(
         session, mcp, agents, key_source, lead, plugins, board, account, record_event, instructions
     )
+    style_name = style.name if style is not None else "default"
+    return replace(built, status_line=status_setting(settings.data), output_style=style_name)

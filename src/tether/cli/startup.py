@@ -66,6 +66,9 @@ class Ready:
     bypass_allowed: bool = False
     """Started in bypassPermissions, or with `--allow-dangerously-skip-permissions`: Shift+Tab
     may switch to it (as in Claude Code, never otherwise)."""
+    status_line: tuple[str, int] | str | None = None
+    """The `statusLine` setting (`tether.cli.status_line.status_setting`)."""
+    output_style: str = "default"
 
 
 class SessionStartup:
@@ -154,6 +157,8 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
         built.lead,
         instructions=built.instructions,
         bypass_allowed=bypass,
+        status_line=built.status_line,
+        output_style=built.output_style,
     )
 
 

@@ -271,6 +271,34 @@ def compacted_messages(
     return (Message(role="user", content=tuple(blocks)), *tail)
 
 
+def compacted_from(
+    messages: Sequence[Message], at: int, summary: str, *, prompt_chars: int = 60_000
+) -> tuple[Message, ...]:
+    """The conversation after the part from `messages[at]` (a user's prompt) on is summarised,
+    the rewind menu's "summarize from here": `messages[:at]` verbatim, then one user message
+    (the summary and the user's prompts of that part, see `carried_prompts`), then the newest
+    reply, unchanged, so roles alternate and the newest message stays live.
+
+    Raises ValueError when `at` is not where a prompt starts or nothing lies between it and
+    the newest reply."""
+    if at != 0 and at not in cut_points(messages):
+        raise ValueError(f"{at} is not a point where the conversation can be cut")
+    if not messages or messages[-1].role != "assistant" or at >= len(messages) - 1:
+        raise ValueError("only a conversation whose newest message is a reply can be summarised")
+    if messages[at].role != "user":
+        raise ValueError(f"message {at} is not a prompt of the user's")
+    blocks: list[ContentBlock] = [
+        TextBlock(
+            text=(
+                "The rest of this conversation, from here on, was summarised to free context."
+                f"\n{SUMMARY_MARK}\n{summary.strip()}\n{SUMMARY_END}"
+            )
+        )
+    ]
+    blocks.extend(carried_prompts(messages[at:-1], prompt_chars))
+    return (*messages[:at], Message(role="user", content=tuple(blocks)), messages[-1])
+
+
 async def summarize(
     model: Model,
     request: ModelRequest,

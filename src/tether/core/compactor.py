@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Final, Literal
 from tether.core.compaction import (
     PROMPTS_SHARE,
     CompactionPolicy,
+    compacted_from,
     compacted_messages,
     cut_point,
     is_prompt_too_long,
@@ -100,12 +101,33 @@ async def _summary(
 
 
 async def compact_on_request(
-    agent: Agent, history: History, request: ModelRequest, focus: str | None
+    agent: Agent,
+    history: History,
+    request: ModelRequest,
+    focus: str | None,
+    *,
+    at: int | None = None,
+    part: str = "before",
 ) -> tuple[list[Event], bool]:
-    """A compaction the user asked for (`/compact`): what it said, and whether it happened."""
+    """A compaction the user asked for (`/compact`, or one part of the conversation from the
+    rewind menu: see `Compact`): what it said, and whether it happened."""
     events: list[Event] = []
-    done = await compact(agent, history, request, events.append, trigger="manual", focus=focus)
+    done = await compact(
+        agent, history, request, events.append, trigger="manual", focus=focus, at=at, part=part
+    )
     return events, done
+
+
+def _part_focus(view: tuple[Message, ...], at: int, part: str, focus: str | None) -> str:
+    """The summary's focus when only one part of the conversation is summarised."""
+    words = " ".join(view[at].text().split())[:200]
+    where = f"the user's message that begins {words!r}"
+    said = (
+        f"Summarise only the conversation from {where} on; what comes before it stays verbatim."
+        if part == "from"
+        else f"Summarise only the conversation before {where}; it and what follows stay verbatim."
+    )
+    return f"{said}\n{focus}" if focus else said
 
 
 async def compact(
@@ -116,6 +138,8 @@ async def compact(
     *,
     trigger: Literal["auto", "manual"] = "auto",
     focus: str | None = None,
+    at: int | None = None,
+    part: str = "before",
 ) -> bool:
     """Replace the older part of what is sent by a summary the model writes. Returns whether it
     happened; a failure keeps the whole history (it is tried again at the next threshold)."""
@@ -123,8 +147,13 @@ async def compact(
     policy = agent.compaction.policy
     view = history.view()
     measured = history.last_usage.context_tokens if history.last_usage else policy.window
-    cut = plan_cut(view, policy, measured)
-    if cut is None and trigger == "manual":
+    cut = plan_cut(view, policy, measured) if at is None else at
+    if at is not None:
+        if not 0 <= at < len(view) or (part == "before" and at == 0):
+            emit(Notice(level="warning", message="nothing to summarise there"))
+            return False
+        focus = _part_focus(view, at, part, focus)
+    elif cut is None and trigger == "manual":
         # Asked of a conversation too short to keep its recent exchanges (one exchange): as
         # Claude Code, it compacts; only the newest exchange stays verbatim.
         cut = cut_point(view, 1)
@@ -141,7 +170,9 @@ async def compact(
     emit(StatusChanged(status="compacting"))
     done = False
     try:
-        done = await _compact_now(agent, history, request, emit, view, cut, trigger, focus)
+        done = await _compact_now(
+            agent, history, request, emit, view, cut, trigger, focus, part if at is not None else ""
+        )
     finally:
         if not done:  # a success says so itself, before its boundary (as Claude Code)
             emit(StatusChanged(status=None, compact_result="failed"))
@@ -157,7 +188,9 @@ async def _compact_now(
     cut: int,
     trigger: Literal["auto", "manual"],
     focus: str | None,
+    part: str = "",
 ) -> bool:
+    """Summarise `view[:cut]` (`part` "from": `view[cut:-1]`) and send that from now on."""
     assert agent.compaction is not None
     policy = agent.compaction.policy
     hooks = agent.gate.hooks if agent.gate is not None else None
@@ -190,8 +223,12 @@ async def _compact_now(
         extra = [TextBlock(text=reminder(context)) for context in started.additional_context]
     before = history.last_usage.context_tokens if history.last_usage else sizer.tokens(request)
     try:
-        compacted = compacted_messages(
-            view, cut, summary, plan=plan, prompt_chars=prompt_chars, extra=extra
+        compacted = (
+            compacted_from(view, cut, summary, prompt_chars=prompt_chars)
+            if part == "from"
+            else compacted_messages(
+                view, cut, summary, plan=plan, prompt_chars=prompt_chars, extra=extra
+            )
         )
         history.compact_to(view, compacted)
     except ValueError as e:  # a cut the history cannot take: never the end of the turn
@@ -209,10 +246,12 @@ async def _compact_now(
             emit(Notice(level="warning", message=f"the summary was not added to {where}: {reason}"))
     emit(StatusChanged(status=None, compact_result="success"))
     emit(ContextCompacted(trigger=trigger, pre_tokens=before))
+    summarised, kept = (len(view) - 1 - cut, cut + 1) if part == "from" else (cut, len(view) - cut)
+    where = "from the chosen one on" if part == "from" else "earlier"
     emit(
         Notice(
-            message=f"context compacted ({trigger}): {cut} earlier messages summarised, "
-            f"{len(view) - cut} kept verbatim"
+            message=f"context compacted ({trigger}): {summarised} messages {where} summarised, "
+            f"{kept} kept verbatim"
         )
     )
     if hooks is not None and hooks.has("PostCompact"):

@@ -13,7 +13,9 @@ mirrors how `History` merges them and fixes what the API would refuse:
 - blank text is dropped, and a message left with nothing is not replayed (said);
 - a tool call whose id the API would refuse (repeated, malformed) gets a fresh one (said);
 - a compaction whose summary or cut no longer fits is moved to the nearest valid cut, or
-  dropped (everything is sent, and the window logic deals with the size).
+  dropped (everything is sent, and the window logic deals with the size). A summary is the
+  user's text, or (the rewind menu's "summarize from here") the conversation before it
+  verbatim, whole turns whose calls are all answered.
 
 The same file always replays to the same transcript, so what a resumed session appends
 (`kept` counts of later compactions, results of renamed calls) stays consistent.
@@ -206,8 +208,10 @@ def _joined(first: AssistantRecord, then: AssistantRecord) -> AssistantRecord:
 def _usable_summary(summary: Sequence[Message]) -> tuple[Message, ...] | None:
     """The summary as tether writes it (user messages of text), made encodable; None if it
     is anything else: it could not stand before the kept part."""
-    if not summary or any(m.role != "user" for m in summary):
+    if not summary or summary[-1].role != "user":
         return None
+    if any(m.role != "user" for m in summary):
+        return _usable_prefix(summary)
     cleaned: list[Message] = []
     for message in summary:
         blocks = encodable_blocks(message.content)
@@ -215,6 +219,24 @@ def _usable_summary(summary: Sequence[Message]) -> tuple[Message, ...] | None:
             return None
         cleaned.append(Message(role="user", content=blocks))
     return (Message(role="user", content=tuple(b for m in cleaned for b in m.content)),)
+
+
+def _usable_prefix(summary: Sequence[Message]) -> tuple[Message, ...] | None:
+    """A summary that keeps the conversation before it verbatim (the rewind menu's "summarize
+    from here"): messages in turn, the user's first, every call answered by the next message
+    and every result answering one; None if it is anything else."""
+    cleaned: list[Message] = []
+    calls: set[str] = set()
+    for index, message in enumerate(summary):
+        blocks = encodable_blocks(message.content)
+        if not blocks or message.role != ("user" if index % 2 == 0 else "assistant"):
+            return None
+        answered = {b.tool_use_id for b in blocks if isinstance(b, ToolResultBlock)}
+        if message.role == "user" and answered != calls:
+            return None
+        calls = {b.id for b in blocks if isinstance(b, ToolUseBlock)}
+        cleaned.append(Message(role=message.role, content=blocks))
+    return tuple(cleaned) if not calls else None
 
 
 def _count(number: int, noun: str) -> str:

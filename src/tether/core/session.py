@@ -147,7 +147,7 @@ class Session(FrontEndHooks):
                 raise HarnessError("this session cannot switch models")
             self.switch_model(op.model)
         elif isinstance(op, Compact):
-            async for event in self._compact(op.focus):
+            async for event in self._compact(op.focus, op.at, op.part):
                 yield event
         elif isinstance(op, Shutdown):  # pyright: ignore[reportUnnecessaryIsInstance]
             for news in await self.aclose():
@@ -301,7 +301,9 @@ class Session(FrontEndHooks):
                 self._task.cancel()
                 await asyncio.gather(self._task, return_exceptions=True)
 
-    async def _compact(self, focus: str | None) -> AsyncIterator[Event]:
+    async def _compact(
+        self, focus: str | None, at: int | None = None, part: str = "before"
+    ) -> AsyncIterator[Event]:
         """Compact now; `interrupt()` cancels it (the history stays whole)."""
         if self.busy:
             raise HarnessError("cannot compact while a turn is running")
@@ -312,7 +314,12 @@ class Session(FrontEndHooks):
         self._began = True
         task = self._task = asyncio.create_task(
             compact_on_request(
-                self.agent, self._history, next_request(self.agent, self._history), focus
+                self.agent,
+                self._history,
+                next_request(self.agent, self._history),
+                focus,
+                at=at,
+                part=part,
             )
         )
         try:

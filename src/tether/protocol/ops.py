@@ -187,15 +187,29 @@ class SetModel(_Op):
 
 
 class Compact(_Op):
-    """Compact the context now (`/compact [focus]`)."""
+    """Compact the context now (`/compact [focus]`). With `at` (an index of what is sent,
+    `Session.sent_messages`, where a user's prompt starts), only one part is summarised, as
+    the rewind menu's choices: `part="before"` the messages before it, `part="from"` it and
+    every message after it but the newest reply."""
 
-    __slots__ = ("focus", "kind")
+    __slots__ = ("at", "focus", "kind", "part")
     kind: Final[Literal["compact"]]
     focus: Final[str | None]
+    at: Final[int | None]
+    part: Final[Literal["before", "from"]]
 
-    def __init__(self, *, kind: Literal["compact"] = "compact", focus: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        kind: Literal["compact"] = "compact",
+        focus: str | None = None,
+        at: int | None = None,
+        part: Literal["before", "from"] = "before",
+    ) -> None:
         self.kind = kind
         self.focus = focus
+        self.at = at
+        self.part = part
 
 
 class Shutdown(_Op):
