@@ -194,7 +194,9 @@ class _Judge(FileJudge):
             elif is_pager_variable(name) and is_literal(value):
                 parts.extend(self.commands_run(value, pager=True))  # `GIT_PAGER=cat git log`
             elif is_dangerous_variable(name) and not (
-                is_literal(value) and workspace_module_path(name, value, inv.argv)
+                is_literal(value)
+                and workspace_module_path(name, value, inv.argv)
+                and all(self.places.inside(part) for part in value.split(":"))
             ):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False
