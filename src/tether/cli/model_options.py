@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from tether.config.numbers import env_number
 from tether.config.settings import Settings
+from tether.core.loop import Agent
 from tether.core.model_call import RetryPolicy
 from tether.models.base import Model
 from tether.models.idle import IDLE_TIMEOUT_ENV, IdleLimits
@@ -81,3 +82,14 @@ def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
         attempts = int(retries) + 1
         policy = replaced(policy, max_attempts=attempts, max_unreachable_attempts=attempts)
     return policy
+
+
+def effort_in_force(agent: Agent, resolved: ResolvedModel) -> str | None:
+    """The effort level the session's requests carry now: the model switched to since
+    (`set_model`, the fallback) on the session's provider, after any downgrade for it."""
+    from tether.models.catalogue import model_info
+    from tether.models.effort import effort_sent
+
+    info = model_info(agent.model_id, resolved.provider)
+    wire = resolved.provider.wire
+    return effort_sent(agent.effort, info.efforts, wire, info.thinking, agent.thinking_budget)
