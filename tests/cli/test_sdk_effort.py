@@ -108,6 +108,19 @@ async def test_hooks_of_a_call_or_a_stop_are_told_the_effort(
     sdk.assert_lines_parse()
 
 
+async def test_unasked_hooks_are_told_the_api_default_on_a_model_that_takes_a_level(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    # As Claude Code: a model that takes a level always works at one (the API's default,
+    # high, when none is sent); nothing is sent for it.
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
+    inputs: Inputs = {}
+    hooks = {"PreToolUse": [HookMatcher(hooks=[_recording(inputs)])]}
+    await sdk.query("go", model="claude-opus-5-5", hooks=hooks, permission_mode="bypassPermissions")
+    assert inputs["PreToolUse"][0]["effort"] == {"level": "high"}
+    assert "output_config" not in fake_model.requests[0].body
+
+
 async def test_no_effort_for_hooks_on_a_model_that_takes_none(
     sdk: SdkRun, fake_model: FakeModelServer
 ) -> None:

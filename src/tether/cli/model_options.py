@@ -85,11 +85,15 @@ def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
 
 
 def effort_in_force(agent: Agent, resolved: ResolvedModel) -> str | None:
-    """The effort level the session's requests carry now: the model switched to since
-    (`set_model`, the fallback) on the session's provider, after any downgrade for it."""
+    """The effort level the session's model works at now (the model switched to since,
+    `set_model` or the fallback, on the session's provider): the level asked for after any
+    downgrade for the model; unasked, the Messages API's default (`API_DEFAULT_EFFORT`) on a
+    model that takes a level, as Claude Code's hooks are told one whenever the model takes
+    it."""
     from tether.models.catalogue import model_info
-    from tether.models.effort import effort_sent
+    from tether.models.effort import API_DEFAULT_EFFORT, effort_sent
 
     info = model_info(agent.model_id, resolved.provider)
     wire = resolved.provider.wire
-    return effort_sent(agent.effort, info.efforts, wire, info.thinking, agent.thinking_budget)
+    asked = agent.effort or (API_DEFAULT_EFFORT if wire == "anthropic" else None)
+    return effort_sent(asked, info.efforts, wire, info.thinking, agent.thinking_budget)

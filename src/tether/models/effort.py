@@ -13,6 +13,9 @@ EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
 EFFORT_LEVELS: tuple[EffortLevel, ...] = ("low", "medium", "high", "xhigh", "max")
 """Claude Code's levels, least first."""
 
+API_DEFAULT_EFFORT: EffortLevel = "high"
+"""What the Messages API works at on a model that takes a level when a request names none."""
+
 _ORDER = ("minimal", *EFFORT_LEVELS)
 """Every level an endpoint names, least first (OpenAI's `minimal` below Claude Code's)."""
 
