@@ -92,6 +92,19 @@ async def test_a_blocked_prompt_is_dropped_and_the_turn_succeeds(
         "Original prompt: secret plans"
     )
     assert fake_model.requests == []
+    # Claude Code's line for it: `informational`, with what became of the prompt.
+    [said] = [line for line in sdk.lines() if line.get("subtype") == "informational"]
+    assert said["content"] == result.result
+    assert said["level"] == "warning"
+    assert said["prevent_continuation"] is True
+    assert said["prompt_submit_outcome"] == {
+        "kind": "blocked_by_hook",
+        "prompt_kept": False,
+        "reason": "prompt not allowed",
+    }
+    assert not [line for line in sdk.lines() if line.get("subtype") == "notice"]
+    assert [m for m in blocked if isinstance(m, SystemMessage) and m.subtype == "informational"]
+    sdk.assert_lines_parse()
 
 
 async def test_a_callback_that_times_out_keeps_its_call_from_running(

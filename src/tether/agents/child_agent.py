@@ -88,6 +88,7 @@ def child_agent(
         max_turns=min(max_turns, definition.max_turns or max_turns),
         max_tokens=parent.max_tokens,
         thinking_budget=parent.thinking_budget,
+        effort=parent.effort,
         retry=parent.retry,
         gate=gate,
         compaction=compaction,

@@ -61,7 +61,8 @@ QUIET_OPTIONAL_VALUE = frozenset({"--debug"})
 """`--debug [filter]`: its filter is consumed with it when the input is stream-json."""
 
 EFFORT_THINKING_TOKENS = {"low": 0, "medium": 8_000, "high": 16_000, "xhigh": 32_000, "max": 63_999}
-"""`--effort`, as a thinking budget per response (tether's providers take no effort level)."""
+"""`--effort` on a model that takes no effort level, as a thinking budget per response; a model
+that takes one is sent the level itself (`tether.models.effort`)."""
 FULL_THINKING_TOKENS = EFFORT_THINKING_TOKENS["max"]
 """`--thinking adaptive|enabled` with no budget given: as much as the reply allows (the request
 keeps a budget below its `max_tokens`; a model that thinks adaptively is sent `adaptive`)."""
@@ -162,7 +163,8 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--effort",
         choices=sorted(EFFORT_THINKING_TOKENS),
-        help="effort as a thinking budget (low: none ... max: 63,999 tokens)",
+        help="how much the model spends on a reply: sent as the effort level to a model that "
+        "takes one (thinking adaptively); else a thinking budget (low: none ... max: 63,999)",
     )
     p.add_argument(
         "--json-schema", help="structured output: the final answer as JSON of this schema"

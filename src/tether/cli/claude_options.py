@@ -52,6 +52,7 @@ def claude_run_options(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
         "resume_at": args.resume_session_at,
         "session_id": args.session_id,
         "thinking_budget": _thinking(args),
+        "effort": args.effort,
         "fallback_model": args.fallback_model,
         "betas": betas_of(args.betas),
         "json_schema": _schema(args.json_schema),
@@ -99,16 +100,20 @@ def _sources(value: str | None) -> tuple[str, ...] | None:
 
 
 def _thinking(args: argparse.Namespace) -> int | None:
-    """Thinking tokens per reply. As Claude Code: `--thinking disabled` wins over an effort
-    level; `adaptive` and `enabled` turn thinking on, with a budget from
-    `--max-thinking-tokens` or `--effort` when one gives it, else as much as the reply allows."""
+    """Thinking tokens per reply; 0: turned off. As Claude Code: `--thinking disabled` (or
+    `--max-thinking-tokens 0`) wins over an effort level; `adaptive` and `enabled` turn
+    thinking on, with a budget from `--max-thinking-tokens` or `--effort` when one gives it,
+    else as much as the reply allows. An effort level is a budget only for a model that takes
+    no effort level (see `tether.models.effort`)."""
     if args.thinking == "disabled":
-        return None
+        return 0
     budget: int | None = None
     if args.max_thinking_tokens is not None:
         if args.max_thinking_tokens < 0:
             raise ConfigError("--max-thinking-tokens must be 0 or more")
-        budget = args.max_thinking_tokens or None
+        if args.max_thinking_tokens == 0:
+            return 0
+        budget = args.max_thinking_tokens
     elif args.effort is not None:
         budget = EFFORT_THINKING_TOKENS[args.effort] or None
     if budget is None and args.thinking in ("adaptive", "enabled"):

@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from tether.cli.headless_input import headless_turn
+from tether.cli.headless_input import headless_turn, prepared
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.terminal_text import terminal_safe, waiting_notice
 from tether.core.session import Session
@@ -119,7 +119,7 @@ async def run_headless(
     try:
         # Before the init line, which names the tools, MCP servers' included. Repository MCP
         # servers are taken as configured: nobody is there to approve them.
-        for event in await _prepared(session):
+        for event in await prepared(session):
             _warn(event, err)
         turn: UserInput | None = UserInput(text=prompt)
         while turn is not None:
@@ -222,6 +222,8 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             return [lines.system.compacted(event)]
         case StatusChanged():
             return lines.status(event)
+        case Notice(blocked_reason=str(reason)):
+            return [lines.system.prompt_blocked(event.message, reason)]
         case Notice(level="warning", message=message):
             return [lines.system.notice(message)]
         case Notice(said_by=str(said_by)) if said_by:  # a hook's `systemMessage`
@@ -241,18 +243,6 @@ def _warn(event: Event, err: TextIO) -> None:
     """Warnings (a server that did not start, a session no longer saved) go to stderr."""
     if isinstance(event, Notice) and event.level == "warning":
         print(f"tether: warning: {terminal_safe(event.message)}", file=err)
-
-
-async def _prepared(session: Session) -> list[Event]:
-    """The session's preparations (MCP servers connecting); a signal meanwhile stops them, and
-    the turn then reports the interruption."""
-    try:
-        return await session.prepare()
-    except asyncio.CancelledError:
-        current = asyncio.current_task()
-        if current is not None and current.cancelling():
-            raise
-        return []
 
 
 def _stop_on_signals(session: Session) -> list[int]:

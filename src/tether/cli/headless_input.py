@@ -7,6 +7,7 @@ no model, and a result that is no error)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Final
@@ -208,3 +209,15 @@ def _spent_since(before: Usage, now: Usage) -> Usage:
         - before.cache_creation_input_tokens,
         cache_read_input_tokens=now.cache_read_input_tokens - before.cache_read_input_tokens,
     )
+
+
+async def prepared(session: Session) -> list[Event]:
+    """The session's preparations (MCP servers connecting); a signal meanwhile stops them, and
+    the turn then reports the interruption."""
+    try:
+        return await session.prepare()
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
+        return []

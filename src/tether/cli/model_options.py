@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from tether.config.numbers import env_number
 from tether.config.settings import Settings
+from tether.core.loop import Agent
 from tether.core.model_call import RetryPolicy
 from tether.models.base import Model
 from tether.models.idle import IDLE_TIMEOUT_ENV, IdleLimits
@@ -81,3 +82,18 @@ def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
         attempts = int(retries) + 1
         policy = replaced(policy, max_attempts=attempts, max_unreachable_attempts=attempts)
     return policy
+
+
+def effort_in_force(agent: Agent, resolved: ResolvedModel) -> str | None:
+    """The effort level the session's model works at now (the model switched to since,
+    `set_model` or the fallback, on the session's provider): the level asked for after any
+    downgrade for the model; unasked, the Messages API's default (`API_DEFAULT_EFFORT`) on a
+    model that takes a level, as Claude Code's hooks are told one whenever the model takes
+    it."""
+    from tether.models.catalogue import model_info
+    from tether.models.effort import API_DEFAULT_EFFORT, effort_sent
+
+    info = model_info(agent.model_id, resolved.provider)
+    wire = resolved.provider.wire
+    asked = agent.effort or (API_DEFAULT_EFFORT if wire == "anthropic" else None)
+    return effort_sent(asked, info.efforts, wire, info.thinking, agent.thinking_budget)

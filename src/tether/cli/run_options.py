@@ -90,7 +90,9 @@ class RunOptions:
     """`--allow-dangerously-skip-permissions`: bypassPermissions may be switched to later
     (the REPL's Shift+Tab cycle offers it), as in Claude Code."""
     thinking_budget: int | None = None
-    """Extended thinking, in tokens per response (`--max-thinking-tokens`)."""
+    """Extended thinking, in tokens per response (`--max-thinking-tokens`); 0: turned off."""
+    effort: str | None = None
+    """`--effort`: sent to a model that takes an effort level (`tether.models.effort`)."""
     fallback_model: str | None = None
     """Used for good from the first call the model is overloaded (`--fallback-model`)."""
     betas: tuple[str, ...] = ()

@@ -57,6 +57,8 @@ async def context_usage(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict
         "model": agent.model_id,
         "memoryFiles": [],
         "mcpTools": [],
+        # tether puts no MCP server's `instructions` in the prompt: none to count.
+        "mcpInstructions": [],
         "agents": [],
         "slashCommands": {
             "totalCommands": len(session.commands),
@@ -75,6 +77,8 @@ async def context_usage(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict
     }
     if threshold is not None:
         reply["autoCompactThreshold"] = threshold
+        # Claude Code's word for a threshold set by the model's window, not by an override.
+        reply["autocompactSource"] = "model-default"
     return reply
 
 

@@ -194,8 +194,9 @@ async def _set_max_thinking_tokens(
         isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
     ):
         raise Refused("set_max_thinking_tokens needs a number of tokens (0 or more) or null")
-    # 0 or null: no extended thinking, as `--max-thinking-tokens 0`.
-    (await front.session()).session.agent.thinking_budget = tokens or None
+    # 0: no extended thinking, as `--max-thinking-tokens 0` (nor from an effort level); null:
+    # none asked for.
+    (await front.session()).session.agent.thinking_budget = tokens
     return {}
 
 

@@ -61,6 +61,24 @@ class SystemLines:
             "session_id": self.session_id,
         }
 
+    def prompt_blocked(self, content: str, reason: str) -> Line:
+        """A UserPromptSubmit hook dropped the prompt: Claude Code's `informational` warning,
+        with what became of the prompt (not kept) and that the turn goes no further."""
+        return {
+            "type": "system",
+            "subtype": "informational",
+            "content": content,
+            "level": "warning",
+            "prevent_continuation": True,
+            "prompt_submit_outcome": {
+                "kind": "blocked_by_hook",
+                "prompt_kept": False,
+                "reason": reason,
+            },
+            "uuid": _uuid(),
+            "session_id": self.session_id,
+        }
+
     def compacted(self, event: ContextCompacted) -> Line:
         """The conversation was compacted: Claude Code's `compact_boundary` line."""
         return {

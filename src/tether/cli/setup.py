@@ -28,6 +28,7 @@ from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import attach_mcp
 from tether.cli.memory_setup import MEMORY_OFF_ENV, attach_memory, memory_tools_unless_off
 from tether.cli.model_options import (
+    effort_in_force,
     idle_limits,
     max_output_tokens,
     resolve,
@@ -268,6 +269,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         max_turns=opts.max_turns,
         max_tokens=max_output_tokens(env, settings) or resolved.info.max_output_tokens,
         thinking_budget=opts.thinking_budget,
+        effort=opts.effort,
         retry=retry_policy(env),
         gate=gate,
         max_budget_usd=opts.max_budget_usd,
@@ -342,6 +344,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.startup_notices.extend(settings.notes)
     offered, rules = [t.name for t in base_tools], gate.permissions.rules
     session.startup_notices.extend(option_notices(opts, resolved, offered, registry.names(), rules))
+    if gate.hooks is not None:
+        gate.hooks.effort = lambda: effort_in_force(agent, resolved)
     session.startup_notices.extend(memory_notes)
     session.startup_notices.extend([style_warning] if style_warning else [])
     if sandbox.sandbox is not None:

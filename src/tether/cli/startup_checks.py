@@ -174,4 +174,18 @@ def option_notices(
         *unknown_tools(opts),
         *unoffered_tools(opts, offered, registered, resolved),
         *unmatched_rules(rules),
+        *effort_not_taken(opts, resolved),
     ]
+
+
+def effort_not_taken(opts: RunOptions, resolved: ResolvedModel) -> list[str]:
+    """`--effort` for a model that takes no effort level, said once at the start: on the
+    Messages API it becomes a thinking budget; elsewhere nothing is sent for it."""
+    from tether.models.effort import nearest_effort
+
+    if opts.effort is None or nearest_effort(opts.effort, resolved.info.efforts) is not None:
+        return []
+    model = resolved.model_id
+    if resolved.provider.wire == "anthropic":
+        return [f"--effort {opts.effort}: {model} takes no effort level; sent as a thinking budget"]
+    return [f"--effort {opts.effort}: {model} takes no reasoning effort; nothing is sent for it"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sys
 import uuid
@@ -27,23 +26,21 @@ from tether.cli import sdk_api_error
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ControlChannel
-from tether.cli.headless_input import clears, headless_turn
-from tether.cli.late_hooks import late_output
-from tether.cli.model_switch import FallbackModel
+from tether.cli.headless_input import clears, headless_turn, prepared
 from tether.cli.sdk_facts import session_facts
 from tether.cli.sdk_lines import LineMaker, SessionFacts
 from tether.cli.sdk_permissions import ask_client
 from tether.cli.sdk_rewind import keep_checkpoint
 from tether.cli.sdk_session_lines import start_failure_line
 from tether.cli.sdk_task_lines import TASK_NOTIFICATION_ORIGIN
-from tether.cli.session_mirror import mirror_session
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_events import event_lines
 from tether.cli.stream_input import InputLines, input_line, user_input
 from tether.cli.stream_options import StreamOptions
-from tether.cli.stream_stderr import not_delivered, show, warn
+from tether.cli.stream_prompts import PromptQueue
+from tether.cli.stream_stderr import show, warn
 from tether.cli.stream_wakes import Wakes
-from tether.cli.stream_wiring import wired
+from tether.cli.stream_wiring import attach_session, wired
 from tether.core.session import Session
 from tether.hooks import HookActivity
 from tether.outside_text import encodable
@@ -77,7 +74,7 @@ class StreamJsonFrontEnd:
         self.channel = ControlChannel(self.write)
         self.mode_name = options.mode_name or opts.permission_mode or "default"
         self._building: asyncio.Task[Built] | None = None
-        self._prompts: asyncio.Queue[UserInput | None] = asyncio.Queue()
+        self._queue = PromptQueue()
         self._requests: dict[str, asyncio.Task[None]] = {}
         self._asking: set[asyncio.Task[None]] = set()
         self._failed_last = False
@@ -89,20 +86,12 @@ class StreamJsonFrontEnd:
         """What the session was built from (with the client's parts): `/clear` builds anew."""
         self._running: Session | None = None
         """The session while one of its turns runs (what the client sends then joins it)."""
-        self._waiting: list[str] = []
-        """Uuids of the client's prompts queued for a turn of their own."""
-        self._carried: list[UserInput] = []
-        """What a turn ended without reading: the next turn's, before anything queued since
-        (the end of input included)."""
-        self._steered: list[str] = []
-        """Uuids of the prompts sent during the running turn (the model reads them at its
-        next call; the last `len(session.queued)` of them it has not read yet)."""
         self._busy = False
         """The client was told the session runs (and not yet that it is idle)."""
         self._in_turn = False
         """A prompt was taken for a turn (its session may still be building)."""
         self.wakes = Wakes(
-            self._prompts, lambda: self._running is None and self._stopped_by is None
+            self._queue.prompts, lambda: self._running is None and self._stopped_by is None
         )
         self._woken = False
         """The running turn is one of them."""
@@ -123,13 +112,8 @@ class StreamJsonFrontEnd:
         return self._taken is not None and (running is None or not running.busy)
 
     def still_queued(self) -> list[str]:
-        """Uuids of the client's prompts the model has not read yet: sent during the running
-        turn and not yet delivered, then those waiting for a turn. An interrupt leaves them
-        queued (they run next), as Claude Code's `still_queued` says."""
-        running = self._running
-        unread = len(running.queued) if running is not None else 0
-        steered = self._steered[len(self._steered) - unread :] if unread else []
-        return [*steered, *self._waiting]
+        """Uuids of the client's prompts the model has not read yet (`PromptQueue`)."""
+        return self._queue.still_queued(self._running)
 
     def write(self, line: dict[str, Any]) -> None:
         # Anything that reached a line without a UTF-8 form would end the process here.
@@ -141,7 +125,7 @@ class StreamJsonFrontEnd:
         (no turn ran), and the end of the input (the process exits with status 1)."""
         self.write(start_failure_line(error, session_id))
         self._failed_last = True
-        self._drop_queued("the session could not start")
+        self._queue.drop("the session could not start")
         self._incoming.put_nowait(None)
 
     async def run(self) -> int:
@@ -156,7 +140,7 @@ class StreamJsonFrontEnd:
                 self._settle()
             # The client's input ended: what it asked for still runs to its result.
             self.channel.close("the client closed its input")
-            self._prompts.put_nowait(None)
+            self._queue.end()
             await turns
         finally:
             turns.cancel()
@@ -181,30 +165,8 @@ class StreamJsonFrontEnd:
             self._building = asyncio.create_task(asyncio.to_thread(build, opts))
         built = await asyncio.shield(self._building)
         if self.lines is None:
-            self.lines = LineMaker(built.session.session_id, self.options.include_partial)
-            self.lines.watch_aside(built.session.agent)
+            self.lines = attach_session(self, built)
             self._echo()
-            for notice in built.session.startup_notices:  # as -p prints them: on stderr
-                warn(notice)
-            built.session.can_ask = self.options.permission_prompt_tool is not None
-            if built.session.agent.gate is not None:  # a program answers, as in Claude Code
-                built.session.agent.gate.notify_on_ask = False
-            if (late := late_output(built.session)) is not None:
-                late.wakers.append(lambda _text: self.wakes.hook_woke(built.session))
-            lines_now = self.lines
-            built.session.between_turns.append(lambda e: self._on_event(e, built, lines_now))
-            background = built.session.agent.tool_context.background
-            background.agent_watchers.append(lambda: self.wakes.task_ended(built.session))
-            background.shell_watchers.append(lambda s: self._write_all(lines_now.command_ended(s)))
-            background.shell_watchers.append(lambda _shell: self.wakes.task_ended(built.session))
-            model = built.session.agent.model
-            if isinstance(model, FallbackModel):
-                lines = self.lines
-                model.watchers.append(lambda was, now: self.write(lines.system.fallback(was, now)))
-            recorder = built.session.recorder
-            if self.options.session_mirror and recorder is not None:
-                env = os.environ if self.opts.env is None else self.opts.env
-                mirror_session(recorder, self.write, env)
         return built
 
     def _session_now(self) -> Session | None:
@@ -249,11 +211,9 @@ class StreamJsonFrontEnd:
             if self._running is not None and not prompt.content and prompt.text.strip():
                 # As Claude Code: words sent while a turn runs join it (the model reads them
                 # at its next call); what the turn ends without reading starts the next one.
-                self._running.steer(prompt.text)
-                self._steered.append(named)
+                self._queue.steer(self._running, prompt)
                 return
-            self._waiting.append(named)
-            self._prompts.put_nowait(prompt)
+            self._queue.put(prompt)
         elif kind == "control_request":
             self._start_request(line)
         elif kind == "control_response":
@@ -288,14 +248,12 @@ class StreamJsonFrontEnd:
     async def _run_turns(self) -> None:
         while True:
             self._settle()
-            prompt = self._carried.pop(0) if self._carried else await self._prompts.get()
+            prompt = await self._queue.next()
             if prompt is None:
                 if await self.wakes.input_ended(self._session_now()):
                     continue
                 self._settle(at_end=True)
                 return
-            if prompt.uuid in self._waiting:
-                self._waiting.remove(prompt.uuid)
             self._in_turn = True
             self._taken, self.stop_taken = prompt, None
             try:
@@ -303,7 +261,7 @@ class StreamJsonFrontEnd:
             except ConfigError as e:
                 warn(str(e))
                 self._failed_last = True
-                self._drop_queued("the session could not start")
+                self._queue.drop("the session could not start")
                 return
             try:
                 await self._turn(built, prompt)
@@ -323,9 +281,10 @@ class StreamJsonFrontEnd:
         input, whatever is still in the queue is only its end."""
         if not self._busy or self._in_turn or self.lines is None:
             return
-        if self._carried or (
+        queue = self._queue
+        if queue.carrying() or (
             not at_end
-            and (not self._prompts.empty() or (self._input is not None and self._input.owed()))
+            and (not queue.prompts.empty() or (self._input is not None and self._input.owed()))
         ):
             return
         session = self._session_now()
@@ -333,15 +292,6 @@ class StreamJsonFrontEnd:
             return
         self.write(self.lines.system.state("idle"))
         self._busy = False
-
-    def _drop_queued(self, reason: str) -> None:
-        """Prompts waiting for a turn that will not come: each is named, so that the user's
-        words do not vanish without a trace."""
-        while self._carried or not self._prompts.empty():
-            prompt = self._carried.pop(0) if self._carried else self._prompts.get_nowait()
-            if prompt is not None:
-                images = sum(block.type == "image" for block in prompt.content)
-                not_delivered(prompt.text, images, reason)
 
     async def _turn(self, built: Built, prompt: UserInput) -> None:
         if clears(built.session, prompt.text) and self._built_opts is not None:
@@ -352,31 +302,24 @@ class StreamJsonFrontEnd:
         if not self._busy:
             self.write(lines.system.state("running"))
         self._busy = True
-        for event in await _prepared(session):
+        for event in await prepared(session):
             show(event)
         self.write(lines.init(session.started(), self.facts(built)))
         if prompt.uuid is not None:
             self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
         self._running = session
         self._woken = self.wakes.took(prompt)
-        self._steered = []
+        self._queue.turn_began()
         if self.stop_taken is not None:  # interrupted before it began: it stops as it begins
             session.interrupt_next_turn(self.stop_taken)
         try:
             async for event in headless_turn(session, prompt):
-                self._on_event(event, built, lines)
+                self.on_event(event, built, lines)
         finally:
             self._running = None
             if prompt.uuid is not None:
                 keep_checkpoint(session, prompt.uuid, self.checkpoints[prompt.uuid])
-        unread = session.take_queued()
-        left = self._steered[len(self._steered) - len(unread) :] if unread else []
-        if unread and self._stopped_by is not None:  # no next turn will read it
-            for text in unread:
-                not_delivered(text, 0, STOPPED_FIRST)
-        elif unread:  # sent during the turn, after its last model call
-            self._waiting.append(left[0])
-            self._carried.append(UserInput(text="\n\n".join(unread), uuid=left[0]))
+        self._queue.turn_ended(session, STOPPED_FIRST if self._stopped_by is not None else None)
         self.wakes.task_ended(session)  # one that ended after the turn's last model call
 
     async def _clear(self, built: Built, opts: RunOptions) -> Built:
@@ -392,7 +335,7 @@ class StreamJsonFrontEnd:
         self.lines = None
         return await self.session()
 
-    def _on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
+    def on_event(self, event: Event, built: Built, lines: LineMaker) -> None:
         match event:
             case PermissionAsked():
                 task = asyncio.create_task(ask_client(self, built, event))
@@ -404,14 +347,14 @@ class StreamJsonFrontEnd:
                 self._failed_last = event.is_error
                 if event.api_error_status is not None:
                     self.write(sdk_api_error.assistant_line(event, lines.session_id))
-                self._write_all(lines.take_held())
+                self.write_all(lines.take_held())
                 result = lines.result(event, self.facts(built))
                 if self._woken:
                     result["origin"] = TASK_NOTIFICATION_ORIGIN
                 self.write(result)
             case _:
                 made, told = event_lines(event, lines)
-                self._write_all(made)
+                self.write_all(made)
                 if told:
                     show(event)
 
@@ -423,14 +366,14 @@ class StreamJsonFrontEnd:
     def facts(self, built: Built) -> SessionFacts:
         return session_facts(built, self.mode_name)
 
-    def _write_all(self, lines: list[dict[str, Any]]) -> None:
+    def write_all(self, lines: list[dict[str, Any]]) -> None:
         for line in lines:
             self.write(line)
 
     def write_lines(self, make: Callable[[LineMaker], list[dict[str, Any]]]) -> None:
         """Lines made by the session's `LineMaker` (none before the session exists)."""
         if self.lines is not None:
-            self._write_all(make(self.lines))
+            self.write_all(make(self.lines))
 
     def _on_signal(self, signum: int) -> None:
         """SIGINT, SIGTERM or SIGHUP: the running turn stops (its result is written), queued prompts
@@ -441,21 +384,11 @@ class StreamJsonFrontEnd:
             session.interrupt(f"stopped by {signal.Signals(signum).name}")
             for agent in session.agent.tool_context.background.running_agents():
                 agent.run.cancel()  # the process ends: it is not waited for
-        self._drop_queued(STOPPED_FIRST)
+        self._queue.drop(STOPPED_FIRST)
         # The turns end after the one running; this also puts back the end of input that
         # dropping took away when the input had ended first (the turns then waited forever).
-        self._prompts.put_nowait(None)
+        self._queue.end()
         self._incoming.put_nowait(None)
-
-
-async def _prepared(session: Any) -> list[Event]:
-    try:
-        return await session.prepare()
-    except asyncio.CancelledError:
-        current = asyncio.current_task()
-        if current is not None and current.cancelling():
-            raise
-        return []
 
 
 def stop_signals(stop: Callable[[int], None]) -> None:

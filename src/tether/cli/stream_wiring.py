@@ -1,18 +1,28 @@
 """A client's parts wired to the client over the control channel: its hook callbacks
 (`hook_callback`), its MCP servers (`mcp_message`), its answers to servers' forms
-(elicitation), and hook lines when asked for."""
+(elicitation), and hook lines when asked for; and a built session wired to the stream."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ClientRefused, ControlChannel
+from tether.cli.late_hooks import late_output
+from tether.cli.model_switch import FallbackModel
 from tether.cli.sdk_elicitation import client_forms
+from tether.cli.sdk_lines import LineMaker
+from tether.cli.session_mirror import mirror_session
+from tether.cli.stream_stderr import warn
 from tether.hooks import HookActivity
 from tether.mcp.servers import ChannelClosed
+
+if TYPE_CHECKING:
+    from tether.cli.setup import Built
+    from tether.cli.stream_json import StreamJsonFrontEnd
 
 
 def wired(
@@ -58,3 +68,33 @@ def wired(
         hook_watchers=watchers,
         elicit=client_forms(channel),
     )
+
+
+def attach_session(front: StreamJsonFrontEnd, built: Built) -> LineMaker:
+    """`built`'s session wired to the stream: its start-up notices said (on stderr, as -p
+    says them), its questions put to the client (with no Notification hook: a program
+    answers, as in Claude Code), its events between turns, background ends and fallback
+    switch written as lines and waking turns, its session file mirrored when asked for.
+    Returns the lines' maker."""
+    session = built.session
+    lines = LineMaker(session.session_id, front.options.include_partial)
+    lines.watch_aside(session.agent)
+    for notice in session.startup_notices:
+        warn(notice)
+    session.can_ask = front.options.permission_prompt_tool is not None
+    if session.agent.gate is not None:
+        session.agent.gate.notify_on_ask = False
+    if (late := late_output(session)) is not None:
+        late.wakers.append(lambda _text: front.wakes.hook_woke(session))
+    session.between_turns.append(lambda e: front.on_event(e, built, lines))
+    background = session.agent.tool_context.background
+    background.agent_watchers.append(lambda: front.wakes.task_ended(session))
+    background.shell_watchers.append(lambda s: front.write_all(lines.command_ended(s)))
+    background.shell_watchers.append(lambda _shell: front.wakes.task_ended(session))
+    model = session.agent.model
+    if isinstance(model, FallbackModel):
+        model.watchers.append(lambda was, now: front.write(lines.system.fallback(was, now)))
+    if front.options.session_mirror and session.recorder is not None:
+        env = os.environ if front.opts.env is None else front.opts.env
+        mirror_session(session.recorder, front.write, env)
+    return lines

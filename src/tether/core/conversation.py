@@ -65,7 +65,7 @@ async def converse(
         stats.result = (
             f"UserPromptSubmit operation blocked by hook:\n{blocked}\n\nOriginal prompt: {text}"
         )
-        emit(Notice(level="warning", message=stats.result))
+        emit(Notice(level="warning", message=stats.result, blocked_reason=blocked))
         return "success"
     said = prompt.content or (TextBlock(text=text),)
     # The listings first (as Claude Code's attachments), the prompt, then hooks' context.

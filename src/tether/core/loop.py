@@ -64,6 +64,8 @@ class Agent:
     max_turns: int | None = None
     max_tokens: int = 16384
     thinking_budget: int | None = None
+    effort: str | None = None
+    """The effort level asked for (`--effort`); the model's adapter sends what it takes."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     gate: ToolGate | None = None
     """Permission rules and hooks; None runs every call (tests of the bare loop)."""
@@ -299,6 +301,7 @@ def next_request(agent: Agent, history: History) -> ModelRequest:
         tools=agent.tools.specs(),
         max_tokens=agent.max_tokens,
         thinking_budget=agent.thinking_budget,
+        effort=agent.effort,
     )
 
 

@@ -33,6 +33,12 @@ from tether.slotted import replaced
 PERMISSION_ORDER: tuple[PermissionDecision, ...] = ("deny", "ask", "allow")
 """Strongest first: what several hooks' permission decisions combine to."""
 
+EFFORT_EVENTS = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Stop", "SubagentStop"}
+)
+"""The events whose input carries `effort`, as Claude Code's do: those of a tool call or a stop,
+not the session's own (SessionStart, UserPromptSubmit, PreCompact...)."""
+
 HookCallback = Callable[[str, dict[str, Any], str | None], Awaitable[dict[str, Any]]]
 """Runs a client's hook callback: (callback id, hook input, tool use id) -> the hook's output
 as a JSON object; raises `CallbackFailed` when the client reports a failure."""
@@ -84,6 +90,10 @@ class HookRunner:
         stopped by `aclose`."""
         self.late = LateOutput()
         """What those hooks said once they ended, for the model (shared as `background`)."""
+        self.effort: Callable[[], str | None] = lambda: None
+        """The effort level the session's requests carry now (after any downgrade for the
+        model; None: none), given as Claude Code's `effort` to the hooks of a tool call or a
+        stop (`EFFORT_EVENTS`)."""
         self.prompt_id: str | None = None
         """The user prompt under way (a UUID), given to every hook until the next one, as
         Claude Code's `prompt_id`: a hook's output can be joined to the prompt it served."""
@@ -155,7 +165,12 @@ class HookRunner:
             "hook_event_name": event,
             **_named_as_claude_code(payload),
             **(self._in_flight() if event in ("Stop", "SubagentStop") else {}),
+            **self._effort(event),
         }
+
+    def _effort(self, event: HookEventName) -> dict[str, Any]:
+        level = self.effort() if event in EFFORT_EVENTS else None
+        return {"effort": {"level": level}} if level is not None else {}
 
     def _in_flight(self) -> dict[str, Any]:
         # tether schedules no wakeups (Claude Code's session crons): always none.

@@ -87,10 +87,12 @@ class AnthropicModel:
         provider: str = "anthropic",
         key_env: str | None = "ANTHROPIC_API_KEY",
         thinking: ThinkingStyle = "budget",
+        efforts: tuple[str, ...] = (),
         idle: IdleLimits | None = None,
     ) -> None:
         self.model = model
         self._thinking: ThinkingStyle = thinking
+        self._efforts = efforts
         self._usage_said = SaidOnce()
         self._converted = ConvertedMessages(convert_message)
         self._encoded = ConvertedMessages(lambda m: dumps(convert_message(m)))
@@ -118,7 +120,11 @@ class AnthropicModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """Stream one response; see `Model.stream`."""
         body = build_body(
-            request, model=self.model, thinking=self._thinking, converted=self._converted
+            request,
+            model=self.model,
+            thinking=self._thinking,
+            efforts=self._efforts,
+            converted=self._converted,
         )
         content = encode_body(
             body,

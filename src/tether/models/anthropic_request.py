@@ -12,6 +12,7 @@ import json
 from typing import Any, Literal
 
 from tether.models.base import ModelRequest
+from tether.models.effort import anthropic_effort
 from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import (
     ContentBlock,
@@ -36,10 +37,12 @@ def build_body(
     *,
     model: str,
     thinking: ThinkingStyle = "budget",
+    efforts: tuple[str, ...] = (),
     converted: ConvertedMessages[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of `messages.create` (without `stream`). `converted` keeps the
-    wire form of messages already sent, so a long history is not converted again each turn."""
+    """The keyword arguments of `messages.create` (without `stream`). `efforts`: the effort
+    levels the model takes. `converted` keeps the wire form of messages already sent, so a
+    long history is not converted again each turn."""
     messages = (
         converted.convert_all(request.messages)
         if converted is not None
@@ -69,16 +72,15 @@ def build_body(
     if request.server_tools:
         body["tools"] = [*body.get("tools", ()), *request.server_tools]
     mark_newest_messages(body["messages"], min(2, MAX_CACHE_BREAKPOINTS - breakpoints))
-    if request.thinking_budget:
-        body["thinking"] = (
-            # The API wants the budget below `max_tokens`: a larger one is the whole reply.
-            {
-                "type": "enabled",
-                "budget_tokens": min(request.thinking_budget, request.max_tokens - 1),
-            }
-            if thinking == "budget"
-            else {"type": "adaptive"}
-        )
+    thinks, effort = anthropic_effort(request.effort, efforts, thinking, request.thinking_budget)
+    if thinks and thinking == "adaptive":
+        body["thinking"] = {"type": "adaptive"}
+    elif thinks and request.thinking_budget:
+        # The API wants the budget below `max_tokens`: a larger one is the whole reply.
+        budget = min(request.thinking_budget, request.max_tokens - 1)
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    if effort is not None:
+        body["output_config"] = {"effort": effort}
     user_id = request.metadata.get("user_id")
     if user_id:
         body["metadata"] = {"user_id": user_id}

@@ -18,6 +18,11 @@ class ModelRequest:
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 16384
     thinking_budget: int | None = None
+    """Thinking tokens per reply; 0: thinking turned off (said so, which an effort level does
+    not turn back on); None: none asked for."""
+    effort: str | None = None
+    """The effort level asked for (`tether.models.effort`); each adapter sends what its model
+    takes of it."""
     metadata: dict[str, str] = field(default_factory=dict[str, str])
     server_tools: tuple[dict[str, Any], ...] = ()
     """Tools the endpoint runs itself, as the Messages API takes them (`web_search_20250305`):

@@ -71,6 +71,7 @@ class ModelInfo(Slotted):
         "cache_read_per_mtok",
         "cache_write_per_mtok",
         "context_window",
+        "efforts",
         "id",
         "input_per_mtok",
         "max_output_tokens",
@@ -91,6 +92,9 @@ class ModelInfo(Slotted):
     thinking: Final[ThinkingStyle]
     """Anthropic wire: how a thinking budget is asked for. Older models take
     `{"type": "enabled", "budget_tokens": N}`; newer ones reject it and take `adaptive`."""
+    efforts: Final[tuple[str, ...]]
+    """The effort levels the model takes (`output_config.effort` on the Messages API,
+    `reasoning_effort` on Chat Completions), least first; none: it takes no effort level."""
 
     def __init__(
         self,
@@ -103,6 +107,7 @@ class ModelInfo(Slotted):
         cache_write_per_mtok: float = 0.0,
         cache_read_per_mtok: float = 0.0,
         thinking: ThinkingStyle = "adaptive",
+        efforts: tuple[str, ...] = (),
     ) -> None:
         self.id = id
         self.provider = provider
@@ -113,6 +118,7 @@ class ModelInfo(Slotted):
         self.cache_write_per_mtok = cache_write_per_mtok
         self.cache_read_per_mtok = cache_read_per_mtok
         self.thinking = thinking
+        self.efforts = efforts
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -188,6 +194,7 @@ def _claude(
     price_in: float,
     price_out: float,
     thinking: ThinkingStyle,
+    efforts: tuple[str, ...] = (),
 ) -> ModelInfo:
     # Anthropic's cache prices follow the input price: five-minute writes 1.25x, reads 0.1x.
     cache_write, cache_read = price_in * 1.25, price_in * 0.1
@@ -201,33 +208,51 @@ def _claude(
         cache_write,
         cache_read,
         thinking,
+        efforts,
     )
 
 
 def _openai(
-    model_id: str, context: int, output: int, price_in: float, price_out: float, cached: float
+    model_id: str,
+    context: int,
+    output: int,
+    price_in: float,
+    price_out: float,
+    cached: float,
+    efforts: tuple[str, ...] = (),
 ) -> ModelInfo:
     # OpenAI charges no premium for writing its cache.
-    return ModelInfo(model_id, "openai", context, output, price_in, price_out, price_in, cached)
+    return ModelInfo(
+        model_id, "openai", context, output, price_in, price_out, price_in, cached, efforts=efforts
+    )
+
+
+# The effort levels each model takes. Opus 4.5 was the first (three levels); `max` came with
+# the 4.6 models, `xhigh` with Opus 4.7; Haiku takes none. OpenAI's reasoning models take
+# `reasoning_effort`, from `minimal`.
+_E_OPUS_4_5 = ("low", "medium", "high")
+_E_4_6 = ("low", "medium", "high", "max")
+_E_ALL = ("low", "medium", "high", "xhigh", "max")
+_E_REASONING = ("minimal", "low", "medium", "high")
 
 
 _LISTED: tuple[ModelInfo, ...] = (
-    _claude("claude-fable-5-1", _M, 128 * _K, 10.0, 50.0, "adaptive"),
-    _claude("claude-opus-5-5", _M, 128 * _K, 4.0, 20.0, "adaptive"),
-    _claude("claude-sonnet-5-5", _M, 128 * _K, 2.0, 10.0, "adaptive"),
+    _claude("claude-fable-5-1", _M, 128 * _K, 10.0, 50.0, "adaptive", _E_ALL),
+    _claude("claude-opus-5-5", _M, 128 * _K, 4.0, 20.0, "adaptive", _E_ALL),
+    _claude("claude-sonnet-5-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL),
     # Prompts over 100k tokens cost five times as much on Haiku 5.5; this is the base price.
     _claude("claude-haiku-5-5", _M, 128 * _K, 0.10, 0.50, "adaptive"),
-    _claude("claude-opus-5", _M, 128 * _K, 5.0, 25.0, "adaptive"),
-    _claude("claude-sonnet-5", _M, 128 * _K, 2.0, 10.0, "adaptive"),
-    _claude("claude-opus-4-8", _M, 128 * _K, 5.0, 25.0, "adaptive"),
-    _claude("claude-opus-4-7", _M, 128 * _K, 5.0, 25.0, "adaptive"),
-    _claude("claude-opus-4-6", _M, 128 * _K, 5.0, 25.0, "adaptive"),
-    _claude("claude-sonnet-4-6", _M, 128 * _K, 3.0, 15.0, "adaptive"),
-    _claude("claude-opus-4-5", 200 * _K, 64 * _K, 5.0, 25.0, "budget"),
+    _claude("claude-opus-5", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
+    _claude("claude-sonnet-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL),
+    _claude("claude-opus-4-8", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
+    _claude("claude-opus-4-7", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
+    _claude("claude-opus-4-6", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_4_6),
+    _claude("claude-sonnet-4-6", _M, 128 * _K, 3.0, 15.0, "adaptive", _E_4_6),
+    _claude("claude-opus-4-5", 200 * _K, 64 * _K, 5.0, 25.0, "budget", _E_OPUS_4_5),
     _claude("claude-sonnet-4-5", 200 * _K, 64 * _K, 3.0, 15.0, "budget"),
     _claude("claude-haiku-4-5", 200 * _K, 64 * _K, 1.0, 5.0, "budget"),
-    _openai("gpt-5", 400 * _K, 128 * _K, 1.25, 10.0, 0.125),
-    _openai("gpt-5-mini", 400 * _K, 128 * _K, 0.25, 2.0, 0.025),
+    _openai("gpt-5", 400 * _K, 128 * _K, 1.25, 10.0, 0.125, _E_REASONING),
+    _openai("gpt-5-mini", 400 * _K, 128 * _K, 0.25, 2.0, 0.025, _E_REASONING),
     _openai("gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.50),
     _openai("gpt-4.1-mini", 1_047_576, 32_768, 0.40, 1.60, 0.10),
     _openai("gpt-4o", 128 * _K, 16_384, 2.50, 10.0, 1.25),

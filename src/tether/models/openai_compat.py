@@ -27,6 +27,7 @@ from tether.models.base import (
     ThinkingChunk,
     Waiting,
 )
+from tether.models.effort import nearest_effort
 from tether.models.endpoint import Endpoint, api_error_message, api_error_type
 from tether.models.idle import IdleLimits, default_idle_limits
 from tether.models.lazy_client import LazyClient
@@ -80,8 +81,11 @@ class OpenAICompatModel:
         provider: str = "openai",
         key_env: str | None = "OPENAI_API_KEY",
         idle: IdleLimits | None = None,
+        efforts: tuple[str, ...] = (),
     ) -> None:
         self.model = model
+        self._efforts = efforts
+        """The `reasoning_effort` levels the model takes (none: it is never sent)."""
         self._max_tokens_param: MaxTokensParam = max_tokens_param
         self._usage_said = SaidOnce()
         self._converted = ConvertedMessages(convert_message)
@@ -114,6 +118,8 @@ class OpenAICompatModel:
         }
         if request.tools:
             body["tools"] = chat_tools(request.tools)
+        if (effort := nearest_effort(request.effort, self._efforts)) is not None:
+            body["reasoning_effort"] = effort
         content = json.dumps(body, ensure_ascii=False).encode()
         assembly = _Assembly(self.model)
         finished = False

@@ -345,6 +345,7 @@ def build_model(resolved: ResolvedModel, *, idle: IdleLimits | None = None) -> M
             provider=provider.name,
             key_env=provider.key_env,
             thinking=resolved.info.thinking,
+            efforts=resolved.info.efforts,
             betas=beta_names(
                 ",".join((*resolved.betas, LONG_CONTEXT_BETA if resolved.long_context else ""))
             ),
@@ -360,4 +361,5 @@ def build_model(resolved: ResolvedModel, *, idle: IdleLimits | None = None) -> M
         provider=provider.name,
         key_env=provider.key_env,
         idle=idle,
+        efforts=resolved.info.efforts,
     )

@@ -66,12 +66,15 @@ class ModelWaiting(Record):
 
 
 class Notice(Record):
-    __slots__ = ("kind", "level", "message", "said_by")
+    __slots__ = ("blocked_reason", "kind", "level", "message", "said_by")
     kind: Final[Literal["notice"]]
     level: Final[Literal["info", "warning"]]
     message: Final[str]
     said_by: Final[str]
     """A hook's `systemMessage`: the hook that says it (`PreToolUse:Bash`, `Stop`); else ""."""
+    blocked_reason: Final[str | None]
+    """A UserPromptSubmit hook dropped the prompt, for this reason (the message says so in
+    Claude Code's words); None for any other notice."""
 
     def __init__(
         self,
@@ -80,11 +83,13 @@ class Notice(Record):
         kind: Literal["notice"] = "notice",
         level: Literal["info", "warning"] = "info",
         said_by: str = "",
+        blocked_reason: str | None = None,
     ) -> None:
         self.kind = kind
         self.level = level
         self.message = message
         self.said_by = said_by
+        self.blocked_reason = blocked_reason
 
     @property
     def told(self) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from tether.testing.effort_rules import anthropic_effort_problem, openai_effort_problem
 from tether.testing.image_rules import anthropic_image_problem, openai_images_problem
 from tether.testing.recorded import blocks_of
 from tether.testing.tokens import estimate_prompt_tokens
@@ -71,6 +72,7 @@ def validate_anthropic(
     for check in (
         _required_fields,
         _thinking_budget,
+        anthropic_effort_problem,
         _tool_specs,
         _system_blocks,
         _message_shapes,
@@ -335,6 +337,8 @@ def validate_openai(
             param="messages",
             code="empty_array",
         )
+    if (effort := openai_effort_problem(body)) is not None:
+        return Rejection(effort[0], param="reasoning_effort", code=effort[1])
     for index, tool in enumerate(_dicts(body.get("tools"))):
         function = tool.get("function")
         name = cast(dict[str, Any], function).get("name") if isinstance(function, dict) else None

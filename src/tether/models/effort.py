@@ -1,0 +1,66 @@
+"""Effort (`--effort`, the SDK's `effort`): how much a model spends on a reply, as the endpoint
+takes it. The Messages API reads `output_config.effort` on the models that take it (each its
+own levels); an OpenAI reasoning model reads `reasoning_effort`. A level the model does not
+take goes down to the nearest it does (as Claude Code downgrades it silently); a model that
+takes none is sent none."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
+
+EFFORT_LEVELS: tuple[EffortLevel, ...] = ("low", "medium", "high", "xhigh", "max")
+"""Claude Code's levels, least first."""
+
+API_DEFAULT_EFFORT: EffortLevel = "high"
+"""What the Messages API works at on a model that takes a level when a request names none."""
+
+_ORDER = ("minimal", *EFFORT_LEVELS)
+"""Every level an endpoint names, least first (OpenAI's `minimal` below Claude Code's)."""
+
+_WITHOUT_THINKING = "high"
+"""The Messages API refuses a level above this when the request does not think."""
+
+
+def nearest_effort(asked: str | None, taken: tuple[str, ...]) -> str | None:
+    """The level sent for `asked` to a model that takes the levels `taken`: `asked` when
+    taken, else the highest taken below it; None when nothing was asked or nothing fits."""
+    if asked is None or not taken or asked not in _ORDER:
+        return None
+    if asked in taken:
+        return asked
+    below = [level for level in taken if _ORDER.index(level) < _ORDER.index(asked)]
+    return max(below, key=_ORDER.index) if below else None
+
+
+def anthropic_effort(
+    asked: str | None,
+    taken: tuple[str, ...],
+    style: Literal["budget", "adaptive"],
+    budget: int | None,
+) -> tuple[bool, str | None]:
+    """For a Messages API request: whether it asks for thinking, and its
+    `output_config.effort`. With a level the model takes, a model that thinks adaptively
+    thinks (the level sets how much, as Claude Code sends it) unless thinking was turned off
+    (`budget` 0: `--thinking disabled`, `--max-thinking-tokens 0`); otherwise it thinks only
+    with a budget. A request that does not think is held at `high`, as far as the API allows
+    it then."""
+    level = nearest_effort(asked, taken)
+    thinks = budget != 0 if level is not None and style == "adaptive" else bool(budget)
+    if level is not None and not thinks and _ORDER.index(level) > _ORDER.index(_WITHOUT_THINKING):
+        level = _WITHOUT_THINKING
+    return thinks, level
+
+
+def effort_sent(
+    asked: str | None,
+    taken: tuple[str, ...],
+    wire: str,
+    style: Literal["budget", "adaptive"],
+    budget: int | None,
+) -> str | None:
+    """The level a model's requests carry for `asked` (what hooks are told as `effort`)."""
+    if wire == "anthropic":
+        return anthropic_effort(asked, taken, style, budget)[1]
+    return nearest_effort(asked, taken)

@@ -1,0 +1,137 @@
+"""The SDK's `effort` (`--effort`), with the real Claude Agent SDK over the wire: sent as the
+Messages API's `output_config.effort` (thinking adaptively) to a model that takes it, as Claude
+Code sends it; held to what the model takes; a thinking budget on a model that takes no level;
+`reasoning_effort` on an OpenAI reasoning model, nothing elsewhere; and told to the hooks of a
+tool call or a stop as Claude Code's `effort`. The fake server refuses what the API refuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from claude_agent_sdk import HookMatcher
+
+from tests.cli.sdk_harness import SdkRun, result_of
+from tether.testing import FakeModelServer, reply, text, tool_use
+
+Inputs = dict[str, list[dict[str, Any]]]
+
+
+async def test_effort_is_sent_as_output_config_with_adaptive_thinking(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    # What Claude Code sends for `effort="low"`: before, tether sent neither (low was a
+    # thinking budget of none).
+    fake_model.script(reply(text("a")))
+    await sdk.query("hi", effort="low", model="claude-opus-5-5")
+    body = fake_model.requests[0].body
+    assert body["thinking"] == {"type": "adaptive"}
+    assert body["output_config"] == {"effort": "low"}
+
+
+@pytest.mark.parametrize(
+    ("model", "asked", "sent"),
+    [
+        ("claude-opus-4-5", "max", "high"),  # three levels only
+        ("claude-sonnet-4-6", "xhigh", "high"),  # max but no xhigh
+        ("claude-sonnet-4-6", "max", "max"),
+        ("claude-opus-4-8", "xhigh", "xhigh"),
+    ],
+)
+async def test_a_level_the_model_does_not_take_goes_down_to_one_it_does(
+    sdk: SdkRun, fake_model: FakeModelServer, model: str, asked: str, sent: str
+) -> None:
+    fake_model.script(reply(text("a")))
+    await sdk.query("hi", effort=asked, model=model)
+    assert fake_model.requests[0].body["output_config"] == {"effort": sent}
+
+
+async def test_without_thinking_the_level_is_held_at_high(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    # The API refuses xhigh and max on a request that does not think.
+    fake_model.script(reply(text("a")))
+    await sdk.query("hi", effort="max", thinking={"type": "disabled"}, model="claude-opus-5-5")
+    body = fake_model.requests[0].body
+    assert "thinking" not in body
+    assert body["output_config"] == {"effort": "high"}
+
+
+async def test_a_model_that_takes_no_level_gets_a_thinking_budget_and_a_note(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("a")))
+    await sdk.query("hi", effort="medium", model="claude-haiku-4-5")
+    body = fake_model.requests[0].body
+    assert "output_config" not in body
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 8000}
+    said = "".join(sdk.stderr)
+    assert "--effort medium: claude-haiku-4-5 takes no effort level" in said
+
+
+@pytest.mark.parametrize(("model", "sent"), [("openai/gpt-5", "high"), ("openai/gpt-4o", None)])
+async def test_openai_models_get_reasoning_effort_where_they_take_it(
+    sdk: SdkRun, fake_model: FakeModelServer, model: str, sent: str | None
+) -> None:
+    fake_model.script(reply(text("a")))
+    messages = await sdk.query("hi", effort="max", model=model)
+    assert result_of(messages).result == "a"
+    assert fake_model.requests[0].body.get("reasoning_effort") == sent
+    noted = [line for line in sdk.stderr if "takes no reasoning effort" in line]
+    assert len(noted) == (0 if sent else 1)
+
+
+def _recording(inputs: Inputs) -> Any:
+    async def hook(hook_input: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        event = hook_input["hook_event_name"]
+        inputs.setdefault(event, []).append(hook_input)
+        if event != "PermissionRequest":
+            return {}
+        allow = {"behavior": "allow"}
+        return {"hookSpecificOutput": {"hookEventName": event, "decision": allow}}
+
+    return hook
+
+
+async def test_hooks_of_a_call_or_a_stop_are_told_the_effort(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(tool_use("Bash", command="touch made")), reply(text("done")))
+    inputs: Inputs = {}
+    events = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop")
+    hooks = {event: [HookMatcher(hooks=[_recording(inputs)])] for event in events}
+    await sdk.query("go", effort="max", model="claude-opus-4-5", hooks=hooks)
+    # Claude Code's shape: the level the requests carry, after the model's downgrade.
+    for event in ("PreToolUse", "PostToolUse", "PermissionRequest", "Stop"):
+        assert [i["effort"] for i in inputs[event]] == [{"level": "high"}], event
+    assert "effort" not in inputs["UserPromptSubmit"][0]  # the session's own: none
+    sdk.assert_lines_parse()
+
+
+async def test_unasked_hooks_are_told_the_api_default_on_a_model_that_takes_a_level(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    # As Claude Code: a model that takes a level always works at one (the API's default,
+    # high, when none is sent); nothing is sent for it.
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
+    inputs: Inputs = {}
+    hooks = {"PreToolUse": [HookMatcher(hooks=[_recording(inputs)])]}
+    await sdk.query("go", model="claude-opus-5-5", hooks=hooks, permission_mode="bypassPermissions")
+    assert inputs["PreToolUse"][0]["effort"] == {"level": "high"}
+    assert "output_config" not in fake_model.requests[0].body
+
+
+async def test_no_effort_for_hooks_on_a_model_that_takes_none(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
+    inputs: Inputs = {}
+    hooks = {"PreToolUse": [HookMatcher(hooks=[_recording(inputs)])]}
+    await sdk.query(
+        "go",
+        effort="high",
+        model="claude-haiku-4-5",
+        hooks=hooks,
+        permission_mode="bypassPermissions",
+    )
+    assert "effort" not in inputs["PreToolUse"][0]
