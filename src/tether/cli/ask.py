@@ -291,11 +291,13 @@ def message_prompt(
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
     clears it (and on an empty line raises KeyboardInterrupt), Esc Esc clears it (and on an
-    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission mode, `@` completes
+    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission mode, Ctrl+V pastes an
+    image from the clipboard (`tether.cli.clipboard_image`), `@` completes
     paths, `/` completes commands; the footer under it names the mode, the model and the
     context the conversation fills (`tether.cli.prompt_footer`)."""
     from prompt_toolkit.completion import merge_completers
 
+    from tether.cli.clipboard_image import default_directory, paste_keys
     from tether.cli.prompt_footer import add_footer, mode_keys
     from tether.cli.repl_help import slash_names
     from tether.cli.user_context import MentionCompleter, SlashCompleter
@@ -304,13 +306,21 @@ def message_prompt(
         ready = startup.ready
         return ready.session.agent.tool_context.shell_cwd if ready is not None else Path.cwd()
 
+    def pasted_images() -> Path:
+        ready = startup.ready
+        if ready is None:
+            return default_directory()
+        return ready.session.agent.tool_context.scratch_dir
+
     def continuation(width: int, _line_number: int, _wrap_count: int) -> FormattedText:
         return FormattedText([("class:continuation", "·".rjust(width - 1) + " ")])
 
     prompt: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", "> ")]),
         multiline=True,
-        key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup)]),
+        key_bindings=merge_key_bindings(
+            [_message_keys(), mode_keys(startup), paste_keys(pasted_images)]
+        ),
         history=FileHistory(str(history)),
         prompt_continuation=continuation,
         completer=merge_completers(

@@ -155,7 +155,9 @@ class ReplTurns(ReplCommands):
         draft.on_mode = next_mode
         try:
             with typing_during_turn(self.prompt.input, draft) as keys:
-                said = await with_mentions(ready.session, text, ready.renderer.render)
+                said = await with_mentions(
+                    ready.session, text, ready.renderer.render, dropped_images=True
+                )
                 context, self._shell_context = self._shell_context, []
                 content = (*(TextBlock(text=c) for c in context), *said)
                 entry = self._checkpoints.take(ready.session, typed or text)
