@@ -57,3 +57,26 @@ def test_a_mentioned_mcp_resource_is_read_into_the_prompt(
     assert '"server": "demo", "uri": "test://greeting"' in said[1]
     assert "hello from the demo server" in said[2]
     assert "Error from" in said[4]  # a server there is not: the model is told, not misled
+
+
+def test_the_repl_reads_a_mentioned_resource_of_a_server_it_connects(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    from tests.cli.pty_terminal import PtyRepl
+    from tests.cli.test_repl_commands import anthropic_only
+    from tether.testing.mcp_http_server import McpHttpServer
+
+    model_env.script(reply(text("Read the greeting.")))
+    with McpHttpServer() as demo:
+        config = tmp_path / "servers.json"
+        config.write_text(json.dumps({"mcpServers": {"demo": {"type": "http", "url": demo.url}}}))
+        repl = PtyRepl(workspace, anthropic_only(home), "--mcp-config", str(config))
+        try:
+            repl.wait_for("> ")
+            repl.send("summarise @demo:test://greeting\r")
+            repl.wait_for("Read the greeting.")
+        finally:
+            repl.close()
+    said = [block["text"] for block in model_env.requests[0].messages()[-1]["content"]]
+    assert "Called the ReadMcpResourceTool tool" in said[-2]
+    assert "hello from the demo server" in said[-1]

@@ -41,6 +41,12 @@ def mentioned_paths(text: str) -> list[str]:
     return seen
 
 
+def mentioned_servers(text: str) -> list[str]:
+    """The MCP servers whose resources the message mentions (`@server:proto://...`)."""
+    found = (RESOURCE.fullmatch(mentioned) for mentioned in mentioned_paths(text))
+    return [match.group(1) for match in found if match is not None]
+
+
 async def run_for_user(
     session: Session, tool: str, tool_input: dict[str, object], emit: Callable[[Event], None]
 ) -> tuple[str, bool]:
