@@ -80,3 +80,29 @@ def test_the_repl_reads_a_mentioned_resource_of_a_server_it_connects(
     said = [block["text"] for block in model_env.requests[0].messages()[-1]["content"]]
     assert "Called the ReadMcpResourceTool tool" in said[-2]
     assert "hello from the demo server" in said[-1]
+
+
+def test_the_at_menu_offers_the_servers_resources(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    from tests.cli.pty_terminal import PtyRepl
+    from tests.cli.test_repl_commands import anthropic_only
+    from tether.testing.mcp_http_server import McpHttpServer
+
+    (workspace / "README.md").write_text("")
+    with McpHttpServer() as demo:
+        config = tmp_path / "servers.json"
+        config.write_text(json.dumps({"mcpServers": {"demo": {"type": "http", "url": demo.url}}}))
+        repl = PtyRepl(workspace, anthropic_only(home), "--mcp-config", str(config))
+        try:
+            repl.wait_for("> ")
+            for asked in range(1, 60):  # until the server has connected (/mcp says so)
+                repl.send("/mcp\r")
+                repl.wait_for("reconnect a server", count=asked)
+                if "demo                 connected" in repl.screen:
+                    break
+            repl.send("read @")  # the first `@` lists them; the menu shows them when listed
+            repl.wait_for("demo:test://greeting")
+            assert "MCP resource" in repl.screen
+        finally:
+            repl.close()

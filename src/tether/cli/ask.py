@@ -297,20 +297,14 @@ def message_prompt(
     context the conversation fills (`tether.cli.prompt_footer`)."""
     from prompt_toolkit.completion import merge_completers
 
-    from tether.cli.clipboard_image import default_directory, paste_keys
+    from tether.cli.clipboard_image import paste_keys
     from tether.cli.prompt_footer import add_footer, mode_keys
     from tether.cli.repl_help import slash_names
-    from tether.cli.user_context import MentionCompleter, SlashCompleter
+    from tether.cli.user_context import MentionCompleter, ResourceNames, SlashCompleter
 
     def mention_base() -> Path:
         ready = startup.ready
         return ready.session.agent.tool_context.shell_cwd if ready is not None else Path.cwd()
-
-    def pasted_images() -> Path:
-        ready = startup.ready
-        if ready is None:
-            return default_directory()
-        return ready.session.agent.tool_context.scratch_dir
 
     def continuation(width: int, _line_number: int, _wrap_count: int) -> FormattedText:
         return FormattedText([("class:continuation", "·".rjust(width - 1) + " ")])
@@ -318,13 +312,14 @@ def message_prompt(
     prompt: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", "> ")]),
         multiline=True,
-        key_bindings=merge_key_bindings(
-            [_message_keys(), mode_keys(startup), paste_keys(pasted_images)]
-        ),
+        key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup), paste_keys(startup)]),
         history=FileHistory(str(history)),
         prompt_continuation=continuation,
         completer=merge_completers(
-            [SlashCompleter(lambda: slash_names(startup.ready)), MentionCompleter(mention_base)]
+            [
+                SlashCompleter(lambda: slash_names(startup.ready)),
+                MentionCompleter(mention_base, ResourceNames(startup)),
+            ]
         ),
         complete_while_typing=True,
         style=STYLE,

@@ -9,11 +9,14 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+if TYPE_CHECKING:
+    from tether.cli.startup import SessionStartup
 
 CLIPBOARD_TOOLS = (
     ("wl-paste", "--no-newline", "--type", "image/png"),
@@ -29,9 +32,9 @@ NO_IMAGE = "Ctrl+V: no image on the clipboard (text is pasted with the terminal'
 _WAIT_S = 5.0
 
 
-def paste_keys(saved_in: Callable[[], Path]) -> KeyBindings:
-    """Ctrl+V: the clipboard's image saved in the directory `saved_in` names, its path
-    typed at the cursor."""
+def paste_keys(startup: SessionStartup) -> KeyBindings:
+    """Ctrl+V: the clipboard's image saved in the session's scratch directory (a temporary
+    one before the session is built), its path typed at the cursor."""
     bindings = KeyBindings()
 
     @bindings.add("c-v")
@@ -40,7 +43,12 @@ def paste_keys(saved_in: Callable[[], Path]) -> KeyBindings:
         if image is None:
             run_in_terminal(lambda: print(note))
             return
-        directory = saved_in()
+        ready = startup.ready
+        directory = (
+            ready.session.agent.tool_context.scratch_dir
+            if ready is not None
+            else Path(tempfile.gettempdir()) / "tether-pasted-images"
+        )
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / f"clipboard-{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns()}.png"
         path.write_bytes(image)
@@ -70,8 +78,3 @@ def clipboard_image() -> tuple[bytes | None, str]:
         if done.returncode == 0 and image_type(done.stdout[:16]) is not None:
             return done.stdout, ""
     return None, NO_IMAGE if tried else NO_TOOL
-
-
-def default_directory() -> Path:
-    """Where pasted images are kept when the session has no scratch directory yet."""
-    return Path(tempfile.gettempdir()) / "tether-pasted-images"
