@@ -91,8 +91,9 @@ async def with_mentions(
         from tether.cli.dropped_paths import dropped_image_paths
 
         calls.extend(("Read", {"file_path": str(p)}) for p in dropped_image_paths(text, workspace))
-    for tool, tool_input in calls:
-        blocks.extend(await _read_for_user(session, tool, tool_input, emit))
+    for index, (tool, tool_input) in enumerate(calls):
+        if (tool, tool_input) not in calls[:index]:  # `@src/` and `@src` name one directory
+            blocks.extend(await _read_for_user(session, tool, tool_input, emit))
     return tuple(blocks)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from rich.console import Console
@@ -177,20 +177,25 @@ class ReplCommands:
         ready = await self._session()
         if ready is None:
             return
-        if ready.mcp is not None:  # the servers stay as they are, as in Claude Code
-            ready.mcp.carry()
-        run = ready.session.agent.tool_context.run
-        fresh = opening(
-            ready.options,
-            model=self._model_spec or ready.options.model,
-            permission_mode=permission_mode(ready.session),
-            start_source="clear",
-            kept_mcp=ready.mcp,
-            kept_run=run.hand_over() if run is not None else None,
-        )
+        fresh = self._carried_over(ready, start_source="clear")
         await self.restart_with(fresh, reason="clear")
         self.console.clear()
         self.console.print(Text(CLEARED, style="dim"))
+
+    def _carried_over(self, ready: Ready, **changes: Any) -> RunOptions:
+        """The options of a session that follows `ready` in this REPL with its model,
+        permission mode, MCP servers (they stay as they are, as in Claude Code) and run."""
+        if ready.mcp is not None:
+            ready.mcp.carry()
+        run = ready.session.agent.tool_context.run
+        return opening(
+            ready.options,
+            model=self._model_spec or ready.options.model,
+            permission_mode=permission_mode(ready.session),
+            kept_mcp=ready.mcp,
+            kept_run=run.hand_over() if run is not None else None,
+            **changes,
+        )
 
     async def add_directory(self, args: str) -> None:
         """`/add-dir DIR`: this session goes on with DIR as a working directory as well (as
@@ -210,18 +215,11 @@ class ReplCommands:
         if directory in ready.options.add_dirs:
             self.console.print(Text(f"{terminal_safe(str(directory))} is already added.", "dim"))
             return
-        if ready.mcp is not None:
-            ready.mcp.carry()
-        run = ready.session.agent.tool_context.run
         saved = bool(ready.session.messages)  # a session is saved from its first message
-        more = opening(
-            ready.options,
+        more = self._carried_over(
+            ready,
             resume=ready.session.session_id if saved else None,
-            model=self._model_spec or ready.options.model,
-            permission_mode=permission_mode(ready.session),
             add_dirs=(*ready.options.add_dirs, directory),
-            kept_mcp=ready.mcp,
-            kept_run=run.hand_over() if run is not None else None,
         )
         if not saved:  # nothing to resume yet: a new session that keeps this one's id
             more = replace(more, session_id=ready.session.session_id)
