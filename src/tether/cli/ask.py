@@ -291,14 +291,16 @@ def message_prompt(
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
     clears it (and on an empty line raises KeyboardInterrupt), Esc Esc clears it (and on an
-    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission mode, `@` completes
+    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission mode, Ctrl+V pastes an
+    image from the clipboard (`tether.cli.clipboard_image`), `@` completes
     paths, `/` completes commands; the footer under it names the mode, the model and the
     context the conversation fills (`tether.cli.prompt_footer`)."""
     from prompt_toolkit.completion import merge_completers
 
+    from tether.cli.clipboard_image import paste_keys
     from tether.cli.prompt_footer import add_footer, mode_keys
     from tether.cli.repl_help import slash_names
-    from tether.cli.user_context import MentionCompleter, SlashCompleter
+    from tether.cli.user_context import MentionCompleter, ResourceNames, SlashCompleter
 
     def mention_base() -> Path:
         ready = startup.ready
@@ -310,11 +312,14 @@ def message_prompt(
     prompt: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", "> ")]),
         multiline=True,
-        key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup)]),
+        key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup), paste_keys(startup)]),
         history=FileHistory(str(history)),
         prompt_continuation=continuation,
         completer=merge_completers(
-            [SlashCompleter(lambda: slash_names(startup.ready)), MentionCompleter(mention_base)]
+            [
+                SlashCompleter(lambda: slash_names(startup.ready)),
+                MentionCompleter(mention_base, ResourceNames(startup)),
+            ]
         ),
         complete_while_typing=True,
         style=STYLE,

@@ -1,7 +1,9 @@
-"""`@path` mentions in a message, read with the Read tool as Claude Code reads them, and calls
-the user asks for, run through the session's gate. Kept apart from the prompt's completers
-(`tether.cli.user_context`): a headless run reads a command's mentions without loading the
-terminal's libraries."""
+"""`@path` mentions in a message, read as Claude Code reads them: a file with the Read tool, a
+directory as its listing (the Glob tool: bounded, ignored files left out), `@server:uri` an MCP
+server's resource (ReadMcpResourceTool); an image path dropped or pasted into the REPL's prompt is
+read as an image. And calls the user asks for, run through the session's gate. Kept apart from
+the prompt's completers (`tether.cli.user_context`): a headless run reads a command's mentions
+without loading the terminal's libraries."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 
 MENTION = re.compile(r"(?:(?<=\s)|^)@((?:\\ |[^\s@])+)")
 """`@path`, at the start of a word; a space inside a path is written `\\ `."""
+RESOURCE = re.compile(r"([A-Za-z0-9_.-]+):([A-Za-z][A-Za-z0-9+.-]*://.*)")
+"""`@server:proto://resource`, an MCP server's resource, as Claude Code writes it."""
 
 
 def mentioned_paths(text: str) -> list[str]:
@@ -35,6 +39,12 @@ def mentioned_paths(text: str) -> list[str]:
         if path and path not in seen:
             seen.append(path)
     return seen
+
+
+def mentioned_servers(text: str) -> list[str]:
+    """The MCP servers whose resources the message mentions (`@server:proto://...`)."""
+    found = (RESOURCE.fullmatch(mentioned) for mentioned in mentioned_paths(text))
+    return [match.group(1) for match in found if match is not None]
 
 
 async def run_for_user(
@@ -61,34 +71,57 @@ async def _run_for_user(
 
 
 async def with_mentions(
-    session: Session, text: str, emit: Callable[[Event], None]
+    session: Session,
+    text: str,
+    emit: Callable[[Event], None],
+    *,
+    dropped_images: bool = False,
 ) -> tuple[TextBlock | ImageBlock, ...]:
-    """The message's blocks: its text, then for each mentioned file that exists the Read
-    call and its result, as Claude Code sends them: the result's text, then the images it
-    returned (a picture, a notebook's plots), which its text names. A mention that names no
-    file stays text."""
-    from tether.core.lifecycle import reminder
+    """The message's blocks: its text, then for each mention that names something the call
+    that reads it and its result, as Claude Code sends them: a file's Read (the result's
+    text, then the images it returned, which its text names), a directory's listing, an MCP
+    resource. A mention that names nothing stays text. `dropped_images` (the REPL's prompt):
+    an image file's path, as a terminal writes a dropped or pasted file, is read too."""
     from tether.protocol import TextBlock
 
     blocks: list[TextBlock | ImageBlock] = [TextBlock(text=text)]
     workspace = session.agent.tool_context.shell_cwd
-    for mentioned in mentioned_paths(text):
-        path = _existing_file(workspace, mentioned)
-        if path is None:
-            continue
-        said = json.dumps({"file_path": str(path)})
-        result = await _run_for_user(session, "Read", {"file_path": str(path)}, emit)
-        blocks.append(
-            TextBlock(text=reminder(f"Called the Read tool with the following input: {said}"))
-        )
-        what = "Error from" if result.is_error else "Result of"
-        blocks.append(
-            TextBlock(text=reminder(f"{what} calling the Read tool: {json.dumps(result.content)}"))
-        )
-        blocks.extend(result.images)
+    calls = [call for m in mentioned_paths(text) if (call := _reading(session, workspace, m))]
+    if dropped_images:
+        from tether.cli.dropped_paths import dropped_image_paths
+
+        calls.extend(("Read", {"file_path": str(p)}) for p in dropped_image_paths(text, workspace))
+    for index, (tool, tool_input) in enumerate(calls):
+        if (tool, tool_input) not in calls[:index]:  # `@src/` and `@src` name one directory
+            blocks.extend(await _read_for_user(session, tool, tool_input, emit))
     return tuple(blocks)
 
 
-def _existing_file(base: Path, mentioned: str) -> Path | None:
+async def _read_for_user(
+    session: Session, tool: str, tool_input: dict[str, object], emit: Callable[[Event], None]
+) -> list[TextBlock | ImageBlock]:
+    from tether.core.lifecycle import reminder
+    from tether.protocol import TextBlock
+
+    said = json.dumps(tool_input)
+    result = await _run_for_user(session, tool, tool_input, emit)
+    what = "Error from" if result.is_error else "Result of"
+    return [
+        TextBlock(text=reminder(f"Called the {tool} tool with the following input: {said}")),
+        TextBlock(text=reminder(f"{what} calling the {tool} tool: {json.dumps(result.content)}")),
+        *result.images,
+    ]
+
+
+def _reading(session: Session, base: Path, mentioned: str) -> tuple[str, dict[str, object]] | None:
+    """The call that reads what a mention names (None: it names nothing there is)."""
+    resource = RESOURCE.fullmatch(mentioned)
+    if resource is not None and session.agent.tools.get("ReadMcpResourceTool") is not None:
+        server, uri = resource.groups()
+        return "ReadMcpResourceTool", {"server": server, "uri": uri}
     path = (base / Path(mentioned).expanduser()).resolve()
-    return path if path.is_file() else None
+    if path.is_file():
+        return "Read", {"file_path": str(path)}
+    if path.is_dir():  # as Claude Code: what is in it, not its files' contents
+        return "Glob", {"pattern": "**/*", "path": str(path)}
+    return None

@@ -8,11 +8,11 @@ layers at load time; they are imported when a command runs, once the session is 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 
+from tether.cli.repl_help import shorten_home
 from tether.cli.terminal_text import terminal_safe
 from tether.relocated_files import file_name
 
@@ -192,7 +192,7 @@ def describe_permissions(session: Session) -> Text:
         if not any(lists.values()):
             continue
         shown = True
-        text.append(f"\n{_shorten(where)}\n", style="bold")
+        text.append(f"\n{shorten_home(where)}\n", style="bold")
         for kind, patterns in lists.items():
             for pattern in patterns:
                 text.append(f"  {kind:<6}{pattern}\n")
@@ -210,10 +210,3 @@ def _strings(value: object) -> Sequence[str]:
     if not isinstance(value, list):
         return ()
     return [item for item in cast(list[object], value) if isinstance(item, str)]
-
-
-def _shorten(where: str) -> str:
-    try:
-        return "~/" + str(Path(where).relative_to(Path.home()))
-    except ValueError:
-        return where

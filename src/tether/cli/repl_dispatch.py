@@ -6,10 +6,12 @@ rewind, each a restart. The prompt loop (`repl.py`) gives the session and runs t
 from __future__ import annotations
 
 import asyncio
+import shlex
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from rich.console import Console
@@ -18,6 +20,7 @@ from rich.text import Text
 from tether.cli.ask import no_echo
 from tether.cli.init_prompt import INIT_COMMAND, init_message
 from tether.cli.mentions import run_for_user
+from tether.cli.repl_admin import ADMIN_COMMANDS, admin_command
 from tether.cli.repl_commands import (
     SESSION_COMMANDS,
     change_mcp,
@@ -146,6 +149,13 @@ class ReplCommands:
                     init_message(Path(ready.session.started().cwd), args),
                     typed=f"/init {args}".rstrip(),
                 )
+        elif name == "/add-dir":
+            await self.add_directory(args)
+        elif name in ADMIN_COMMANDS:
+            ready = await self._session()
+            if ready is not None:
+                said = await admin_command(ready, name, args, Path.home())
+                self.console.print(said, highlight=False)
         elif name in SESSION_COMMANDS:
             ready = await self._session()
             if ready is not None:
@@ -171,20 +181,55 @@ class ReplCommands:
         ready = await self._session()
         if ready is None:
             return
-        if ready.mcp is not None:  # the servers stay as they are, as in Claude Code
-            ready.mcp.carry()
-        run = ready.session.agent.tool_context.run
-        fresh = opening(
-            ready.options,
-            model=self._model_spec or ready.options.model,
-            permission_mode=permission_mode(ready.session),
-            start_source="clear",
-            kept_mcp=ready.mcp,
-            kept_run=run.hand_over() if run is not None else None,
-        )
+        fresh = self._carried_over(ready, start_source="clear")
         await self.restart_with(fresh, reason="clear")
         self.console.clear()
         self.console.print(Text(CLEARED, style="dim"))
+
+    def _carried_over(self, ready: Ready, **changes: Any) -> RunOptions:
+        """The options of a session that follows `ready` in this REPL with its model,
+        permission mode, MCP servers (they stay as they are, as in Claude Code) and run."""
+        if ready.mcp is not None:
+            ready.mcp.carry()
+        run = ready.session.agent.tool_context.run
+        return opening(
+            ready.options,
+            model=self._model_spec or ready.options.model,
+            permission_mode=permission_mode(ready.session),
+            kept_mcp=ready.mcp,
+            kept_run=run.hand_over() if run is not None else None,
+            **changes,
+        )
+
+    async def add_directory(self, args: str) -> None:
+        """`/add-dir DIR`: this session goes on with DIR as a working directory as well (as
+        `--add-dir`: the file tools' rules and the sandbox take it), rebuilt on its own
+        conversation with its MCP servers kept."""
+        ready = await self._session()
+        if ready is None:
+            return
+        if not args:
+            self.console.print(Text("Usage: /add-dir DIR", style="yellow"))
+            return
+        directory = _directory(ready.session.agent.tool_context.shell_cwd, args)
+        if directory is None:
+            said = f"✗ /add-dir {args}: not a directory"
+            self.console.print(Text(terminal_safe(said), style="red"))
+            return
+        if directory in ready.options.add_dirs:
+            self.console.print(Text(f"{terminal_safe(str(directory))} is already added.", "dim"))
+            return
+        saved = bool(ready.session.messages)  # a session is saved from its first message
+        more = self._carried_over(
+            ready,
+            resume=ready.session.session_id if saved else None,
+            add_dirs=(*ready.options.add_dirs, directory),
+        )
+        if not saved:  # nothing to resume yet: a new session that keeps this one's id
+            more = replace(more, session_id=ready.session.session_id)
+        await self.restart_with(more, rewound=True)  # the same session: its checkpoints hold
+        said = f"✓ Added {directory} as a working directory for this session."
+        self.console.print(Text(terminal_safe(said), style="green"))
 
     async def show_session_command(self, ready: Ready, name: str, args: str) -> None:
         """/model, /status, /permissions, /context, /mcp (see `tether.cli.repl_commands`)."""
@@ -327,3 +372,14 @@ class ReplCommands:
                 ready.session, "Bash", {"command": command}, ready.renderer.render
             )
         self._shell_context.append(shell_context(command, output, failed))
+
+
+def _directory(base: Path, written: str) -> Path | None:
+    """The directory `written` names from `base`, quoted or with its spaces escaped as a shell
+    takes it, or as written (None: it names none)."""
+    try:
+        words = shlex.split(written)
+    except ValueError:  # an unclosed quote: the words as typed
+        words = []
+    directory = (base / Path(words[0] if len(words) == 1 else written).expanduser()).resolve()
+    return directory if directory.is_dir() else None

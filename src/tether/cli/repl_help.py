@@ -43,6 +43,11 @@ Commands
   /mcp           MCP servers: their state and tools; /mcp reconnect|enable|disable SERVER
   /init          have the model study the repository and write its CLAUDE.md
   /memory        open a memory file (CLAUDE.md, CLAUDE.local.md, ~/.claude/CLAUDE.md) in $EDITOR
+  /add-dir DIR   work in DIR too for this session (as --add-dir: file tools and the sandbox)
+  /export [FILE] write the conversation as text to FILE (or a file named for the time)
+  /doctor        check the installation, settings files, MCP servers, sandbox and model endpoint
+  /config [KEY VALUE]  the settings in force and their files; set KEY in ~/.claude/settings.json
+  /agents [NAME] the subagents by source, or one of them (/agents create: how to add one)
   /exit, /quit   leave tether (so does Ctrl+D)"""
 
 HELP_KEYS = """\
@@ -77,13 +82,18 @@ BUILTIN_COMMANDS = (
     "/mcp",
     "/init",
     "/memory",
+    "/add-dir",
+    "/export",
+    "/doctor",
+    "/config",
+    "/agents",
     "/exit",
     "/quit",
 )
 """They win over a skill of the same name."""
 
 
-_HELP_LINE = re.compile(r"  (?P<names>/[a-z]+(?:, /[a-z]+)*)\s+(?P<about>.*)")
+_HELP_LINE = re.compile(r"  (?P<names>/[a-z-]+(?:, /[a-z-]+)*)(?: \[?[A-Z][^ ]*)*\s+(?P<about>.*)")
 
 
 def slash_names(ready: Ready | None) -> list[tuple[str, str]]:
@@ -195,13 +205,14 @@ def print_banner(console: Console, workspace: Path) -> None:
     title = Text("✻ ", style="bold cyan")
     title.append(f"tether {__version__}", style="bold")
     console.print(title)
-    console.print(Text(f"  workspace  {_shorten_home(workspace)}", style="dim"))
+    console.print(Text(f"  workspace  {shorten_home(workspace)}", style="dim"))
     console.print(Text(f"  {KEYS_HINT}", style="dim"))
     console.line()
 
 
-def _shorten_home(path: Path) -> str:
+def shorten_home(path: Path | str) -> str:
+    """A path as the user reads it best: under the home directory, from `~`."""
     try:
-        return "~/" + str(path.relative_to(Path.home()))
+        return "~/" + str(Path(path).relative_to(Path.home()))
     except ValueError:
         return str(path)

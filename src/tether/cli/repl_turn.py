@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from tether.cli.ask import PermissionKey, discard_typeahead, read_permission_answer
-from tether.cli.mentions import with_mentions
+from tether.cli.mentions import mentioned_servers, with_mentions
 from tether.cli.repl_commands import MODE_LABELS, cycle_mode
 from tether.cli.repl_dispatch import ReplCommands
 from tether.cli.startup import INTERRUPTED_HINT, Ready
@@ -155,7 +155,12 @@ class ReplTurns(ReplCommands):
         draft.on_mode = next_mode
         try:
             with typing_during_turn(self.prompt.input, draft) as keys:
-                said = await with_mentions(ready.session, text, ready.renderer.render)
+                servers = mentioned_servers(text)
+                if servers and ready.mcp is not None and ready.mcp.manager is not None:
+                    await ready.mcp.manager.connected(servers)  # still connecting: wait for it
+                said = await with_mentions(
+                    ready.session, text, ready.renderer.render, dropped_images=True
+                )
                 context, self._shell_context = self._shell_context, []
                 content = (*(TextBlock(text=c) for c in context), *said)
                 entry = self._checkpoints.take(ready.session, typed or text)

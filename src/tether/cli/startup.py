@@ -21,6 +21,7 @@ from rich.text import Text
 from tether.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
+    from tether.agents import AgentCatalog
     from tether.cli.instruction_imports import ProjectInstructions
     from tether.cli.mcp_setup import McpSetup
     from tether.cli.render import EventRenderer
@@ -63,6 +64,8 @@ class Ready:
     """Its team-lead side (agent teams on): messages to the lead are shown as they come."""
     instructions: ProjectInstructions | None = None
     """Its instruction files (`/memory` reloads them after an edit)."""
+    agents: AgentCatalog | None = None
+    """Its subagents (for /agents)."""
     bypass_allowed: bool = False
     """Started in bypassPermissions, or with `--allow-dangerously-skip-permissions`: Shift+Tab
     may switch to it (as in Claude Code, never otherwise)."""
@@ -156,6 +159,7 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
         built.mcp,
         built.lead,
         instructions=built.instructions,
+        agents=built.agents,
         bypass_allowed=bypass,
         status_line=built.status_line,
         output_style=built.output_style,

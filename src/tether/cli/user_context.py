@@ -10,11 +10,17 @@ rule would seek, so nothing is asked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+
+if TYPE_CHECKING:
+    from tether.cli.startup import SessionStartup
+    from tether.mcp.manager import McpManager
 
 
 def shell_context(command: str, output: str, failed: bool) -> str:
@@ -23,11 +29,51 @@ def shell_context(command: str, output: str, failed: bool) -> str:
     return f"<bash-input>{command}</bash-input>\n<{stream}>{output}</{stream}>"
 
 
-class MentionCompleter(Completer):
-    """Completes the path after `@` from the files under the directory the REPL works in."""
+class ResourceNames:
+    """The MCP servers' resources as `server:uri`, for `@` to complete: listed in the
+    background when the connected servers change (a completion never waits on a server), the
+    completion menu refreshed when the list comes."""
 
-    def __init__(self, base: Callable[[], Path]) -> None:
+    def __init__(self, startup: SessionStartup) -> None:
+        self._startup = startup
+        self._names: list[str] = []
+        self._listed_for: tuple[str, ...] = ()
+        self._listing: asyncio.Task[None] | None = None
+
+    def __call__(self) -> Sequence[str]:
+        ready = self._startup.ready
+        manager = ready.mcp.manager if ready is not None and ready.mcp is not None else None
+        if manager is None:
+            return ()
+        statuses = manager.statuses()
+        connected = tuple(sorted(n for n, s in statuses.items() if s.state == "connected"))
+        if connected != self._listed_for and self._listing is None:
+            self._listing = asyncio.get_running_loop().create_task(self._list(manager, connected))
+        return self._names
+
+    async def _list(self, manager: McpManager, connected: tuple[str, ...]) -> None:
+        from prompt_toolkit.application import get_app
+
+        try:
+            found = await manager.list_resources()
+            self._names = [f"{resource.server}:{resource.uri}" for resource in found]
+        finally:
+            self._listed_for, self._listing = connected, None
+        buffer = get_app().current_buffer
+        if buffer.document.get_word_before_cursor(WORD=True).startswith("@"):
+            buffer.complete_state = None  # a menu on screen is not computed again otherwise
+            buffer.start_completion(select_first=False)
+
+
+class MentionCompleter(Completer):
+    """Completes the path after `@` from the files under the directory the REPL works in, and
+    the MCP servers' resources (`resources`) as `@server:uri`."""
+
+    def __init__(
+        self, base: Callable[[], Path], resources: Callable[[], Sequence[str]] = lambda: ()
+    ) -> None:
         self.base = base
+        self.resources = resources
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -36,6 +82,11 @@ class MentionCompleter(Completer):
         if not word.startswith("@"):
             return
         typed = word[1:].replace("\\ ", " ")
+        for name in self.resources():
+            if name.startswith(typed):
+                yield Completion(
+                    f"@{name}", start_position=-len(word), display=name, display_meta="MCP resource"
+                )
         folder, _, stem = typed.rpartition("/")
         directory = self.base() / folder if folder else self.base()
         try:

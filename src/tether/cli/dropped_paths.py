@@ -1,0 +1,45 @@
+"""Image files dropped or pasted into the REPL's prompt: terminals write a dropped file as its
+path, bare, quoted (`'/a b/pic.png'`), with its spaces escaped (`/a\\ b/pic.png`) or as a
+`file://` URL. Claude Code sends such an image as an image; so does tether, whatever the file's
+name says, when its first bytes are a picture's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+_WORD = re.compile(r"'([^']+)'|\"([^\"]+)\"|((?:\\.|[^\s'\"])+)")
+"""A quoted path, or a bare one whose backslashes escape the next character."""
+_ESCAPED = re.compile(r"\\(.)")
+
+
+def dropped_image_paths(text: str, base: Path) -> list[Path]:
+    """The image files the words of `text` name by an absolute, `~` or `file://` path (a
+    relative word is a word: `@pic.png` mentions a workspace file), in order, each once."""
+    found: list[Path] = []
+    for match in _WORD.finditer(text):
+        quoted = match.group(1) or match.group(2)
+        word = quoted if quoted is not None else _ESCAPED.sub(r"\1", match.group(3))
+        path = _path_of(word, base)
+        if path is not None and path not in found and _is_image(path):
+            found.append(path)
+    return found
+
+
+def _path_of(word: str, base: Path) -> Path | None:
+    if word.startswith("file://"):
+        word = unquote(urlparse(word).path)
+    if not word.startswith(("/", "~")):
+        return None
+    return (base / Path(word).expanduser()).resolve()
+
+
+def _is_image(path: Path) -> bool:
+    from tether.tools.builtin.read_image import image_type
+
+    try:
+        with path.open("rb") as f:
+            return image_type(f.read(16)) is not None
+    except OSError:  # not a file, or not one that can be read: a word like any other
+        return False

@@ -1,0 +1,195 @@
+"""The REPL's /agents (the subagents the session offers, by source, or one of them), /config
+(the settings in force with the file each comes from; `/config KEY VALUE` writes the user's
+settings file, as Claude Code's panel does) and /export (the conversation as text, to a file).
+What they read is the session's: its agent catalogue, its settings layers, its messages."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from tether.cli.repl_help import shorten_home
+from tether.cli.terminal_text import terminal_safe
+
+if TYPE_CHECKING:
+    from tether.agents import AgentCatalog
+    from tether.agents.definitions import AgentDefinition
+    from tether.cli.startup import Ready
+    from tether.core.session import Session
+
+AGENTS_HOW = (
+    "A new agent is a Markdown file with `name` and `description` front matter (optionally "
+    "`tools`, `model`), its body the agent's instructions: .claude/agents/NAME.md for this "
+    "project, ~/.claude/agents/NAME.md for every project. It is offered from the next session "
+    "(/clear)."
+)
+CONFIG_USAGE = '/config [KEY VALUE]: VALUE is JSON (true, 3, "text") or else taken as text.'
+VIEWED_ELSEWHERE = {
+    "permissions": "/permissions",
+    "hooks": "/hooks",
+    "outputStyle": "/output-style",
+}
+
+
+def agent_source(agent: AgentDefinition, workspace: Path, user_home: Path) -> str:
+    """Where an agent comes from, as Claude Code groups them."""
+    if agent.path is None:
+        return "built-in"
+    if agent.path.is_relative_to(user_home / ".claude") or agent.path.is_relative_to(
+        user_home / ".tether"
+    ):
+        return "user"
+    if agent.path.is_relative_to(workspace):
+        return "project"
+    return "plugin"
+
+
+def describe_agents(
+    catalog: AgentCatalog | None, args: str, workspace: Path, user_home: Path
+) -> Text:
+    """`/agents`: the agents by source; `/agents NAME`: one of them; `/agents create`: how."""
+    if catalog is None:
+        return Text("This session offers no subagents.", style="dim")
+    name = args.strip()
+    if name in ("create", "new"):
+        return Text(AGENTS_HOW)
+    if name:
+        agent = catalog.get(name)
+        if agent is None:
+            known = ", ".join(catalog.names()) or "none"
+            return Text(f"✗ No agent {terminal_safe(name)!r} (agents: {known}).", style="red")
+        return _one_agent(agent, agent_source(agent, workspace, user_home))
+    groups: dict[str, list[AgentDefinition]] = {}
+    for agent in catalog.agents:
+        groups.setdefault(agent_source(agent, workspace, user_home), []).append(agent)
+    text = Text()
+    for source in ("project", "user", "plugin", "built-in"):
+        if source not in groups:
+            continue
+        text.append(f"{source} agents\n", style="bold")
+        for agent in groups[source]:
+            summary = " ".join(agent.description.split())
+            summary = summary[:77] + "…" if len(summary) > 78 else summary
+            text.append(f"  {terminal_safe(agent.name):<24} {terminal_safe(summary)}\n")
+    for unusable in catalog.unusable:
+        text.append(f"  ✗ {terminal_safe(str(unusable.path))}: ", style="yellow")
+        text.append(f"{terminal_safe(unusable.reason)}\n", style="yellow")
+    return text.append("/agents NAME shows one; /agents create says how to add one.", style="dim")
+
+
+def _one_agent(agent: AgentDefinition, source: str) -> Text:
+    tools = ", ".join(agent.tools) if agent.tools is not None else "all of the session's"
+    lines = [
+        f"{agent.name} ({source})",
+        f"  file:        {agent.path or 'built into tether'}",
+        f"  model:       {agent.model or 'as the session'}",
+        f"  tools:       {tools}",
+        f"  description: {' '.join(agent.description.split())}",
+        "",
+        *agent.system_prompt.strip().splitlines()[:20],
+    ]
+    return Text(terminal_safe("\n".join(lines)))
+
+
+def describe_config(session: Session) -> Text:
+    """`/config`: each setting in force, its value and the file that set it (a later file
+    wins a key; tables merge, so the last file to touch one is named)."""
+    gate = session.agent.gate
+    layers = gate.sources.layers if gate is not None else ()
+    where: dict[str, Path] = {}
+    values: dict[str, Any] = {}
+    for path, data in layers:
+        for key, value in data.items():
+            where[key] = path
+            merged = values.get(key)
+            if isinstance(value, Mapping) and isinstance(merged, Mapping):
+                values[key] = {**merged, **value}
+            else:
+                values[key] = value
+    if not values:
+        text = Text("No settings files set anything for this session.\n", style="dim")
+        return text.append(CONFIG_USAGE, style="dim")
+    text = Text()
+    for key in sorted(values):
+        shown = json.dumps(values[key], ensure_ascii=False)
+        if key in VIEWED_ELSEWHERE:
+            shown = f"(see {VIEWED_ELSEWHERE[key]})"
+        elif len(shown) > 70:
+            shown = shown[:69] + "…"
+        text.append(f"  {terminal_safe(key):<28} {terminal_safe(shown)}\n")
+        text.append(f"      from {terminal_safe(shorten_home(where[key]))}\n", style="dim")
+    return text.append(CONFIG_USAGE, style="dim")
+
+
+def change_config(args: str, user_home: Path) -> Text:
+    """`/config KEY VALUE`: KEY set in the user's `~/.claude/settings.json` (everything else
+    in it kept), in force from the next session."""
+    from tether.cli.permissions_edit import update_settings
+    from tether.protocol import ConfigError
+
+    key, _, raw = args.partition(" ")
+    raw = raw.strip()
+    if not key or not raw:
+        return Text(f"Usage: {CONFIG_USAGE}", style="yellow")
+    if key in VIEWED_ELSEWHERE:
+        return Text(f"{key} is changed with {VIEWED_ELSEWHERE[key]}.", style="yellow")
+    try:
+        value: Any = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    path = user_home / ".claude" / "settings.json"
+
+    def setting(data: dict[str, Any]) -> None:
+        data[key] = value
+
+    try:
+        update_settings(path, setting)
+    except ConfigError as e:
+        return Text(f"✗ {terminal_safe(str(e))}", style="red")
+    said = json.dumps(value, ensure_ascii=False)
+    return Text(
+        f"✓ {terminal_safe(key)} = {terminal_safe(said)} in {shorten_home(path)} (in force from "
+        "/clear or the next session)",
+        style="green",
+    )
+
+
+def export_conversation(session: Session, args: str, workspace: Path) -> Text:
+    """`/export [FILE]`: the conversation as text (as `tether sessions show` prints it) written
+    to FILE, or to a file named for the time in the workspace (no clipboard is assumed)."""
+    from tether.cli.sessions_cmd import describe_message
+
+    name = args.strip() or time.strftime("conversation-%Y-%m-%d-%H%M%S.txt")
+    path = (workspace / Path(name).expanduser()).resolve()
+    parts = [f"session {session.session_id} · model {session.agent.model_id}"]
+    parts.extend(describe_message(message) for message in session.messages)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    except OSError as e:
+        return Text(f"✗ /export: cannot write {path}: {e.strerror or e}", style="red")
+    count = len(session.messages)
+    return Text(f"✓ Conversation ({count} messages) exported to {path}", style="green")
+
+
+ADMIN_COMMANDS = ("/export", "/doctor", "/config", "/agents")
+
+
+async def admin_command(ready: Ready, name: str, args: str, user_home: Path) -> Text:
+    """What one of `ADMIN_COMMANDS` says (and does)."""
+    session = ready.session
+    workspace = Path(session.started().cwd)
+    if name == "/export":
+        return export_conversation(session, args, session.agent.tool_context.shell_cwd)
+    if name == "/doctor":
+        from tether.cli.repl_doctor import doctor
+
+        return await doctor(ready, user_home)
+    if name == "/config":
+        return change_config(args, user_home) if args else describe_config(session)
+    return describe_agents(ready.agents, args, workspace, user_home)

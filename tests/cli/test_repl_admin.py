@@ -1,0 +1,128 @@
+"""The REPL's /add-dir, /export, /doctor, /config and /agents, which Claude Code has, on a real
+terminal: what each shows, and what /add-dir, /export and /config change."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.pty_terminal import PtyRepl
+from tests.cli.test_repl_commands import anthropic_only
+from tether.testing import FakeModelServer, reply, text, tool_use
+
+
+def test_add_dir_lets_the_file_tools_work_in_another_directory(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "sibling-repo", tmp_path / "other repo"
+    first.mkdir()
+    second.mkdir()
+    model_env.script(
+        reply(tool_use("Write", file_path=str(first / "A.md"), content="one\n")),
+        reply(text("Wrote one.")),
+        reply(tool_use("Write", file_path=str(second / "B.md"), content="two\n")),
+        reply(text("Wrote two.")),
+    )
+    repl = PtyRepl(workspace, anthropic_only(home), "--permission-mode", "acceptEdits")
+    try:
+        repl.wait_for("> ")
+        repl.send("/add-dir ../nowhere\r")
+        repl.wait_for("not a directory")
+        repl.send(f"/add-dir {first}\r")  # before any message: nothing saved to resume yet
+        repl.wait_for("✓ Added")
+        repl.send("write one\r")
+        repl.wait_for("Wrote one.")
+        repl.send("/add-dir ../other\\ repo\r")  # after one: the conversation goes on
+        repl.wait_for("✓ Added", count=2)
+        repl.send("write two\r")
+        repl.wait_for("Wrote two.")
+        assert "Allow" not in repl.screen  # not asked: the directories are the session's now
+        repl.send("/add-dir ../sibling-repo\r")
+        repl.wait_for("is already added")
+    finally:
+        repl.close()
+    assert (first / "A.md").read_text() == "one\n"
+    assert (second / "B.md").read_text() == "two\n"
+    assert len(model_env.requests[2].messages()) == 5  # the conversation went on, not anew
+
+
+def test_export_writes_the_conversation_and_doctor_checks_the_settings_and_endpoint(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(reply(text("EXPORTED-REPLY")))
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("say something EXPORT-ME\r")
+        repl.wait_for("EXPORTED-REPLY")
+        repl.send("/export notes/chat.txt\r")
+        repl.wait_for("exported to")
+        broken = home / ".claude" / "settings.json"
+        broken.parent.mkdir()
+        broken.write_text('{"model": ')  # broken while the session runs
+        repl.send("/doctor\r")
+        repl.wait_for("reachable")
+        screen = repl.screen
+    finally:
+        repl.close()
+    exported = (workspace / "notes" / "chat.txt").read_text()
+    assert "> say something EXPORT-ME" in exported
+    assert "EXPORTED-REPLY" in exported
+    for line in ("Installation", "Settings files", "MCP servers", "Sandbox", "Model"):
+        assert line in screen, screen
+    assert str(broken) in screen, screen
+    assert "the next start stops here" in screen, screen
+    assert ": reachable" in screen, screen
+
+
+def test_config_shows_each_setting_with_its_file_and_sets_one(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"cleanupPeriodDays": 30, "permissions": {"allow": []}}))
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("/config\r")
+        repl.wait_for("VALUE is JSON")
+        screen = repl.screen
+        assert "cleanupPeriodDays            30" in screen, screen
+        assert "(see /permissions)" in screen, screen
+        assert "from ~/.claude/settings.json" in screen, screen
+        repl.send('/config theme "dark"\r')
+        repl.wait_for("the next session")
+    finally:
+        repl.close()
+    assert json.loads(settings.read_text()) == {
+        "cleanupPeriodDays": 30,
+        "permissions": {"allow": []},
+        "theme": "dark",
+    }
+
+
+def test_agents_lists_them_by_source_and_shows_one(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    agents = home / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews diffs for bugs\ntools: Read, Grep\n---\n"
+        "You review REVIEW-BODY.\n"
+    )
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("/agents\r")
+        repl.wait_for("/agents create says how")
+        screen = repl.screen
+        for shown in ("user agents", "built-in agents", "reviewer", "Reviews diffs for bugs"):
+            assert shown in screen, screen
+        repl.send("/agents reviewer\r")
+        repl.wait_for("REVIEW-BODY")
+        assert str(agents / "reviewer.md") in repl.screen
+        assert "Read, Grep" in repl.screen
+        repl.send("/agents create\r")
+        repl.wait_for(".claude/agents/NAME.md")
+    finally:
+        repl.close()
