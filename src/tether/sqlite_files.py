@@ -32,6 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
+from tether.runtime_dir import make_runtime_dir
+
 FILE_MODE = 0o600
 """A new file's mode, and so its `-wal`'s and `-shm`'s: what a session spent and did is the
 user's alone, as the event log and transcripts are."""
@@ -47,7 +49,7 @@ def open_shared(path: Path, *, busy_timeout_ms: int) -> sqlite3.Connection:
     """A connection to `path` for reading and writing, from any thread (one at a time),
     `isolation_level=None` (transactions are the caller's `BEGIN IMMEDIATE`). `OSError` or
     `sqlite3.Error` when it cannot be opened."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_runtime_dir(path.parent)
     # Created here, not by SQLite (which would use 0644): the mode its -wal and -shm follow.
     # Only when missing (O_EXCL): closing a descriptor of a file this process's connections
     # hold would drop their POSIX locks (SQLite's warning).

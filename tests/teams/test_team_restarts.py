@@ -10,7 +10,14 @@ from pathlib import Path
 
 from tether.store.mailbox import Message
 from tether.testing import FakeModelServer, RecordedRequest, Turn, reply, text, tool_use
-from tether.testing.teammates import Letter, first_line, mate_answers, member_of, polite
+from tether.testing.teammates import (
+    Letter,
+    first_line,
+    letters_in,
+    mate_answers,
+    member_of,
+    polite,
+)
 
 from .mates import lead_reads_until, lead_store, member, new_team, status, wait_state
 from .workers import tether, wait_for
@@ -99,7 +106,13 @@ def test_a_shutdown_request_left_unread_by_team_down_is_not_replayed_on_the_next
             return reply(text("thinking"), stall_after=1)  # held until the process stops
         return polite(mate, letters, request)
 
-    model_env.responder = mate_answers(answer)
+    def after_tools(mate: str, request: RecordedRequest) -> Turn:
+        # `up` returns before the teammate is ready: "hello" may come while it runs its
+        # unfinished turn again, steered in beside a tool's result; it is answered then.
+        steered = letters_in(request.last_user_text())
+        return polite(mate, steered, request) if steered else text(f"{mate} done")
+
+    model_env.responder = mate_answers(answer, after_tools=after_tools)
     team = new_team()
     tether(repo, "team", "up", team, "--member", "alice")
     lead = lead_store(repo, team)

@@ -8,8 +8,9 @@
 
 `up` creates the team when it is new, adds the members named, and starts every member whose
 process is not running (one killed is started again and resumes its session with its unread
-messages), forked from this process once it has imported what a teammate runs (a new
-`tether team run` process where it cannot fork, or with `TETHER_SPAWN=1`). A teammate's
+messages), all at once, forked from this process (a new `tether team run` process where it
+cannot fork, or with `TETHER_SPAWN=1`); it returns once each has claimed its member, not
+once each is ready: what is sent meanwhile waits in its mailbox. A teammate's
 output goes to `.tether/teams/<team>/<member>.log`. What teammates
 send the lead, `inbox` shows (and marks read); `send --wait` sends a request and prints the
 reply that answers it, `send --reply-to` answers a teammate's request: each as the lead in the
@@ -116,8 +117,6 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
 def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None]]:
     """`--member NAME[=AGENT]`s checked: names a member may have, each given once, agents
     that exist."""
-    from tether.agents.discovery import discover_agents
-
     given: dict[str, str] = {}
     wanted: list[tuple[str, str | None]] = []
     for spec in specs:
@@ -130,6 +129,8 @@ def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None
         given[name] = spec
         wanted.append((name, agent or None))
     if any(agent for _, agent in wanted):
+        from tether.agents.discovery import discover_agents
+
         catalog = discover_agents(project, home=Path.home())
         for name, agent in wanted:
             if agent and catalog.get(agent) is None:
@@ -205,7 +206,7 @@ def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
 def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     import asyncio
 
-    from tether.cli.teammate_run import serve_teammate
+    from tether.cli.teammate_run import member_agent, serve_teammate
     from tether.teams.claims import claim_member
 
     _team_exists(store)
@@ -213,6 +214,9 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     if member is None:
         names = ", ".join(m.name for m in store.members())
         raise UnknownMember(f"no member named {args.member!r} in team {store.team} ({names})")
+    # Before the claim: `team up` waits for the claim alone, so what would stop this process
+    # from running the member at all is found while its starter still waits to say it.
+    agent = member_agent(project, member)
     busy = claim_member(store, member.name)
     if busy is not None:  # one process per member: this one is not it
         print(f"{member.name}: {busy}: this process stops", file=sys.stderr)
@@ -234,6 +238,7 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
                 store,
                 inbox,
                 member,
+                agent,
                 plan=args.plan,
                 store_patience_s=patience,
                 trust_workspace=args.trust_workspace,

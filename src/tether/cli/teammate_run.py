@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import cast, get_args
 
+from tether.agents.definitions import AgentDefinition
 from tether.cli.setup import Built, RunOptions, build
 from tether.core.session import Session
 from tether.permissions.rules import Mode
@@ -38,8 +39,28 @@ def plan_exit(lead: str) -> str:
     )
 
 
+def read_only_says(agent: str) -> str:
+    """What a teammate of a read-only agent type is told, and its denials end with."""
+    return (
+        f"You are a read-only {agent} agent: you cannot change files, in any mode. Tell the "
+        "lead what should change (SendMessage)"
+    )
+
+
+def read_only_type(agent: AgentDefinition | None) -> bool:
+    """Whether the agent is of a type that only reads (the built-in Explore and Plan): not
+    plan mode, which a file's `permissionMode: plan` asks for (`read_only` too, there)."""
+    return agent is not None and agent.read_only and agent.path is None
+
+
 def teammate_prompt(
-    team: str, member: Member, lead: str, members: list[str], *, plan: bool = False
+    team: str,
+    member: Member,
+    lead: str,
+    members: list[str],
+    *,
+    plan: bool = False,
+    read_only: bool = False,
 ) -> str:
     others = ", ".join(n for n in members if n != member.name) or "none yet"
     planning = (
@@ -47,6 +68,8 @@ def teammate_prompt(
         if plan
         else ""
     )
+    if read_only:
+        planning += f"\n\n{read_only_says(member.agent or 'read-only')}."
     return (
         f"You are {member.name}, a teammate in team {team!r}. The team lead is {lead}; the "
         f"other members: {others}. Messages from them reach you as <teammate-message> blocks. "
@@ -66,6 +89,7 @@ def session_for(
     *,
     agent_prompt: str,
     plan: bool,
+    read_only: bool = False,
     trust_workspace: bool = False,
 ) -> Session:
     env = {**os.environ, TEAMMATE_ENV: member.name}
@@ -73,21 +97,29 @@ def session_for(
     record = store.team_record()
     lead = record.lead if record is not None else link.protocol.lead
     appended = "\n\n".join(
-        p for p in (agent_prompt, teammate_prompt(store.team, member, lead, names, plan=plan)) if p
+        p
+        for p in (
+            agent_prompt,
+            teammate_prompt(store.team, member, lead, names, plan=plan, read_only=read_only),
+        )
+        if p
     )
     options = RunOptions(
         cwd=Path(member.cwd) if member.cwd else project,
         model=member.model,
         env=env,
         append_system_prompt=appended,
-        permission_mode="plan" if plan else work_mode(member),
+        # Plan mode's gate runs only read-only tools: a read-only agent type's for good.
+        permission_mode="plan" if plan or read_only else work_mode(member),
         extra_tools=(send_message_tool(link),),
         trust_workspace=trust_workspace,
     )
     built = _built(options, member)
     session = built.session
     if session.agent.gate is not None:
-        session.agent.gate.plan_exit = plan_exit(lead)
+        session.agent.gate.plan_exit = (
+            read_only_says(member.agent or "read-only") if read_only else plan_exit(lead)
+        )
     if built.board is not None:  # `team status` names the board task it works on
         built.board.on_task.append(_publisher(link))
     link.events.append(built.record_event)  # its transitions in the event log
@@ -122,18 +154,31 @@ def _built(options: RunOptions, member: Member) -> Built:
         return build(replace(options, session_id=member.session_id))
 
 
+def member_agent(project: Path, member: Member) -> AgentDefinition | None:
+    """The member's agent definition (None: general-purpose, none named); ConfigError when
+    it names one that does not exist (its file removed since)."""
+    if not member.agent:
+        return None
+    from tether.agents.discovery import discover_agents
+
+    catalog = discover_agents(project, home=Path.home())
+    agent = catalog.get(member.agent)
+    if agent is None:
+        raise ConfigError(f"no agent named {member.agent!r} (agents: {', '.join(catalog.names())})")
+    return agent
+
+
 async def serve_teammate(
     project: Path,
     store: TeamStore,
     inbox: TeamStore,
     member: Member,
+    agent: AgentDefinition | None,
     *,
     plan: bool,
     store_patience_s: float | None = STORE_PATIENCE_S,
     trust_workspace: bool = False,
 ) -> int:
-    from tether.agents.discovery import discover_agents
-
     record = store.team_record()
     lead = record.lead if record is not None else "team-lead"
     plan = plan or member.plan_mode is True
@@ -150,17 +195,14 @@ async def serve_teammate(
     )
     await link.refresh_members()
     agent_prompt = ""
-    if member.agent:
-        catalog = discover_agents(project, home=Path.home())
-        agent = catalog.get(member.agent)
-        if agent is None:
-            raise ConfigError(
-                f"no agent named {member.agent!r} (agents: {', '.join(catalog.names())})"
-            )
+    read_only = read_only_type(agent)
+    if agent is not None:
         agent_prompt = agent.system_prompt
         if member.plan_mode is None:  # its first start: the agent's own mode (later, the roster's)
-            plan = plan or agent.read_only
+            plan = plan or (agent.read_only and not read_only)
         protocol.plan_mode = plan
+    if read_only != member.read_only:  # for `team status`: what it is, not plan mode
+        await asyncio.to_thread(store.update_member, member.name, {"read_only": read_only})
     session = await asyncio.to_thread(
         session_for,
         project,
@@ -169,6 +211,7 @@ async def serve_teammate(
         link,
         agent_prompt=agent_prompt,
         plan=plan,
+        read_only=read_only,
         trust_workspace=trust_workspace,
     )
 
@@ -186,7 +229,9 @@ async def serve_teammate(
             flush=True,
         )
         gate = session.agent.gate
-        if not transition.plan_mode and gate is not None and gate.permissions.mode == "plan":
+        if read_only or gate is None:
+            return  # read-only for good, whatever is approved
+        if not transition.plan_mode and gate.permissions.mode == "plan":
             # The lead approved its plan: the mode it works in (its lead's), else the default.
             session.set_permission_mode(work_mode(member) or "default")
 

@@ -168,6 +168,9 @@ class Member(BaseModel):
     """Read-only until the lead approves its plan: True while that is owed (a restart keeps
     it), False once approved or never asked, None before its first start (its agent and
     `--plan` decide)."""
+    read_only: bool = False
+    """Its agent is of a type that only reads (Explore, Plan): read-only for good, in no plan
+    mode (nothing to approve); set by the teammate as it starts."""
     requests_sent: list[HeldRequest] = Field(default_factory=list[HeldRequest])
     """The requests it sent and has had no reply to (those timed out too, for a late reply):
     a restart waits on them again."""

@@ -22,6 +22,7 @@ from typing import Any
 
 from tether.protocol import Record
 from tether.protocol.team_events import TeammateStateChanged
+from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, Message, TeamExists, TeamRecord, TeamStore, UnknownMember
 from tether.store.task_records import StoreUnavailable
 from tether.teams.keeping import Keeper
@@ -261,7 +262,7 @@ class TeamLink:
         if self.events_path is None:
             return
         line = json.dumps({"team": self.team, **event}, ensure_ascii=False)
-        self.events_path.parent.mkdir(parents=True, exist_ok=True)
+        make_runtime_dir(self.events_path.parent)
         with self.events_path.open("a", encoding="utf-8") as out:
             out.write(line + "\n")
 

@@ -2,9 +2,11 @@
 pid (on this machine), asked to shut down and then stopped; and the team's status.
 
 A starter that has a teammate's `main` to give (`tether team up`: `serve`) and may fork
-(`tether.teams.forked.can_fork`) forks each teammate from itself once it has imported what a
-teammate runs (`TEAMMATE_MODULES`), as `tether worker --count N` forks its workers: no
-interpreter to start and nothing to import again per teammate. The child is what `Popen`
+(`tether.teams.forked.can_fork`) forks every teammate from itself at once: no interpreter to
+start, and what the starter imported (settings, the store) not imported again. Each child
+imports what its session runs itself, side by side with the others, while `up` returns: it
+waits only for each child to claim its member, not to be ready (the mailbox keeps what the
+lead sends meanwhile). The child is what `Popen`
 would have made (a session of its own, stdin from /dev/null, output to its log, the project
 as its directory, its `TEAM_RUN_ENV` mark, which /proc shows by `hold_run_mark`), and the
 stores its parent had open are not its own: a SQLite connection is closed across the fork
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.processes import RUN_MARKER, unmarked
+from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
 from tether.store.task_records import Task
 from tether.teams.claims import (
@@ -44,26 +47,17 @@ from tether.teams.claims import (
     starting_by,
     team_processes,
 )
-from tether.teams.forked import SESSION_MODULES, Child, can_fork, fork, warm
+from tether.teams.forked import Child, can_fork, fork
 from tether.teams.link import events_file, read_events
 
 __all__ = ["alive", "pid_runs", "process_start", "runs_as"]
 
 LEAD = "team-lead"
 START_WAIT_S = 120.0
-"""How long `up` waits for a teammate to report in before it says it did not start."""
+"""How long `up` waits for a teammate's process to claim its member before it says it did
+not start."""
 STOP_GRACE_S = 10.0
 """After SIGTERM, how long a teammate has to save and stop before SIGKILL."""
-
-TEAMMATE_MODULES = (
-    *SESSION_MODULES,
-    "tether.cli.team_cmd",
-    "tether.cli.teammate_run",
-    "tether.teams.teammate",
-    "tether.teams.receiving",
-    "tether.teams.send_tool",
-)
-"""What a teammate process imports as it starts, imported once by a starter that forks them."""
 
 Serve = Callable[[list[str]], int]
 """`tether team`'s `main`: a teammate's arguments after `team` (`run TEAM MEMBER ...`) -> its
@@ -101,34 +95,47 @@ def start_members(
     plan: bool,
     serve: Serve | None = None,
 ) -> list[Started]:
-    """Start every member whose process is not running, and wait for each to report in:
-    forked from this process to run `serve` where it can fork, else new processes."""
+    """Start every member whose process is not running, all at once (forked from this
+    process to run `serve` where it can fork, else new processes), and wait for each to claim
+    its member: not for it to be ready. Its mailbox is durable, so what the lead sends
+    meanwhile waits for it; a teammate that fails after its claim says so in its log and
+    `team status` (not running)."""
     started: dict[str, Child] = {}
     told: list[Started] = []
     elsewhere: list[str] = []
     reap()
+    claimed: list[Member] = []
     for mate in mates:
         busy = claim_start(store, mate.name, within_s=START_WAIT_S, plan=plan)
         if busy is not None and busy.startswith(STARTING_ELSEWHERE):
             elsewhere.append(mate.name)
-            continue
-        if busy is not None:
+        elif busy is not None:
             told.append(Started(mate.name, True, f"{mate.name}: {busy}"))
-            continue
+        else:
+            claimed.append(mate)
+    # Forked at once, each importing what its session runs itself, side by side: `up` does
+    # not import it first (it runs no session), nor waits for any of them to be ready.
+    forking = serve is not None and can_fork()
+    # Counted as `team status` counts them, before any process of theirs could read one: what
+    # it held when it stopped (a turn it will run again) is unread still.
+    unread = {mate.name: store.unread(mate.name) for mate in claimed}
+    for mate in claimed:
         log = log_file(project, store.team, mate.name)
-        log.parent.mkdir(parents=True, exist_ok=True)
+        make_runtime_dir(log.parent)
         argv = ["team", "run", store.team, mate.name, *store_args, *(["--plan"] if plan else [])]
-        if serve is not None and can_fork():
-            warm(TEAMMATE_MODULES)  # once: the next ones find it imported
+        if serve is not None and forking:
             started[mate.name] = _fork_member(project, store, mate.name, argv, log, serve)
         else:
             started[mate.name] = _spawn_member(project, store, mate.name, argv, log)
         CHILDREN.append(started[mate.name])
     for name, proc in started.items():
-        if _reported_in(store, name, proc):
-            unread = store.unread(name)
+        if _claimed_by(store, name, proc):
             told.append(
-                Started(name, True, f"{name}: started (pid {proc.pid}), {unread} unread message(s)")
+                Started(
+                    name,
+                    True,
+                    f"{name}: started (pid {proc.pid}), {unread[name]} unread message(s)",
+                )
             )
         else:
             if proc.poll() is not None:  # it ended: not starting, whatever it wrote last
@@ -203,7 +210,7 @@ def _started_elsewhere(store: TeamStore, name: str) -> Started:
         member = next((m for m in store.members() if m.name == name), None)
         if member is None:
             break
-        if alive(member) and member.state != "starting":
+        if alive(member):  # its process claimed it
             return Started(name, True, f"{name}: started by another process (pid {member.pid})")
         if not alive(member) and starting_by(member, time.time()) is None:
             break
@@ -211,15 +218,17 @@ def _started_elsewhere(store: TeamStore, name: str) -> Started:
     return Started(name, False, f"{name}: another process was starting it, and it did not start")
 
 
-def _reported_in(store: TeamStore, name: str, proc: Child) -> bool:
+def _claimed_by(store: TeamStore, name: str, proc: Child) -> bool:
+    """Whether `proc` claimed the member (the first thing a teammate process does, before
+    it builds its session), rather than ending first."""
     deadline = time.monotonic() + START_WAIT_S
     while time.monotonic() < deadline:
         member = next((m for m in store.members() if m.name == name), None)
-        if member is not None and member.pid == proc.pid and member.state != "starting":
+        if member is not None and member.pid == proc.pid:
             return True
         if proc.poll() is not None:
             return False
-        time.sleep(0.05)
+        time.sleep(0.02)
     return False
 
 
@@ -381,7 +390,13 @@ def status_lines(record: dict[str, Any]) -> list[str]:
         task = f" · {m['current_task']}" if m["current_task"] else ""
         if m.get("board_task"):
             task += f" · on task #{m['board_task']}"
-        plan = " plan mode (read-only)" if m["plan_mode"] else ""
+        plan = (
+            " plan mode (read-only)"
+            if m["plan_mode"]
+            else f" read-only ({m['agent']} agent)"
+            if m.get("read_only")
+            else ""
+        )
         lines.append(
             f"  {m['name']:<16} {m['state']:<10}{plan}{pending}{running} · {m['unread']} unread · "
             f"${m['spend_usd']:.4f}{task}"

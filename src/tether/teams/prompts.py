@@ -51,6 +51,8 @@ class Outcome:
     """Every tool call the session made was denied."""
     refused: str | None = None
     """Why the TaskCompleted hooks refused the completion, when they still did at the end."""
+    unclosed: str | None = None
+    """Why the task's worktree could not be closed after its session ran."""
 
 
 def task_result(
@@ -59,6 +61,13 @@ def task_result(
     """The text recorded on the task, and whether it is a completion (else a failure)."""
     if error is not None:
         text, ok = f"could not run: {error}", False
+    elif outcome.unclosed is not None:
+        text = (
+            "its session ran, but its worktree could not be closed (its work committed on its "
+            f"branch, the worktree removed): {outcome.unclosed}"
+        )
+        answer = finished.result if finished is not None else None
+        text, ok = (f"{text}. The session's answer: {answer}" if answer else text), False
     elif finished is None:
         text, ok = "the session ended before its turn finished", False
     elif finished.is_error:

@@ -178,6 +178,7 @@ class Worker:
             if left is None:
                 return await self._session_run(self.project, claim, inputs, None)
             self.say(f"#{task.id}: {left.said(task.id)}")
+        ran: Ran | None = None
         try:
             async with task_worktree(
                 self.project,
@@ -201,7 +202,10 @@ class Worker:
         except WorktreeBusy as e:
             return Ran(busy=str(e))
         except (WorktreeError, GitError) as e:
-            return Ran(error=f"its worktree: {e}")
+            if ran is None:  # before its session ran: the worktree could not be made
+                return Ran(error=f"its worktree: {e}")
+            ran.unclosed = str(e)  # it ran; what failed is the closing (commit, removal)
+            return ran
         ran.closed = worktree_run.closed
         return ran
 

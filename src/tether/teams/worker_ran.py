@@ -54,6 +54,9 @@ class Ran:
     cost_usd: float = 0.0
     error: str | None = None
     """The task could not run (its worktree could not be made...)."""
+    unclosed: str | None = None
+    """The task ran, but its worktree could not be closed (its work committed, the worktree
+    removed): git's error."""
     branch: str | None = None
     """The task's branch, when it ran in a worktree."""
     closed: Closed | None = None

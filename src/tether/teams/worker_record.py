@@ -83,6 +83,7 @@ class Recorder:
                     denials=tuple(ran.denials),
                     all_denied=every_call_denied(ran),
                     refused=ran.refused,
+                    unclosed=ran.unclosed,
                 ),
             )
             try:

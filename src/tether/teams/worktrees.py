@@ -25,6 +25,7 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.runtime_dir import make_runtime_dir
 from tether.teams.branch_owner import branch_owner, record_owner
 from tether.teams.git import GitError, git_out, identity_args, run_git
 from tether.teams.records import (
@@ -290,7 +291,7 @@ def ensure_ignored(repo: Path) -> None:
     .gitignore (rg, hence Glob and Grep): a `.gitignore` of `*` inside their directory, which
     ignores itself too, so nothing of the user's changes."""
     directory = repo / WORKTREES_DIR
-    directory.mkdir(parents=True, exist_ok=True)
+    make_runtime_dir(directory)
     ignore = directory / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# tether's task worktrees: none of it belongs to this tree\n*\n")

@@ -1,0 +1,51 @@
+"""A teammate of a read-only agent type (Explore) is labelled what it is in `team status`, not
+plan mode, which it never asked for; it stays read-only, and has no plan to get approved.
+A teammate started with `--plan` keeps plan mode's label. Measured before: the Explore
+teammate was shown "plan mode (read-only)" (`plan_mode` true in `--json`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
+from tether.testing.teammates import Letter, mate_answers, polite
+
+from .mates import lead_reads_until, lead_store, member, new_team, status
+from .workers import tether
+
+
+def test_an_explore_teammate_is_read_only_not_in_plan_mode(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if letters and letters[0].body == "write":
+            return tool_use("Write", file_path=str(repo / f"{mate}.txt"), content="x\n")
+        return polite(mate, letters, request)
+
+    def after_tools(mate: str, request: RecordedRequest) -> Turn:
+        return text(f"{mate} done: {request.tool_results()[0]}")
+
+    model_env.responder = mate_answers(answer, after_tools=after_tools)
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice=Explore")
+    tether(repo, "team", "up", team, "--member", "bob", "--plan")
+    lead = lead_store(repo, team)
+    try:
+        tether(repo, "team", "send", team, "alice", "write")
+        said = lead_reads_until(lead, "alice done")[-1].text
+        assert "You are a read-only Explore agent: you cannot change files" in said
+        assert "plan_approval_request" not in said
+        assert not (repo / "alice.txt").exists()
+        record = status(repo, team)
+        alice, bob = member(record, "alice"), member(record, "bob")
+        assert (alice["read_only"], alice["plan_mode"]) == (True, False)
+        assert (bob["read_only"], bob["plan_mode"]) == (False, True)
+        lines = tether(repo, "team", "status", team).splitlines()
+        alice_line = next(line for line in lines if line.strip().startswith("alice "))
+        bob_line = next(line for line in lines if line.strip().startswith("bob "))
+        assert "read-only (Explore agent)" in alice_line
+        assert "plan mode" not in alice_line
+        assert "plan mode (read-only)" in bob_line
+    finally:
+        lead.close()
+        tether(repo, "team", "down", team)
