@@ -6,7 +6,7 @@ a message uses `shown_url`."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 
 def shown_url(url: str, *, path: bool = False) -> str:
@@ -47,12 +47,21 @@ def http_url_problem(url: str) -> str | None:
 
 def without_secrets(text: str, url: str) -> str:
     """`text` (a library's error message, which may quote the URL it was given) with `url`'s
-    secrets taken out wherever they appear: its userinfo, query and fragment."""
+    secrets taken out where they appear: its userinfo (`user:password@`), query (`?...`) and
+    fragment (`#...`) as the URL spells them, and the password, query and fragment alone
+    (also percent-decoded) when they are 3 characters or more: a shorter one is no secret worth
+    the words it would garble. The user name alone is not a secret and stays. Apply it to the
+    library's words only, never to a message's own prefix."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return text
-    secrets = [parts.query, parts.fragment, parts.password or "", parts.username or ""]
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+    netloc = parts.netloc
+    marked = [netloc.rpartition("@")[0] + "@"] if "@" in netloc else []
+    marked += [f"?{parts.query}"] if parts.query else []
+    marked += [f"#{parts.fragment}"] if parts.fragment else []
+    bare = (parts.password or "", parts.query, parts.fragment)
+    marked += [form for s in bare for form in {s, unquote(s)} if len(form) >= 3]
+    for secret in sorted(marked, key=len, reverse=True):
         text = text.replace(secret, "…")
     return text

@@ -63,7 +63,8 @@ def test_compare_two_evaluations_of_the_sample_suite(
         unsolved={("claude-sonnet-5-5", "adult-boundary"), ("claude-sonnet-5-5", "average-empty")},
     )
     done = run_eval(str(SAMPLE_SUITE), *common, "--out", "b", cwd=tmp_path)
-    assert done.exit_code == 0, done.stderr
+    assert done.exit_code == 1, done.stderr
+    assert "2 of 4 runs passed (50%), under --fail-under 100%" in done.stderr
 
     shown = run_cli_process(["eval", "compare", "a", "b/results.json", "--json"], cwd=tmp_path)
     assert shown.exit_code == 0, shown.stderr

@@ -56,7 +56,8 @@ def test_the_report_renders_its_plots_in_headless_chromium(
         sample, solutions, unsolved={("claude-haiku-5-5", "word-count-split")}
     )
     models = ("--model", "claude-sonnet-5-5", "--model", "claude-haiku-5-5")
-    done = run_eval(str(SAMPLE_SUITE), *models, "--parallel", "4", "--out", "out", cwd=tmp_path)
+    more = ("--parallel", "4", "--fail-under", "85")  # 7 of 8 pass: 87.5%
+    done = run_eval(str(SAMPLE_SUITE), *models, *more, "--out", "out", cwd=tmp_path)
     assert done.exit_code == 0, done.stderr
 
     seen = visit(tmp_path / "out" / "report.html", EXPRESSION)

@@ -31,9 +31,10 @@ def test_each_problem_names_the_case_and_the_key(tmp_path: Path) -> None:
         "  - prompt: p\n    files: {a.py: ''}\n"
         "  - id: f/ve\n    prompt: p\n    files: {a.py: ''}\n    check: 'true'\n"
         "    timout_s: 3\n"
+        "  - id: six\n    prompt: p\n    repo: ' '\n    check: 'true'\n"
     )
     assert _refusal(tmp_path, text).splitlines() == [
-        "SUITE: 7 problem(s)",
+        "SUITE: 8 problem(s)",
         "  case 'two' (#2): give exactly one of `repo` (a directory) or `files` (inline)",
         "  case 'three' (#3), key files: '../x' must be a relative path inside the copy",
         "  case 'three' (#3), key rubric.scale: scale must rise: [5, 1]",
@@ -41,6 +42,7 @@ def test_each_problem_names_the_case_and_the_key(tmp_path: Path) -> None:
         "  case #4, key check: Field required",
         "  case 'f/ve' (#5), key id: 'f/ve' must be letters, digits, '.', '-' or '_' (at most 64)",
         "  case 'f/ve' (#5), key timout_s: Extra inputs are not permitted",
+        "  case 'six' (#6), key repo: an empty path names no directory (`.` is the suite's own)",
     ]
 
 

@@ -87,3 +87,14 @@ def test_an_empty_model_is_refused(model_env: FakeModelServer, tmp_path: Path) -
     assert done.exit_code == 2
     assert "key variants.0.model" in done.stderr, done.stderr
     assert model_env.requests == []
+
+
+def test_a_pass_rate_out_of_range_is_refused(model_env: FakeModelServer, tmp_path: Path) -> None:
+    (tmp_path / "suite.yaml").write_text(
+        'cases:\n  - {id: c, prompt: p, check: "true", files: {a: x}}\n'
+    )
+    for given, said in (("101", "101 must be between 0 and 100"), ("most", "'most' is not a")):
+        done = run_eval("suite.yaml", "--fail-under", given, "--out", "out", cwd=tmp_path)
+        assert done.exit_code == 2
+        assert said in done.stderr, done.stderr
+    assert model_env.requests == []

@@ -232,3 +232,23 @@ def test_a_compactions_summary_call_is_a_model_call_of_the_session(
         charges_in(requests[3])["toolu_2"]
     )
     assert sum(charges_in(requests[3])["toolu_2"]) > 0
+
+
+def test_a_model_of_no_known_price_is_named_not_summed_as_free(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{fake_model.url}/v1")
+    usage = {"input_tokens": 1000, "output_tokens": 200}
+    fake_model.script(reply(text("local"), usage=usage), reply(text("priced"), usage=usage))
+    assert tether("-p", "hi", "--model", "openai/llama-local-7b").exit_code == 0
+    assert tether("-p", "hi").exit_code == 0
+    body = cost_json("--by", "model")
+    assert body["unpriced_models"] == [{"model": "llama-local-7b", "calls": 1}]
+    assert body["total_usd"] > 0
+    table = cost("--by", "model")
+    assert table.exit_code == 0, table.stderr
+    assert (
+        "llama-local-7b: 1 model call(s) at no known price, counted as $0 (a local server's, "
+        "or a model the catalogue lacks): the totals leave them out"
+    ) in table.stdout.replace("\n", " ")
+    assert cost_json("--by", "model", "--since", "2999-01-01")["unpriced_models"] == []

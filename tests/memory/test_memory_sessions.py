@@ -109,6 +109,25 @@ def test_memory_cli_lists_searches_and_removes(
     assert again.stdout == "no match\n"
 
 
+def test_the_same_fact_saved_again_is_not_kept_twice_and_its_tags_merge(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _save_two(fake_model, tether)
+    fake_model.requests.clear()
+    fake_model.script(
+        tool_use("MemorySave", text=f"  {DEPLOY}\n", tags=["bluegreen", "deploy"]),
+        text("saved"),
+    )
+    assert tether("-p", "remember how we deploy").exit_code == 0
+    assert fake_model.requests[1].tool_results() == [
+        "Already saved as memory 1 (the same text); not saved again."
+    ]
+    listed = memory_cli("--cwd", str(workspace), "list")
+    assert [line.strip().split("  ", 2)[2] for line in listed.stdout.splitlines()] == [TABS, DEPLOY]
+    found = memory_cli("--cwd", str(workspace), "search", "bluegreen")  # the new tag, by words
+    assert found.stdout.splitlines()[0].endswith(DEPLOY), found.stdout
+
+
 def test_a_damaged_memory_file_is_said_clearly_and_the_session_goes_on(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:

@@ -247,11 +247,14 @@ def test_the_endpoints_secrets_never_reach_the_terminal_in_the_sdks_errors(
         "OTEL_METRICS_EXPORTER": "otlp",  # its exporter's error quotes the URL it was given
         "OTEL_TRACES_EXPORTER": "none",
         "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
-        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{_closed_port()}?t=Q-S3KRET",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://e:S3KRET@127.0.0.1:{_closed_port()}?t=Q-S3KRET#a",
     }
     result = _run(workspace, env, "-p", "hi")
     assert result.exit_code == 0, result.stderr
-    assert "export problems" in result.stderr  # the SDK's error is said...
+    # the SDK's error is said, tether's words whole (the user name `e` and fragment `a` are
+    # not cut out of every word)...
+    assert result.stderr.startswith("tether: telemetry: "), result.stderr
+    assert "export problems (first: " in result.stderr, result.stderr
     assert "S3KRET" not in result.stderr  # ...without the query or password it quotes
 
 

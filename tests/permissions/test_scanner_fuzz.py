@@ -13,7 +13,8 @@ from tether.permissions.bash_files import program_use
 from tether.permissions.command_options import option_form
 from tether.permissions.commands import COMMANDS
 from tether.permissions.jq_program import jq_modules, search_directories
-from tether.permissions.makefile_reader import MakeRun, read_makefile
+from tether.permissions.makefile_reader import read_makefile
+from tether.permissions.makefile_run import MakeRun
 from tether.permissions.mentioned_files import named_paths
 from tether.permissions.package_configs import config_unread
 from tether.permissions.project_scripts import project_code, project_text

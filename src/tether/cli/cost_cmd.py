@@ -24,6 +24,7 @@ from tether.ledger import (
     ledger_path,
     parse_since,
     session_ids,
+    unpriced,
 )
 
 DEFAULT_LIMIT = 20
@@ -48,7 +49,7 @@ def main(argv: list[str]) -> int:
         parser.error(str(e))
     try:
         project = None if args.project is None else str(Path(args.project).resolve())
-        lines = _lines(ledger_path(tether_home()), args.by, since, args.session, project)
+        lines, free = _lines(ledger_path(tether_home()), args.by, since, args.session, project)
     except _Refused as e:
         print(f"tether cost: {e}", file=sys.stderr)
         return e.status
@@ -61,6 +62,7 @@ def main(argv: list[str]) -> int:
             "lines": [line.as_json() for line in view.lines],
             "more_lines": view.more_lines,
             "more_usd": view.more_usd,
+            "unpriced_models": [{"model": model, "calls": calls} for model, calls in free],
         }
         print(json.dumps(body, indent=2))
         return 0
@@ -68,12 +70,18 @@ def main(argv: list[str]) -> int:
         print("nothing recorded" + ("" if since is None else f" since {args.since}"))
         return 0
     _print(view, args.by)
+    for model, calls in free:
+        print(
+            f"{model}: {calls} model call(s) at no known price, counted as $0 "
+            "(a local server's, or a model the catalogue lacks): the totals leave them out"
+        )
     return 0
 
 
 def _lines(
     path: Path, by: Grouping, since: str | None, session: str | None, project: str | None = None
-) -> list[Line]:
+) -> tuple[list[Line], list[tuple[str, int]]]:
+    """The lines, and the models (with their calls) that no price was known for."""
     try:
         if session is not None:
             check_ref(session)
@@ -82,7 +90,7 @@ def _lines(
     if not path.exists():
         if session is not None:
             raise _Refused(f"no session {session!r} in the cost ledger (nothing recorded)", 1)
-        return []
+        return [], []
     try:
         ledger = LedgerFile(path, read_only=True)
         try:
@@ -91,7 +99,9 @@ def _lines(
                 session_id = resolve_session(session, session_ids(ledger, session))
                 if session_id is None:
                     raise _Refused(f"no session {session!r} in the cost ledger {path}", 1)
-            return breakdown(ledger, by, since=since, session_id=session_id, project=project)
+            lines = breakdown(ledger, by, since=since, session_id=session_id, project=project)
+            free = unpriced(ledger, since=since, session_id=session_id, project=project)
+            return lines, free
         finally:
             ledger.close()
     except SessionRefError as e:

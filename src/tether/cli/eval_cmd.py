@@ -49,6 +49,16 @@ def _model_name(text: str) -> str:
     return text.strip()
 
 
+def _percent(text: str) -> float:
+    try:
+        value = float(text.removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text} must be between 0 and 100")
+    return value
+
+
 def run_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="tether eval",
@@ -71,6 +81,14 @@ def run_main(argv: list[str]) -> int:
         "--team", help="post the runs on this team's board for `tether eval worker` to run"
     )
     parser.add_argument("--store", help="with --team: the board's store URL or file")
+    parser.add_argument(
+        "--fail-under",
+        type=_percent,
+        default=100.0,
+        metavar="PERCENT",
+        help="exit 1 when fewer runs than this pass (default 100: any failing run); "
+        "0 exits 0 whatever the outcome",
+    )
     args = parser.parse_args(argv)
     try:
         suite = load_suite(args.suite)
@@ -105,7 +123,23 @@ def run_main(argv: list[str]) -> int:
         runner = EvalRunner(suite, args.suite, out, parallel=args.parallel, on_done=said)
         results = asyncio.run(runner.run_all(variants, args.repeat))
     print_report(results, out)
-    return 0
+    return verdict(results, args.fail_under)
+
+
+def verdict(results: EvalResults, fail_under: float) -> int:
+    """0 when at least `fail_under` percent of the runs passed, else 1 (as a test runner
+    does, so a CI step fails on a regression), with the figures on stderr."""
+    runs = len(results.runs)
+    passed = sum(run.passed for run in results.runs)
+    rate = 100.0 * passed / runs if runs else 100.0
+    if rate >= fail_under:
+        return 0
+    print(
+        f"tether eval: {passed} of {runs} runs passed ({rate:.4g}%), under --fail-under "
+        f"{fail_under:g}%",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _console() -> Console:

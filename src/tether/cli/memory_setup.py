@@ -164,6 +164,8 @@ class ProjectMemory:
         except MemoryFileError as e:
             why = str(e)
         else:
+            if memory.already:
+                return Saved(memory.id, already=True)
             problem = store.embedding_problem
             if problem is not None:
                 self._tell(f"memory: saving by words only for now: {problem}")

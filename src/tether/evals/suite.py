@@ -91,6 +91,13 @@ class Case(_Strict):
             raise ValueError(f"{value!r} must be letters, digits, '.', '-' or '_' (at most 64)")
         return value
 
+    @field_validator("repo")
+    @classmethod
+    def _repo_named(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("an empty path names no directory (`.` is the suite's own)")
+        return value
+
     @field_validator("files")
     @classmethod
     def _files_inside(cls, files: dict[str, str] | None) -> dict[str, str] | None:

@@ -4,7 +4,15 @@ SQLite file under tether's home."""
 from tether.ledger.db import LedgerError, LedgerFile, ledger_path
 from tether.ledger.meter import CHARS_PER_TOKEN, ConversationMeter, Rates
 from tether.ledger.recorder import LedgerRecorder
-from tether.ledger.report import GROUPINGS, Grouping, Line, breakdown, parse_since, session_ids
+from tether.ledger.report import (
+    GROUPINGS,
+    Grouping,
+    Line,
+    breakdown,
+    parse_since,
+    session_ids,
+    unpriced,
+)
 from tether.ledger.writer import LedgerWriter
 
 __all__ = [
@@ -22,4 +30,5 @@ __all__ = [
     "ledger_path",
     "parse_since",
     "session_ids",
+    "unpriced",
 ]

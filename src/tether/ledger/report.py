@@ -116,6 +116,26 @@ def breakdown(
     return sorted(lines, key=lambda line: (-line.cost_usd, line.key, line.project or ""))
 
 
+def unpriced(
+    ledger: LedgerFile,
+    *,
+    since: str | None = None,
+    session_id: str | None = None,
+    project: str | None = None,
+) -> list[tuple[str, int]]:
+    """The models whose calls (in the same selection as `breakdown`'s) used tokens and cost
+    nothing: no prices were known for them (a local server, a model the catalogue lacks), so
+    every total above leaves them out; each with its number of calls."""
+    where, parameters = _filters(since, session_id, project)
+    rows = ledger.read(
+        f"SELECT model, COUNT(*) FROM model_calls {where} GROUP BY model "
+        "HAVING SUM(cost) = 0 AND SUM(input_tokens + cache_read_tokens + cache_write_tokens "
+        "+ output_tokens) > 0 ORDER BY model",
+        parameters,
+    )
+    return [(str(model), int(str(calls))) for model, calls in rows]
+
+
 def _key(key: object, team: object) -> str:
     """A line's key: a task's id or an agent's name under its team (`alpha/1`, `alpha/m1`);
     `(none)` for calls made for no task."""

@@ -50,6 +50,8 @@ class Memory:
     text: str
     tags: tuple[str, ...]
     created_at: str
+    already: bool = False
+    """Saved before with the same text (`save` gave back that memory, its tags merged)."""
 
 
 @dataclass(frozen=True)
@@ -115,12 +117,23 @@ class MemoryStore:
     ) -> Memory:
         """Keep `text`; when the embedder cannot be used, by its words only (said in
         `embedding_problem`), its vector made at a later search. `timeout`: how long a remote
-        embedder is waited for (None: its default)."""
+        embedder is waited for (None: its default). The same text saved again (spaces at its
+        ends aside) is not kept twice: the earlier memory comes back, `already`, with the new
+        tags added to its own, so a fact re-saved each session does not crowd the others out."""
+
+        def earlier() -> Memory | None:
+            with self._transaction():
+                return self._same_text(text, tags)
+
+        if (found := self._guarded(earlier)) is not None:  # no embedding made for nothing
+            return found
         vector = self._vector_of(text, timeout)
         now = datetime.now(UTC).isoformat(timespec="seconds")
 
         def write() -> Memory:
             with self._transaction():
+                if (found := self._same_text(text, tags)) is not None:  # saved meanwhile
+                    return found
                 row = self._db.execute(
                     "INSERT INTO memories (text, tags, created_at) VALUES (?, ?, ?)",
                     (text, " ".join(tags), now),
@@ -138,6 +151,22 @@ class MemoryStore:
             return Memory(rowid, text, tags, now)
 
         return self._guarded(write)
+
+    def _same_text(self, text: str, tags: tuple[str, ...]) -> Memory | None:
+        """The memory saved before with `text` (in the caller's transaction), `tags` added."""
+        found = self._db.execute(
+            "SELECT id, tags, created_at FROM memories WHERE trim(text) = ? LIMIT 1",
+            (text.strip(),),
+        ).fetchone()
+        if found is None:
+            return None
+        rowid, had, created_at = int(found[0]), str(found[1]).split(), str(found[2])
+        merged = tuple(dict.fromkeys([*had, *tags]))
+        if len(merged) > len(had):
+            joined = " ".join(merged)
+            self._db.execute("UPDATE memories SET tags = ? WHERE id = ?", (joined, rowid))
+            self._db.execute("UPDATE memories_fts SET tags = ? WHERE rowid = ?", (joined, rowid))
+        return Memory(rowid, text, merged, created_at, already=True)
 
     def search(
         self,

@@ -71,11 +71,14 @@ class _Problems(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.count += 1
-        if self.first is None:
-            said = record.getMessage().split("\n", 1)[0]
-            for endpoint in self.endpoints:  # before it is cut: no part of a secret is left
-                said = without_secrets(said, endpoint)
-            self.first = said[:300]
+        if self.first is None:  # redacted before it is cut: no part of a secret is left
+            self.first = self.redacted(record.getMessage().split("\n", 1)[0])[:300]
+
+    def redacted(self, said: str) -> str:
+        """The SDK's words (not tether's own) without the endpoints' secrets."""
+        for endpoint in self.endpoints:
+            said = without_secrets(said, endpoint)
+        return said
 
 
 def _quiet_sdk(endpoints: tuple[str, ...]) -> _Problems:
@@ -105,7 +108,7 @@ class Exporters:
             try:
                 stop()
             except Exception as e:  # an exporter's failure is said, not raised at exit
-                problems.append(f"{type(e).__name__}: {e}")
+                problems.append(self._problems.redacted(f"{type(e).__name__}: {e}"))
 
         stops: list[Callable[[], object]] = []
         if (tracing := self._tracing) is not None:
@@ -129,10 +132,7 @@ class Exporters:
             said.append(f"{self._problems.count} export problems (first: {self._problems.first})")
         if not said:
             return None
-        text = f"telemetry: {'; '.join(said)}"
-        for endpoint in self._problems.endpoints:  # an exporter's own exception, quoted too
-            text = without_secrets(text, endpoint)
-        return text
+        return f"telemetry: {'; '.join(said)}"
 
 
 def build_exporters(config: OtelConfig) -> Exporters:

@@ -17,43 +17,37 @@ deny rule matches what it may stand for (`/proc/self/root/x` for `/x`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tether.kernel_paths import is_process_path
 from tether.permissions import steps
 from tether.permissions.defaults import (
-    HOME_SELF_MODIFYING,
-    SELF_MODIFYING_TOKENS,
     is_device,
     self_modifying,
 )
 from tether.permissions.file_targets import (
-    CONTENTS_PROBE,
     GlobPath,
     Located,
     Target,
     with_contents,
 )
 from tether.permissions.glob_disk import disk_matches
-from tether.permissions.name_filters import may_hold
-from tether.permissions.path_rules import PathRules
-from tether.permissions.paths import ANY, Tokens, expand_nodot, globs_overlap, is_below, normalize
+from tether.permissions.paths import ANY, Tokens, is_below, normalize
+from tether.permissions.pattern_rules import PatternRules, because
 from tether.permissions.process_paths import (
     PROCESS_UNKNOWN,
     ending,
     may_be_process_path,
-    pattern_stand_ins,
     through_link,
 )
-from tether.permissions.rules import Rule
 from tether.permissions.verdict import ALLOW, Verdict, allow, ask, deny, none, worst
 from tether.plugin_places import PLUGIN_WHY, in_plugin
 
 
 @dataclass
-class FileAccess(PathRules):
+class FileAccess(PatternRules):
     """File checks for one decision (keeps the paths it resolved for its duration)."""
 
     _judged: dict[tuple[Target, str], Verdict] = field(
@@ -100,11 +94,11 @@ class FileAccess(PathRules):
         forms = with_contents(seen.forms)
         for rule in self._rules("deny", "Read"):
             if self._matches(rule, forms, anywhere=True):
-                return deny(_because(f"reading {shown} is denied", rule), rule.text)
+                return deny(because(f"reading {shown} is denied", rule), rule.text)
         for rule in self._rules("ask", "Read"):
             if self._matches(rule, forms, anywhere=True):
                 return ask(
-                    _because(f"reading {shown} needs confirmation", rule), rule.text, hard=True
+                    because(f"reading {shown} needs confirmation", rule), rule.text, hard=True
                 )
         found = self._stood_for("Read", seen, shown)
         if found is not None:
@@ -221,11 +215,11 @@ class FileAccess(PathRules):
         forms = with_contents(seen.forms)
         for rule in self._rules("deny", "Edit"):
             if self._matches(rule, forms, anywhere=True):
-                return deny(_because(f"writing {shown} is denied", rule), rule.text)
+                return deny(because(f"writing {shown} is denied", rule), rule.text)
         for rule in self._rules("ask", "Edit"):
             if self._matches(rule, forms, anywhere=True):
                 return ask(
-                    _because(f"writing {shown} needs confirmation", rule), rule.text, hard=True
+                    because(f"writing {shown} needs confirmation", rule), rule.text, hard=True
                 )
         # Before allow rules, acceptEdits and the allowing Bash rule: none of them passes a
         # write that changes what later sessions allow or run. Not hard: bypassPermissions is
@@ -292,101 +286,6 @@ class FileAccess(PathRules):
             return ask(f"writes {target.word}, which may be outside the workspace")
         return self._write_inside(None, target.word, explicit=explicit)
 
-    def _glob_rules(self, tool: str, target: GlobPath, doing: str) -> Verdict | None:
-        """Deny and ask rules against a path known only as a pattern: denied when a deny rule
-        covers whatever it expands to below the directory it cannot leave (`secrets/*`),
-        otherwise a hard ask where one could match an expansion (`.e*`, `$X`)."""
-        if target.prefix is not None:
-            forms = self.locate(target.prefix).forms
-            depth = target.rest.count("/") + 1
-            for rule in self._rules("deny", tool):
-                if all(
-                    self._matches(rule, _probes(forms, level), anywhere=True)
-                    for level in range(1, depth + 1)
-                ):
-                    return deny(_because(f"{doing} {target.word} is denied", rule), rule.text)
-        return self._may_reach(tool, self._glob_forms(target), f"{target.word} may reach files")
-
-    def _may_reach(
-        self, tool: str, forms: Sequence[Tokens], what: str, *, only: tuple[str, ...] = ()
-    ) -> Verdict | None:
-        """A hard ask when a deny or ask rule could match one of `forms`: bypassPermissions
-        must not turn "may be a denied file" into a read of it (headless runs deny it)."""
-        for kind in ("deny", "ask"):
-            for rule in self._rules(kind, tool):
-                if may_hold(rule, only) and self._overlaps(rule, forms):
-                    return ask(f"{what} {kind} rule {rule.text} covers", rule.text, hard=True)
-        return None
-
-    def _may_be_protected(self, forms: Sequence[Tokens]) -> bool:
-        protected: list[Tokens] = []
-        for root in self.ctx.write_roots:
-            top: Tokens = (*root.as_posix().rstrip("/"), "/")
-            for entry, root_only in SELF_MODIFYING_TOKENS:
-                protected.append((*top, *entry))
-                if not root_only:
-                    protected.append((*top, ANY, "/", *entry))
-        home: Tokens = (*self.ctx.home.as_posix().rstrip("/"), "/")
-        protected += [(*home, *entry) for entry, _ in HOME_SELF_MODIFYING]
-        if self.ctx.tether_home is not None:
-            protected.append(tuple(self.ctx.tether_home.as_posix().rstrip("/")))
-        protected += [tuple(p.as_posix().rstrip("/")) for p in self.ctx.run_paths]
-        return any(
-            globs_overlap(form, name) or globs_overlap(form, (*name, "/", ANY))
-            for name in protected
-            for form in forms
-        )
-
-    def _prefix(self, target: GlobPath) -> Path | None:
-        """The directory a pattern cannot leave, resolved; None when it may be anywhere."""
-        if target.prefix is None:
-            return None
-        return self.locate(target.prefix).real
-
-    def _glob_forms(self, target: GlobPath) -> list[Tokens]:
-        """The token forms a pattern is matched in: as written, from where its fixed part
-        resolves, and, where it may name a path in a process's directory, any path ending as
-        it ends (what `/proc/<p>/cwd/x` or `$X/x` with X=/proc/self/cwd may stand for)."""
-        forms = expand_nodot(target.tokens)
-        # The leading directories as the kernel reaches them, also where the rest may climb
-        # out (`gl/$X` with `gl -> .git` writes below `.git` first of all).
-        anchor = target.prefix if target.prefix is not None else target.listed_from
-        if anchor is not None:
-            for base in self.locate(anchor).forms:
-                form: Tokens = (*base.as_posix().rstrip("/"), "/", *target.rest)
-                if form != target.tokens:
-                    forms += expand_nodot(form)
-        stand_ins = [
-            s
-            for form in forms
-            if may_be_process_path(form)
-            for s in pattern_stand_ins(form, (self.ctx.cwd, self.ctx.workspace))
-        ]
-        return forms + [form for form in dict.fromkeys(stand_ins) if form not in forms]
-
-    def may_name_denied(
-        self, target: Target, tool: str = "Read", *, follow: bool = False
-    ) -> Rule | None:
-        """The deny rule on `tool` a word standing for `target` could name: taken as written
-        when a program shows it from elsewhere (`git show HEAD:.env`, `git log -p --
-        secrets`), and also where its symlinks lead (`follow`) when the program may open it
-        (`curl -T link`)."""
-        if isinstance(target, Path):
-            if not follow and tool == "Read":
-                return self.denied_read(target) or self.denied_read(target / CONTENTS_PROBE)
-            paths = self.locate(target).forms if follow else (normalize(target),)
-            forms = with_contents(paths)
-            return next(
-                (
-                    rule
-                    for rule in self._rules("deny", tool)
-                    if rule.path is not None and self._matches(rule, forms, anywhere=True)
-                ),
-                None,
-            )
-        forms = self._glob_forms(target) if follow else expand_nodot(target.tokens)
-        return next((r for r in self._rules("deny", tool) if self._overlaps(r, forms)), None)
-
     def protected(self, target: Target) -> str | None:
         """What `target` configures when writing it changes what later sessions allow or run
         (defaults.SELF_MODIFYING), as written or where its symlinks lead; for a pattern, when
@@ -407,15 +306,3 @@ _CHECK_STEPS = 12
 GIT_RUN_PATH = "the hooks or configuration git runs programs from (core.hooksPath, includes)"
 PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules allow"
 """Why a self-modifying write is asked (defaults.SELF_MODIFYING)."""
-
-
-def _because(what: str, rule: Rule) -> str:
-    return f"{what} by {rule.text}" + (f": {rule.reason}" if rule.reason else "")
-
-
-def _probes(forms: Sequence[Path], level: int) -> tuple[Path, ...]:
-    """One probe per level a pattern goes down (`secrets/*/key` needs a deny rule to cover
-    `secrets/x/y` too), built only when a rule is tried there and counted before it is built:
-    its length grows with the level, so the levels of a deep pattern are quadratic work."""
-    steps.spend(len(forms) * (1 + level // 8))
-    return tuple(form.joinpath(*[CONTENTS_PROBE] * level) for form in forms)

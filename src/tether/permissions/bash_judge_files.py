@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tether.permissions.access import PROTECTED_NOTE
-from tether.permissions.bash_files import path_target, program_use
+from tether.permissions.bash_files import program_use
 from tether.permissions.bash_judge_code import ANY_WRITTEN
 from tether.permissions.bash_judge_projects import ProjectJudge
 from tether.permissions.bash_judge_scripts import script_text
@@ -25,7 +25,7 @@ from tether.permissions.container_files import container_files
 from tether.permissions.defaults import is_device
 from tether.permissions.env_files import dangerous_settings, env_file_words
 from tether.permissions.extractors import extraction_writes
-from tether.permissions.file_targets import GlobPath, Target
+from tether.permissions.file_targets import Target
 from tether.permissions.flask_env import reads_env_app
 from tether.permissions.git_history_check import (
     git_listed,
@@ -34,18 +34,15 @@ from tether.permissions.git_history_check import (
     tree_written,
 )
 from tether.permissions.git_repository import repository_reasons
-from tether.permissions.glob_disk import disk_matches
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import js_tool_values, loaded_code
-from tether.permissions.package_sources import dependency_places, installs
-from tether.permissions.paths import is_below
-from tether.permissions.pip_sources import requirement_files, requirement_lines
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files
 from tether.permissions.response_files import response_files
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
+from tether.permissions.shell_places import path_target
 from tether.permissions.shell_words import (
     DYN,
     PROCESS_SUBSTITUTION_PATH,
@@ -83,18 +80,6 @@ def showing_pager(inv: Invocation) -> bool:
     return use is not None and use.read_only and not use.reads
 
 
-_MAX_REQUIREMENT_FILES = 32
-"""The most requirement files one command's `-r` chain is read through."""
-
-
-def _joined(directory: Path, word: str) -> str:
-    """`word` as a path from `directory` (an absolute or `~` path, or a word known only as
-    the program runs, as it is)."""
-    if not is_literal(word) or word.startswith(("/", "~")):
-        return word
-    return str(directory / word)
-
-
 class FileJudge(ProjectJudge):
     """The file side of bash_policy's judge; the judge supplies its state and the methods
     CodeJudge only declares."""
@@ -119,53 +104,6 @@ class FileJudge(ProjectJudge):
         if produced_targets(inv.produced, self.places, self.files) is None:
             return inv.argv
         return tuple(PRODUCED_WORD if word == DYN else word for word in inv.argv)
-
-    def _requirements(self, inv: Invocation) -> list[Verdict]:
-        """The local projects the workspace's requirement files name (`-e ../x`; `-r
-        more.txt` read in turn, from the file's directory): code pip builds, judged as the
-        command's own words are (one outside the workspace is asked by `_loads` itself)."""
-        found: list[Verdict] = []
-        pending = [(word, self.places.targets(word)) for word in requirement_files(inv.argv)]
-        seen: set[Path] = set()
-        while pending and len(seen) < _MAX_REQUIREMENT_FILES:
-            word, targets = pending.pop()
-            for target in targets:
-                if isinstance(target, GlobPath):  # `-r req*.txt`: each file it matches now
-                    matches = disk_matches(target, self.files.real, self.ctx.list_directory)
-                    if matches is None:
-                        found.append(self.unseen(f"{readable(word)} may match any file"))
-                    pending.append((word, list(matches or ())))
-                    continue
-                real = self.files.real(target)
-                if real is None or real in seen or not is_below(real, self.ctx.write_roots):
-                    continue
-                seen.add(real)
-                text = script_text(real)
-                if text is None:
-                    continue
-                sources, files = requirement_lines(text)
-                what = f"{readable(word)} names code from"
-                found += self._loads(sources, inv, what=what)
-                # pip reads `-r`/`-c` files relative to the file naming them (and expands
-                # `${VAR}` in them: a name known only as pip runs).
-                nested = [f if "${" not in f else DYN for f in files]
-                found += self._loads(tuple(_joined(real.parent, f) for f in nested), inv, what=what)
-                pending += [(f, [real.parent / f] if is_literal(f) else []) for f in nested]
-        return found + self._projects(inv)
-
-    def _dependencies(self, inv: Invocation) -> list[Verdict]:
-        """The local dependencies (`file:`, `link:`) of the package.json files an install
-        reads, from each directory the shell may be in (package_sources.py): their lifecycle
-        scripts run; outside the workspace, code not seen."""
-        if not installs(inv.argv):
-            return []
-        places = [
-            str(place)
-            for cwd in self.places.cwds
-            if cwd is not None and (real := self.files.real(cwd)) is not None
-            for place in dependency_places(real)
-        ]
-        return self._loads(tuple(places), inv, what="the install takes a package from")
 
     def _env_files(self, inv: Invocation) -> list[Verdict]:
         """The variables that change what runs an env file the runtime loads sets

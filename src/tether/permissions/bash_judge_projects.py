@@ -4,7 +4,9 @@ package scripts `npm run X`, `npm install`, `yarn X`... run (project_scripts.py)
 directory the shell may be in or the one the runner moves to; a project file the command
 writes, and what the runner's words or files leave unknown, is code not read; a makefile
 `include`s is read as `cat` reads it (Read rules hold: `include .env`); the local code a
-Python project's own files name, built with it by pip and uv (pip_projects); `go generate`'s
+Python project's own files name, built with it by pip and uv (pip_projects), and those its
+requirement files name (`-e ../x`, `-r` chains) or an install's package.json files take
+(`file:`, `link:`: their lifecycle scripts run); `go generate`'s
 `//go:generate` lines (go_generate.py)."""
 
 from __future__ import annotations
@@ -14,16 +16,35 @@ from pathlib import Path
 
 from tether.permissions.bash_judge_scripts import ScriptJudge, script_text
 from tether.permissions.bash_rules import MAX_NESTING
+from tether.permissions.file_targets import GlobPath
+from tether.permissions.glob_disk import disk_matches
 from tether.permissions.go_generate import generate_text, generate_words
 from tether.permissions.package_configs import config_unread
+from tether.permissions.package_sources import dependency_places, installs
 from tether.permissions.paths import is_below
 from tether.permissions.pip_projects import project_sources, uv_config_sources
-from tether.permissions.pip_sources import local_projects, uv_project_dirs
+from tether.permissions.pip_sources import (
+    local_projects,
+    requirement_files,
+    requirement_lines,
+    uv_project_dirs,
+)
 from tether.permissions.project_scripts import ProjectCode, project_code, project_text
 from tether.permissions.runner_files import RUNNER_FILES
 from tether.permissions.script import Invocation
-from tether.permissions.shell_words import is_literal, program_name, readable, shown
+from tether.permissions.shell_words import DYN, is_literal, program_name, readable, shown
 from tether.permissions.verdict import Verdict, ask, deny
+
+_MAX_REQUIREMENT_FILES = 32
+"""The most requirement files one command's `-r` chain is read through."""
+
+
+def _joined(directory: Path, word: str) -> str:
+    """`word` as a path from `directory` (an absolute or `~` path, or a word known only as
+    the program runs, as it is)."""
+    if not is_literal(word) or word.startswith(("/", "~")):
+        return word
+    return str(directory / word)
 
 
 class ProjectJudge(ScriptJudge):
@@ -180,6 +201,53 @@ class ProjectJudge(ScriptJudge):
                     places += uv_config_sources(real, self.ctx.workspace)
                 found += self._loads(tuple(dict.fromkeys(places)), inv, what=what)
         return found
+
+    def _requirements(self, inv: Invocation) -> list[Verdict]:
+        """The local projects the workspace's requirement files name (`-e ../x`; `-r
+        more.txt` read in turn, from the file's directory): code pip builds, judged as the
+        command's own words are (one outside the workspace is asked by `_loads` itself)."""
+        found: list[Verdict] = []
+        pending = [(word, self.places.targets(word)) for word in requirement_files(inv.argv)]
+        seen: set[Path] = set()
+        while pending and len(seen) < _MAX_REQUIREMENT_FILES:
+            word, targets = pending.pop()
+            for target in targets:
+                if isinstance(target, GlobPath):  # `-r req*.txt`: each file it matches now
+                    matches = disk_matches(target, self.files.real, self.ctx.list_directory)
+                    if matches is None:
+                        found.append(self.unseen(f"{readable(word)} may match any file"))
+                    pending.append((word, list(matches or ())))
+                    continue
+                real = self.files.real(target)
+                if real is None or real in seen or not is_below(real, self.ctx.write_roots):
+                    continue
+                seen.add(real)
+                text = script_text(real)
+                if text is None:
+                    continue
+                sources, files = requirement_lines(text)
+                what = f"{readable(word)} names code from"
+                found += self._loads(sources, inv, what=what)
+                # pip reads `-r`/`-c` files relative to the file naming them (and expands
+                # `${VAR}` in them: a name known only as pip runs).
+                nested = [f if "${" not in f else DYN for f in files]
+                found += self._loads(tuple(_joined(real.parent, f) for f in nested), inv, what=what)
+                pending += [(f, [real.parent / f] if is_literal(f) else []) for f in nested]
+        return found + self._projects(inv)
+
+    def _dependencies(self, inv: Invocation) -> list[Verdict]:
+        """The local dependencies (`file:`, `link:`) of the package.json files an install
+        reads, from each directory the shell may be in (package_sources.py): their lifecycle
+        scripts run; outside the workspace, code not seen."""
+        if not installs(inv.argv):
+            return []
+        places = [
+            str(place)
+            for cwd in self.places.cwds
+            if cwd is not None and (real := self.files.real(cwd)) is not None
+            for place in dependency_places(real)
+        ]
+        return self._loads(tuple(places), inv, what="the install takes a package from")
 
 
 def _package_root(start: Path, files: tuple[str, ...]) -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tether.permissions.option_names import OptionGrammar, option_pairs
 from tether.permissions.shell_words import is_literal
 
 _LOCAL_SCHEMES = ("file:", "sparse+file:", "registry+file:", "git+file:")
@@ -23,6 +24,9 @@ _RUSTC_RUNS = frozenset(
 _RUSTC_LOADS = frozenset({"--extern", "-L", "--sysroot", "--extern-location", "--codegen-backend"})
 """rustc/rustdoc options naming code they load (a procedural macro runs as it compiles)."""
 
+
+_CARGO_OPTIONS = OptionGrammar((*sorted(_SOURCE_OPTIONS), "-Z"), stops=False)
+_RUSTC_OPTIONS = OptionGrammar((*sorted(_RUSTC_RUNS | _RUSTC_LOADS), "-Z"), stops=False)
 
 _HARMLESS_UNSTABLE = frozenset({"unstable-options", "build-std", "build-std-features", "timings"})
 """Unstable options that load nothing but the toolchain's own code (`cargo test -- -Z
@@ -45,17 +49,6 @@ class Sources:
     unseen: tuple[str, ...] = ()
 
 
-def _valued(words: tuple[str, ...], i: int) -> tuple[str, str]:
-    """The option at `i` and its value (`--opt=V`, `--opt V`, `-LV`)."""
-    word = words[i]
-    option, eq, value = word.partition("=")
-    if eq and option.startswith("--"):
-        return option, value
-    if len(word) > 2 and word[0] == "-" and word[1] != "-":
-        return word[:2], word[2:]
-    return word, words[i + 1] if i + 1 < len(words) else ""
-
-
 def _local(url: str) -> str | None:
     """The path a local source names (`file:///x` -> `/x`, a plain path); None for a remote
     one; the word itself when it is known only as it runs."""
@@ -76,8 +69,7 @@ def cargo_sources(head: tuple[str, ...], tail: tuple[str, ...]) -> Sources:
     loads: list[str] = []
     runs: list[str] = []
     unseen: list[str] = []
-    for i, word in enumerate(head):
-        option, value = _valued(head, i)
+    for option, value in option_pairs(head, _CARGO_OPTIONS):
         if option in _SOURCE_OPTIONS and option != "--registry":
             path = _local(value)
             loads += [path] if path else []
@@ -86,13 +78,13 @@ def cargo_sources(head: tuple[str, ...], tail: tuple[str, ...]) -> Sources:
         elif option == "-Z" and _unstable(value):
             setting = value
             unseen.append(f"cargo's unstable option -Z {setting} may load code (script, plugins)")
-        elif word.startswith("+") and ("/" in word or not is_literal(word)):
+    for word in head:
+        if word.startswith("+") and ("/" in word or not is_literal(word)):
             loads.append(word[1:])  # a toolchain given as a directory
     if any(w == "-Z" or w.startswith("-Z") for w in head):
         # `-Zscript FILE`: the script is the package cargo builds and runs.
         loads += [w for w in head if w.endswith(".rs") and not w.startswith("-")]
-    for i in range(len(tail)):
-        option, value = _valued(tail, i)
+    for option, value in option_pairs(tail, _RUSTC_OPTIONS):
         if option in _RUSTC_RUNS and value:
             runs.append(value)
         elif option in _RUSTC_LOADS and value:

@@ -21,7 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tether.permissions.git_probes import git_in
-from tether.permissions.option_names import option_pairs, plain_operands
+from tether.permissions.option_names import (
+    OptionGrammar,
+    option_pairs,
+    option_values,
+    plain_operands,
+)
 
 ALL = "\0all"
 """In `reached_remotes`' names: every remote configured (the upstream is not known now)."""
@@ -62,15 +67,15 @@ def reached_remotes(args: tuple[str, ...]) -> tuple[tuple[str, ...], bool] | Non
     if sub == "submodule" and set(operands[:1]) & _SUBMODULE_REACH:
         return (), True
     if sub == "archive":
-        remote = [pair[1] for pair in option_pairs(rest, ("--remote",), prefixes=True)]
+        remote = option_values(rest, OptionGrammar(("--remote",), prefixes=True))
         return (tuple(remote[-1:]), False) if remote else None
     if sub == "request-pull":  # START URL [END]: it lists URL's refs
         return (URL_WORD + operands[1],) if len(operands) > 1 else (ALL,), False
     if sub == "maintenance" and operands[:1] == ["run"]:
-        tasks = [v for _, v in option_pairs(rest, ("--task",), prefixes=True)]
+        tasks = option_values(rest, OptionGrammar(("--task",), prefixes=True))
         return ((ALL,), False) if "prefetch" in tasks or not tasks else None
     if sub in _URL_TAKERS:
-        repos = option_pairs(rest, ("--repo",), prefixes=True)
+        repos = option_pairs(rest, OptionGrammar(("--repo",), prefixes=True))
         first = [v for _, v in repos[-1:] if v] or operands[:1]
         return tuple(URL_WORD + w for w in first), False
     return None

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final
 
 from tether.permissions.dangerous_variables import is_dangerous_variable
+from tether.permissions.makefile_run import (
+    BUILT_IN_RECIPES,
+    MAKE_DEFAULTS,
+    MakeReading,
+    MakeRun,
+)
 from tether.permissions.makefile_settings import make_flags, unread_settings
-from tether.slotted import Slotted
 
 MAX_TARGETS = 64
 """The most make targets whose recipes are read for one command."""
@@ -39,70 +43,7 @@ _UNREAD_FUNCTIONS = re.compile(r"\$[({](eval|guile|file)[\s)}]")
 _UNREAD_DIRECTIVE = re.compile(r"^-?load\b|^define\b|^(?:override|export|private)\s+define\b")
 _INCLUDE = re.compile(r"^(-include|sinclude|include)\s+(.*)$")
 _RECIPE_PREFIX = re.compile(r"[\s@+-]*")
-_DEFAULTS = {
-    **{"CC": "cc", "CXX": "g++", "MAKE": "make", "RM": "rm -f", "AR": "ar", "SHELL": "sh"},
-    **{"AS": "as", "FC": "f77", "PC": "pc", "LEX": "lex", "YACC": "yacc", "LD": "ld"},
-    **{"CPP": "$(CC) -E", "M2C": "m2c", "CO": "co", "GET": "get", "TEX": "tex"},
-    **{"MAKEINFO": "makeinfo", "CTANGLE": "ctangle", "CWEAVE": "cweave"},
-}
-_BUILT_IN = (
-    "$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $(TARGET_ARCH) $^ $(LDLIBS) -o $@",
-    "$(CXX) $(CXXFLAGS) $(CPPFLAGS) $(LDFLAGS) $(TARGET_ARCH) $^ $(LDLIBS) -o $@",
-    "$(CPP) $(CPPFLAGS) $<",
-    *("$(AS) $(ASFLAGS) -o $@ $<", "$(FC) $(FFLAGS) -c -o $@ $<", "$(PC) $(PFLAGS) -c $<"),
-    *("$(AR) $(ARFLAGS) $@ $<", "$(LEX) $(LFLAGS) -t $<", "$(YACC) $(YFLAGS) $<"),
-    *("$(LD) $(LDFLAGS) $<", "$(M2C) $(M2FLAGS) $<", "$(CO) $(COFLAGS) $<"),
-    *("$(GET) $(GFLAGS) $<", "$(TEX) $<", "$(MAKEINFO) $<", "$(CTANGLE) $<", "$(CWEAVE) $<"),
-)
-"""What make's built-in rules run (`make -p`), for a goal no rule of the makefile makes."""
-DEFAULT_INCLUDE_DIRS = ("/usr/local/include", "/usr/gnu/include", "/usr/include")
-"""Where GNU make looks for an included makefile after its `-I` directories."""
 _UNKNOWN = re.compile(r"\$\{\w+\}")
-
-
-class MakeReading(Slotted):
-    """The shell text a make run runs (None: nothing), and why some of it is not read."""
-
-    __slots__ = ("text", "unread")
-    text: Final[str | None]
-    unread: Final[tuple[str, ...]]
-
-    def __init__(self, text: str | None, unread: tuple[str, ...]) -> None:
-        self.text = text
-        self.unread = unread
-
-
-class MakeRun(Slotted):
-    """How make is run: its goals, the variables its command line and environment set, and
-    its flags (`n`: only `+` and `$(MAKE)` lines run, `r`: no built-in rules, `e`: the
-    environment wins over the makefile)."""
-
-    __slots__ = ("assigned", "environment", "flags", "goals", "include_dirs", "makefiles")
-    goals: Final[tuple[str, ...]]
-    assigned: Final[tuple[tuple[str, str], ...]]
-    environment: Final[tuple[tuple[str, str], ...]]
-    flags: Final[frozenset[str]]
-    include_dirs: Final[tuple[str, ...]]
-    """Where an included makefile not found from make's directory is looked for, in order."""
-    makefiles: Final[tuple[str, ...]]
-    """The makefiles make reads first: one a rule names is remade first."""
-
-    def __init__(
-        self,
-        goals: tuple[str, ...],
-        assigned: tuple[tuple[str, str], ...] = (),
-        environment: tuple[tuple[str, str], ...] = (),
-        flags: frozenset[str] = frozenset(),
-        *,
-        include_dirs: tuple[str, ...] = DEFAULT_INCLUDE_DIRS,
-        makefiles: tuple[str, ...] = (),
-    ) -> None:
-        self.goals = goals
-        self.assigned = assigned
-        self.environment = environment
-        self.flags = flags
-        self.include_dirs = include_dirs
-        self.makefiles = makefiles
 
 
 class _Rule:
@@ -120,7 +61,7 @@ class _Reader:
         self.rules: dict[str, _Rule] = {}
         self.patterns: list[str] = []  # the makefile's pattern rules' targets
         self.generic_prereqs: list[str] = []
-        self.variables: dict[str, str] = dict(_DEFAULTS)
+        self.variables: dict[str, str] = dict(MAKE_DEFAULTS)
         self.variables |= {n: v for n, v in run.environment if n != "SHELL"}
         self.fixed = {name for name, _ in run.assigned}
         if "e" in run.flags:
@@ -203,7 +144,7 @@ class _Reader:
             return
         if op == "+=" and name in self.variables:
             value = self.variables[name] + " " + value
-        elif op == "?=" and name in self.variables and name not in _DEFAULTS:
+        elif op == "?=" and name in self.variables and name not in MAKE_DEFAULTS:
             return
         elif op in (":=", "::=", ":::="):
             value = _unescaped(self.expand(value)).replace("$", "$$")  # expanded now
@@ -349,7 +290,7 @@ def read_makefile(
         r"(^|\s)-\w*r|no-builtin-rules", make_flags(reader.variables, reader.expand)
     )
     if built_in and not no_rules:
-        recipes += [(r, None) for r in _BUILT_IN]
+        recipes += [(r, None) for r in BUILT_IN_RECIPES]
     if "n" in run.flags:  # only `+` lines and those that run $(MAKE) run
         recipes = [
             (r, t) for r, t in recipes if "+" in _prefix(r) or re.search(r"\$[({]MAKE[)}]", r)
@@ -361,7 +302,7 @@ def read_makefile(
     if lines:
         names = sorted(reader.exported) if not reader.export_all else sorted(variables)
         names += [n for n in variables if _from_environment(n) and n not in names]
-        exports = [_export(reader, n) for n in names if n in variables and n not in _DEFAULTS]
+        exports = [_export(reader, n) for n in names if n in variables and n not in MAKE_DEFAULTS]
         lines = exports + lines
     if reader.too_large:
         reader.unread.append("the makefile's variables expand too far to read")
@@ -392,7 +333,7 @@ def _matches(pattern: str, target: str) -> bool:
 def _from_environment(name: str) -> bool:
     """A variable make exports because the environment likely holds it (`PATH`): one that
     changes what a shell runs, not one of make's own program and flag variables."""
-    own = name in _DEFAULTS or name.endswith(("FLAGS", "LIBS", "ARCH"))
+    own = name in MAKE_DEFAULTS or name.endswith(("FLAGS", "LIBS", "ARCH"))
     return is_dangerous_variable(name) and not own and name.isupper()
 
 

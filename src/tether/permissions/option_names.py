@@ -9,6 +9,9 @@ program knows in full is that option only (`gdb -e` is `-exec`, not `-ex`)."""
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import Final
+
+from tether.slotted import Slotted
 
 
 def long_option(
@@ -51,44 +54,100 @@ def _two_dashes(name: str) -> str:
     return name if name.startswith("--") or len(name) < 2 else "-" + name
 
 
+class OptionGrammar(Slotted):
+    """How a command's words give the options a table looks for: the names taking a value,
+    the flags among them (found with an empty value), whether short options group (`-0f X`:
+    any letters before the one taking a value), whether long ones may be abbreviated as the
+    program allows (`long_option`, with `known` the program's other full names), and whether
+    `--` ends the options."""
+
+    __slots__ = ("flags", "grouped", "known", "names", "prefixes", "stops")
+    names: Final[tuple[str, ...]]
+    flags: Final[frozenset[str]]
+    grouped: Final[bool]
+    prefixes: Final[bool]
+    known: Final[frozenset[str]]
+    stops: Final[bool]
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        *,
+        flags: Collection[str] = (),
+        grouped: bool = False,
+        prefixes: bool = False,
+        known: Collection[str] = (),
+        stops: bool = True,
+    ) -> None:
+        self.names = names
+        self.flags = frozenset(flags)
+        self.grouped = grouped
+        self.prefixes = prefixes
+        self.known = frozenset(known)
+        self.stops = stops
+
+
 def option_pairs(
-    args: tuple[str, ...],
-    options: tuple[str, ...],
-    *,
-    prefixes: bool = False,
-    known: frozenset[str] = frozenset(),
+    args: Sequence[str], grammar: OptionGrammar | tuple[str, ...]
 ) -> list[tuple[str, str]]:
-    """(option, value) for each of `options` in `args`: `-r X`, `-rX`, `--opt X`, `--opt=X`
-    (with `prefixes`, any prefix of `--opt` the program takes for it: option_names.py),
-    until `--` or, for short options, a word that is no option."""
+    """(option, value) for each of the grammar's options in `args`: `-r X`, `-rX`, `-r=X`,
+    `--opt X`, `--opt=X`, a flag with an empty value; the one reader of option values. A
+    tuple of names is the plain grammar: each takes a value, long ones by their full name."""
+    if isinstance(grammar, tuple):
+        grammar = OptionGrammar(grammar)
     found: list[tuple[str, str]] = []
+    names, flags = grammar.names, grammar.flags
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "--":
-            break
-        given = long_option(arg, options, known=known) if prefixes and arg[:2] == "--" else None
-        if given is not None:
-            if given[1] is not None:
-                found.append((given[0], given[1]))
-            elif i + 1 < len(args):
-                found.append((given[0], args[i + 1]))
-                i += 1
-            i += 1
-            continue
-        for option in options:
-            if arg == option and i + 1 < len(args):
-                found.append((option, args[i + 1]))
-                i += 1
-                break
-            if option.startswith("--") and arg.startswith(option + "="):
-                found.append((option, arg[len(option) + 1 :]))
-                break
-            if not option.startswith("--") and arg.startswith(option) and len(arg) > 2:
-                found.append((option, arg[len(option) :].removeprefix("=")))
-                break
         i += 1
+        if arg == "--" and grammar.stops:
+            break
+        if arg[:2] == "--":
+            given = long_option(arg, names, known=grammar.known, prefixes=grammar.prefixes)
+            if given is None:
+                continue
+            option, attached = given
+            if option in flags:
+                found.append((option, ""))
+            elif attached is not None:
+                found.append((option, attached))
+            elif i < len(args):
+                found.append((option, args[i]))
+                i += 1
+            continue
+        if arg[:1] != "-" or len(arg) < 2:
+            continue
+        option, rest = _short(arg, grammar)
+        if not option:
+            continue
+        if option in flags:
+            found.append((option, ""))
+        elif rest:
+            found.append((option, rest))
+        elif i < len(args):
+            found.append((option, args[i]))
+            i += 1
     return found
+
+
+def _short(arg: str, grammar: OptionGrammar) -> tuple[str, str]:
+    """The option of the grammar a word starting with one dash gives, and what follows it in
+    the word; ("", "") for none."""
+    if grammar.grouped:
+        for at in range(1, len(arg)):
+            if (option := "-" + arg[at]) in grammar.names:
+                return option, arg[at + 1 :]
+        return "", ""
+    for option in grammar.names:
+        if not option.startswith("--") and arg.startswith(option):
+            return option, arg[len(option) :].removeprefix("=")
+    return "", ""
+
+
+def option_values(args: Sequence[str], grammar: OptionGrammar | tuple[str, ...]) -> list[str]:
+    """The values `option_pairs` finds."""
+    return [value for _, value in option_pairs(args, grammar)]
 
 
 def plain_operands(args: Sequence[str], valued: Collection[str]) -> list[str]:

@@ -19,7 +19,7 @@ from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.module_urls import module_specifier
-from tether.permissions.option_names import option_pairs
+from tether.permissions.option_names import OptionGrammar, option_pairs, option_values
 from tether.permissions.package_sources import installed_specs, installs
 from tether.permissions.pip_sources import PIP_PROGRAMS, pip_loads, pip_module
 from tether.permissions.python_imports import pycache_dirs
@@ -108,11 +108,11 @@ def loaded_code(
     if name == "bun" and installs(argv):
         return installed_specs(argv)
     if name in _NODE:
-        files = _values(args, _NODE_FILES.get(name, _NODE_FILES["node"]))
+        files = option_values(args, _NODE_FILES.get(name, _NODE_FILES["node"]))
         files += implied_files(name, args)
         return (*_node_modules(option_pairs(args, _NODE_MODULES)), *files, *scripts)
     tool = _js_tool(name, args)
-    tools = _paths(_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
+    tools = _paths(option_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
     if name in _JS_TOOL_CODE:
         return tools
     if name in _NPM:
@@ -123,7 +123,7 @@ def loaded_code(
             for a in _before_end(args)
             if not is_literal(a.partition("=")[0]) and not (listed and a == DYN)
         ]
-        for option, value in option_pairs(args, _NPM_VALUED, prefixes=True):
+        for option, value in option_pairs(args, OptionGrammar(_NPM_VALUED, prefixes=True)):
             if option == "--node-options":
                 words = _split(value)
                 found += (
@@ -137,11 +137,11 @@ def loaded_code(
         return pip_loads(argv)
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
         # Only a program that imports or includes reads code from `-L` (jq_program.py).
-        return tuple(_values(args, ("-L", "--library-path")))
+        return tuple(option_values(args, ("-L", "--library-path")))
     versioned = _VERSIONED.fullmatch(name)
     family = versioned.group(1) if versioned else name
     if family in _INCLUDES:
-        return (*_values(args, _INCLUDES[family]), *scripts)
+        return (*option_values(args, _INCLUDES[family]), *scripts)
     return (*scripts, *pycache_dirs(argv), *tool_loads(argv, assignments))
 
 
@@ -152,7 +152,7 @@ def js_tool_values(argv: tuple[str, ...]) -> tuple[str, ...]:
     if not argv or not is_literal(argv[0]):
         return ()
     tool = _js_tool(program_name(argv[0]), argv[1:])
-    return tuple(_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
+    return tuple(option_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
 
 
 def _js_tool(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
@@ -173,7 +173,7 @@ def _runner_package(name: str, args: tuple[str, ...]) -> list[str]:
     script runs; a package name is fetched or found in the workspace's own packages."""
     if name != "npx":
         return []
-    named = _values(args, ("-p", "--package"))
+    named = option_values(args, ("-p", "--package"))
     first = next((a for a in args if not a.startswith("-") and a not in named), None)
     words = [*named, *([first] if first is not None else [])]
     return [w for w in words if w.startswith(("/", ".", "~")) or not is_literal(w)]
@@ -182,7 +182,7 @@ def _runner_package(name: str, args: tuple[str, ...]) -> list[str]:
 def _workspaces(args: tuple[str, ...]) -> list[str]:
     """Directories `-w`/`--workspace` name; a bare package name is one the workspace's own
     package.json declares (`--workspaces` runs those: the workspace's own code)."""
-    values = [value for _, value in option_pairs(args, _NPM_WORKSPACE, prefixes=True)]
+    values = option_values(args, OptionGrammar(_NPM_WORKSPACE, prefixes=True))
     return [v for v in values if v.startswith(("/", ".", "~")) or not is_literal(v)]
 
 
@@ -235,10 +235,6 @@ def _node_modules(pairs: list[tuple[str, str]]) -> tuple[str, ...]:
         if v.startswith(("/", ".", "~")) or not is_literal(v) or URL_CODE.match(v):
             found.append(v)
     return tuple(found)
-
-
-def _values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
-    return [value for _, value in option_pairs(args, options)]
 
 
 def _before_end(args: tuple[str, ...]) -> tuple[str, ...]:

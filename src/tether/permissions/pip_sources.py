@@ -13,7 +13,7 @@ import shlex
 
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.interpreter_scripts import interpreter_scripts
-from tether.permissions.option_names import long_option, option_pairs
+from tether.permissions.option_names import OptionGrammar, long_option, option_values
 from tether.permissions.shell_words import is_literal, program_name
 
 _PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "add", "inject"})
@@ -60,16 +60,16 @@ def _uv_places(args: tuple[str, ...]) -> tuple[str, ...]:
     /x/py`; `3.12` is a version, `python3.12` or `/usr/bin/python3` an installed one)."""
     pythons = [
         v
-        for v in _values(args, ("--python", "-p"))
+        for v in option_values(args, ("--python", "-p"))
         if ("/" in v and v.rpartition("/")[0] not in SYSTEM_BIN_DIRS) or not is_literal(v)
     ]
-    return (*_values(args, _UV_PLACES), *pythons)
+    return (*option_values(args, _UV_PLACES), *pythons)
 
 
 def _pip_values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
     """The values of pip's `options` in `args`, taken as optparse takes them: any prefix of a
     long option (`--requirem=F`, `--find-lin DIR`; one pip finds ambiguous is taken too)."""
-    return [value for _, value in option_pairs(args, options, prefixes=True, known=_PIP_FLAGS)]
+    return option_values(args, OptionGrammar(options, prefixes=True, known=_PIP_FLAGS))
 
 
 def pip_module(args: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -236,7 +236,7 @@ def uv_project_dirs(argv: tuple[str, ...]) -> tuple[str, ...]:
     words = optparse_words(argv[1:])
     if words[:1] not in _UV_RESOLVES or (words[:1] == ("pip",) and words[1:2] not in _UV_PIP):
         return ()
-    return tuple(_values(_before_command(argv[1:]), _UV_PLACES[:2])) or (".",)
+    return tuple(option_values(_before_command(argv[1:]), _UV_PLACES[:2])) or (".",)
 
 
 _UV_RESOLVES = {(c,) for c in ("sync", "lock", "run", "add", "remove", "export", "tree", "pip")}
@@ -299,10 +299,6 @@ def pip_loads(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The local places `argv` (pip, uv, pipx, `python3 -m pip`) builds or runs code from."""
     uv = _uv_places(argv[1:]) if program_name(argv[0]) == "uv" else ()
     return (*uv, *_pip_paths(_pip_words(argv)))
-
-
-def _values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
-    return [value for _, value in option_pairs(args, options)]
 
 
 def _split(text: str) -> list[str] | None:

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import Final
 
 from tether.permissions.make_options import make_places
-from tether.permissions.makefile_reader import DEFAULT_INCLUDE_DIRS, MakeRun, read_makefile
+from tether.permissions.makefile_reader import read_makefile
+from tether.permissions.makefile_run import DEFAULT_INCLUDE_DIRS, MakeRun
 from tether.permissions.option_names import long_option
 from tether.permissions.package_scripts import CONFIGS, RUNNERS, package_run
 from tether.permissions.python_runners import (

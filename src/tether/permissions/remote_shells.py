@@ -21,7 +21,7 @@ import shlex
 
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
-from tether.permissions.option_names import plain_operands
+from tether.permissions.option_names import OptionGrammar, option_values, plain_operands
 from tether.permissions.program_commands import PROGRAM_COMMANDS
 from tether.permissions.shell_words import DYN, STAR, program_name, readable
 from tether.permissions.ssh_family import FAMILY, family_hosts
@@ -260,24 +260,8 @@ def _sftp(args: Argv) -> Equivalent | None:
 
 
 def _valued(args: Argv, options: tuple[str, ...]) -> list[str]:
-    """The values of `options` (`-f X`, `-fX`, `-0f X` grouped, `--file=X`, `--file X`)."""
-    found: list[str] = []
-    take = False
-    for arg in args:
-        if take:
-            found.append(arg)
-            take = False
-        elif arg.startswith("--"):
-            name, eq, value = arg.partition("=")
-            if any(o.startswith("--") and o.startswith(name) and len(name) > 3 for o in options):
-                found.extend([value] if eq else [])
-                take = not eq
-        elif arg.startswith("-"):
-            at = next((k for k, c in enumerate(arg[1:], 1) if f"-{c}" in options), -1)
-            if at > 0:
-                found.extend([arg[at + 1 :]] if arg[at + 1 :] else [])
-                take = not arg[at + 1 :]
-    return found
+    """The values of `options` (`-f X`, `-fX`, `-0f X` grouped, `--file=X`, `--fil X`)."""
+    return option_values(args, OptionGrammar(options, grouped=True, prefixes=True, stops=False))
 
 
 def _git_remotes(argv: Argv) -> list[str]:

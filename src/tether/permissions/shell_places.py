@@ -4,17 +4,20 @@ the path (or path pattern) it stands for there."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from tether.permissions import steps
 from tether.permissions.access import FileAccess
-from tether.permissions.bash_files import cd_target, path_target, path_tokens, tilde_home
 from tether.permissions.file_targets import GlobPath, Target
 from tether.permissions.paths import ANY, Token, normalize
 from tether.permissions.script import Invocation
-from tether.permissions.shell_globbing import DEFAULT, GlobOptions
-from tether.permissions.shell_words import DYN, HOME, program_name, readable
+from tether.permissions.shell_globbing import DEFAULT, GlobOptions, glob_tokens
+from tether.permissions.shell_words import DYN, HOME, is_literal, program_name, readable
+from tether.permissions.shell_words import ONE as ONE_MARK
+from tether.permissions.shell_words import STAR as STAR_MARK
 
 _CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 _TARGET_STEPS = 4
@@ -122,3 +125,81 @@ class ShellPlaces:
                 if place not in self.cwds and len(self.cwds) >= MAX_PLACES:
                     place = None
                 self.cwds[place] = None
+
+
+def path_target(base: Path, rest: str, word: str, options: GlobOptions = DEFAULT) -> Target:
+    """A path below `base`, as written (`..` is applied by the resolver, after the symlinks
+    before it), or the glob it stands for when it holds unknown parts, under the shell's glob
+    `options` (shell_globbing). `rest` stays below `base` even when it starts with a slash
+    (`~//x` is `~/x`, as bash reads it)."""
+    rest = rest.lstrip("/")
+    if is_literal(rest):
+        return base / rest
+    segments = [s for s in rest.split("/") if s not in ("", ".")]
+    fixed = 0
+    while is_literal(segments[fixed]):
+        fixed += 1
+    head, tail = segments[:fixed], segments[fixed:]
+    directory = base.joinpath(*head)
+    tail_text = "/".join(tail)
+    below = path_tokens(tail_text, options)
+    climbing = [i for i, s in enumerate(tail) if _may_climb(s)]
+    if climbing:
+        # `*/../.env`, `$X/../.env`, `.*/x`: what follows may start anywhere (a glob may match
+        # a symlink, `..` after it leaves where it led), so no `..` stays in the pattern for
+        # rules, which name folded paths, to miss.
+        after = tail[climbing[-1] + 1 :]
+        tokens = (ANY, "/", *path_tokens("/".join(after), options)) if after else (ANY,)
+        return GlobPath(readable(word), tokens, None, below, directory)
+    tokens = path_tokens(normalize(directory).as_posix().rstrip("/") + "/" + tail_text, options)
+    if any(DYN in s for s in tail):  # a variable's text may hold `/`: no directory bounds it
+        return GlobPath(readable(word), tokens, None, below, directory)
+    return GlobPath(readable(word), tokens, directory, below, directory)
+
+
+def _may_climb(segment: str) -> bool:
+    """Whether a segment after a glob or a variable may be `..`: `..` itself, or a pattern
+    starting with a dot that can match it (`.*`, `.?`, `.$X`; not `.e*x`). Bash matches `..`
+    only with a leading dot written out, whatever dotglob says."""
+    if segment == "..":
+        return True
+    if is_literal(segment) or segment[0] != ".":
+        return False
+    pattern = segment.replace(STAR_MARK, "*").replace(ONE_MARK, "?").replace(DYN, "*")
+    return "[" in pattern or fnmatchcase("..", pattern)  # a class: taken as able to
+
+
+def tilde_home(name: str, user_home: Callable[[str], Path | None]) -> Path | None:
+    """The directory `~name` stands for: a user's home; None for the directory stack (`~+`,
+    `~-`, `~N`: only the running shell knows) and for an unknown user."""
+    if name[0] in "+-" or name.isdigit():
+        return None
+    return user_home(name)
+
+
+def cd_target(program: str, args: tuple[str, ...]) -> tuple[str | None, bool]:
+    """Where `cd`/`pushd` goes (None: not known, as for `popd`, `cd -`, `pushd +1`, a
+    non-literal word), and whether physically (`-P`: symlinks resolved, not folded)."""
+    physical = False
+    words = list(args)
+    while words and words[0].startswith("-") and words[0] != "-":
+        option = words.pop(0)
+        if option == "--":
+            break
+        if program != "cd" or not set(option[1:]) <= set("LPe@"):
+            return None, False  # `pushd -n`, an option not known: not followed here
+        for letter in option[1:]:
+            physical = {"P": True, "L": False}.get(letter, physical)
+    if program == "popd":
+        return None, False
+    target = words[0] if words else HOME
+    if not is_literal(target) or target == "-" or (target[0] in "+-" and target[1:].isdigit()):
+        return None, False
+    return target, physical
+
+
+def path_tokens(path: str, options: GlobOptions = DEFAULT) -> tuple[Token, ...]:
+    """A word as glob tokens: a glob does not start a name with a dot unless `options` say
+    so (shell_globbing)."""
+    steps.spend(len(path) // 8)  # a character at a time (steps.py)
+    return glob_tokens(path, options)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from tether.permissions.option_names import plain_operands
+from tether.permissions.option_names import OptionGrammar, option_values, plain_operands
 from tether.permissions.shell_words import DYN
 
 Argv = tuple[str, ...]
@@ -109,24 +109,4 @@ _FLAGS = frozenset({"-a", "--all", "--remote", "-r"})
 def valued(args: Argv, options: tuple[str, ...]) -> list[str]:
     """The values of `options` (`-H X`, `-HX`, `--hosts=X`, `--hosts X`); a flag among
     them (`-a`, `--all`) counts with an empty value."""
-    found: list[str] = []
-    take = False
-    for arg in args:
-        if take:
-            found.append(arg)
-            take = False
-        elif arg.startswith("--"):
-            key, eq, value = arg.partition("=")
-            if key in options and key in _FLAGS:
-                found.append("")
-            elif key in options:
-                found.extend([value] if eq else [])
-                take = not eq
-        elif arg.startswith("-") and len(arg) > 1 and arg[:2] in options:
-            if arg[:2] in _FLAGS:
-                found.append("")
-            elif arg[2:]:
-                found.append(arg[2:])
-            else:
-                take = True
-    return found
+    return option_values(args, OptionGrammar(options, flags=_FLAGS & set(options), stops=False))

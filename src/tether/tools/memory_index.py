@@ -42,17 +42,27 @@ class Hits(list[MemoryHit]):
 class Saved(Slotted):
     """Where a memory was kept: in the memory under `id`, or, when the memory could not be
     used, whole in the file `kept_in`, added to the memory once it can be (`why` it could not).
-    `id` and `why` both: kept by its words only, its meaning added later (`why` not now)."""
+    `id` and `why` both: kept by its words only, its meaning added later (`why` not now).
+    `already`: the same text was saved before, as `id`."""
 
-    __slots__ = ("id", "kept_in", "why")
+    __slots__ = ("already", "id", "kept_in", "why")
     id: Final[int | None]
     kept_in: Final[str | None]
     why: Final[str | None]
+    already: Final[bool]
 
-    def __init__(self, id: int | None, kept_in: str | None = None, why: str | None = None) -> None:
+    def __init__(
+        self,
+        id: int | None,
+        kept_in: str | None = None,
+        why: str | None = None,
+        *,
+        already: bool = False,
+    ) -> None:
         self.id = id
         self.kept_in = kept_in
         self.why = why
+        self.already = already
 
 
 class MemoryIndex(Protocol):

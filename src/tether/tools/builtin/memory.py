@@ -51,6 +51,12 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
     without this conversation."""
     saved = await _index(ctx).save(args.text, tuple(args.tags))
     structured: dict[str, object] = {"id": saved.id, "text": args.text, "tags": list(args.tags)}
+    if saved.already:
+        structured["already"] = True
+        return ToolOutput(
+            f"Already saved as memory {saved.id} (the same text); not saved again.",
+            structured=structured,
+        )
     if saved.id is not None and saved.why is not None:
         return ToolOutput(
             f"Saved as memory {saved.id}, by its words only for now ({saved.why}); its "
