@@ -58,3 +58,38 @@ def test_harmless_generation_stays_allowed(
 def test_an_alias_is_code_not_read(module: Tree, make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": "go generate ./alias"}, make_ctx(RULES))
     assert verdict.behavior == "ask", verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "go -C . generate ./...",
+        "go -C=. generate ./...",
+        "go -C ./ generate ./...",
+        "go --C . generate",
+        "go --C=pkg generate ./...",
+        "go -C pkg/deep generate",
+        "cd pkg && go -C deep generate",
+    ],
+)
+def test_go_global_directory_is_where_generate_runs(
+    command: str, module: Tree, make_ctx: ContextFactory
+) -> None:
+    # go's global `-C DIR` (before any subcommand) changes to DIR as `cd` does.
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+
+
+def test_go_global_directory_elsewhere_is_its_own_code(
+    module: Tree, make_ctx: ContextFactory
+) -> None:
+    ctx = make_ctx(RULES)
+    assert decide("Bash", {"command": "go -C vendor generate"}, ctx).behavior == "deny"
+    assert decide("Bash", {"command": 'go -C "$D" generate'}, ctx).behavior == "ask"
+    assert decide("Bash", {"command": "go -C . generate ok.go"}, ctx).behavior == "allow"
+    # Other subcommands read past the global option too.
+    outside = decide("Bash", {"command": "go -C . run /elsewhere/main.go"}, ctx)
+    assert outside.behavior == "ask", outside.reason
+    written = decide("Bash", {"command": "go -C . env -w GOFLAGS=-x"}, ctx)
+    assert written.behavior == "ask", written.reason

@@ -101,3 +101,43 @@ def test_ordinary_package_commands_stay_allowed(
     tree.write({"package.json": json.dumps(manifest)})
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bun pm pack",
+        "bun pm pack --destination out",
+        "bun pm version patch",
+        "bun --cwd sub pm pack",
+        "cd sub && bun pm pack",
+    ],
+)
+def test_bun_pm_runs_the_lifecycle_its_command_runs(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    # `bun pm pack` packs as `bun pack` does: prepack, prepare, postpack run.
+    scripts = {s: "sentinel p" for s in ("prepack", "prepare", "postpack", "preversion")}
+    tree.write({"package.json": json.dumps({"scripts": scripts})})
+    tree.write({"sub/package.json": json.dumps({"scripts": scripts})})
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+
+
+@pytest.mark.parametrize("command", ["bun pm frobnicate", "bun create ./tpl app", "bun create x"])
+def test_bun_commands_of_unknown_scripts_are_code_not_read(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    tree.write({"package.json": json.dumps({"scripts": {"prepack": "sentinel p"}})})
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "ask", (command, verdict.reason)
+    bypass = decide("Bash", {"command": command}, make_ctx(RULES, mode="bypassPermissions"))
+    assert bypass.behavior == "deny", (command, bypass.reason)
+
+
+@pytest.mark.parametrize("command", ["bun pm ls", "bun pm bin", "bun pm cache rm", "bun pm"])
+def test_bun_pm_listings_stay_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
+    tree.write({"package.json": json.dumps({"scripts": {"prepack": "sentinel p"}})})
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "allow", (command, verdict.reason)

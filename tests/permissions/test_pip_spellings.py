@@ -120,3 +120,28 @@ def test_ordinary_pip_and_uv_commands_are_allowed(
 ) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "opkg @ FILE://localhost{outside}/pkg",
+        "opkg @ file://localhost{outside}/pkg",
+        "opkg @ File://anyhost{outside}/pkg",
+        "opkg @ file:{outside}/pkg",
+        "opkg @ file://{outside_escaped}/pkg",
+    ],
+)
+def test_file_urls_read_as_pip_reads_them(
+    line: str, projects: Tree, make_ctx: ContextFactory
+) -> None:
+    # pip's url_to_path: any case of the scheme, a host (localhost) before the path,
+    # percent-escapes decoded.
+    outside = projects.outside.as_posix()
+    escaped = "/" + "".join(f"%{ord(c):02x}" for c in outside[1:3]) + outside[3:]
+    text = line.replace("{outside_escaped}", escaped).replace("{outside}", outside)
+    projects.write({"reqL.txt": text + "\n"})
+    verdict = decide("Bash", {"command": "pip install -r reqL.txt"}, make_ctx(RULES))
+    assert verdict.behavior == "ask", (text, verdict.reason)
+    direct = decide("Bash", {"command": f"pip install '{text}'"}, make_ctx(RULES))
+    assert direct.behavior == "ask", (text, direct.reason)

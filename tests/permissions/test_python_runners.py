@@ -135,3 +135,59 @@ def test_harmless_scripts_stay_allowed(
     }
     verdict = decide("Bash", {"command": command}, make_ctx(rules))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m tox",
+        "python -m tox -e lint",
+        "python3 -Im tox",
+        "python3 -X dev -m tox",
+        "python3 -m poethepoet evil",
+        "python3 -m poe evil",
+        "python3 -m pdm run evil",
+        "python3 -m hatch run evil",
+        "python3 -m runpy poethepoet evil",
+        "python3 -m pdm run curl x",
+    ],
+)
+def test_runners_as_python_modules_are_the_runners(
+    command: str, project: Tree, make_ctx: ContextFactory
+) -> None:
+    rules = {"permissions": {**RULES["permissions"], "allow": ["Bash(python3 *)"]}}
+    rules["permissions"]["allow"] += ["Bash(python *)"]
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx(rules, mode=mode))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)
+
+
+def test_a_rule_naming_the_runner_holds_for_its_module(
+    project: Tree, make_ctx: ContextFactory
+) -> None:
+    rules = {"permissions": {"allow": ["Bash(python3 *)"], "deny": ["Bash(nox *)"]}}
+    for command in ("python3 -m nox", "python3 -m nox -s lint"):
+        verdict = decide("Bash", {"command": command}, make_ctx(rules))
+        assert verdict.behavior == "deny", (command, verdict.reason)
+    ordinary = decide("Bash", {"command": "python3 -m pytest -q"}, make_ctx(rules))
+    assert ordinary.behavior == "allow", ordinary.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "hatch env run evil",
+        "hatch env run -e default -- evil",
+        "hatch -e default run evil",
+        "hatch --env=default run evil",
+        "hatch -v env run evil",
+        "hatch -e docs run build",
+    ],
+)
+def test_hatch_global_options_and_env_run(
+    command: str, project: Tree, make_ctx: ContextFactory
+) -> None:
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "deny", (command, verdict.reason)
+    ok = decide("Bash", {"command": "hatch -e default run ok"}, make_ctx(RULES))
+    assert ok.behavior == "allow", ok.reason

@@ -169,3 +169,21 @@ async def test_an_environment_a_command_makes_is_the_commands(boundary: Layout) 
     assert (ws / "made" / "bin" / "tool").is_file()
     done = shell_outside(ws, ". made/bin/activate && python3 -c 'import sys; print(sys.prefix)'")
     assert done.stdout.strip() == str(ws / "made"), done.stderr
+
+
+async def test_an_environments_pip_configuration_a_command_writes_is_moved_aside(
+    boundary: Layout,
+) -> None:
+    """`$VIRTUAL_ENV/pip.conf` (and `pip.ini`) is read by the environment's pip outside: one a
+    command writes (an index it chose) is moved aside, as `pyvenv.cfg` is."""
+    ws = boundary.workspace
+    environment(ws)
+    boundary.hand_over()
+    index = "[global]\\nindex-url = file:///nowhere/evilindex\\n"
+    command = f"printf '{index}' > .venv/pip.conf && printf '{index}' > .venv/pip.ini && echo DONE"
+    out = await session(boundary, command)
+    assert "DONE" in out, out
+    assert "moved aside" in out, out
+    for name in ("pip.conf", "pip.ini"):
+        assert not (ws / ".venv" / name).exists(), name
+        assert (ws / ".venv" / f"{name}{DISABLED}").exists(), name

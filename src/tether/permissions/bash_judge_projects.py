@@ -147,13 +147,19 @@ class ProjectJudge(ScriptJudge):
     def _generated(self, inv: Invocation) -> list[Verdict]:
         """`go generate`'s `//go:generate` lines (go_generate.py), judged as bash from each
         directory the shell may be in."""
-        words = None
+        given = None
         if inv.role == "command" and inv.argv and program_name(inv.argv[0]) == "go":
-            words = generate_words(inv.argv)
-        if words is None:
+            given = generate_words(inv.argv)
+        if given is None:
             return []
+        places, words = given
         found: list[Verdict | None] = []
+        if not all(is_literal(place) and place for place in places):
+            why = "go generate in a directory known only as it runs"
+            return [v for v in (self._project_unread("go", why),) if v is not None]
         for cwd in self.places.cwds:
+            for place in places:  # `go -C DIR generate`: go changes to DIR first
+                cwd = cwd / place if cwd is not None else None
             real = self.files.real(cwd) if cwd is not None else None
             if real is None:
                 found.append(self._project_unread("go", "go generate in a directory not known"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tether.permissions.go_generate import go_global
 from tether.permissions.shell_words import HOME, program_name
 
 _PIP = HOME + "/.config/pip/pip.conf"
@@ -84,6 +85,8 @@ def config_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
     forms = CONFIG_WRITERS.get(name)
     if forms is None:
         return ()
+    if name == "go":  # `go -C DIR env -w`: go's global options before the subcommand
+        words = go_global(words)[1]
     plain = tuple(w for w in words if not w.startswith("-") or w in ("-w", "-u", "--set", "--add"))
     found = [path for selector, path in forms if plain[: len(selector)] == selector]
     if found and name in _PROJECT_LEVEL:

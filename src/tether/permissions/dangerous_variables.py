@@ -21,8 +21,9 @@ DANGEROUS_VARIABLES = _names(
     "PAGER *_PAGER MANPAGER EDITOR *_EDITOR VISUAL BROWSER "
     # Programs' own option variables (`TAR_OPTIONS`, `NODE_OPTIONS`, `XZ_OPT`, `JAVA_OPTS`).
     "*_OPTIONS *_OPTS *_OPT GZIP BZIP BZIP2 UNZIP ZIPOPT "
-    # git (GIT_CONFIG_*, GIT_SSH, GIT_EXEC_PATH...), ssh's helpers, rsync's remote shell.
-    "GIT_* SSH_ASKPASS SUDO_ASKPASS SSH_AUTH_SOCK *_RSH RSYNC_CONNECT_PROG "
+    # git (GIT_CONFIG_*, GIT_SSH, GIT_EXEC_PATH...), ssh's helpers, rsync's and cvs's remote
+    # shell, svn's ssh tunnel program.
+    "GIT_* SSH_ASKPASS SUDO_ASKPASS SSH_AUTH_SOCK *_RSH RSYNC_CONNECT_PROG SVN_SSH "
     # vim/ex (man vim, :help startup): Ex commands or runtime files run at start.
     "VIM* EXINIT GVIMINIT MYVIMRC MYGVIMRC NVIM_* "
     # less (man less): input preprocessors, key bindings with commands, history file, its

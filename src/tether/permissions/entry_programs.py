@@ -8,6 +8,7 @@ import functools
 import re
 from collections.abc import Mapping
 
+from tether.permissions.interpreter_scripts import module_call
 from tether.permissions.run_as_main import module_that_runs
 from tether.permissions.shell_words import is_literal, program_name
 
@@ -27,6 +28,32 @@ _INTERPRETER_VALUED = frozenset({"-W", "-X", "-I", "-r", "-C", "-E", "-d", "-c",
 -I lib`); code options (`python3 -c`, `ruby -e`) are interpreter_code's."""
 
 
+RUNNER_MODULES: Mapping[str, str] = {
+    **{name: name for name in ("tox", "nox", "pdm", "hatch", "pipx", "poetry", "pipenv", "uv")},
+    **{name: name for name in ("invoke", "doit", "snakemake", "mkdocs", "twine", "build")},
+    "poethepoet": "poe",
+    "poe": "poe",
+    "pre_commit": "pre-commit",
+    "SCons": "scons",
+}
+"""Task and package runners as `python3 -m MODULE`, by the program each is (`python3 -m
+poethepoet` is `poe`): one table, so each is judged as the runner itself, its project files
+and launched commands read and the rules naming the program holding."""
+
+
+def runner_module(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`RUNNER ARGS` for `python3 [OPTIONS] -m MODULE ARGS` of a module RUNNER_MODULES
+    knows; None otherwise."""
+    if not argv or not is_literal(argv[0]):
+        return None
+    name = program_name(argv[0])
+    if not (_INTERPRETERS.get(name) == "python" or name.startswith(("python", "pypy"))):
+        return None
+    entry = entry_of(argv)
+    runner = RUNNER_MODULES.get(entry[0]) if entry is not None else None
+    return (runner, *entry[1]) if runner is not None and entry is not None else None
+
+
 @functools.lru_cache(maxsize=1024)
 def entry_of(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
     """(the entry's name, its arguments), or None when no literal entry is named."""
@@ -36,6 +63,13 @@ def entry_of(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
     versioned = _VERSIONED.fullmatch(name)
     if name not in _INTERPRETERS and versioned is None:
         return name, argv[1:]
+    if _INTERPRETERS.get(name) == "python" or name.startswith("python"):
+        # Python's own command line, read once (interpreter_scripts): `-m MOD`, `-mMOD`,
+        # `-Im MOD`, `-X dev -m MOD`.
+        called = module_call(argv)
+        if called is not None:
+            module, *rest = module_that_runs(called.words)
+            return module, tuple(rest)
     i = 1
     while i < len(argv):
         arg = argv[i]

@@ -22,14 +22,35 @@ _MAX_FILES = 2000
 _MAX_BYTES = 4 << 20
 
 
-def generate_words(argv: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The packages or files `go generate` is given (`.` for none); None for another command
-    or a dry run (`-n`)."""
-    if len(argv) < 2 or argv[1] != "generate":
+def go_global(args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """go's global options before its subcommand, as go reads them for every subcommand:
+    the directories `-C DIR`, `-C=DIR`, `--C DIR`, `--C=DIR` name (go changes to it before
+    anything else), and the words from the subcommand on. Every such option is taken, not
+    only the first go honours: each may be where the command runs."""
+    places: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word in ("-C", "--C"):
+            places.append(args[i + 1] if i + 1 < len(args) else "")
+            i += 2
+        elif word.startswith(("-C=", "--C=")):
+            places.append(word.partition("=")[2])
+            i += 1
+        else:
+            break
+    return tuple(places), args[i:]
+
+
+def generate_words(argv: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The directories go's `-C` moves to and the packages or files `go generate` is given
+    (`.` for none); None for another command or a dry run (`-n`)."""
+    places, args = go_global(argv[1:])
+    if not args or args[0] != "generate":
         return None
     words: list[str] = []
     skip = False
-    for word in argv[2:]:
+    for word in args[1:]:
         if skip:
             skip = False
         elif word.startswith("-"):
@@ -38,7 +59,7 @@ def generate_words(argv: tuple[str, ...]) -> tuple[str, ...] | None:
             skip = word.lstrip("-") in {v.lstrip("-") for v in _VALUED} and "=" not in word
         else:
             words.append(word)
-    return tuple(words) or (".",)
+    return places, tuple(words) or (".",)
 
 
 def generate_text(real: Path, words: tuple[str, ...]) -> Reading:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tether.permissions.app_specs import app_code
-from tether.permissions.entry_programs import entry_of
+from tether.permissions.entry_programs import RUNNER_MODULES, entry_of, runner_module
 from tether.permissions.launcher_table import (
     LAUNCHERS,
     TOX_COMMAND_KEYS,
@@ -32,7 +32,7 @@ from tether.permissions.shell_words import DYN, is_literal, program_name
 from tether.permissions.tar_words import tar_words
 from tether.permissions.wrapper_options import parse_options, unparsed
 
-Inner = Callable[[Sequence[str]], Invocation]
+Inner = Callable[..., Invocation]
 Code = Callable[..., Invocation]
 
 _SCRIPT = re.compile(r".*\.pyw?|[a-z+]+://.*")
@@ -48,6 +48,11 @@ _VERSION = re.compile(r"(@?[^@]+)@[^@/]*")
 def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
     """`plain` with what it launches as its inner commands, or None when it launches nothing
     the table knows (then it is judged as it was)."""
+    runner = runner_module(plain.argv)
+    if runner is not None:
+        # `python3 -m tox`, `python3 -m poethepoet X`: the runner itself, judged as typed.
+        ran = inner(runner, plain.assignments)
+        return Invocation(plain.argv, plain.assignments, plain.redirects, inner=(ran,))
     entry = entry_of(plain.argv)
     if entry is None:
         return _with_app(plain, inner, code)
@@ -124,6 +129,8 @@ def launches(inv: Invocation) -> bool:
     """Whether `inv` is a launcher running its inner commands (a rule naming it covers what no
     rule decides in them, as for sudo: bash_policy)."""
     entry = entry_of(inv.argv) if inv.inner and inv.role == "command" else None
+    if entry is not None and runner_module(inv.argv) is not None:
+        return True
     if entry is not None and entry[0] in ("nix", "nix-shell"):
         return not runs_typed(*entry)
     return entry is not None and entry[0] in LAUNCHERS
@@ -298,7 +305,8 @@ def unknown_module(inv: Invocation) -> tuple[str, ...] | None:
         return None
     name, args = entry
     top = name.partition(".")[0]
-    if top in sys.stdlib_module_names or top in LAUNCHERS or top in _KNOWN_MODULES:
+    known = top in LAUNCHERS or top in _KNOWN_MODULES or top in RUNNER_MODULES
+    if top in sys.stdlib_module_names or known:
         return None
     return (name, *args)
 

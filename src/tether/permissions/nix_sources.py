@@ -208,7 +208,9 @@ def _installed(name: str, args: tuple[str, ...], words: list[str]) -> str | None
     if name == "nix" and words[:1] == ["profile"] and words[1:2] in (["install"], ["add"]):
         found = [w for w in words[2:] if not _from_nixpkgs(w)]
         return found[0] if found else None if words[2:] else "the flake in this directory"
-    if name not in ("nix-env", "nix-build"):
+    if name not in ("nix-env", "nix-build", "nix-instantiate"):
+        return None  # nix-instantiate evaluates (`--eval` too) what nix-build would build
+    if "--version" in args or "--help" in args:
         return None
     if "-E" in args or "--expr" in args:
         return "the expression given"

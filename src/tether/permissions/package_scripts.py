@@ -47,6 +47,19 @@ _LIFECYCLE: dict[str, tuple[str, ...]] = {
     "version": ("preversion", "version", "postversion"),
     "diff": ("preprepare", "prepare", "postprepare"),  # the local package is packed
 }
+_BUN_PM: dict[str, tuple[str, ...]] = {
+    "pack": _LIFECYCLE["pack"],
+    "version": _LIFECYCLE["version"],
+    "trust": _INSTALL,  # it installs, as `bun install` does
+    **dict.fromkeys(
+        ("bin", "ls", "list", "whoami", "hash", "hash-string", "hash-print", "cache"), ()
+    ),
+    **dict.fromkeys(("migrate", "untrusted", "default-trusted", "view", "pkg", "why"), ()),
+}
+"""`bun pm SUB`: the scripts each runs (`bun pm pack` packs as `bun pack` does); a
+subcommand not listed is code not read."""
+_UNKNOWN = "?"
+"""A command whose scripts tether does not know: code not read."""
 _PLAIN = frozenset(
     {"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "config", "c", "get"}
     | {"set", "help", "search", "s", "find", "whoami", "ping", "doctor", "audit", "why"}
@@ -152,7 +165,10 @@ def package_run(
     runs = bool(run.scripts)
     if "*" in run.scripts:
         run.unread.append(f"{name} runs the scripts of another package")
-    run.scripts = [s for s in dict.fromkeys(run.scripts) if s != "*"]
+    if _UNKNOWN in run.scripts:
+        shown = " ".join(w for w in words[:end] if not w.startswith("-"))
+        run.unread.append(f"{name} {shown} runs code whose scripts tether does not know")
+    run.scripts = [s for s in dict.fromkeys(run.scripts) if s not in ("*", _UNKNOWN)]
     return run if runs else None
 
 
@@ -205,7 +221,8 @@ def _scripts(name: str, words: tuple[str, ...]) -> list[str]:
     fetch`), so for them that script too."""
     found = _command_scripts(name, words)
     verb = words[0] if words else ""
-    if name != "npm" and verb and verb not in _RUN and "/" not in verb and found:
+    own = name == "bun" and verb in ("pm", "create")  # no script by those names runs
+    if name != "npm" and verb and verb not in _RUN and "/" not in verb and found and not own:
         found += [f"pre{verb}", verb, f"post{verb}"]
     return found
 
@@ -221,6 +238,11 @@ def _command_scripts(name: str, words: tuple[str, ...]) -> list[str]:
         return [*_INSTALL, "pretest", "test", "posttest"]
     if verb in _LIFECYCLE:
         return list(_LIFECYCLE[verb])
+    if name == "bun" and verb == "pm":
+        return list(_BUN_PM.get(rest[0], (_UNKNOWN,))) if rest else []
+    if name == "bun" and verb == "create":
+        # A template's own scripts (`bun-create` hooks), a `create-X` package or a repository.
+        return [_UNKNOWN]
     if verb in ("workspace", "workspaces") and name == "yarn":
         return ["*"]  # another package's scripts: not read
     if not verb or verb in _PLAIN or name == "npm" or "/" in verb:

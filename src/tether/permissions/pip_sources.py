@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from urllib.parse import unquote
 
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.interpreter_scripts import interpreter_scripts
@@ -266,7 +267,12 @@ def local_source(value: str, *, named: bool = False) -> str | None:
         value = value.partition("@")[2].strip()  # `NAME @ URL`, `NAME[extra]@URL`
     value = _VCS.sub("", value, count=1) if _VCS.match(value) else value
     if value[:5].lower() == "file:":
-        return value[5:].removeprefix("//") or "/"
+        # pip's url_to_path: `file://HOST/PATH` (`localhost`, any host) is /PATH, its
+        # percent-escapes decoded; `file:/PATH` and `file:///PATH` the same.
+        rest = value[5:]
+        if rest.startswith("//"):
+            rest = "/" + rest[2:].partition("/")[2]
+        return unquote(rest) or "/"
     if "://" in value:
         return None
     local = value.startswith(("/", ".", "~")) or "/" in value

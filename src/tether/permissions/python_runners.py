@@ -19,6 +19,9 @@ import shlex
 import tomllib
 from typing import Any, cast
 
+from tether.permissions.launcher_table import LAUNCHERS
+from tether.permissions.wrapper_options import parse_options
+
 Reading = tuple[str | None, tuple[str, ...]]
 
 PYTHON_RUNNERS = {
@@ -35,8 +38,9 @@ _ELSEWHERE = {
     "pdm": ("-p", "--project", "-g", "--global"),
     "poe": ("-C", "--directory", "--root"),
     "hatch": ("-p", "--project"),
-    "tox": ("-c", "--conf", "--root", "--workdir", "-x", "--override"),
+    "tox": ("-c", "--conf", "--root", "--workdir"),
 }
+"""(tox's `-x KEY=VALUE` overrides are judged by the launcher table, its files read still.)"""
 _SUBSTITUTION = re.compile(r"\{[^{}]*\}")
 _PDM_HOOKED = frozenset({"install", "lock", "build", "publish", "sync", "add", "remove"})
 _TOX_READS_NOTHING = frozenset(
@@ -48,8 +52,9 @@ _TOX_READS_NOTHING = frozenset(
 def runner_names(name: str, args: tuple[str, ...]) -> tuple[str, ...] | None:
     """The scripts or tasks runner `name` runs by its words (() for tox: all it reads);
     None when it runs none from its files."""
+    own = args[: args.index("--")] if "--" in args else args  # the launched command's after
     words = [a for a in args if not a.startswith("-")]
-    if any(a.split("=")[0] in _ELSEWHERE.get(name, ()) for a in args):
+    if any(a.split("=")[0] in _ELSEWHERE.get(name, ()) for a in own):
         return (ELSEWHERE,)
     if name == "tox":
         return None if _TOX_READS_NOTHING & set(args[:1] + tuple(words[:1])) else ()
@@ -63,9 +68,32 @@ def runner_names(name: str, args: tuple[str, ...]) -> tuple[str, ...] | None:
         if words[:1] and words[0] in _PDM_HOOKED:
             return (f"pre_{words[0]}", f"post_{words[0]}")
         return None
-    if name == "hatch" and words[:1] == ["run"] and len(words) > 1:
-        return (words[1],)
+    if name == "hatch":
+        return _hatch_script(args)
     return None
+
+
+def _hatch_script(args: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The script `hatch [GLOBAL OPTIONS] run [ENV:]NAME` or `hatch env run [OPTIONS] [--]
+    NAME` runs (`env run` is the command behind `run`), its options read with the launcher
+    table's grammar (`hatch -e ENV run`, `--env=ENV`); None for another subcommand. Options
+    not understood: every word that may be the script."""
+    hatch = LAUNCHERS["hatch"]
+    parsed = parse_options(args, hatch.options)
+    if isinstance(parsed, str):
+        return tuple(a for a in args if not a.startswith("-"))
+    rest = args[parsed.rest :]
+    if rest[:1] == ("run",):
+        rest = rest[1:]
+    elif rest[:2] == ("env", "run"):
+        ran = parse_options(rest[2:], hatch.subcommands[("env", "run")].options)
+        if isinstance(ran, str):
+            return tuple(a for a in rest[2:] if not a.startswith("-"))
+        rest = rest[2 + ran.rest :]
+    else:
+        return None
+    rest = rest[1:] if rest[:1] == ("--",) else rest
+    return rest[:1] or None
 
 
 def python_runner_text(kind: str, texts: list[str], names: tuple[str, ...]) -> Reading:

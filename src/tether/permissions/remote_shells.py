@@ -90,6 +90,8 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
         return Equivalent((("ssh", hosts[0]),), does) if hosts else None
     elif name in _MORE_SSH:
         return _other_remotes(name, args)
+    elif name == "cvs":
+        return _cvs(args, assignments)
     elif name in ("hg", "svn", "sshfs"):
         operands = [arg for arg in args if not arg.startswith("-")]
         if name != "sshfs":
@@ -101,6 +103,30 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
         if host is not None:
             does = f"`{name}` reaches {readable(operand)} by ssh"
             return Equivalent((("ssh", host),), does)
+    return None
+
+
+_CVS_REMOTE = re.compile(r":(?:ext|extssh|ssh|server)(?:;[^:]*)?:(?:[^@:/]*@)?([^:/]*)", re.I)
+"""A CVSROOT reached through a remote shell (`:ext:` starts `$CVS_RSH`, ssh by default;
+CVSNT's `:ssh:`/`:extssh:`; `:server:` is rsh's): `[;OPTIONS]:[USER@]HOST`."""
+
+
+def _cvs(args: Argv, assignments: Assignments) -> Equivalent | None:
+    """cvs's repository from `-d ROOT`, `-dROOT` (before its command) or `$CVSROOT`."""
+    roots = [v for k, v in assignments if k == "CVSROOT"]
+    i = 0
+    while i < len(args) and args[i].startswith("-"):  # global options, before the command
+        arg = args[i]
+        if arg == "-d":
+            roots.append(args[i + 1] if i + 1 < len(args) else "")
+        elif arg.startswith("-d"):
+            roots.append(arg[2:])
+        i += 2 if arg in ("-d", "-e", "-s", "-T", "-z") else 1
+    for root in roots:
+        found = _CVS_REMOTE.match(root) if root != DYN else None
+        if found is not None or "$" in root or root == DYN:
+            host = found.group(1) if found is not None and found.group(1) else DYN
+            return Equivalent((("ssh", host),), f"`cvs` reaches {readable(root)} by ssh")
     return None
 
 

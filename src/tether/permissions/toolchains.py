@@ -25,6 +25,7 @@ from tether.permissions.escapes import (
     tracer_use,
 )
 from tether.permissions.fetched_sources import cargo_sources, go_sources
+from tether.permissions.go_generate import go_global
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.response_files import LIST_ONLY_RESPONSES, expands_response_files
 from tether.permissions.shell_words import DYN, is_literal, program_name
@@ -290,7 +291,8 @@ def go_loads(words: tuple[str, ...]) -> tuple[str, ...]:
     `-overlay`/`-modfile` files, a `.go` file or a path named as the package to build or
     run (`go run /x/main.go`, `go build ../x`), the modules `go work init|use` adds and `go
     mod edit -replace` points to: asked outside the workspace (ProgramUse.loads)."""
-    loads: list[str] = []
+    loads: list[str] = list(go_global(words)[0])
+    words = go_global(words)[1]  # `go -C DIR build ../x`: the subcommand after DIR
     command = words[0] if words else ""
     for i, word in enumerate(words):
         option = word.lstrip("-")

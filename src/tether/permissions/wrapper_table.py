@@ -34,6 +34,8 @@ _CORE: Mapping[str, WrapperSpec] = {
     ),
     "nice": WrapperSpec(valued="n", long_valued=_s("--adjustment"), numeric=True),
     "nohup": WrapperSpec(),
+    # sshpass runs the ssh-family command after its options, typing the password for it.
+    "sshpass": WrapperSpec(flags="evhV", valued="pfdP", reads=_s("-f"), no_command=_s("-h", "-V")),
     "env": WrapperSpec(
         flags="i0v",
         valued="uCS",

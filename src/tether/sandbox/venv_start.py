@@ -88,7 +88,8 @@ def venv_start_files(roots: Iterable[str], entered: frozenset[str] = frozenset()
     """The start files (or a `sitecustomize` package's directory) in the site directories of
     the environments under `roots`, present now; and, of the environments in `entered`, what
     runs when one is activated or its interpreter started: `pyvenv.cfg` (its `home` picks the
-    interpreter and the standard library), `bin/activate*` (sourced into the user's shell),
+    interpreter and the standard library), `pip.conf`/`pip.ini` (the environment's pip
+    settings: its index, find-links), `bin/activate*` (sourced into the user's shell),
     `bin/python*` (the interpreter itself)."""
     found: list[str] = []
     for environment in environments(roots):
@@ -98,7 +99,10 @@ def venv_start_files(roots: Iterable[str], entered: frozenset[str] = frozenset()
                     found += [e.path for e in entries if _is_start(e.name)]
         if environment not in entered:
             continue
-        found.append(os.path.join(environment, "pyvenv.cfg"))
+        # `pyvenv.cfg`; pip's configuration inside the environment (`$VIRTUAL_ENV/pip.conf`,
+        # `pip.ini`), read by every later `pip` of it outside: an index or find-links there
+        # chooses what the user's next install builds and runs.
+        found += [os.path.join(environment, n) for n in ("pyvenv.cfg", "pip.conf", "pip.ini")]
         with contextlib.suppress(OSError), os.scandir(os.path.join(environment, "bin")) as entries:
             found += [e.path for e in entries if _is_entry(e.name)]
     return found
