@@ -84,7 +84,7 @@ def _worker(scenario: int) -> None:
     seconds of one unsandboxed and one sandboxed call."""
     import tether
     from tether.sandbox import SandboxSettings, plan_sandbox, probe
-    from tether.tools.builtin.bash import run_shell
+    from tether.tools.builtin.shell_run import run_shell
 
     _, fill, pause = SCENARIOS[scenario]
     status = probe()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tether.permissions import Decision, PermissionContext, decide
-from tether.tools.builtin.bash import command_environment
+from tether.tools.builtin.shell_run import command_environment
 
 from .conftest import ContextFactory, Tree
 

@@ -29,37 +29,13 @@ from tether.mcp.config_files import (
     seed_file,
     server_entries,
 )
-from tether.mcp.servers import (
-    ClientTransport,
-    HttpTransport,
-    JsonRpcExchange,
-    McpLimits,
-    Scope,
-    ServerConfig,
-    StdioTransport,
-)
+from tether.mcp.entries import NAME_RULE, Source, Unusable, server_config, usable_name
+from tether.mcp.servers import JsonRpcExchange, McpLimits, ServerConfig, StdioTransport
 from tether.protocol import ConfigError
 from tether.slotted import Slotted
 
 SERVER_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 """The names `tether mcp add` writes (Claude Code's own rule there)."""
-MAX_NAME_CHARS = 200
-NAME_RULE = f"a name must be printable text, not blank, of at most {MAX_NAME_CHARS} characters"
-
-
-def usable_name(name: str) -> bool:
-    """Whether a configured server's name can be used, as Claude Code uses any (`my.server x`,
-    from an SDK program): its tools' names are made valid for the model (`mcp.names`)."""
-    return bool(name.strip()) and name.isprintable() and len(name) <= MAX_NAME_CHARS
-
-
-TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse"}
-"""A server's `type` as written, and the transport it means."""
-CLIENT_TYPES = {**TYPES, "sdk": "sdk"}
-"""With `sdk` too: a server in the SDK client that drives tether (only from `--mcp-config`)."""
-
-_FIELDS = {"stdio": ("command", "args", "env", "cwd"), "http": ("url", "headers"), "sdk": ("name",)}
-_VARIABLE = re.compile(r"\$\{([^}]+)\}")
 
 
 class McpConfig(Slotted):
@@ -78,28 +54,6 @@ class McpConfig(Slotted):
         self.problems = problems
 
 
-class _Unusable(Exception):
-    """A server entry that cannot be used; the message says why."""
-
-
-class _Source(Slotted):
-    __slots__ = ("path", "project", "scope")
-    path: Final[Path]
-    scope: Final[Scope]
-    project: Final[str | None]
-    """Set for `~/.claude.json`'s local scope: the key of the workspace in its `projects`."""
-
-    def __init__(self, path: Path, scope: Scope, project: str | None = None) -> None:
-        self.path = path
-        self.scope = scope
-        self.project = project
-
-    @property
-    def label(self) -> str:
-        """How messages name the place."""
-        return f"{self.path} (projects[{self.project!r}])" if self.project else str(self.path)
-
-
 def load_servers(
     workspace: Path, *, home: Path, tether_home: Path, env: Mapping[str, str]
 ) -> McpConfig:
@@ -107,13 +61,13 @@ def load_servers(
     found: dict[str, ServerConfig | None] = {}
     problems: list[str] = []
 
-    def take(source: _Source, entries: Iterable[tuple[str, object]], type_key: str) -> None:
+    def take(source: Source, entries: Iterable[tuple[str, object]], type_key: str) -> None:
         for name, entry in entries:
             try:
                 if not usable_name(name):
-                    raise _Unusable(NAME_RULE)
-                found[name] = _server(name, entry, source, type_key, workspace, env, problems)
-            except _Unusable as e:
+                    raise Unusable(NAME_RULE)
+                found[name] = server_config(name, entry, source, type_key, workspace, env, problems)
+            except Unusable as e:
                 problems.append(f"{source.label}: server {name!r}: {e}")
                 found[name] = None  # a broken entry still hides the one it would replace
 
@@ -122,14 +76,14 @@ def load_servers(
 
     claude = claude_file(home, env)
     sources = [
-        _Source(claude, "user"),
-        _Source(scope_path("user"), "user"),
-        _Source(scope_path("project"), "project"),
-        _Source(claude, "local", project=str(workspace)),
-        _Source(scope_path("local"), "local"),
+        Source(claude, "user"),
+        Source(scope_path("user"), "user"),
+        Source(scope_path("project"), "project"),
+        Source(claude, "local", project=str(workspace)),
+        Source(scope_path("local"), "local"),
     ]
     try:
-        take(_Source(seed_file(workspace), "seed"), _seed_entries(workspace, problems), "transport")
+        take(Source(seed_file(workspace), "seed"), _seed_entries(workspace, problems), "transport")
     except ConfigError as e:
         problems.append(str(e))
     for source in sources:
@@ -191,15 +145,17 @@ def client_servers(
 ) -> tuple[dict[str, ServerConfig], dict[str, str]]:
     """Servers the user or the SDK client gives by name (`--mcp-config`, `mcp_set_servers`):
     those that can be used, and why each other one cannot. Unknown fields go to `problems`."""
-    source = _Source(Path(label), "dynamic")
+    source = Source(Path(label), "dynamic")
     usable: dict[str, ServerConfig] = {}
     unusable: dict[str, str] = {}
     for name, entry in entries.items():
         try:
             if not usable_name(name):
-                raise _Unusable(NAME_RULE)
-            usable[name] = _server(name, entry, source, "type", workspace, env, problems, exchange)
-        except _Unusable as e:
+                raise Unusable(NAME_RULE)
+            usable[name] = server_config(
+                name, entry, source, "type", workspace, env, problems, exchange
+            )
+        except Unusable as e:
             unusable[name] = str(e)
     return usable, unusable
 
@@ -217,15 +173,15 @@ def plugin_servers(
     found: list[ServerConfig] = []
     problems: list[str] = []
     for plugin, path, servers, variables in plugins:
-        source = _Source(path, "plugin")
+        source = Source(path, "plugin")
         for name, entry in servers.items():
             try:
                 if not usable_name(name):
-                    raise _Unusable(NAME_RULE)
-                server = _server(
+                    raise Unusable(NAME_RULE)
+                server = server_config(
                     f"plugin:{plugin}:{name}", entry, source, "type", workspace, env, problems
                 )
-            except _Unusable as e:
+            except Unusable as e:
                 problems.append(f"{path}: server {name!r}: {e}")
                 continue
             transport = server.transport
@@ -262,116 +218,6 @@ def _seed_entries(workspace: Path, problems: list[str]) -> list[tuple[str, objec
         rest = {k: v for k, v in cast(dict[str, Any], item).items() if k != "name"}
         entries.append((name, rest))
     return entries
-
-
-def _server(
-    name: str,
-    entry: object,
-    source: _Source,
-    type_key: str,
-    workspace: Path,
-    env: Mapping[str, str],
-    problems: list[str],
-    exchange: JsonRpcExchange | None = None,
-) -> ServerConfig:
-    if not isinstance(entry, dict):
-        raise _Unusable(f"must be an object, not {kind_of(entry)}")
-    entry = cast(dict[str, Any], entry)
-    written = entry.get(type_key, "stdio" if "command" in entry or "url" not in entry else "http")
-    types = TYPES if source.scope != "dynamic" else CLIENT_TYPES
-    kind = types.get(written) if isinstance(written, str) else None
-    if kind is None:
-        raise _Unusable(f"unknown {type_key} {written!r} (expected {', '.join(types)})")
-    fields = _FIELDS[kind if kind in ("stdio", "sdk") else "http"]
-    for key in entry:
-        if key != type_key and key not in fields:
-            expected = ", ".join((type_key, *fields))
-            problems.append(
-                f"{source.label}: server {name!r}: unknown field {key!r} ignored "
-                f"(expected {expected})"
-            )
-    expand = _Expander(env)
-    if kind == "sdk":
-        if exchange is None:
-            raise _Unusable("an sdk server is served by an SDK client (--input-format stream-json)")
-        return ServerConfig(name, ClientTransport(exchange), source.scope, source.path)
-    if kind == "stdio":
-        command = expand(_text(entry, "command"), "command")
-        args = tuple(expand(a, f"args[{i}]") for i, a in enumerate(_strings(entry, "args")))
-        variables = {k: expand(v, f"env.{k}") for k, v in _string_map(entry, "env").items()}
-        cwd = entry.get("cwd")
-        if cwd is not None and not isinstance(cwd, str):
-            raise _Unusable(f"cwd must be a string, not {kind_of(cwd)}")
-        folder = workspace / expand(cwd, "cwd") if cwd else None  # relative to the project
-        expand.check()
-        transport = StdioTransport(command, args, variables, folder)
-    else:
-        url = expand(_text(entry, "url"), "url")
-        headers = {k: expand(v, f"headers.{k}") for k, v in _string_map(entry, "headers").items()}
-        expand.check()
-        if not url.startswith(("http://", "https://")):
-            raise _Unusable(f"url must start with http:// or https://, not {url!r}")
-        transport = HttpTransport(url, headers, "sse" if kind == "sse" else "http")
-    return ServerConfig(name, transport, source.scope, source.path)
-
-
-def _text(entry: Mapping[str, Any], key: str) -> str:
-    value = entry.get(key)
-    if value is None:
-        raise _Unusable(f"missing {key!r}")
-    if not isinstance(value, str):
-        raise _Unusable(f"{key} must be a string, not {kind_of(value)}")
-    if not value.strip():
-        raise _Unusable(f"{key} is empty")
-    return value
-
-
-def _strings(entry: Mapping[str, Any], key: str) -> list[str]:
-    value = entry.get(key, [])
-    if not isinstance(value, list):
-        raise _Unusable(f"{key} must be a list of strings, not {kind_of(value)}")
-    for i, item in enumerate(cast(list[object], value)):
-        if not isinstance(item, str):
-            raise _Unusable(f"{key} must be a list of strings ({key}[{i}] is {kind_of(item)})")
-    return cast(list[str], value)
-
-
-def _string_map(entry: Mapping[str, Any], key: str) -> dict[str, str]:
-    value = entry.get(key, {})
-    if not isinstance(value, dict):
-        raise _Unusable(f"{key} must be an object of strings, not {kind_of(value)}")
-    for k, v in cast(dict[str, object], value).items():
-        if not isinstance(v, str):
-            raise _Unusable(f"{key} must be an object of strings ({key}.{k} is {kind_of(v)})")
-    return cast(dict[str, str], value)
-
-
-class _Expander:
-    """`${VAR}` and `${VAR:-default}`, as Claude Code expands them: a default is used only when
-    the variable is unset. Variables that are unset without a default are collected, so that
-    one message names them all."""
-
-    def __init__(self, env: Mapping[str, str]) -> None:
-        self.env = env
-        self.missing: list[str] = []
-
-    def __call__(self, text: str, where: str) -> str:
-        def one(match: re.Match[str]) -> str:
-            variable, has_default, default = match.group(1).partition(":-")
-            if variable in self.env:
-                return self.env[variable]
-            if has_default:
-                return default
-            self.missing.append(f"${{{variable}}} (in {where})")
-            return match.group(0)
-
-        return _VARIABLE.sub(one, text)
-
-    def check(self) -> None:
-        if self.missing:
-            raise _Unusable(
-                f"environment variable not set and no default given: {', '.join(self.missing)}"
-            )
 
 
 _MCP_KEYS = ("startupTimeoutMs", "toolTimeoutMs", "maxOutputChars", "toolSearchShare")

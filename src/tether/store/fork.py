@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from tether.protocol import ConfigError, HarnessError
 from tether.store.entry_encoding import encode_entry
+from tether.store.held_file import APPEND
 from tether.store.partial import (
     COPY_CHUNK,
     FORKING_SUFFIX,
@@ -25,7 +26,6 @@ from tether.store.partial import (
 )
 from tether.store.session_lock import lock_session_file
 from tether.store.writer import (
-    _APPEND,
     _SESSION_ID,
     MESSAGE_TYPES,
     SessionWriter,
@@ -49,7 +49,7 @@ def fork_session(
     try:
         directory.mkdir(parents=True, exist_ok=True)
         remove_abandoned(directory)
-        fd = os.open(partial, _APPEND | os.O_EXCL, 0o600)
+        fd = os.open(partial, APPEND | os.O_EXCL, 0o600)
     except OSError as e:
         raise HarnessError(f"cannot create session file {path}: {e.strerror or e}") from e
     try:

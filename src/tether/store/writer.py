@@ -1,15 +1,9 @@
 """Appending to a session file: one JSON entry a line, each handed to the OS in a single write,
 so a crash loses at most the line being written and never reorders or rewrites earlier ones.
 
-A writer holds an exclusive lock on its file (`flock`) for as long as it is open: a second
-process that wants to continue the same session is told (`SessionInUse`) instead of mixing
-its entries into the file. The kernel drops the lock when the process ends, however it ends.
-
-Before each write the writer checks that its file is still the session's: the file at its
-path must be the one it holds open (same device and inode). A file removed or moved away by
-hand is written again at its path, whole (read back from the open descriptor); a file
-replaced by another is left alone and the session goes on in a new one (a copy, then a fork
-entry naming the old id). A file cut short is said. Each of these is told in `notices`.
+A writer holds its file locked and checks before each write that the file is still the
+session's (moved back, or forked to a new file, when something else took it away): see
+`held_file`, which it extends.
 """
 
 from __future__ import annotations
@@ -20,7 +14,6 @@ import re
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from tether.protocol import (
@@ -38,13 +31,8 @@ from tether.store.entry_encoding import (
     entry_time,
     prompt_first,
 )
-from tether.store.partial import (
-    MOVING_SUFFIX,
-    copy_whole,
-    partial_path,
-    put_in_place,
-    remove_abandoned,
-)
+from tether.store.held_file import APPEND, HeldFile
+from tether.store.partial import remove_abandoned
 from tether.store.reply_entries import ReplyEntries, new_message_id
 from tether.store.session_lock import ends_with_newline, lock_session_file
 from tether.store.write_errors import why_not_written
@@ -55,8 +43,6 @@ other entry (meta, title, spend, compaction, fork) hangs off the newest message 
 chains to it, so readers that follow the chain (Claude Code, its SDK) see only messages.
 Files written before this rule have them on the chain: both read the same here."""
 
-# Read as well as appended: a file removed by hand is copied back from the descriptor.
-_APPEND = os.O_RDWR | os.O_APPEND | os.O_CREAT
 _HEADER = frozenset({"type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd"})
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -65,7 +51,7 @@ EntryWatcher = Callable[[Path, dict[str, Any]], None]
 """Told of an entry written to a session file: the file's path and the entry."""
 
 
-class SessionWriter:
+class SessionWriter(HeldFile):
     """Appends entries to one session file; a `Journal` for `History` (user, assistant,
     compacted). Build one with `create`, `reopen` or `fork_session`.
 
@@ -85,8 +71,7 @@ class SessionWriter:
         model: str | None,
         watchers: list[EntryWatcher] | None = None,
     ) -> None:
-        self.path = path
-        self.session_id = session_id
+        super().__init__(path, fd, session_id=session_id)
         self.cwd = cwd
         self.last_uuid = last_uuid
         """The newest message's uuid: the next entry's parentUuid."""
@@ -97,14 +82,6 @@ class SessionWriter:
         one after another (see `withdraw`), oldest first."""
         self.watchers: list[EntryWatcher] = [] if watchers is None else watchers
         """Told of each entry once it is written whole (a session store's mirror)."""
-        self._fd: int | None = fd
-        self._torn = False  # the file ends inside a line: start the next entry on a new one
-        opened = os.fstat(fd)
-        self._place = (opened.st_dev, opened.st_ino)
-        self._end = opened.st_size  # where our last write ended: a smaller file was cut
-        self.notices: list[str] = []
-        """What happened to the file that the user should hear (it was removed, replaced or
-        cut short by something else), oldest first; the owner takes them out."""
 
     @classmethod
     def create(
@@ -135,7 +112,7 @@ class SessionWriter:
             ) from e
         try:
             remove_abandoned(directory)
-            fd = os.open(path, _APPEND | os.O_EXCL, 0o600)
+            fd = os.open(path, APPEND | os.O_EXCL, 0o600)
         except FileExistsError as e:
             raise HarnessError(
                 f"session id {session_id} is already in use (its file is {path})"
@@ -163,7 +140,7 @@ class SessionWriter:
         another writer holds the file, HarnessError when it cannot be written."""
         remove_abandoned(path.parent)
         try:
-            fd = os.open(path, _APPEND, 0o600)
+            fd = os.open(path, APPEND, 0o600)
         except OSError as e:
             raise HarnessError(f"cannot open session file {path}: {e.strerror or e}") from e
         writer = cls(path, fd, session_id=path.stem, cwd=cwd, last_uuid=last_uuid, model=model)
@@ -305,130 +282,6 @@ class SessionWriter:
             watch(self.path, entry)
         return entry_uuid
 
-    def close(self) -> None:
-        """Sync the file to disk and close it; later calls do nothing."""
-        if self._fd is None:
-            return
-        fd, self._fd = self._fd, None
-        try:
-            os.fsync(fd)
-        except OSError as e:
-            if e.errno != errno.EINVAL:  # EINVAL: a file that cannot be synced, like /dev/null
-                raise HarnessError(f"cannot save session file {self.path}: {e.strerror}") from e
-        finally:
-            os.close(fd)
-
-    def __enter__(self) -> SessionWriter:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def _write(self, data: bytes) -> None:
-        if self._fd is None:
-            raise ValueError(f"session file {self.path} is closed")
-        self._keep_place()
-        if self._torn:
-            data = b"\n" + data
-        written = 0
-        try:
-            while written < len(data):
-                written += os.write(self._fd, memoryview(data)[written:])
-        except OSError as e:
-            if written and not self._take_back(written):
-                self._torn = True
-            raise HarnessError(
-                f"could not save the session to {self.path}: {why_not_written(e, self.path)}"
-            ) from e
-        self._torn = False
-        self._end += written
-
-    def _keep_place(self) -> None:
-        """Make sure the next write goes to the session's file (see the module's doc)."""
-        assert self._fd is not None
-        held = os.fstat(self._fd)
-        try:
-            there: os.stat_result | None = os.stat(self.path)
-        except (FileNotFoundError, NotADirectoryError):
-            there = None
-        except OSError:
-            return  # cannot look (a directory we may not search): write where we are
-        if there is not None and (there.st_dev, there.st_ino) == self._place:
-            if held.st_size < self._end:
-                self.notices.append(
-                    f"session file {self.path} was cut short by another program "
-                    f"({self._end - held.st_size:,} bytes gone); the session goes on saving, "
-                    "but a resume starts where the file now does"
-                )
-            self._end = held.st_size
-            return
-        if there is None:
-            self._move(self.path, self.session_id)
-            self.notices.append(
-                f"session file {self.path} was removed or moved away while the session ran; "
-                "it was written again there, whole, and the session goes on saving to it"
-            )
-            return
-        old_path, old_id = self.path, self.session_id
-        new_id = str(uuid.uuid4())
-        self._move(old_path.with_name(f"{new_id}.jsonl"), new_id)
+    def _forked(self, old_id: str) -> None:
+        """A fork entry naming the session whose file was replaced, and its newest message."""
         self.append("fork", forkedFrom={"sessionId": old_id, "uuid": self.last_uuid})
-        self.notices.append(
-            f"session file {old_path} was replaced by another file while the session ran; "
-            f"that file is left as it is, and the session goes on as {new_id} "
-            f"({self.path}), which holds all of it"
-        )
-
-    def _move(self, path: Path, session_id: str) -> None:
-        """Go on in a new file at `path`, which starts as a copy of the one held open. The copy
-        is written under a hidden name and linked to `path` once whole (see `partial`)."""
-        assert self._fd is not None
-        old = self._fd
-        size = os.fstat(old).st_size
-        partial = partial_path(path, MOVING_SUFFIX)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            remove_abandoned(path.parent)
-            fd = os.open(partial, _APPEND | os.O_EXCL, 0o600)
-        except OSError as e:
-            raise HarnessError(
-                f"could not save the session: {self.path} is no longer its file, and {path} "
-                f"cannot be created: {why_not_written(e, path)}"
-            ) from e
-        try:
-            lock_session_file(fd, partial)
-            ends_line = copy_whole(old, size, fd)
-            put_in_place(partial, path)
-        except (OSError, HarnessError) as e:
-            os.close(fd)
-            partial.unlink(missing_ok=True)
-            if isinstance(e, HarnessError):
-                raise
-            if isinstance(e, FileExistsError):
-                raise HarnessError(
-                    f"could not save the session: {self.path} is no longer its file, and "
-                    f"{path} was created by something else meanwhile"
-                ) from e
-            raise HarnessError(
-                f"could not save the session to {path}: {why_not_written(e, path)}"
-            ) from e
-        os.close(old)
-        self._fd, self.path, self.session_id = fd, path, session_id
-        moved = os.fstat(fd)
-        self._place, self._end = (moved.st_dev, moved.st_ino), moved.st_size
-        self._torn = not ends_line
-
-    def _take_back(self, written: int) -> bool:
-        """Remove the start of a line a failed write left at the end of the file (we hold the
-        lock: nobody appended after it). Whether the file ends where it did before."""
-        assert self._fd is not None
-        try:
-            os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
-        except OSError:
-            return False
-        return True
