@@ -30,9 +30,10 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from prompt_toolkit import Application, PromptSession
+from prompt_toolkit import Application, PromptSession, search
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import Input
@@ -291,9 +292,10 @@ def message_prompt(
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
     clears it (and on an empty line raises KeyboardInterrupt), Esc Esc clears it (and on an
-    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission mode, `@` completes
-    paths, `/` completes commands; the footer under it names the mode, the model and the
-    context the conversation fills (`tether.cli.prompt_footer`)."""
+    empty line returns `REWIND_KEYS`), Ctrl+R searches the history (Enter puts the match in
+    the line, Esc or Ctrl+G leaves the line as it was), Shift+Tab cycles the permission mode,
+    `@` completes paths, `/` completes commands; the footer under it names the mode, the model
+    and the context the conversation fills (`tether.cli.prompt_footer`)."""
     from prompt_toolkit.completion import merge_completers
 
     from tether.cli.prompt_footer import add_footer, mode_keys
@@ -327,16 +329,27 @@ def message_prompt(
 
 def _message_keys() -> KeyBindings:
     bindings = KeyBindings()
+    typing = ~is_searching  # Ctrl+R's search keeps its own Enter (the match into the line)
 
-    @bindings.add("enter")
+    @bindings.add("enter", filter=typing)
     def _submit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         event.current_buffer.validate_and_handle()
 
-    @bindings.add("escape", "enter")
+    @bindings.add("enter", filter=is_searching)
+    def _take_match(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        search.accept_search()  # the match into the line, the cursor after it, to edit
+        line = event.app.current_buffer
+        line.cursor_position = len(line.text)
+
+    @bindings.add("escape", filter=is_searching, eager=True)
+    def _leave_search(_event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        search.stop_search()  # as Ctrl+G: the line as it was (readline's Esc would take it)
+
+    @bindings.add("escape", "enter", filter=typing)
     def _newline(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         event.current_buffer.insert_text("\n")
 
-    @bindings.add("escape", "escape")
+    @bindings.add("escape", "escape", filter=typing)
     def _rewind(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         buffer = event.current_buffer
         if buffer.text:
@@ -344,7 +357,7 @@ def _message_keys() -> KeyBindings:
         else:
             event.app.exit(result=REWIND_KEYS)
 
-    @bindings.add("c-c")
+    @bindings.add("c-c", filter=typing)
     def _clear_or_exit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         buffer = event.current_buffer
         if buffer.text:

@@ -49,6 +49,7 @@ Keys
   Enter          send the message
   Alt+Enter      new line (or Esc then Enter); pasted text stays one message
   Up / Down      previous messages (history)
+  Ctrl+R         search the history: Enter puts the match in the prompt, Esc or Ctrl+G leaves
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
   Esc Esc        rewind to before an earlier message (its files too); clears a typed line
   Shift+Tab      next permission mode: ask before edits, accept edits, plan (also while it works);
