@@ -37,7 +37,6 @@ from tether.cli.yes_no import typed_before
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.config.trust import remembered_settings, workspace_trust
-from tether.protocol import ConfigError
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -66,6 +65,8 @@ async def settle_servers(
     )
     if not trust.trusted:  # its servers do not run: nothing to ask
         return opts
+    from tether.protocol import ConfigError  # only with servers to ask about
+
     try:
         servers = undecided_servers(workspace, start, home, user_home, env, opts)
     except ConfigError:
