@@ -67,6 +67,12 @@ async def test_answer_keys_inside_other_text_answer_nothing() -> None:
     assert await answer("quickly\rwhen\r\r1\r") == ("allow_once", None)
 
 
+async def test_2_alone_keeps_no_rule_for_good_without_enter() -> None:
+    # "2" typed on into the question, then Esc: no rule saved for good without Enter.
+    assert await answer("2" + ESC) == ("deny", None)
+    assert await answer("1") == ("allow_once", None)
+
+
 async def test_2_needs_a_rule_to_remember() -> None:
     assert await answer("2\r3\r", can_remember=False) == ("deny", None)
 

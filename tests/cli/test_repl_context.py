@@ -139,3 +139,22 @@ def test_context_draws_what_fills_the_window(
     assert legend["Memory"] == "0 tokens"
     assert legend["Messages"] != "0 tokens"
     assert "⛁ ⛁" in drawn  # the grid
+
+
+@pytest.mark.timeout(90)
+def test_status_after_compact_shows_the_context_now_not_zero(
+    model_env: FakeModelServer, repl: PtyRepl
+) -> None:
+    said = ("one", "two", "three", "Summary of it all.")
+    model_env.script(*(reply(text(s)) for s in said))
+    for message in ("a", "b", "c"):
+        repl.send(f"{message}\r")
+        repl.wait_for(TURN_END, ("a", "b", "c").index(message) + 1)
+        repl.wait_reading(TURN_END)
+    repl.send("/compact\r")
+    repl.wait_for("context compacted")
+    repl.wait_reading("context compacted")
+    repl.send("/status\r")
+    line = repl.wait_shown("Context:")
+    used = int(line.split("Context:")[1].split("tokens")[0].replace(",", ""))
+    assert used > 1000  # the summary and the system prompt and tools the next request sends

@@ -53,7 +53,7 @@ def test_an_always_allow_rule_is_listed_as_the_projects(
         repl.wait_for("> ")
         repl.send("make it\r")
         repl.wait_for(ANSWER_LINE)
-        repl.send("2")
+        repl.send("2\r")  # a rule kept for good takes Enter
         repl.wait_for(TURN_END)
         repl.wait_reading(TURN_END)
         repl.send("/permissions\r")

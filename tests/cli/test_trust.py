@@ -404,7 +404,7 @@ async def test_the_question_is_asked_once_and_yes_is_remembered(
     _prompt_hook(workspace, marker)
     model_env.script(reply(text("first")), reply(text("second")))
     terminal = Terminal()
-    assert await terminal.run(workspace, "yhello\r" + CTRL_D) == 0
+    assert await terminal.run(workspace, "y\rhello\r" + CTRL_D) == 0
     shown = " ".join(terminal.output.split())  # however the console wrapped the lines
     assert "has files that would run commands or grant permissions:" in shown
     assert f"hook: UserPromptSubmit: echo seen >> {marker} (.claude/settings.json)" in shown
@@ -424,7 +424,7 @@ async def test_no_continues_restricted_and_is_remembered(
     _prompt_hook(workspace, marker)
     model_env.script(reply(text("first")), reply(text("second")))
     terminal = Terminal()
-    assert await terminal.run(workspace, "nhello\r" + CTRL_D) == 0
+    assert await terminal.run(workspace, "n\rhello\r" + CTRL_D) == 0
     assert "no (remembered): continuing restricted" in terminal.output
     assert "first" in terminal.output
     assert not marker.exists()
@@ -469,7 +469,7 @@ async def test_external_imports_are_asked_about_once_and_a_yes_reaches_the_promp
     _write(trusted_workspace / "AGENTS.md", "Style: @~/team/style.md\n")
     model_env.script(reply(text("first")), reply(text("second")))
     terminal = Terminal()
-    assert await terminal.run(trusted_workspace, "hello\r" + "y" + CTRL_D) == 0
+    assert await terminal.run(trusted_workspace, "hello\r" + "y\r" + CTRL_D) == 0
     shown = " ".join(terminal.output.split())
     assert "import files from outside it: AGENTS.md line 1: @~/team/style.md" in shown
     assert "yes (remembered)" in shown
@@ -489,7 +489,7 @@ async def test_a_no_to_external_imports_is_remembered(
     _write(trusted_workspace / "CLAUDE.md", "@../user-home/team/style.md\n")
     model_env.script(reply(text("first")), reply(text("second")))
     terminal = Terminal()
-    assert await terminal.run(trusted_workspace, "hello\r" + "n" + CTRL_D) == 0
+    assert await terminal.run(trusted_workspace, "hello\r" + "n\r" + CTRL_D) == 0
     assert "no (remembered)" in terminal.output
     assert "TEAM-STYLE" not in model_env.requests[0].system()
     again = Terminal()
@@ -511,7 +511,7 @@ async def test_a_yes_to_the_trust_question_approves_the_servers_it_listed(
         model_env.script(reply(text("first")), reply(text("second")), reply(text("third")))
         terminal = Terminal()
         # One key for the trust question, then the message: no second question comes.
-        assert await terminal.run(workspace, "yhello\r" + CTRL_D) == 0
+        assert await terminal.run(workspace, "y\rhello\r" + CTRL_D) == 0
         shown = " ".join(terminal.output.split())
         assert f"MCP server: demo: connects to {demo.url}" in shown
         assert "Use the MCP server" not in terminal.output
@@ -524,10 +524,15 @@ async def test_a_yes_to_the_trust_question_approves_the_servers_it_listed(
                    "later": {"type": "http", "url": later.url}}  # fmt: skip
         _write(workspace / ".mcp.json", {"mcpServers": servers})
         again = Terminal()
-        assert await again.run(workspace, "hi\rn" + CTRL_D) == 0
+        assert await again.run(workspace, " \rhi\r" + CTRL_D) == 0  # unchecked, Enter
         assert "Do you trust this folder?" not in again.output
-        assert "Use the MCP server 'later'" in again.output
-        assert "Use the MCP server 'demo'" not in again.output
+        assert "A new MCP server in this project's .mcp.json" in again.output
+        assert "using none of them" in again.output
+        remembered = json.loads(remembered_settings(tether_home(), workspace).read_text())
+        assert remembered == {
+            "enabledMcpjsonServers": ["demo"],
+            "disabledMcpjsonServers": ["later"],
+        }
         names = model_env.requests[1].tool_names()
         assert "mcp__demo__add" in names
         assert not any(n.startswith("mcp__later__") for n in names)

@@ -43,7 +43,7 @@ async def test_in_the_home_directory_no_answer_is_said_to_be_remembered(
     model_env.script(reply(text("first")), reply(text("second")), reply(text("third")))
 
     said_no = Terminal()
-    assert await said_no.run(home, "nhello\r" + CTRL_D) == 0
+    assert await said_no.run(home, "n\rhello\r" + CTRL_D) == 0
     out = " ".join(said_no.output.split())
     assert " ".join(HOME_NO_HINT.split()) in out
     assert YES_HINT not in said_no.output
@@ -55,14 +55,14 @@ async def test_in_the_home_directory_no_answer_is_said_to_be_remembered(
     assert not (_tether_home() / TRUST_FILE).exists()
 
     said_yes = Terminal()  # asked again: nothing was recorded
-    assert await said_yes.run(home, "yhello\r" + CTRL_D) == 0
+    assert await said_yes.run(home, "y\rhello\r" + CTRL_D) == 0
     out = " ".join(said_yes.output.split())
     assert " ".join(HOME_YES_HINT.split()) in out
     assert "yes (for this session)" in out
     assert marker.read_text() == "seen\n"
 
     again = Terminal()
-    assert await again.run(home, "nhi\r" + CTRL_D) == 0
+    assert await again.run(home, "n\rhi\r" + CTRL_D) == 0
     assert QUESTION in again.output
 
 
@@ -105,7 +105,7 @@ async def test_a_shipped_local_settings_file_is_the_repositorys(
     assert not (workspace / "shipped.txt").exists()
     assert "skipped 1 allow rule from .tether/settings.local.json;" in result.stderr
     terminal = Terminal()
-    assert await terminal.run(workspace, "n" + CTRL_D) == 0
+    assert await terminal.run(workspace, "n\r" + CTRL_D) == 0
     assert "allow rule: Bash(*)  (.tether/settings.local.json)" in terminal.output
 
 

@@ -47,15 +47,16 @@ async def test_a_repository_server_is_asked_about_once(
     _project_server(workspace, demo.url)
     model_env.script(reply(text("first")), reply(text("second")), reply(text("third")))
     terminal = Terminal()
-    assert await terminal.run(workspace, "hello\ry" + CTRL_D) == 0
-    assert "Use the MCP server 'demo'" in terminal.output
-    assert "yes (remembered)" in terminal.output
+    # Asked at start-up, before the prompt: Enter uses the checked server.
+    assert await terminal.run(workspace, "\rhello\r" + CTRL_D) == 0
+    assert "A new MCP server in this project's .mcp.json" in terminal.output
+    assert "using demo" in terminal.output
     assert "mcp__demo__add" in model_env.requests[0].tool_names()
     assert _local_settings(workspace) == {"enabledMcpjsonServers": ["demo"]}
 
     again = Terminal()  # decided: not asked again
     assert await again.run(workspace, "hi\r" + CTRL_D) == 0
-    assert "Use the MCP server" not in again.output
+    assert "new MCP server" not in again.output
     assert "mcp__demo__add" in model_env.requests[1].tool_names()
 
 
@@ -65,7 +66,7 @@ async def test_no_keeps_the_server_out(
     _project_server(workspace, demo.url)
     model_env.script(reply(text("ok")))
     terminal = Terminal()
-    assert await terminal.run(workspace, "hello\rn" + CTRL_D) == 0
+    assert await terminal.run(workspace, " \rhello\r" + CTRL_D) == 0  # unchecked, Enter
     assert not any(n.startswith("mcp__") for n in model_env.requests[0].tool_names())
     assert _local_settings(workspace) == {"disabledMcpjsonServers": ["demo"]}
 

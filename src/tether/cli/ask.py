@@ -3,8 +3,8 @@ question (prompt_toolkit), and what the keyboard does while a turn runs (Ctrl+C 
 typed keys are not echoed).
 
 A permission question is printed by the renderer; a one-line application under it reads the
-answer: 1 once, 2 always, 3 deny, the digit alone at the empty line, as in Claude Code (y or n,
-followed by Enter, too); Esc denies, Tab denies
+answer: 1 once, 2 always, 3 deny, 1 and 3 alone at the empty line, as in Claude Code, 2 (a
+rule kept for good) followed by Enter, as are y and n; Esc denies, Tab denies
 with a message for the model, Ctrl+C denies and interrupts the turn. At a question about an edit,
 Shift+Tab allows it and turns accept-edits mode on for the session, as Claude Code's "Yes, allow
 all edits during this session (shift+tab)".
@@ -28,15 +28,15 @@ from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
-from prompt_toolkit import Application, PromptSession
+from prompt_toolkit import Application, PromptSession, search
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import BufferControl, FormattedTextControl, Layout, Window
 from prompt_toolkit.layout.processors import BeforeInput
@@ -57,8 +57,6 @@ STYLE = Style.from_dict(
     }
 )
 
-_T = TypeVar("_T")
-
 PermissionKey = Literal["allow_once", "allow_always", "accept_edits", "deny", "tell", "interrupt"]
 """What the answer to a permission question means; "tell" denies with a message;
 "accept_edits" allows and turns accept-edits mode on."""
@@ -68,8 +66,8 @@ PERMISSION_ANSWERS: Mapping[PermissionKey, tuple[str, ...]] = {
     "allow_always": ("2",),
     "deny": ("3", "n", "no"),
 }
-"""The lines (any case) that answer a permission question when Enter follows them (a digit
-answers alone, as the first key at the question)."""
+"""The lines (any case) that answer a permission question when Enter follows them (1 and 3
+answer alone, as the first key at the question; 2 keeps a rule for good, so takes Enter)."""
 
 PERMISSION_KEYS: Mapping[PermissionKey, tuple[str, ...]] = {
     "deny": ("escape",),
@@ -105,7 +103,7 @@ async def read_permission_answer(
         if meaning != "allow_always" or can_remember
         for word in words
     }
-    choices = "1, 2 or 3" if can_remember else "1 or 3"
+    choices = "1, 2 or 3 (2 saves a rule: then Enter)" if can_remember else "1 or 3"
     keys: dict[PermissionKey, tuple[str, ...]] = dict(PERMISSION_KEYS)
     if can_accept_edits:
         keys["accept_edits"] = ("s-tab",)
@@ -147,13 +145,13 @@ async def _read_answer_line(
 
     for meaning, names in keys.items():
         for name in names:
-            bindings.add(name, eager=True)(_exit_with(meaning))
-    for digit in (d for d in answers if d.isdigit()):
+            bindings.add(name, eager=True)(exit_with(meaning))
+    for digit in (d for d in answers if d.isdigit() and answers[d] != "allow_always"):
         bindings.add(digit)(_digit(line, answers[digit], digit))
     prefix = FormattedText([("class:question", "  → "), ("class:hint", hint)])
     field = BufferControl(line, input_processors=[BeforeInput(prefix)])
     try:
-        return await _one_line(field, bindings, input, output).run_async()
+        return await one_line(field, bindings, input, output).run_async()
     except EOFError:
         return "interrupt"  # the input gone: nobody is there to approve anything
     finally:
@@ -163,7 +161,7 @@ async def _read_answer_line(
 
 def _digit(line: Buffer, meaning: PermissionKey, digit: str) -> Callable[[KeyPressEvent], None]:
     """A digit answers as the first key at the question (as Claude Code's); typed after
-    other text, it is text."""
+    other text, it is text. Not 2: a rule kept for good takes Enter."""
 
     def press(event: KeyPressEvent) -> None:
         if line.text:
@@ -211,47 +209,18 @@ async def _read_denial_message(
     return "tell", message.strip() or None
 
 
-async def read_yes_no(input: Input | None, output: Output | None) -> bool | None:
-    """A one-key yes (y, 1) or no (n, 3, Esc); None for Ctrl+C or a closed input."""
-    keys: dict[bool | None, tuple[str, ...]] = {
-        True: ("y", "Y", "1"),
-        False: ("n", "N", "3", "escape"),
-        None: ("c-c", "<sigint>", "c-d"),
-    }
-    return await _read_one_key(input, output, keys, "y or n", closed=None)
-
-
-async def _read_one_key(
-    input: Input | None,
-    output: Output | None,
-    keys: Mapping[_T, tuple[str, ...]],
-    hint: str,
-    *,
-    closed: _T,
-) -> _T:
-    """A one-line application under a question: the meaning of the first key that has one
-    (other keys are ignored); `closed` when the input is gone."""
-    bindings = KeyBindings()
-    for meaning, names in keys.items():
-        for name in names:
-            bindings.add(name, eager=True)(_exit_with(meaning))
-    line = FormattedText([("class:question", "  → "), ("class:hint", hint)])
-    control = FormattedTextControl(line, show_cursor=False)
-    try:
-        return await _one_line(control, bindings, input, output).run_async()
-    except EOFError:
-        return closed
-
-
-def _one_line(
+def one_line(
     control: BufferControl | FormattedTextControl,
     bindings: KeyBindings,
     input: Input | None,
     output: Output | None,
+    *,
+    height: int = 1,
 ) -> Application[Any]:
-    """A one-line application under a question, erased when it ends; Esc acts at once."""
+    """A one-line application (or `height` lines) under a question, erased when it ends; Esc
+    acts at once."""
     app: Application[Any] = Application(
-        layout=Layout(Window(control, height=1)),
+        layout=Layout(Window(control, height=height)),
         key_bindings=bindings,
         style=STYLE,
         input=input,
@@ -262,21 +231,11 @@ def _one_line(
     return app
 
 
-def _exit_with(result: object) -> Callable[[KeyPressEvent], None]:
+def exit_with(result: object) -> Callable[[KeyPressEvent], None]:
     def handler(event: KeyPressEvent) -> None:
         event.app.exit(result=result)
 
     return handler
-
-
-def discard_typeahead(input: Input) -> None:
-    """Keys typed while the agent worked were not meant for a question that was not on screen
-    yet: an early "1" or "y" must not approve a call."""
-    clear_typeahead(input)
-    if sys.platform != "win32" and sys.stdin.isatty():
-        import termios
-
-        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
 
 # -- the message prompt -----------------------------------------------------------------------
@@ -291,8 +250,9 @@ def message_prompt(
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
     clears it (and on an empty line raises KeyboardInterrupt), Esc Esc clears it (and on an
-    empty line returns `REWIND_KEYS`), Shift+Tab cycles the permission mode, Ctrl+V pastes an
-    image from the clipboard (`tether.cli.clipboard_image`), `@` completes
+    empty line returns `REWIND_KEYS`), Ctrl+R searches the history (Enter puts the match in
+    the line, Esc or Ctrl+G leaves the line as it was), Shift+Tab cycles the permission mode,
+    Ctrl+V pastes an image from the clipboard (`tether.cli.clipboard_image`), `@` completes
     paths, `/` completes commands; the footer under it names the mode, the model and the
     context the conversation fills (`tether.cli.prompt_footer`)."""
     from prompt_toolkit.completion import merge_completers
@@ -332,16 +292,27 @@ def message_prompt(
 
 def _message_keys() -> KeyBindings:
     bindings = KeyBindings()
+    typing = ~is_searching  # Ctrl+R's search keeps its own Enter (the match into the line)
 
-    @bindings.add("enter")
+    @bindings.add("enter", filter=typing)
     def _submit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         event.current_buffer.validate_and_handle()
 
-    @bindings.add("escape", "enter")
+    @bindings.add("enter", filter=is_searching)
+    def _take_match(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        search.accept_search()  # the match into the line, the cursor after it, to edit
+        line = event.app.current_buffer
+        line.cursor_position = len(line.text)
+
+    @bindings.add("escape", filter=is_searching, eager=True)
+    def _leave_search(_event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
+        search.stop_search()  # as Ctrl+G: the line as it was (readline's Esc would take it)
+
+    @bindings.add("escape", "enter", filter=typing)
     def _newline(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         event.current_buffer.insert_text("\n")
 
-    @bindings.add("escape", "escape")
+    @bindings.add("escape", "escape", filter=typing)
     def _rewind(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         buffer = event.current_buffer
         if buffer.text:
@@ -349,7 +320,7 @@ def _message_keys() -> KeyBindings:
         else:
             event.app.exit(result=REWIND_KEYS)
 
-    @bindings.add("c-c")
+    @bindings.add("c-c", filter=typing)
     def _clear_or_exit(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
         buffer = event.current_buffer
         if buffer.text:

@@ -13,7 +13,6 @@ with each request stays the same all session (so does its cached prefix)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -45,7 +44,6 @@ from tether.tools.registry import ToolRegistry
 if TYPE_CHECKING:  # the MCP SDK takes most of a second to import: only with servers to run
     from tether.mcp.manager import McpManager, McpPrompt
 
-CHARS_PER_TOKEN = 4
 TRUTHY = frozenset({"1", "true", "yes", "on"})
 """Values of a variable that turn a switch on."""
 APPROVED_SCOPES = ("project", "seed")
@@ -105,7 +103,7 @@ class McpSetup:
                 decided = True
             if decided is False:
                 self._declined.add(server.name)
-            elif decided is None:
+            elif decided is None and server.name not in self._declined:
                 questions.append(
                     StartupQuestion(
                         f"Use the MCP server {server.name!r} that this repository's "
@@ -114,6 +112,20 @@ class McpSetup:
                     )
                 )
         return questions
+
+    def decline(self, names: Sequence[str]) -> None:
+        """Leave these servers out, not asking about them (the user answered already)."""
+        self._declined.update(names)
+
+    def enable_declined(self, name: str) -> bool:
+        """Start a server left out (`/mcp enable`); False when `name` is none."""
+        server = next((s for s in self.servers if s.name == name), None)
+        if server is None or name not in self._declined:
+            return False
+        self._declined.discard(name)
+        self.servers = [s for s in self.servers if s is not server]
+        self.add(server)
+        return True
 
     def _answerer(self, name: str) -> Callable[[bool, bool], None]:
         def answer(yes: bool, remember: bool) -> None:
@@ -217,7 +229,7 @@ class McpSetup:
     ) -> None:
         """Offer the tools and prompts of the servers connected so far (called as each one
         connects: the tools sent change from the next request on)."""
-        from tether.cli.mcp_tools import mcp_tool, resource_tools
+        from tether.cli.mcp_tools import definition_tokens, is_hidden, mcp_tool, resource_tools
 
         assert self.manager is not None
         tools = [
@@ -300,6 +312,7 @@ def mcp_setup(
     window: int,
     trusted: bool = True,
     approved: tuple[str, ...] = (),
+    declined: tuple[str, ...] = (),
     command_line: McpConfig | None = None,
     strict: bool = False,
     plugins: McpConfig | None = None,
@@ -336,6 +349,7 @@ def mcp_setup(
     local = remembered_settings(tether_home, workspace)
     setup = McpSetup(servers, limits, window, local, frozenset(approved), env=env)
     setup.inherited_env = named
+    setup.decline(declined)
     return setup, problems
 
 
@@ -372,21 +386,6 @@ def attach_mcp(
         await setup.connect(session, emit, hidden, prompt_for)
 
     session.preparations.append(connect)
-
-
-def is_hidden(name: str, hidden: frozenset[str]) -> bool:
-    """Named bare in a deny rule, itself or its server (`mcp__server`)."""
-    return name in hidden or any(
-        h.startswith("mcp__") and name.startswith(f"{h}__") for h in hidden
-    )
-
-
-def definition_tokens(tools: Sequence[Tool]) -> int:
-    """About how many tokens the tools' definitions take in every request."""
-    size = sum(
-        len(t.name) + len(t.description) + len(json.dumps(t.spec().input_schema)) for t in tools
-    )
-    return size // CHARS_PER_TOKEN
 
 
 def _describe(server: ServerConfig) -> str:

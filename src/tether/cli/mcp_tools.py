@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -83,3 +84,21 @@ def resource_tools(manager: McpManager) -> list[Tool]:
             read_only=True,
         ),
     ]
+
+
+CHARS_PER_TOKEN = 4
+
+
+def is_hidden(name: str, hidden: frozenset[str]) -> bool:
+    """Named bare in a deny rule, itself or its server (`mcp__server`)."""
+    return name in hidden or any(
+        h.startswith("mcp__") and name.startswith(f"{h}__") for h in hidden
+    )
+
+
+def definition_tokens(tools: Sequence[Tool]) -> int:
+    """About how many tokens the tools' definitions take in every request."""
+    size = sum(
+        len(t.name) + len(t.description) + len(json.dumps(t.spec().input_schema)) for t in tools
+    )
+    return size // CHARS_PER_TOKEN

@@ -40,6 +40,7 @@ from tether.cli.ask import (
     sigint_calls,
 )
 from tether.cli.late_hooks import late_output
+from tether.cli.mcp_startup import settle_servers
 from tether.cli.repl_commands import mcp_failure_line
 from tether.cli.repl_dispatch import CLEARED as CLEARED
 from tether.cli.repl_dispatch import NO_PLAN as NO_PLAN
@@ -91,12 +92,14 @@ async def run_repl(
     workspace = project_root(opts.cwd, user_home=Path.home())
     print_banner(console, workspace)
     # Before the session exists: nothing the workspace declares has run yet.
-    opts = await settle_trust(opts, console, input, output)
+    kept: list[str] = []  # typed at the questions, not answering them: for the prompt
+    opts = await settle_trust(opts, console, input, output, kept)
+    opts = await settle_servers(opts, console, input, output)  # as Claude Code, before the prompt
     startup = SessionStartup(opts, console)
     prompt = message_prompt(_history_path(env), startup, input, output)
     status = StatusLine(prompt.app.invalidate, lambda said: _warn(console, said))
     show_under(prompt, status)
-    repl = _Repl(startup, console, prompt, status, watch_terminal=input is None)
+    repl = _Repl(startup, console, prompt, status, watch_terminal=input is None, kept=kept)
     try:
         with sigint_calls(repl.interrupt_turn), stop_on_signals(repl.stop_by_signal):
             code = await repl.run(initial_prompt)
@@ -119,6 +122,7 @@ class _Repl(ReplTurns):
         status: StatusLine,
         *,
         watch_terminal: bool,
+        kept: list[str] | None = None,
     ) -> None:
         self.status = status
         """The `statusLine` command's line under the prompt (`tether.cli.status_line`)."""
@@ -130,6 +134,8 @@ class _Repl(ReplTurns):
         self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
         self._prefill = ""
         """Typed during the last turn and not sent: the next prompt starts with it."""
+        self._kept: list[str] = kept if kept is not None else []
+        """Lines typed at a question that did not answer it: the next prompt starts with them."""
         self._redraw_whole = False
         self._typed_ahead: list[str | None] = []
         """Lines typed during the last turn for the prompt, not the model: from the first
@@ -220,7 +226,8 @@ class _Repl(ReplTurns):
         """The next message typed at the prompt. A session that fails to start meanwhile
         aborts the prompt (see `_on_startup_done`) and its error is raised instead."""
         self.startup.raise_failure()
-        prefill, self._prefill = self._prefill, ""
+        prefill = "\n".join(line for line in (*self._kept, self._prefill) if line)
+        self._prefill, self._kept[:] = "", []
         if self.startup.ready is not None:  # the conversation may have changed since
             self.status.refresh(self.startup.ready)
         self._keys.hold()  # kept after the prompt too, until what the line asks for is known

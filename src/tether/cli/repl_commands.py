@@ -133,6 +133,9 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
     name = name.strip()
     if verb not in ("reconnect", "enable", "disable") or not name:
         return Text(f"Usage: {MCP_USAGE}", style="yellow")
+    kept = _kept_decision(mcp, name, verb)
+    if verb == "enable" and mcp is not None and mcp.enable_declined(name):
+        return Text(f"✓ {name}: starting{kept}", style="green")
     manager = mcp.manager if mcp is not None else None
     if manager is None or name not in manager.statuses():
         return Text(f"✗ There is no MCP server called {terminal_safe(name)!r}.", style="red")
@@ -147,7 +150,25 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
         return Text(f"✗ {name} did not {verb}: {reason}", style="red")
     state = server_state(status)
     counted = f", {status.tools} tool{'' if status.tools == 1 else 's'}" if status.tools else ""
-    return Text(f"✓ {name}: {state}{counted}", style="green")
+    return Text(f"✓ {name}: {state}{counted}{kept}", style="green")
+
+
+def _kept_decision(mcp: McpSetup | None, name: str, verb: str) -> str:
+    """`/mcp enable|disable` of a repository's server is a decision kept for the project, as
+    the answer to the question at start-up (`tether.cli.mcp_decisions`); what to say of it."""
+    from tether.cli.mcp_setup import APPROVED_SCOPES
+
+    if mcp is None or verb == "reconnect":
+        return ""
+    if not any(s.name == name and s.scope in APPROVED_SCOPES for s in mcp.servers):
+        return ""
+    from tether.cli.mcp_decisions import decide_servers
+
+    yes = verb == "enable"
+    decide_servers(
+        mcp.local_settings, enabled=[name] if yes else [], disabled=[] if yes else [name]
+    )
+    return " (kept for this project)"
 
 
 def _server_lines(mcp: McpSetup | None, *, brief: bool) -> list[str]:

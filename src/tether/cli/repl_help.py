@@ -55,6 +55,7 @@ Keys
   Enter          send the message
   Alt+Enter      new line (or Esc then Enter); pasted text stays one message
   Up / Down      previous messages (history)
+  Ctrl+R         search the history: Enter puts the match in the prompt, Esc or Ctrl+G leaves
   Ctrl+C         interrupt the agent; at an empty prompt, twice to exit
   Esc Esc        rewind: restore code and/or conversation, or summarize; clears a typed line
   Shift+Tab      next permission mode: ask before edits, accept edits, plan (also while it works);

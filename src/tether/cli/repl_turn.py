@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from tether.cli.ask import PermissionKey, discard_typeahead, read_permission_answer
+from tether.cli.ask import PermissionKey, read_permission_answer
 from tether.cli.mentions import mentioned_servers, with_mentions
 from tether.cli.repl_commands import MODE_LABELS, cycle_mode
 from tether.cli.repl_dispatch import ReplCommands
@@ -31,6 +31,7 @@ class ReplTurns(ReplCommands):
     _waiting: asyncio.Task[Ready] | None
     _asking: asyncio.Task[tuple[PermissionKey, str | None]] | None
     _typed_ahead: list[str | None]
+    _kept: list[str]
     _interrupted: bool
     _leave_after_turn: bool
     _keys: KeyboardHold
@@ -83,16 +84,17 @@ class ReplTurns(ReplCommands):
             self._waiting = None
 
     async def _ask_startup_questions(self, ready: Ready) -> None:
-        """The session's yes/no questions (this repository's MCP servers), before its first
-        turn; Ctrl+C answers no, for this session only."""
-        from tether.cli.ask import read_yes_no
+        """The session's yes/no questions (this repository's MCP servers added since the
+        start, external imports), before its first turn: each answered by keys typed after
+        it is shown, a decision with Enter (`tether.cli.yes_no`); Esc or Ctrl+C answers no,
+        for this session only. Lines typed at them wait for the prompt."""
+        from tether.cli.yes_no import read_yes_no, typed_before
 
         questions, ready.session.startup_questions = ready.session.startup_questions, []
         for question in questions:
             self.console.print(Text(f"? {question.question}", style="bold yellow"))
-            if self.watch_terminal:
-                discard_typeahead(self.prompt.input)
-            answer = await read_yes_no(self.prompt.input, self.prompt.output)
+            with typed_before(self.prompt.input, terminal=self.watch_terminal):
+                answer = await read_yes_no(self.prompt.input, self.prompt.output, self._kept)
             question.answer(bool(answer), answer is not None)
             said = {True: "  yes (remembered)", False: "  no (remembered)", None: "  no, for now"}
             self.console.print(Text(said[answer], style="dim"))

@@ -60,8 +60,11 @@ class RunOptions:
     """`--add-dir`: more directories read and written like the workspace (and writable in the
     sandbox), with those of the `permissions.additionalDirectories` setting."""
     approved_servers: tuple[str, ...] = ()
-    """The repository's MCP servers the user approved with the trust question (not asked
-    about again this session)."""
+    """The repository's MCP servers the user approved with the trust question or the
+    REPL's question about new servers (not asked about again this session)."""
+    declined_servers: tuple[str, ...] = ()
+    """The repository's MCP servers the REPL's question about new servers left out this
+    session (not asked about again in it)."""
     mcp_background: bool = False
     """Connect MCP servers without holding the first request (the REPL)."""
     system_prompt: str | None = None

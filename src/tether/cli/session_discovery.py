@@ -65,6 +65,7 @@ def session_servers(
         window=window,
         trusted=place.trust.trusted,
         approved=opts.approved_servers,
+        declined=opts.declined_servers,
         command_line=command_line_servers(
             opts.mcp_configs, workspace=place.workspace, env=env, exchange=client.mcp_exchange
         ),

@@ -6,7 +6,8 @@ commands, MCP servers' commands, allow rules and modes, then the rest (see
 `tether.cli.workspace_review`). A long list is cut kind by kind, each kind keeping lines of its
 own and its count, so no kind hides behind another's. Yes trusts the folder (remembered in
 `$TETHER_HOME/trust.json`); no continues with the workspace's files restricting only
-(remembered too); Ctrl+C continues restricted this time. In the home directory and above,
+(remembered too); each takes Enter (`tether.cli.yes_no`). Esc or Ctrl+C continues restricted
+this time. In the home directory and above,
 neither answer is remembered (the question says so).
 
 The repository's MCP servers (`.mcp.json`, the seed's YAML) that the question showed are
@@ -28,10 +29,10 @@ from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.text import Text
 
-from tether.cli.ask import read_yes_no
 from tether.cli.startup import LazyOptions
 from tether.cli.untrusted_settings import Declared
 from tether.cli.workspace_review import WorkspaceReview, count, review_workspace
+from tether.cli.yes_no import read_yes_no, typed_before
 from tether.config.project import project_root
 from tether.config.settings import tether_home
 from tether.config.trust import TRUST_FLAG, record_trust, remembered_settings, workspace_trust
@@ -57,9 +58,12 @@ async def settle_trust(
     console: Console,
     input: Input | None,
     output: Output | None,
+    typed: list[str] | None = None,
 ) -> RunOptions | LazyOptions:
     """Ask about the workspace when it declares something and nobody has answered yet; the
-    options come back trusting it for this run when the user says yes."""
+    options come back trusting it for this run when the user says yes. What is typed at the
+    question that is no answer goes to `typed` (for the prompt); the keys typed before it was
+    shown wait for the prompt (a real terminal: `input` None)."""
     env = os.environ if isinstance(opts, LazyOptions) or opts.env is None else opts.env
     start = opts.cwd.expanduser().resolve()
     home = tether_home(env)
@@ -76,7 +80,8 @@ async def settle_trust(
     if not review.declared:
         return opts
     show_question(console, review, recordable=trust.recordable)
-    answer = await read_yes_no(input, output)
+    with typed_before(input, terminal=input is None):
+        answer = await read_yes_no(input, output, typed)
     if answer is None:
         console.print(Text("  no, for now: restricted this time", style="dim"))
         return opts

@@ -110,9 +110,13 @@ class Session(FrontEndHooks):
     @property
     def context_tokens(self) -> int:
         """What the conversation fills of the model's window now: the last request's input and
-        its answer (0 before the first)."""
-        usage = self._history.last_usage
-        return 0 if usage is None else usage.context_tokens + usage.output_tokens
+        its answer; after a compaction (no request since), what the next one sends, estimated
+        (the summary and the messages kept, the system prompt and tools); 0 before the first."""
+        history = self._history
+        usage = history.last_usage
+        if usage is None:
+            return history.sizer.estimate(history.view()) if history.messages else 0
+        return usage.context_tokens + usage.output_tokens
 
     @property
     def preparing(self) -> bool:

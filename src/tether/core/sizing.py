@@ -99,6 +99,13 @@ class RequestSizer:
     def tokens(self, request: ModelRequest) -> int:
         return int(self.chars(request) / self.chars_per_token) + 1
 
+    def estimate(self, messages: Sequence[Message]) -> int:
+        """About how many tokens a request sending `messages` takes, with the system prompt
+        and tools of the last request sized (none before the first)."""
+        fixed = sum(self._fixed[2]) if self._fixed is not None else 0
+        chars = fixed + sum(self.message_size(m) for m in messages)
+        return int(chars / self.chars_per_token) + 1 if chars else 0
+
     def fits(self, request: ModelRequest, window: int, *, reserve_chars: int = 0) -> bool:
         """Whether `request`, and `reserve_chars` more, fit `FILL` of `window`."""
         chars = self.chars(request) + reserve_chars
