@@ -79,6 +79,28 @@ def run_marked(env: Mapping[str, str]) -> dict[str, str]:
     return {**env, RUN_MARKER: marker} if marker else dict(env)
 
 
+_group_recorder: list[Callable[[int], None]] = []
+"""Where a process group started for the run is written down (`record_groups_with`)."""
+
+
+def record_groups_with(
+    recorder: Callable[[int], None] | None, *, unless: Callable[[int], None] | None = None
+) -> None:
+    """From now on, `group_started` tells `recorder` (the live run record's). None stops it,
+    unless another recorder than `unless` was set meanwhile (a later run's)."""
+    if recorder is None and _group_recorder and _group_recorder[0] != unless:
+        return
+    _group_recorder[:] = [recorder] if recorder is not None else []
+
+
+def group_started(pgid: int) -> None:
+    """A child was started as the leader of process group `pgid` (a hook): written down in
+    the run's record, so that the next start stops the group if tether is killed, even the
+    members that cleared their environment (and with it the run's marker)."""
+    for recorder in _group_recorder:
+        recorder(pgid)
+
+
 def unmarked(env: Mapping[str, str]) -> dict[str, str]:
     """`env` without a run marker: for a process that outlives the run that starts it (a
     teammate, which keeps a run record of its own)."""

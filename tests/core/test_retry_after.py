@@ -60,3 +60,29 @@ def test_a_wait_given_as_an_http_date_is_honoured_and_said(
     said = [line for line in result.stderr.splitlines() if re.search("asks to wait [23]s", line)]
     assert len(said) == 1, result.stderr
     assert said[0].endswith("trying again then (attempt 2 of 4)")
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("inf", "it asks to wait more than a day before trying again"),
+        ("1e400", "it asks to wait more than a day before trying again"),
+        (
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+            "it asks to wait more than a day (until 9999-12-31 23:59 UTC) before trying again",
+        ),
+        ("172800", "it asks to wait more than a day (until "),
+    ],
+)
+def test_a_wait_too_long_to_count_in_hours_is_said_sensibly(
+    fake_model: FakeModelServer, tether: Run, wire: str, asked: str, said: str
+) -> None:
+    """Not `inf h`, nor 69890515.1 h: beyond a day, the date the wait ends, if there is one."""
+    fake_model.script(http_error(429, retry_after=asked), reply(text("too soon")))
+    model = ["--model", "gpt-4o"] if wire == "openai" else []
+    result = tether("-p", "hi", *model)
+    assert (result.exit_code, result.stdout) == (1, ""), result.stderr
+    assert result.stderr.count(said) == 1, result.stderr
+    assert " h " not in result.stderr
+    assert "inf" not in result.stderr

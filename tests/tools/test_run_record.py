@@ -208,3 +208,51 @@ def test_every_child_carries_the_marker_and_a_handed_over_runs_go_on_in_the_next
     [reaped] = reap_dead_runs(home)
     assert reaped.killed == 1
     assert _gone(kept.pid)
+
+
+@pytest.mark.parametrize("marker", ["", "x", "TETHER_RUN", None, 7])
+def test_a_record_whose_marker_is_empty_or_malformed_signals_nobody(
+    tmp_path: Path, sleepers: list[subprocess.Popen[bytes]], marker: object
+) -> None:
+    """Fail closed: a damaged or forged record names no process for certain, not even by a
+    group it lists (an empty marker matched every `TETHER_RUN=` process before)."""
+    home = tmp_path / "home"
+    (home / "runs").mkdir(parents=True)
+    innocent = _sleep(sleepers, **{MARKER_VARIABLE: ""})
+    grouped = _sleep(sleepers)
+    start = process_start(grouped.pid)
+    owner = {"pid": 2**22 + 1, "start": 1, "session": "s", "scratch": "", "marker": marker}
+    lines = [owner, {"adopted": ""}, {"group": grouped.pid, "start": start}]
+    (home / "runs" / "forged.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+    [reaped] = reap_dead_runs(home)
+    assert reaped.killed == 0
+    assert _alive(innocent.pid)
+    assert _alive(grouped.pid)
+
+
+def test_a_recorded_group_whose_leader_has_gone_is_stopped_member_by_member(
+    tmp_path: Path, sleepers: list[subprocess.Popen[bytes]]
+) -> None:
+    """A hook's child that cleared its environment outlives the hook (the group's leader)."""
+    home = tmp_path / "home"
+    record = RunRecord.start(home, scratch_dir=scratch_root(home) / "s1", session_id="s1")
+    leader = subprocess.Popen(
+        ["sh", "-c", "env -i sleep 600 & echo $!"],
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        env=unmarked(os.environ),
+    )
+    record.process_group(leader.pid)
+    assert leader.stdout is not None
+    with leader.stdout:
+        member = int(leader.stdout.readline())
+    leader.wait()
+    _dead(record)
+    try:
+        [reaped] = reap_dead_runs(home)
+        assert reaped.killed == 1
+        assert _gone(member)
+    finally:
+        if _alive(member):
+            os.kill(member, 9)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from tether.cli.headless_input import headless_turn, prepared
 from tether.cli.setup import Built, RunOptions, build
+from tether.cli.stream_wakes import unless_stopped
 from tether.cli.terminal_text import terminal_safe, waiting_notice
 from tether.core.session import Session
 from tether.protocol import (
@@ -84,7 +85,8 @@ async def run_headless(
     # Claude Code's JSON shapes, only for the formats that print them (text needs none of it).
     lines = _line_maker(session, include_partial) if output_format != "text" else None
     streaming = output_format == "stream-json"
-    stopped_by = _stop_on_signals(session)
+    signalled = asyncio.Event()
+    stopped_by = _stop_on_signals(session, signalled)
 
     def on_event(event: Event) -> None:
         nonlocal finished
@@ -128,8 +130,9 @@ async def run_headless(
             async for event in headless_turn(session, turn):
                 on_event(event)
             # As Claude Code: a background subagent or command still running is waited for,
-            # and what it ends with is a turn of its own before the process exits.
-            turn = None if stopped_by else await woken(session)
+            # and what it ends with is a turn of its own before the process exits. A signal
+            # ends that wait at once: the session's close stops the commands, by their id.
+            turn = None if stopped_by else await unless_stopped(woken(session), signalled)
             if turn is not None and lines is None and finished_text(finished, out):
                 print(file=out)  # as Claude Code: each turn's answer, a blank line between
     finally:
@@ -156,9 +159,9 @@ async def run_headless(
     out.flush()
     if stopped_by:
         if finished.result != _stopped_by(stopped_by[0]):
-            # It came after the turn had ended (while the session closed): the answer stands,
-            # and the signal is still told, as at any other moment.
-            print("tether: interrupted", file=err)
+            # It came after the turn had ended (while background work was waited for, or the
+            # session closed): the answer stands, and the signal is still told, as elsewhere.
+            print(f"tether: {_stopped_by(stopped_by[0])}", file=err)
         return 128 + stopped_by[0]
     return 1 if finished.is_error else 0
 
@@ -245,14 +248,16 @@ def _warn(event: Event, err: TextIO) -> None:
         print(f"tether: warning: {terminal_safe(event.message)}", file=err)
 
 
-def _stop_on_signals(session: Session) -> list[int]:
+def _stop_on_signals(session: Session, signalled: asyncio.Event) -> list[int]:
     """SIGINT, SIGTERM and SIGHUP end the turn the way an interrupt does: tools stopped, every call
-    answered, the session file complete, and a result printed. Returns the signals seen."""
+    answered, the session file complete, and a result printed; a wait for background work
+    after the turn ends at once (`signalled` is set). Returns the signals seen."""
     seen: list[int] = []
     loop = asyncio.get_running_loop()
 
     def stop(signum: int) -> None:
         seen.append(signum)
+        signalled.set()
         # At every signal, named by the first: a stop is sent again, never taken as heard
         # (the one turn headless runs may not have started yet).
         session.interrupt_next_turn(_stopped_by(seen[0]))

@@ -379,6 +379,7 @@ class StreamJsonFrontEnd:
         """SIGINT, SIGTERM or SIGHUP: the running turn stops (its result is written), queued prompts
         are dropped, and the process ends without waiting for its input to end."""
         self._stopped_by = signum
+        self.wakes.stop()
         if self.built and self._building is not None:
             session = self._building.result().session
             session.interrupt(f"stopped by {signal.Signals(signum).name}")

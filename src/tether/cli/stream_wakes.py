@@ -6,10 +6,27 @@ wait for the background work still running and the turns it wakes, before the pr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from tether.core.session import Session
 from tether.protocol import UserInput
+
+T = TypeVar("T")
+
+
+async def unless_stopped(waiting: Awaitable[T], stopping: asyncio.Event) -> T | None:
+    """What `waiting` gives, or None as soon as `stopping` is set (a stop signal came): the
+    wait is then cancelled, so that a signal is never held up by background work."""
+    wait = asyncio.ensure_future(waiting)
+    heard = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait((wait, heard), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (wait, heard):
+            task.cancel()
+        await asyncio.gather(wait, heard, return_exceptions=True)
+    return None if stopping.is_set() or wait.cancelled() else wait.result()
 
 
 class Wakes:
@@ -18,6 +35,13 @@ class Wakes:
         self._idle = idle
         """No turn runs, and the process is not stopping."""
         self._started: set[int] = set()
+        self._stopping = asyncio.Event()
+        """Set by a stop signal: the wait for background work ends at once."""
+
+    def stop(self) -> None:
+        """A stop signal came: a wait for background work ends at once (the session's close
+        then stops that work, by its id), and none begins."""
+        self._stopping.set()
 
     def _can_start(self) -> bool:
         return self._idle() and self._prompts.empty()  # (a waiting prompt reads it too)
@@ -59,7 +83,9 @@ class Wakes:
         running = background.running_agents() or background.running()
         if not running and not background.unreported():
             return False
-        await background.wait_all()
+        await unless_stopped(background.wait_all(), self._stopping)
+        if self._stopping.is_set():
+            return False
         self.task_ended(session)
         self._prompts.put_nowait(None)  # the end of input, after the turn it woke
         return True

@@ -139,7 +139,7 @@ class TurnStats:
         """The turn was interrupted while a reply streamed (its mark says so, as Claude
         Code's)."""
         self.repeats = RepeatedFailures()
-        """Replies whose calls failed as the previous reply's did (`repeated_calls`)."""
+        """Calls failing again and replies going nowhere (`repeated_calls`)."""
 
     def total_usage(self) -> Usage:
         return self.usage + self.side_usage
@@ -327,7 +327,9 @@ async def _run_tools(
         _commit(history, stopped.results, emit)
         raise stopped.cause from None
     try:
-        repeated = stats.repeats.saw(calls, [result.block for result in results])
+        repeated = stats.repeats.saw(
+            calls, [result.block for result in results], waiting_on=_running_background(agent)
+        )
     except HarnessError:  # the same failing calls once too often: answered, then the end
         _commit(history, [result.block for result in results], emit)
         raise
@@ -340,6 +342,12 @@ async def _run_tools(
         notes.append(open_plan)
     extra = [TextBlock(text=reminder(note)) for note in notes]
     _commit(history, [*(result.block for result in results), *extra], emit)
+
+
+def _running_background(agent: Agent) -> list[str]:
+    """The ids of the session's background commands and subagents still running."""
+    background = agent.tool_context.background
+    return [*(a.id for a in background.running_agents()), *(s.id for s in background.running())]
 
 
 def _commit(

@@ -14,6 +14,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from tether.models.base import (
@@ -48,11 +49,19 @@ error naming the wait (a rate limit lifting in an hour is no reason to hang, nor
 
 
 def _duration(seconds: float) -> str:
+    """A wait as said: seconds, minutes, hours up to a day; beyond, the date it ends (UTC), or
+    "more than a day" when that is no date (`inf`, a year past 9999)."""
     if seconds < 60:
         return f"{seconds:.1f}s".replace(".0s", "s")
     if seconds < 3600:
         return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h".replace(".0 h", " h")
+    if seconds < 86400:
+        return f"{seconds / 3600:.1f} h".replace(".0 h", " h")
+    try:
+        until = datetime.now(UTC) + timedelta(seconds=seconds)
+    except (OverflowError, ValueError):  # inf, nan, or past the last date
+        return "more than a day"
+    return f"more than a day (until {until:%Y-%m-%d %H:%M} UTC)"
 
 
 class RetryPolicy(Slotted):

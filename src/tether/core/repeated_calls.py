@@ -1,71 +1,190 @@
-"""A model that makes the same failing call again and again: told, then stopped.
+"""A model that makes no progress, call after call: told, then stopped.
 
 A model can get stuck answering an error with the very call that caused it (a denied command
 asked again, an Edit whose `old_string` is not in the file, a path that does not exist), and
 nothing but the turn limit ends that, which `-p` has none of by default: the turn would run,
 and cost, for ever. Claude Code has no guard of its own here (its turn limit is the only
-bound); Gemini CLI stops a request after 5 identical calls in a row. tether counts replies
-whose calls all failed and were, as a set, the previous reply's calls again (same tool, same
-input): from the `NOTE_AT`th such reply in a row, the results carry a reminder that the call
-will fail again; at the `STOP_AT`th the turn ends with an error that says which call. Any
-reply with a new call, or a call that succeeded, starts the count again. A call is its
-tool's name and its input as canonical JSON.
+bound); Gemini CLI stops a request after 5 identical calls in a row. Counting only replies
+that repeat the previous one exactly was stepped around by any small change (two failing
+calls in turn, `./` in a path, a changing `offset`, `false # try N`, spaces in `old_string`,
+a call that works beside the failing one), so two measures are kept over a turn's replies:
+
+- the same call failing: a call's *signature* is its tool and its input normalized (paths
+  resolved lexically, shell comments and runs of blanks dropped, numbers left out); a
+  signature that failed `NOTE_AT` times in the last `WINDOW` replies is told, and at
+  `STOP_AT` the turn ends, whatever came between;
+- no progress at all: a reply makes progress when one of its calls succeeds with an outcome
+  (signature and result) not seen before in the turn; after `NOTE_AT` replies in a row without
+  any the model is told, and at `STUCK_STOP_AT` the turn ends.
+
+The turn ends with an error that says why (the session is kept: the next prompt goes on). A
+model polling for what a background command or subagent of the session will produce (`test -f
+ready`, BashOutput with nothing new) is not cut short while one runs: it is told to end its
+reply instead (the end of the background work wakes it, in `-p` too), and only stopped at
+`WAITING_STOP_AT`, a bound that no plausible wait reaches.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import posixpath
+import shlex
+from collections import deque
 from collections.abc import Sequence
 
 from tether.protocol import HarnessError, ToolResultBlock, ToolUseBlock
 
 NOTE_AT = 3
-"""From this many identical failing replies in a row, each one's results say so."""
+"""From this many failures of one call (or replies in a row without progress), each reply's
+results say so."""
 
 STOP_AT = 8
-"""At this many, the turn ends (`HarnessError`): the model is not called again."""
+"""At this many failures of one call in the last `WINDOW` replies, the turn ends."""
+
+WINDOW = 20
+"""How many of the latest replies a call's failures are counted over."""
+
+STUCK_STOP_AT = 10
+"""At this many replies in a row without progress, the turn ends (`HarnessError`)."""
+
+WAITING_STOP_AT = 40
+"""The bound for either count while background work of the session runs."""
+
+_DEPTH = 16
+"""Input nested deeper than this is cut in a signature (it stays whole in the call)."""
 
 
 class RepeatedFailures:
-    """The count, over one turn's replies, of the same calls failing again."""
+    """The counts, over one turn's replies, of calls failing again and replies going nowhere."""
 
-    __slots__ = ("_count", "_last")
+    __slots__ = ("_failed", "_seen", "_stuck")
 
     def __init__(self) -> None:
-        self._last: frozenset[str] | None = None
-        self._count = 0
+        self._failed: deque[frozenset[str]] = deque(maxlen=WINDOW)
+        """Each of the latest replies' failing signatures."""
+        self._seen: set[bytes] = set()
+        """The outcomes (signature and result) of the turn's calls that succeeded."""
+        self._stuck = 0
 
-    def saw(self, calls: Sequence[ToolUseBlock], results: Sequence[ToolResultBlock]) -> str | None:
-        """Count one reply's calls with their results: a reminder for the model once they
-        repeat `NOTE_AT` times, None otherwise; `HarnessError` at `STOP_AT`."""
-        failed = bool(results) and all(r.is_error for r in results)
-        keys = frozenset(_key(call) for call in calls)
-        if not failed:
-            self._last, self._count = None, 0
-            return None
-        self._count = self._count + 1 if keys == self._last else 1
-        self._last = keys
-        if self._count < NOTE_AT:
-            return None
-        named = _named(calls)
-        if self._count >= STOP_AT:
-            raise HarnessError(
-                f"stopped: the model made the same failing call {self._count} times in a row "
-                f"({named}), each failing the same way; the session is kept: say what to do "
-                "differently and go on"
-            )
-        return (
-            f"The same call ({named}) has now failed {self._count} times in a row with the same "
-            "input, and it will fail again. Do not repeat it: read the error, then change the "
-            "input or the approach, or stop and say what is in the way. "
-            f"After {STOP_AT} the turn is ended."
+    def saw(
+        self,
+        calls: Sequence[ToolUseBlock],
+        results: Sequence[ToolResultBlock],
+        *,
+        waiting_on: Sequence[str] = (),
+    ) -> str | None:
+        """Count one reply's calls with their results: a reminder for the model once it
+        repeats itself, None otherwise; `HarnessError` at a bound. `waiting_on`: the
+        session's background commands and subagents still running, by id."""
+        by_id = {result.tool_use_id: result for result in results}
+        failing: set[str] = set()
+        progress = False
+        for call in calls:
+            result = by_id.get(call.id)
+            if result is None:
+                continue
+            key = signature(call)
+            if result.is_error:
+                failing.add(key)
+                continue
+            outcome = hashlib.blake2b(
+                f"{key}\0{result.content}".encode("utf-8", "surrogatepass"), digest_size=16
+            ).digest()
+            if outcome not in self._seen:
+                self._seen.add(outcome)
+                progress = True
+        self._failed.append(frozenset(failing))
+        self._stuck = 0 if progress else self._stuck + 1
+        repeats = max((self._failures(key) for key in failing), default=0)
+        stop_at, stuck_at = (
+            (WAITING_STOP_AT, WAITING_STOP_AT) if waiting_on else (STOP_AT, STUCK_STOP_AT)
         )
+        if repeats >= stop_at:
+            raise HarnessError(
+                f"stopped: the model made the same failing call {repeats} times in its last "
+                f"{len(self._failed)} replies ({_named(calls, failing)}); the session is kept: "
+                "say what to do differently and go on"
+            )
+        if self._stuck >= stuck_at:
+            raise HarnessError(
+                f"stopped: the model made no progress in {self._stuck} replies in a row (each "
+                f"call failed or gave what it had given before: {_named(calls, set())}); the "
+                "session is kept: say what to do differently and go on"
+            )
+        return _reminder(calls, failing, repeats, self._stuck, stop_at, stuck_at, waiting_on)
+
+    def _failures(self, key: str) -> int:
+        return sum(1 for reply in self._failed if key in reply)
 
 
-def _key(call: ToolUseBlock) -> str:
-    return call.name + "\0" + json.dumps(call.input, sort_keys=True, ensure_ascii=True)
+def _reminder(
+    calls: Sequence[ToolUseBlock],
+    failing: set[str],
+    repeats: int,
+    stuck: int,
+    stop_at: int,
+    stuck_at: int,
+    waiting_on: Sequence[str],
+) -> str | None:
+    if waiting_on and max(repeats, stuck) >= NOTE_AT:
+        ids = ", ".join(waiting_on[:3]) + (" and more" if len(waiting_on) > 3 else "")
+        return (
+            f"Background work is still running ({ids}). Rather than polling for what it will "
+            "produce, end your reply now: you will be told when it ends, and can go on then."
+        )
+    if repeats >= NOTE_AT:
+        return (
+            f"The same call ({_named(calls, failing)}) has now failed {repeats} times, with the "
+            "same input give or take small changes, and it will fail again. Do not repeat it: "
+            "read the error, then change the approach, or stop and say what is in the way. "
+            f"At {stop_at} the turn is ended."
+        )
+    if stuck >= NOTE_AT:
+        return (
+            f"Your last {stuck} replies made no progress: every call failed, or gave what it "
+            "had given before. Do not try variations of the same thing: read the errors, then "
+            "change the approach, or stop and say what is in the way. "
+            f"At {stuck_at} such replies in a row the turn is ended."
+        )
+    return None
 
 
-def _named(calls: Sequence[ToolUseBlock]) -> str:
-    names = sorted({call.name for call in calls})
+def signature(call: ToolUseBlock) -> str:
+    """A call as the guard compares it: its tool and its input, normalized so that small
+    changes that cannot change the outcome (a path's `./`, a shell comment, blanks, a number
+    such as an offset) give the same signature."""
+    return call.name + "\0" + json.dumps(_normal(call.input, "", 0), ensure_ascii=True)
+
+
+def _normal(value: object, key: str, depth: int) -> object:
+    if depth > _DEPTH:
+        return "..."
+    if isinstance(value, dict):
+        items = sorted((str(k), v) for k, v in value.items() if not _numeric(v))  # type: ignore[misc]
+        return {k: _normal(v, k, depth + 1) for k, v in items}
+    if isinstance(value, list):
+        return [_normal(v, key, depth + 1) for v in value if not _numeric(v)]  # type: ignore[misc]
+    if isinstance(value, str):
+        return _text(value, key)
+    return value
+
+
+def _numeric(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _text(value: str, key: str) -> str:
+    if key == "command":
+        try:
+            return " ".join(shlex.split(value, comments=True))
+        except ValueError:  # unbalanced quotes: blanks only
+            return " ".join(value.split())
+    if key.endswith("path") and value.strip():
+        return posixpath.normpath(value.strip())
+    return " ".join(value.split())
+
+
+def _named(calls: Sequence[ToolUseBlock], failing: set[str]) -> str:
+    names = sorted({c.name for c in calls if not failing or signature(c) in failing})
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from tether.processes import run_marked, signal_name, stop_group, stop_once_started
+from tether.processes import (
+    group_started,
+    run_marked,
+    signal_name,
+    stop_group,
+    stop_once_started,
+)
 
 KILL_GRACE_S = 1.0
 """How long a hook's process group has between SIGTERM and SIGKILL."""
@@ -173,7 +179,9 @@ async def _spawn(
     )
     try:
         # Shielded: a cancellation can arrive after the fork, and that process must be stopped.
-        return await asyncio.shield(spawn)
+        process = await asyncio.shield(spawn)
+        group_started(process.pid)  # its group, which a child in a cleared environment keeps
+        return process
     except asyncio.CancelledError:
         await stop_once_started(spawn, grace_s=KILL_GRACE_S)
         raise

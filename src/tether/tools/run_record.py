@@ -5,16 +5,19 @@ temporary files, its scratch directory.
 
 Each run of a session keeps a record, `$TETHER_HOME/runs/<id>.jsonl`, one JSON object a line:
 the first says who owns it (pid, start time, the scratch directory, the marker its commands
-carry in their environment); then a line per process group started (`{"group": pgid,
-"start": ticks}`) and per temporary file about to be made (`{"tmp": path}`). Lines are
-appended with single writes and never synced: what a killed process wrote is in the kernel's
-cache already (only a crash of the machine loses it, and that also ends the commands).
+carry in their environment); then a line per process group started, a command's or a hook's
+(`{"group": pgid, "start": ticks}`: a hook's child that cleared its environment, `env -i`,
+keeps its group though it lost the marker) and per temporary file about to be made
+(`{"tmp": path}`). Lines are appended with single writes and never synced: what a killed
+process wrote is in the kernel's cache already (only a crash of the machine loses it, and that
+also ends the commands).
 
 The owner holds an exclusive `flock` on its record for as long as it lives; the lock dies with
 it. The next tether start takes the lock of every record it can (`reap_dead_runs`): the owner
 is dead, so it stops what is left of its commands, removes its temporary files and scratch
 directory, and deletes the record. A process is only ever killed when it is certainly one of
-the dead run's: its environment carries the run's marker (`TETHER_RUN`, set in the run's own
+the dead run's (`tether.tools.run_processes`; a record whose marker is not one a run makes
+names nobody): its environment carries the run's marker (`TETHER_RUN`, set in the run's own
 environment as it starts and so inherited by every child and descendant: commands, hooks, MCP
 servers, helpers; a child given an environment of its own gets it with
 `tether.processes.run_marked`), or it is in a recorded process group whose leader is alive
@@ -34,16 +37,15 @@ import json
 import os
 import re
 import shutil
-import signal
 import stat
 import uuid
-from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 from tether import bounded_json
-from tether.processes import RUN_MARKER
+from tether.processes import RUN_MARKER, record_groups_with
 from tether.slotted import Slotted
+from tether.tools.run_processes import kill_leftovers, process_start, valid_marker
 
 MARKER_VARIABLE = RUN_MARKER
 """Set in the environment of every process a run starts (in this process's own environment
@@ -72,6 +74,7 @@ class RunRecord:
         """The marker this process's environment had before (a tether started by a command
         of another run's), given back when this run ends."""
         self._adopted: list[str] = []
+        self._groups: list[tuple[int, int]] = []
         self._handed_over = False
 
     @classmethod
@@ -92,6 +95,7 @@ class RunRecord:
         record = cls(path, fd, run_id, scratch_dir)
         record._outer = os.environ.get(MARKER_VARIABLE)
         os.environ[MARKER_VARIABLE] = run_id  # every child from now on carries it
+        record_groups_with(record.process_group)  # hooks' groups, which `env -i` cannot leave
         own = process_start(os.getpid())
         record._append(
             {
@@ -129,6 +133,7 @@ class RunRecord:
         """A command started as the leader of process group `pid`."""
         start = process_start(pid)
         if start is not None:
+            self._groups.append((pid, start))
             self._append({"group": pid, "start": start})
 
     def close(self) -> int:
@@ -138,7 +143,10 @@ class RunRecord:
         record. How many processes were stopped."""
         if self._fd is None:
             return 0
-        stopped = 0 if self._handed_over else _kill_leftovers([self.marker, *self._adopted], [])
+        stopped = (
+            0 if self._handed_over else kill_leftovers([self.marker, *self._adopted], self._groups)
+        )
+        record_groups_with(None, unless=self.process_group)
         if os.environ.get(MARKER_VARIABLE) == self.marker:  # not a later run's of this process
             if self._outer is None:
                 os.environ.pop(MARKER_VARIABLE, None)
@@ -236,7 +244,7 @@ def stop_commands_of(home: Path, pid: int) -> int:
         owner = entries[0] if entries else {}
         if start is None or owner.get("pid") != pid or owner.get("start") != start:
             continue
-        killed += _kill_leftovers(*_markers_and_groups(entries))
+        killed += kill_leftovers(*_markers_and_groups(entries))
     return killed
 
 
@@ -260,7 +268,7 @@ def _reap(path: Path, scratch: Path) -> Reaped | None:
         if not locked and isinstance(pid, int) and process_start(pid) == start:
             return None  # no locks here, and the owner is still running
         result = Reaped(pid if isinstance(pid, int) else 0, str(owner.get("session", "?")))
-        result.killed = _kill_leftovers(*_markers_and_groups(entries))
+        result.killed = kill_leftovers(*_markers_and_groups(entries))
         for entry in entries:
             temp = entry.get("tmp")
             if isinstance(temp, str) and _remove_temp(Path(temp)):
@@ -293,100 +301,18 @@ def _markers_and_groups(
 ) -> tuple[list[str], list[tuple[int, int]]]:
     """A record's markers (its own, and those it adopted) and its process groups."""
     owner = entries[0] if entries else {}
+    if not valid_marker(owner.get("marker")):
+        return [], []  # damaged or forged: it names no process for certain (fail closed)
     markers = [owner.get("marker"), *(e.get("adopted") for e in entries[1:])]
     groups = [
         (e["group"], e["start"])
         for e in entries
-        if isinstance(e.get("group"), int) and isinstance(e.get("start"), int)
+        if isinstance(e.get("group"), int)
+        and e["group"] > 1
+        and isinstance(e.get("start"), int)
+        and not isinstance(e.get("group"), bool)
     ]
-    return [m for m in markers if isinstance(m, str)], groups
-
-
-def _kill_leftovers(markers: list[str], groups: list[tuple[int, int]]) -> int:
-    """SIGKILL every process that is certainly the dead run's; how many there were."""
-    killed: set[int] = set()
-    for pgid, start in groups:
-        with _pidfd(pgid) as leader:
-            if leader is not None and process_start(pgid) == start:
-                # The leader is alive and is the process recorded: the group is the run's.
-                members = _group_members(pgid)
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(pgid, signal.SIGKILL)
-                    killed.update(members)
-    if not markers:
-        return len(killed)
-    wanted = {f"{MARKER_VARIABLE}={marker}".encode() for marker in markers}
-    for pid in _all_pids():
-        if pid in killed or pid == os.getpid():
-            continue
-        with _pidfd(pid) as handle:
-            if handle is None:
-                continue
-            start = process_start(pid)
-            try:
-                environ = Path(f"/proc/{pid}/environ").read_bytes()
-            except OSError:
-                continue
-            # Checked again after the read: the environment was the pidfd's process's.
-            if wanted.isdisjoint(environ.split(b"\0")) or process_start(pid) != start:
-                continue
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                signal.pidfd_send_signal(handle, signal.SIGKILL)
-                killed.add(pid)
-    return len(killed)
-
-
-@contextlib.contextmanager
-def _pidfd(pid: int) -> Generator[int | None]:
-    """A pidfd of the process that has `pid` now (None when there is none): signals sent
-    through it reach that process, never a later one with the same pid."""
-    try:
-        fd: int | None = os.pidfd_open(pid)
-    except OSError:
-        fd = None
-    try:
-        yield fd
-    finally:
-        if fd is not None:
-            os.close(fd)
-
-
-def _all_pids() -> list[int]:
-    try:
-        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return []
-
-
-def _group_members(pgid: int) -> list[int]:
-    members: list[int] = []
-    for pid in _all_pids():
-        fields = _stat_fields(pid)
-        if fields is not None and fields[2] == str(pgid):
-            members.append(pid)
-    return members
-
-
-def process_start(pid: int) -> int | None:
-    """When the process started (clock ticks since boot, /proc/<pid>/stat field 22): with the
-    pid, what tells a process from a later one that reused its pid. None when it is gone."""
-    fields = _stat_fields(pid)
-    if fields is None:
-        return None
-    try:
-        return int(fields[19])
-    except (IndexError, ValueError):
-        return None
-
-
-def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the command name (which may hold spaces and
-    parentheses): state, ppid, pgrp, ... (field 3 of the file is index 0 here)."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text(errors="replace")
-    except OSError:
-        return None
-    return text[text.rfind(")") + 2 :].split()
+    return [m for m in markers if valid_marker(m)], groups
 
 
 def _remove_temp(path: Path) -> bool:
