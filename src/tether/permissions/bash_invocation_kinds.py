@@ -37,6 +37,33 @@ def may_generate(invocations: Iterable[Invocation]) -> bool:
     return writers > 1
 
 
+_GENERATORS = frozenset(
+    {"configure", "Configure", "config.status", "autogen.sh", "bootstrap", "bootstrap.sh"}
+    | {"autoreconf", "automake", "cmake", "ccmake", "qmake", "meson", "Makefile.PL", "gn"}
+)
+"""Programs and scripts that (re)write a directory's build files: `./configure` the Makefile
+(from Makefile.in), autogen.sh and autoreconf what configure makes it from, cmake, qmake,
+meson and `perl Makefile.PL` theirs."""
+_GENERATOR_HOSTS = frozenset({"sh", "bash", "dash", "zsh", "perl", "python3", "python"})
+_NOT_GENERATING = frozenset({"--build", "-E", "-P", "--version", "--help", "--install"})
+
+
+def regenerator(invocations: Iterable[Invocation]) -> str | None:
+    """The first program of the line that rewrites build files (`./configure`, `sh
+    autogen.sh`, `cmake .`; not `cmake --build`), or None: a build runner after it runs
+    the file as rewritten, not the one there now."""
+    for inv in all_invocations(tuple(invocations)):
+        if inv.role != "command" or not inv.argv:
+            continue
+        names = [program_name(inv.argv[0])]
+        if names[0] in _GENERATOR_HOSTS and len(inv.argv) > 1:
+            names.append(program_name(inv.argv[1]))
+        for name in names:
+            if name in _GENERATORS and not _NOT_GENERATING & set(inv.argv[1:]):
+                return name
+    return None
+
+
 def delegated(inv: Invocation) -> tuple[int, tuple[str, ...]] | None:
     """`git SUB ...` where git runs the program `git-SUB` from PATH (git_policy)."""
     argv = inv.own_argv

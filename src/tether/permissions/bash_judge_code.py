@@ -61,6 +61,7 @@ class CodeJudge:
     nesting: int
     sole: bool
     generating: bool
+    regenerator: str | None
     tree_stays: bool
     plain_git: bool
     written: set[Path]

@@ -87,6 +87,9 @@ class ProjectJudge(ScriptJudge):
             file = code.files[-1] if code.make is not None else code.files[0]
             why = f"no {file} is there now: another part of the command may write it"
             found.append(self._project_unread(name, why))
+        if first is not None and generated and self.regenerator is not None:
+            why = f"{self.regenerator} rewrites {first.name} before it runs: what is there now"
+            found.append(self._project_unread(name, f"{why} does not hold"))
         read = paths if code.every or first is None else [first]
         # One the command writes may come first (GNU make reads ./makefile before
         # ./Makefile), before or after it runs.

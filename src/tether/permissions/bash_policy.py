@@ -18,6 +18,7 @@ from tether.permissions.bash_invocation_kinds import (
     delegated,
     may_generate,
     named_by_path,
+    regenerator,
     system_program,
 )
 from tether.permissions.bash_judge_files import FileJudge
@@ -116,6 +117,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.plain_git = only_plain_git(script.invocations)
     judge.sole = len(list(all_invocations(script.invocations))) == 1
     judge.generating = may_generate(script.invocations)
+    judge.regenerator = regenerator(script.invocations)
     judge.tree_stays = tree_stays(script.invocations)
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     parts.extend(judge.late_code())
@@ -155,6 +157,7 @@ class _Judge(FileJudge):
     no script (`python3`, `node`, `make -f -`) reads no code."""
     sole: bool = False
     generating: bool = False
+    regenerator: str | None = None
     """Another command than the runner may write files (`cmake -B b && ninja -C b`)."""
     tree_stays: bool = False
     """The command is one simple command: what git writes is asked of the repository as it
@@ -194,7 +197,9 @@ class _Judge(FileJudge):
             elif is_pager_variable(name) and is_literal(value):
                 parts.extend(self.commands_run(value, pager=True))  # `GIT_PAGER=cat git log`
             elif is_dangerous_variable(name) and not (
-                is_literal(value) and workspace_module_path(name, value, inv.argv)
+                is_literal(value)
+                and workspace_module_path(name, value, inv.argv)
+                and all(self.places.inside(part) for part in value.split(":"))
             ):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False

@@ -97,7 +97,7 @@ def workspace_module_path(name: str, value: str, argv: tuple[str, ...]) -> bool:
     """`PYTHONPATH=src pytest`: module directories named below where the command runs (none
     climbing out, absolute or hidden, not `.`) given to a test runner, which imports the
     workspace's code anyway. For another program they would put code it does not run into
-    it."""
+    it. Written so only: where each leads, through symlinks, is the caller's to check."""
     if name not in _MODULE_PATHS or not value or not argv:
         return False
     program = argv[0].rpartition("/")[2]

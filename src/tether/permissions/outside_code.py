@@ -4,8 +4,9 @@ shell, package directory and node options (`npm run --script-shell=X`, `--prefix
 `--node-options='--require X'`), jq's module directories (`-L DIR`, when the program
 imports or includes), ruby's and perl's include directories and required files (`-I DIR`,
 `-r FILE`), npm's workspaces (`-w DIR`, `--workspace=DIR`), a program make's recipes run
-named by a command-line variable (`make CC=/tmp/x`, `CROSS_COMPILE=`, `PYTHON=`), and the
-script an interpreter runs (interpreter_scripts.py). bash_policy judges each as
+named by a command-line variable (`make CC=/tmp/x`, `CROSS_COMPILE=`, `PYTHON=`), conda's,
+mamba's and micromamba's environment files (`env create -f FILE`, `--file`) and `run --cwd
+DIR`, and the script an interpreter runs (interpreter_scripts.py). bash_policy judges each as
 code a program imports (`_loads`): outside the workspace it is code no rule has seen, asked.
 A bare module name (`-r ts-node/register`) is found in the workspace's own packages."""
 
@@ -135,6 +136,8 @@ def loaded_code(
         return (*found, *_workspaces(args), *_runner_package(name, args), *tools)
     if name in PIP_PROGRAMS or (scripts == () and pip_module(args) is not None):
         return pip_loads(argv)
+    if name in _CONDA:
+        return tuple(option_values(args, _CONDA_PLACES))
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
         # Only a program that imports or includes reads code from `-L` (jq_program.py).
         return tuple(option_values(args, ("-L", "--library-path")))
@@ -235,6 +238,13 @@ def _node_modules(pairs: list[tuple[str, str]]) -> tuple[str, ...]:
         if v.startswith(("/", ".", "~")) or not is_literal(v) or URL_CODE.match(v):
             found.append(v)
     return tuple(found)
+
+
+_CONDA = frozenset({"conda", "mamba", "micromamba"})
+_CONDA_PLACES = ("-f", "--file", "--cwd")
+"""conda's (and mamba's, micromamba's) environment and requirement files (`env create -f
+FILE`, `install --file FILE`: the packages built and installed, pip's section too) and the
+directory `run --cwd DIR` runs its command in."""
 
 
 def _before_end(args: tuple[str, ...]) -> tuple[str, ...]:

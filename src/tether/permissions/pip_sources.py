@@ -14,7 +14,7 @@ import shlex
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.option_names import OptionGrammar, long_option, option_values
-from tether.permissions.shell_words import is_literal, program_name
+from tether.permissions.shell_words import HOME, is_literal, program_name
 
 _PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "add", "inject"})
 """pip's, uv's (`uv add PATH`) and pipx's (`pipx install PATH`, `inject`) subcommands that
@@ -293,6 +293,28 @@ def fetched_code(argv: tuple[str, ...]) -> str | None:
         if not arg.startswith("-") or arg.startswith("-c"):
             return None
     return None
+
+
+_PIP_WRITES = (
+    *("-t", "--target", "--prefix", "--root", "--src", "--report", "--log"),
+    *("-d", "--dest", "-w", "--wheel-dir", "-o", "--output-file", "--cache-dir"),
+)
+"""pip's and uv's options naming where an install, download, wheel build or compile writes
+(`pip install --target DIR`, `pip download -d DIR`, `uv pip compile -o FILE`)."""
+
+
+def pip_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """Where `argv` (pip, uv, `python3 -m pip`) writes what it installs, downloads or builds,
+    as written: its options' places and, for `--user`, the user's site (`~/.local`)."""
+    words = _pip_words(argv)
+    words = words[1:] if words[:1] == ("pip",) else words
+    if not words or words[0] not in _PIP_FETCHES:
+        return ()
+    found = _pip_values(words, _PIP_WRITES)
+    user = OptionGrammar(("--user",), flags=("--user",), prefixes=True, known=_PIP_FLAGS)
+    if option_values(words, user):
+        found.append(HOME + "/.local")
+    return tuple(found)
 
 
 def pip_loads(argv: tuple[str, ...]) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from tether.permissions import steps
 from tether.permissions.access import FileAccess
 from tether.permissions.file_targets import GlobPath, Target
-from tether.permissions.paths import ANY, Token, normalize
+from tether.permissions.paths import ANY, Token, is_below, normalize
 from tether.permissions.script import Invocation
 from tether.permissions.shell_globbing import DEFAULT, GlobOptions, glob_tokens
 from tether.permissions.shell_words import DYN, HOME, is_literal, program_name, readable
@@ -88,6 +88,18 @@ class ShellPlaces:
             else:
                 targets.append(path_target(cwd, word, word, self.options))
         return targets
+
+    def inside(self, word: str) -> bool:
+        """Whether every path `word` stands for leads inside the workspace as the kernel
+        reaches it (symlinks followed, as the file tools resolve a path); not when one may
+        be anywhere or cannot be resolved."""
+        targets = self.targets(word)
+        return bool(targets) and all(
+            isinstance(target, Path)
+            and (real := self.files.real(target)) is not None
+            and is_below(real, self.files.ctx.write_roots)
+            for target in targets
+        )
 
     def _tokens(self, word: str) -> tuple[Token, ...]:
         return path_tokens(word, self.options)

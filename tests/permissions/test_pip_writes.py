@@ -1,0 +1,63 @@
+"""Where pip and uv write what they install, download or build (`pip_sources.pip_writes`):
+`--target`, `--prefix`, `--root`, `--user`, `download -d`, `wheel -w`, `uv pip install
+--target/--prefix`, in every spelling pip takes. A rule allowing pip covers writes inside the
+workspace only: elsewhere, or into a protected path, the install is asked."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.permissions import decide
+
+from .conftest import ContextFactory, Tree
+
+RULES = {"permissions": {"allow": [f"Bash({p} *)" for p in ("pip", "pip3", "uv", "python3")]}}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip install --target {outside}/site requests",
+        "pip install --target={outside}/site requests",
+        "pip install -t {outside}/site requests",
+        "pip install -qt {outside}/site requests",
+        "pip install --targ {outside}/site requests",
+        "pip install --prefix {outside}/p requests",
+        "pip install --prefix={outside}/p requests",
+        "pip install --root {outside}/r requests",
+        "pip install --user requests",
+        "pip3 install -q --user requests",
+        "python3 -m pip install --target {outside}/site requests",
+        "pip download -d {outside}/dl requests",
+        "pip download --dest={outside}/dl requests",
+        "pip wheel -w {outside}/wh requests",
+        "uv pip install --target {outside}/site requests",
+        "uv pip install --prefix {outside}/p requests",
+        "pip install --target .git/hooks requests",
+        "pip install --target .claude requests",
+    ],
+)
+def test_installs_writing_outside_or_protected_places_are_asked(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    text = tree.fill(command)
+    verdict = decide("Bash", {"command": text}, make_ctx(RULES))
+    assert verdict.behavior == "ask", (text, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip install --target vendor requests",
+        "pip install -t build/site requests",
+        "pip download -d dist requests",
+        "pip wheel -w wheels requests",
+        "uv pip install --target build/t requests",
+        "pip install --upgrade requests",
+    ],
+)
+def test_installs_writing_inside_the_workspace_are_allowed(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "allow", (command, verdict.reason)
