@@ -20,13 +20,16 @@ _PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "ad
 """pip's, uv's (`uv add PATH`) and pipx's (`pipx install PATH`, `inject`) subcommands that
 build and install what they name."""
 PIP_PROGRAMS = frozenset({"pip", "pip3", "uv", "pipx"})
+ADDERS = frozenset({"poetry", "pdm", "rye"})
+"""Project managers whose `add` takes a requirement as pip does (`poetry add ../x`, `pdm add -e
+/x`, `rye add x --path /x`, `git+file:`, `file:`): the same words, read by the same reader."""
 _PIP_SOURCES = (
     *("-e", "--editable", "-f", "--find-links", "-i", "--index-url", "--extra-index-url"),
-    *("--index", "--default-index", "--python", "-p", "--spec"),
+    *("--index", "--default-index", "--python", "-p", "--spec", "--path", "--git"),
 )
 """pip's and uv's options naming where packages come from (a local directory, archive or index
 given as a path or a `file:` URL: code built or installed from there) or the interpreter that
-runs (a path)."""
+runs (a path); rye's `add --path DIR` and `--git URL`."""
 _PIP_FILES = (
     *("-r", "--requirement", "-c", "--constraint", "--build-constraint", "--overrides"),
     *("--with-requirements", "--config-file"),
@@ -88,6 +91,9 @@ def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     if program_name(argv[0]) in PIP_PROGRAMS:
         return optparse_words(argv[1:])
+    if program_name(argv[0]) in ADDERS:
+        words = optparse_words(argv[1:])
+        return words if words[:1] == ("add",) else ()
     words = pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
     return optparse_words(words)
 
