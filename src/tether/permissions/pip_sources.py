@@ -326,7 +326,24 @@ def pip_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
 def pip_loads(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The local places `argv` (pip, uv, pipx, `python3 -m pip`) builds or runs code from."""
     uv = _uv_places(argv[1:]) if program_name(argv[0]) == "uv" else ()
-    return (*uv, *_pip_paths(_pip_words(argv)))
+    words = _pip_words(argv)
+    return (*uv, *_pip_paths(words), *_config_places(words))
+
+
+def _config_places(words: tuple[str, ...]) -> list[str]:
+    """The places the build backend is handed by `-C`/`--config-settings KEY=VALUE` (uv's
+    `--config-setting`) of an install, download or wheel build: a value given as a path (`-C
+    builddir=/x`, `--config-settings=editable-config=../x.toml`) or known only as pip runs is
+    read by the backend's code, which may load or run what it finds there."""
+    at = 1 if words[:1] in (("pip",), ("tool",)) else 0
+    if words[at : at + 1] == () or words[at] not in _PIP_FETCHES:
+        return []
+    found: list[str] = []
+    for value in _pip_values(words[at:], ("-C", "--config-settings")):
+        place = value.rpartition("=")[2]  # `setup-args=-Dx=/p`: the last value
+        if place.startswith(("/", ".", "~")) or "/" in place or not is_literal(place):
+            found.append(place)
+    return found
 
 
 def _split(text: str) -> list[str] | None:
