@@ -93,9 +93,25 @@ def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
         return optparse_words(argv[1:])
     if program_name(argv[0]) in ADDERS:
         words = optparse_words(argv[1:])
-        return words if words[:1] == ("add",) else ()
+        return ("add", *_adder_operands(words[1:])) if words[:1] == ("add",) else ()
     words = pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
     return optparse_words(words)
+
+
+def _adder_operands(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words of `poetry add`, `pdm add` or `rye add` that may name a requirement: their
+    option tables are not pip's (`pdm add -d` is a flag, `rye add --path DIR` a source), so
+    every operand and option value is one (`-G dev`, `-d ../x`, `--path=../x`, `-e../x`); a
+    package name or a group is no local source (`local_source`)."""
+    found: list[str] = []
+    for word in words:
+        if not word.startswith("-") or word == "-":
+            found.append(word)
+        elif word.startswith("--"):
+            found += [word.partition("=")[2]] if "=" in word else []
+        elif len(word) > 2:
+            found.append(word[2:])
+    return tuple(found)
 
 
 _SHORT_VALUED = frozenset("rceftdwCipPo")
@@ -311,7 +327,10 @@ _PIP_WRITES = (
 
 def pip_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
     """Where `argv` (pip, uv, `python3 -m pip`) writes what it installs, downloads or builds,
-    as written: its options' places and, for `--user`, the user's site (`~/.local`)."""
+    as written: its options' places and, for `--user`, the user's site (`~/.local`). The
+    project managers' `add` (`pdm add -d`: a dev dependency) writes where the project is."""
+    if not argv or program_name(argv[0]) in ADDERS:
+        return ()
     words = _pip_words(argv)
     words = words[1:] if words[:1] == ("pip",) else words
     if not words or words[0] not in _PIP_FETCHES:
