@@ -1,4 +1,5 @@
-"""Where pip and uv write what they install, download or build (`pip_sources.pip_writes`):
+"""Where pip and uv write what they install, download or build (`pip_sources.pip_writes`), and
+the places `-C`/`--config-settings KEY=PATH` hands the build backend (asked outside):
 `--target`, `--prefix`, `--root`, `--user`, `download -d`, `wheel -w`, `uv pip install
 --target/--prefix`, in every spelling pip takes. A rule allowing pip covers writes inside the
 workspace only: elsewhere, or into a protected path, the install is asked."""
@@ -57,6 +58,44 @@ def test_installs_writing_outside_or_protected_places_are_asked(
     ],
 )
 def test_installs_writing_inside_the_workspace_are_allowed(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip install -e . --config-settings editable_mode=compat -C x={outside}",
+        "pip install . -C builddir={outside}/b",
+        "pip install . -Cbuilddir=../outside/b",
+        "pip install . --config-settings=setup-args=-Dx={outside}/native.ini",
+        "pip install . --config-setting setup-args={outside}/x",
+        "pip wheel . -C cmake.define.X=../outside/x",
+        "python3 -m pip install . -C x={outside}/y",
+        "uv pip install . --config-setting builddir={outside}/b",
+        "uv pip install . -C builddir=$D",
+    ],
+)
+def test_build_settings_naming_a_place_outside_are_asked(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    text = tree.fill(command)
+    verdict = decide("Bash", {"command": text}, make_ctx(RULES))
+    assert verdict.behavior == "ask", (text, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip install -e . --config-settings editable_mode=compat",
+        "pip install . -C builddir=build",
+        "pip install . -C setup-args=-Dopt=true",
+        "uv pip install . --config-setting builddir=./build",
+    ],
+)
+def test_build_settings_inside_the_workspace_are_allowed(
     command: str, tree: Tree, make_ctx: ContextFactory
 ) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))

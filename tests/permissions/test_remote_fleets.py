@@ -128,3 +128,31 @@ def test_more_programs_reaching_hosts_by_ssh_meet_its_rules(
 def test_local_uses_of_them_reach_no_host(command: str, make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(MORE_RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+SSHUTTLE_RULES = {
+    "permissions": {"allow": ["Bash(sshuttle *)", "Bash(ssh ok *)"], "deny": ["Bash(ssh h *)"]}
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "behavior"),
+    [
+        ("sshuttle -r h 0/0", "deny"),
+        ("sshuttle -rh 0/0", "deny"),
+        ("sshuttle -vr u@h:22 0/0", "deny"),
+        ("sshuttle --rem=u:pw@h 0/0", "deny"),
+        ("sshuttle -r ok 0/0", "allow"),
+        ("sshuttle --remote u@ok:2222 10.0.0.0/8", "allow"),
+        ("sshuttle -vv -r ok -x 10.1.0.0/16 0/0", "allow"),
+        ("sshuttle -r ok @more-args.txt", "deny"),
+    ],
+)
+def test_sshuttle_reaches_the_host_its_own_grammar_names(
+    command: str, behavior: str, make_ctx: ContextFactory
+) -> None:
+    """sshuttle's `-r` takes a value (`-rHOST`, `-vr HOST`, `--rem=HOST`): the host is judged
+    as `ssh HOST`, not any host, so a rule allowing ssh to it holds; an argument file may
+    name any host, the denied one too."""
+    verdict = decide("Bash", {"command": command}, make_ctx(SSHUTTLE_RULES))
+    assert verdict.behavior == behavior, (command, verdict.reason)

@@ -22,7 +22,7 @@ from tether.permissions.make_options import make_places
 from tether.permissions.module_urls import module_specifier
 from tether.permissions.option_names import OptionGrammar, option_pairs, option_values
 from tether.permissions.package_sources import installed_specs, installs
-from tether.permissions.pip_sources import PIP_PROGRAMS, pip_loads, pip_module
+from tether.permissions.pip_sources import ADDERS, PIP_PROGRAMS, pip_loads, pip_module
 from tether.permissions.python_imports import pycache_dirs
 from tether.permissions.python_tool_code import tool_loads
 from tether.permissions.runtime_files import implied_files
@@ -134,7 +134,7 @@ def loaded_code(
                 found.append(value)
         found += installed_specs(argv)
         return (*found, *_workspaces(args), *_runner_package(name, args), *tools)
-    if name in PIP_PROGRAMS or (scripts == () and pip_module(args) is not None):
+    if name in PIP_PROGRAMS | ADDERS or (scripts == () and pip_module(args) is not None):
         return pip_loads(argv)
     if name in _CONDA:
         return tuple(option_values(args, _CONDA_PLACES))

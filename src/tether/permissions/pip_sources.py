@@ -21,13 +21,16 @@ _PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "ad
 """pip's, uv's (`uv add PATH`) and pipx's (`pipx install PATH`, `inject`) subcommands that
 build and install what they name."""
 PIP_PROGRAMS = frozenset({"pip", "pip3", "uv", "pipx"})
+ADDERS = frozenset({"poetry", "pdm", "rye"})
+"""Project managers whose `add` takes a requirement as pip does (`poetry add ../x`, `pdm add -e
+/x`, `rye add x --path /x`, `git+file:`, `file:`): the same words, read by the same reader."""
 _PIP_SOURCES = (
     *("-e", "--editable", "-f", "--find-links", "-i", "--index-url", "--extra-index-url"),
-    *("--index", "--default-index", "--python", "-p", "--spec"),
+    *("--index", "--default-index", "--python", "-p", "--spec", "--path", "--git"),
 )
 """pip's and uv's options naming where packages come from (a local directory, archive or index
 given as a path or a `file:` URL: code built or installed from there) or the interpreter that
-runs (a path)."""
+runs (a path); rye's `add --path DIR` and `--git URL`."""
 _PIP_FILES = (
     *("-r", "--requirement", "-c", "--constraint", "--build-constraint", "--overrides"),
     *("--with-requirements", "--config-file"),
@@ -89,8 +92,27 @@ def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     if program_name(argv[0]) in PIP_PROGRAMS:
         return optparse_words(argv[1:])
+    if program_name(argv[0]) in ADDERS:
+        words = optparse_words(argv[1:])
+        return ("add", *_adder_operands(words[1:])) if words[:1] == ("add",) else ()
     words = pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
     return optparse_words(words)
+
+
+def _adder_operands(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words of `poetry add`, `pdm add` or `rye add` that may name a requirement: their
+    option tables are not pip's (`pdm add -d` is a flag, `rye add --path DIR` a source), so
+    every operand and option value is one (`-G dev`, `-d ../x`, `--path=../x`, `-e../x`); a
+    package name or a group is no local source (`local_source`)."""
+    found: list[str] = []
+    for word in words:
+        if not word.startswith("-") or word == "-":
+            found.append(word)
+        elif word.startswith("--"):
+            found += [word.partition("=")[2]] if "=" in word else []
+        elif len(word) > 2:
+            found.append(word[2:])
+    return tuple(found)
 
 
 _SHORT_VALUED = frozenset("rceftdwCipPo")
@@ -311,7 +333,10 @@ _PIP_WRITES = (
 
 def pip_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
     """Where `argv` (pip, uv, `python3 -m pip`) writes what it installs, downloads or builds,
-    as written: its options' places and, for `--user`, the user's site (`~/.local`)."""
+    as written: its options' places and, for `--user`, the user's site (`~/.local`). The
+    project managers' `add` (`pdm add -d`: a dev dependency) writes where the project is."""
+    if not argv or program_name(argv[0]) in ADDERS:
+        return ()
     words = _pip_words(argv)
     words = words[1:] if words[:1] == ("pip",) else words
     if not words or words[0] not in _PIP_FETCHES:
@@ -326,7 +351,24 @@ def pip_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
 def pip_loads(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The local places `argv` (pip, uv, pipx, `python3 -m pip`) builds or runs code from."""
     uv = _uv_places(argv[1:]) if program_name(argv[0]) == "uv" else ()
-    return (*uv, *_pip_paths(_pip_words(argv)))
+    words = _pip_words(argv)
+    return (*uv, *_pip_paths(words), *_config_places(words))
+
+
+def _config_places(words: tuple[str, ...]) -> list[str]:
+    """The places the build backend is handed by `-C`/`--config-settings KEY=VALUE` (uv's
+    `--config-setting`) of an install, download or wheel build: a value given as a path (`-C
+    builddir=/x`, `--config-settings=editable-config=../x.toml`) or known only as pip runs is
+    read by the backend's code, which may load or run what it finds there."""
+    at = 1 if words[:1] in (("pip",), ("tool",)) else 0
+    if words[at : at + 1] == () or words[at] not in _PIP_FETCHES:
+        return []
+    found: list[str] = []
+    for value in _pip_values(words[at:], ("-C", "--config-settings")):
+        place = value.rpartition("=")[2]  # `setup-args=-Dx=/p`: the last value
+        if place.startswith(("/", ".", "~")) or "/" in place or not is_literal(place):
+            found.append(place)
+    return found
 
 
 def _split(text: str) -> list[str] | None:

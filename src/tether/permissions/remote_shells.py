@@ -10,9 +10,10 @@ default one from `$TAPE`, unless `--force-local` says the colon is part of a loc
 `rsync://` and `HOST::MODULE` talk to an rsync daemon directly. mosh, autossh and ssh-copy-id
 are ssh to their host; GNU parallel's `--sshlogin` hosts, unison's and lftp's ssh roots and
 URLs, restic's and borg's remote repositories, and ansible's inventory are reached by ssh
-(`_ssh_user`); so are duplicity's ssh-family URLs and rclone's remotes (a named one's type is
-in a configuration not read: it may be sftp) (`_other_remotes`); the rest of ssh's family
-(parallel shells, libvirt, podman...) is in ssh_family.py."""
+(`_ssh_user`); so are duplicity's ssh-family URLs and rclone's on-the-fly remotes
+(`:sftp,host=H:`; a named one's type is in its configuration: rclone_remotes)
+(`_other_remotes`); the rest of ssh's family (parallel shells, libvirt, podman...) is in
+ssh_family.py."""
 
 from __future__ import annotations
 
@@ -191,14 +192,14 @@ _RCLONE_LOCAL = frozenset({"local", "alias", "crypt", "chunker", "union", "combi
 
 def _other_remotes(name: str, args: Argv) -> Equivalent | None:
     """duplicity's ssh-family URLs (`sftp://`, `pexpect+scp://`, rsync over ssh:
-    `rsync://HOST/PATH`); rclone's remotes: an `:sftp:` one, or a named `REMOTE:` whose type
-    is in a configuration tether does not read (it may be sftp; one that only names local
-    files, `:local:`, reaches none)."""
+    `rsync://HOST/PATH`); rclone's on-the-fly remotes: an `:sftp:` one (one that only names
+    local files, `:local:`, reaches none); a named `REMOTE:` is read in rclone_remotes."""
     hosts: list[str] = []
     if name in ("duplicity", "duply"):
         hosts = [_url_host(a) or DYN for a in args if _DUPLICITY_SSH.match(a)]
     else:
-        for arg in (a for a in args if not a.startswith("-")):
+        # A named remote's type is in rclone's configuration, read by rclone_remotes.
+        for arg in (a for a in args if a.startswith(":")):
             remote, colon, _ = arg.removeprefix(":").partition(":")
             if colon and "/" not in remote and remote.split(",")[0] not in _RCLONE_LOCAL:
                 hosts.append(_rclone_host(arg))

@@ -3,7 +3,8 @@ judged as if the hosts were typed (remote_shells): GNU parallel's (and `sem`'s) 
 `~/.parallel/config` (`$PARALLEL_HOME/config`) and its `--profile`/`-J` files; a unison
 profile (`unison NAME` reads `~/.unison/NAME.prf`, no operand `default.prf`; `$UNISON`
 elsewhere): its `root` lines, and any host where it includes another file or names the
-command it runs (`sshcmd`, `rshcmd`); an `lftp -f` script's URLs. A file that cannot be
+command it runs (`sshcmd`, `rshcmd`); an `lftp -f` script's URLs; rclone's configuration
+(rclone_remotes). A file that cannot be
 read (not there: nothing; elsewhere, or too large: any host) fails closed."""
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import stat
 from pathlib import Path
 
 from tether.permissions.deleting_equivalents import Equivalent
+from tether.permissions.rclone_remotes import rclone_hosts
 from tether.permissions.remote_shells import remote_shell_equivalent
-from tether.permissions.shell_words import DYN, is_literal, program_name
+from tether.permissions.shell_words import DYN, is_literal, program_name, readable
 
 Argv = tuple[str, ...]
 Assignments = tuple[tuple[str, str], ...]
@@ -40,6 +42,12 @@ def config_hosts(
         forms = (name, *words, *args)
     elif name == "unison":
         forms = ("unison", *_unison_roots(args, assignments, home), *args)
+    elif name == "rclone":
+        hosts = rclone_hosts(args, assignments, home, cwd, _config_text)
+        if not hosts:
+            return None
+        does = f"`rclone` reaches {readable(hosts[0])} by ssh, as its configuration says"
+        return Equivalent((("ssh", hosts[0]),), does)
     elif name == "lftp":
         scripts = [v for o, v in zip(args, (*args[1:], ""), strict=True) if o == "-f"]
         texts = [_read(_place(s, cwd), missing=_ANY) for s in scripts]
@@ -122,3 +130,9 @@ def _read(path: Path | None, missing: str = "") -> str:
     if len(data) > _LIMIT:
         return _ANY
     return data.decode("utf-8", "replace")
+
+
+def _config_text(path: Path) -> str | None:
+    """A configuration file's text for rclone_remotes: "" when not there, None unreadable."""
+    text = _read(path)
+    return None if text == _ANY else text

@@ -2,11 +2,12 @@
 host only their configuration names is any: `DYN`). podman's `--url`/`$CONTAINER_HOST`
 `ssh://` and its named connections (`--connection`, `--remote`); libvirt's `qemu+ssh://`
 and `+libssh` URIs (`virsh -c`, `$LIBVIRT_DEFAULT_URI`, virt-*); xpra's `ssh:`/`ssh://`
-displays; sshuttle's `-r HOST`; fabric's `-H` hosts; pyinfra's inventory (a host, or a file
-of hosts; `@local` and the other `@` connectors are not ssh); salt-ssh's roster;
-rdiff-backup's `HOST::PATH`; the parallel shells (pssh and its relatives, pdsh, dsh, clush):
-their `-H`/`-w`/`-m` hosts, or those a file or group names. restic's `rclone:` repository
-runs rclone, whose remote may be reached by ssh."""
+displays; sshuttle's `-r [USER@]HOST[:PORT]` (read with its own grammar, argparse's);
+fabric's `-H` hosts; pyinfra's inventory (a host, or a file of hosts; `@local` and the other
+`@` connectors are not ssh); salt-ssh's roster; rdiff-backup's `HOST::PATH`; the parallel
+shells (pssh and its relatives, pdsh, dsh, clush): their `-H`/`-w`/`-m` hosts, or those a
+file or group names. restic's `rclone:` repository runs rclone, whose remote may be reached
+by ssh."""
 
 from __future__ import annotations
 
@@ -40,7 +41,6 @@ _PARALLEL_SHELLS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "clush": (("-w", "--nodes"), ("-g", "--group", "-a", "--all")),
     "clubak": (("-w",), ()),
     "fab": (("-H", "--hosts"), ()),
-    "sshuttle": (("-r", "--remote"), ()),
 }
 _LIBVIRT = frozenset(
     {"virsh", "virt-install", "virt-viewer", "virt-clone", "virt-manager", "virt-xml"}
@@ -50,6 +50,7 @@ _PODMAN = frozenset({"podman", "podman-remote"})
 
 FAMILY = frozenset(
     {*_PARALLEL_SHELLS, *_LIBVIRT, *_PODMAN, "xpra", "pyinfra", "salt-ssh", "rdiff-backup"}
+    | {"sshuttle"}
 )
 
 
@@ -92,6 +93,8 @@ def family_hosts(name: str, args: Argv, assignments: Assignments) -> list[str]:
         return [DYN if "/" in operands[0] or operands[0].endswith(".py") else operands[0]]
     if name == "salt-ssh":
         return [DYN]
+    if name == "sshuttle":
+        return _sshuttle(args)
     if name == "rdiff-backup":
         return [w.partition("::")[0].rpartition("@")[2] or DYN for w in args if "::" in w]
     return []
@@ -101,6 +104,33 @@ _PYINFRA_VALUED = frozenset(
     {"--user", "--port", "--key", "--key-password", "--password", "--sudo-user", "--su-user"}
     | {"--parallel", "--data", "--group-data", "--config", "--chdir", "--limit", "--shell"}
 )
+
+
+_SSHUTTLE = OptionGrammar(
+    ("-r", "--remote"),
+    grouped=True,
+    prefixes=True,
+    known=(
+        *("--remote-shell", "--python", "--pidfile", "--listen", "--dns", "--daemon", "--exclude"),
+        *("--exclude-from", "--auto-hosts", "--auto-nets", "--ssh-cmd", "--seed-hosts"),
+        *("--verbose", "--version", "--method", "--user", "--group", "--to-ns", "--ns-hosts"),
+    ),
+    stops=True,
+)
+"""sshuttle's options as argparse reads them: `-r HOST`, `-rHOST`, `-vr HOST`, `--remote=HOST`,
+and any unambiguous prefix of a long option (`--rem HOST`)."""
+
+
+def _sshuttle(args: Argv) -> list[str]:
+    """sshuttle's `-r [USER[:PASSWORD]@]HOST[:PORT]` (`[ADDR]:PORT` for IPv6); an argument
+    file (`@FILE`, argparse's) may name any host. Without `-r` its server runs here."""
+    hosts: list[str] = []
+    for value in option_values(args, _SSHUTTLE):
+        address = value.rpartition("@")[2]
+        host = address[1:].partition("]")[0] if address.startswith("[") else address
+        hosts.append(host.partition(":")[0] if not address.startswith("[") else host)
+    files = [DYN] if any(a.startswith("@") for a in args) else []
+    return [*files, *(h or DYN for h in hosts)]
 
 
 _FLAGS = frozenset({"-a", "--all", "--remote", "-r"})
