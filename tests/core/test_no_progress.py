@@ -117,3 +117,29 @@ def test_polling_for_what_a_running_background_command_will_make_is_not_stopped(
     told = _reminders(fake_model)
     assert told
     assert all("Background work is still running (bash_1)" in note for note in told)
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_fixing_failing_tests_one_by_one_is_work_not_a_repeat(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, wire: str
+) -> None:
+    """The same test command fails again and again, but with one failure fewer each time
+    (the model fixes one between runs): it is never told it repeats itself, nor stopped."""
+    bugs = 12
+    (workspace / "f.txt").write_text("".join(f"bug{i}\n" for i in range(bugs)))
+    (workspace / "test.sh").write_text(
+        'n=$(grep -c bug f.txt); echo "$n tests failing"; [ "$n" -eq 0 ]\n'
+    )
+    steps = [reply(tool_use("Read", file_path=str(workspace / "f.txt")))]
+    for i in range(bugs):
+        steps.append(reply(tool_use("Bash", command="sh test.sh")))
+        fix = tool_use(
+            "Edit", file_path=str(workspace / "f.txt"), old_string=f"bug{i}\n", new_string="ok\n"
+        )
+        steps.append(reply(fix))
+    fake_model.script(*steps, reply(tool_use("Bash", command="sh test.sh")), reply(text("fixed")))
+    result = tether("-p", "fix the tests", "--output-format", "json", *_model(wire))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.json()["result"] == "fixed"
+    assert (workspace / "f.txt").read_text() == "ok\n" * bugs
+    assert _reminders(fake_model) == []

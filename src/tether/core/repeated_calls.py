@@ -9,10 +9,13 @@ that repeat the previous one exactly was stepped around by any small change (two
 calls in turn, `./` in a path, a changing `offset`, `false # try N`, spaces in `old_string`,
 a call that works beside the failing one), so two measures are kept over a turn's replies:
 
-- the same call failing: a call's *signature* is its tool and its input normalized (paths
-  resolved lexically, shell comments and runs of blanks dropped, numbers left out); a
-  signature that failed `NOTE_AT` times in the last `WINDOW` replies is told, and at
-  `STOP_AT` the turn ends, whatever came between;
+- the same call failing the same way: a call's *signature* is its tool and its input
+  normalized (paths resolved lexically, shell comments and runs of blanks dropped, numbers
+  left out), and a failure is counted with its error, normalized the same way (the input's
+  own words in it as normalized, blanks collapsed): a signature that failed with the same
+  error `NOTE_AT` times in the last `WINDOW` replies is told, and at `STOP_AT` the turn ends,
+  whatever came between. A failing call whose error changes (a test run with one failure
+  fewer after each fix, a build after an edit) is work going on, not a repeat;
 - no progress at all: a reply makes progress when one of its calls succeeds with an outcome
   (signature and result) not seen before in the turn; after `NOTE_AT` replies in a row without
   any the model is told, and at `STUCK_STOP_AT` the turn ends.
@@ -86,7 +89,7 @@ class RepeatedFailures:
                 continue
             key = signature(call)
             if result.is_error:
-                failing.add(key)
+                failing.add(f"{key}\0{_error_text(call, result.content)}")
                 continue
             outcome = hashlib.blake2b(
                 f"{key}\0{result.content}".encode("utf-8", "surrogatepass"), digest_size=16
@@ -185,6 +188,16 @@ def _text(value: str, key: str) -> str:
     return " ".join(value.split())
 
 
+def _error_text(call: ToolUseBlock, said: str) -> str:
+    """A failing call's error as the guard compares it: the input's strings as given replaced
+    by their normalized form (an error that quotes `./x` or `x` is the same), blanks collapsed."""
+    given = [(str(k), v) for k, v in call.input.items() if isinstance(v, str) and v.strip()]
+    for key, value in sorted(given, key=lambda kv: -len(kv[1])):
+        said = said.replace(value, _text(value, key))
+    return " ".join(said.split())
+
+
 def _named(calls: Sequence[ToolUseBlock], failing: set[str]) -> str:
-    names = sorted({c.name for c in calls if not failing or signature(c) in failing})
+    tools = {key.split("\0", 1)[0] for key in failing}
+    names = sorted({c.name for c in calls if not failing or c.name in tools})
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
