@@ -231,6 +231,25 @@ def test_a_record_whose_marker_is_empty_or_malformed_signals_nobody(
     assert _alive(grouped.pid)
 
 
+@pytest.mark.parametrize("group", [2**31, 2**63, 2**70, -5, 0, 1, 2**22 + 1])
+def test_a_record_naming_no_possible_group_is_reaped_not_raised(
+    tmp_path: Path, sleepers: list[subprocess.Popen[bytes]], group: int
+) -> None:
+    """A damaged group line (no pid could be it) raised OverflowError at every start, and the
+    record, never removed, made tether unusable for that home."""
+    home = tmp_path / "home"
+    (home / "runs").mkdir(parents=True)
+    marked = _sleep(sleepers, **{MARKER_VARIABLE: "ab" * 16})
+    owner = {"pid": 2**22 + 1, "start": 1, "session": "s", "scratch": "", "marker": "ab" * 16}
+    lines = [owner, {"group": group, "start": 1}, {"group": 2, "start": 2**70}]
+    (home / "runs" / "damaged.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+    [reaped] = reap_dead_runs(home)
+    assert reaped.killed == 1  # the marked process, and nothing for the damaged lines
+    assert _gone(marked.pid)
+    assert not (home / "runs" / "damaged.jsonl").exists()
+
+
 def test_a_recorded_group_whose_leader_has_gone_is_stopped_member_by_member(
     tmp_path: Path, sleepers: list[subprocess.Popen[bytes]]
 ) -> None:

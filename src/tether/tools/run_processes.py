@@ -101,7 +101,7 @@ def _pidfd(pid: int) -> Generator[int | None]:
     through it reach that process, never a later one with the same pid."""
     try:
         fd: int | None = os.pidfd_open(pid)
-    except OSError:
+    except (OSError, OverflowError, ValueError):  # gone, or no pid at all (a damaged record)
         fd = None
     try:
         yield fd

@@ -296,6 +296,10 @@ def _entries(fd: int) -> list[dict[str, Any]]:
         return entries
 
 
+PID_MAX_LIMIT = 2**22
+"""Linux's highest possible process id: a recorded group past it is damage, not a group."""
+
+
 def _markers_and_groups(
     entries: list[dict[str, Any]],
 ) -> tuple[list[str], list[tuple[int, int]]]:
@@ -308,9 +312,10 @@ def _markers_and_groups(
         (e["group"], e["start"])
         for e in entries
         if isinstance(e.get("group"), int)
-        and e["group"] > 1
-        and isinstance(e.get("start"), int)
         and not isinstance(e.get("group"), bool)
+        and 1 < e["group"] <= PID_MAX_LIMIT
+        and isinstance(e.get("start"), int)
+        and 0 <= e["start"] < 2**63
     ]
     return [m for m in markers if valid_marker(m)], groups
 
