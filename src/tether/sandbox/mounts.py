@@ -147,6 +147,8 @@ def sandbox_mounts(
     # What the user's was, as bound read-only to every command, stays so only while it is.
     sandbox.git_sweep.still_protected(bound)
     sandbox.start_sweep.bound = frozenset(bound)
+    sandbox.start_sweep.writable = frozenset(str(p) for p in writable)
+    sandbox.start_sweep.shut = frozenset(str(p) for p in not_writable)
     ordered = sorted(mounts.values(), key=lambda m: (m[0], m[1]))
     # The home's covers read-only once everything inside them is mounted: the directories
     # bwrap made there for the binds cannot be renamed away (taking the workspace or the

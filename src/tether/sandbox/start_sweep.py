@@ -97,6 +97,12 @@ class StartSweep:
         self.bound: frozenset[str] = frozenset()
         """Paths bound read-only to the commands now: nothing inside changes what is below
         them (a change there is the user's, outside)."""
+        self.writable: frozenset[str] = frozenset()
+        self.shut: frozenset[str] = frozenset()
+        """The commands' writable roots, and what is hidden from them or shown read-only
+        (tether's own home among them): below a path whose nearest root is shut, a change is
+        not a command's but tether's own (its run record, transcript, event log) or the
+        user's (`mounts.py` sets all three, `closed`)."""
         self.notes: list[str] = []
         self.cut: str | None = None
         self.listings: dict[str, _Listed] = {}
@@ -186,7 +192,7 @@ class StartSweep:
             moved: list[str] = []
             judged: list[str] = []
             for path, stamp in sorted(now.items()):
-                if self.before.get(path) == stamp or within(path, self.bound):
+                if self.before.get(path) == stamp or self._closed(path):
                     continue
                 if self._idle(stamp[3]) and self._brought(path) is None:
                     continue
@@ -214,6 +220,22 @@ class StartSweep:
                 self.notes.append(edited)
             if self.cut is not None:
                 self.notes.append(self.cut)
+
+    def _closed(self, path: str) -> bool:
+        """Whether commands cannot write `path`: the nearest of the roots holding it is bound
+        read-only or shut rather than writable (at one path, the mounts' order: a protected
+        bind over a writable one over a cover)."""
+        while True:
+            if path in self.bound:
+                return True
+            if path in self.writable:
+                return False
+            if path in self.shut:
+                return True
+            parent = os.path.dirname(path)
+            if parent == path:
+                return False
+            path = parent
 
     def _idle(self, ctime: int) -> bool:
         return any(start <= ctime < end for start, end in self.idle)
