@@ -38,7 +38,7 @@ from tether.cli.repl_help import (
     skill_message,
     unknown_command,
 )
-from tether.cli.repl_rewind import Checkpoints, rewind
+from tether.cli.repl_rewind import Checkpoints, keep_spend, rewind
 from tether.cli.repl_sessions import opening, session_to_switch_to
 from tether.cli.startup import Ready, SessionStartup
 from tether.cli.terminal_text import terminal_safe
@@ -359,6 +359,9 @@ class ReplCommands:
             self._shell_context = []
             self._redraw_whole = True  # as Claude Code: the conversation up to there, all of it
             await self.restart_with(rewound.options, rewound=True)
+            after = await self._session()
+            if after is not None:
+                keep_spend(ready.session, after.session)
             self._prefill = rewound.text
 
     async def run_shell(self, command: str) -> None:

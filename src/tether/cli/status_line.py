@@ -190,6 +190,9 @@ def status_input(ready: Ready, started: float) -> dict[str, Any]:
         "cost": {
             "total_cost_usd": session.cost_usd,
             "total_duration_ms": int((time.monotonic() - started) * 1000),
+            "total_api_duration_ms": session.api_ms,
+            "total_lines_added": session.lines_added,
+            "total_lines_removed": session.lines_removed,
         },
         "context_window": {
             "total_input_tokens": usage.input_tokens,

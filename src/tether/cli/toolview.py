@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
+from tether.protocol.tool_events import diff_line_counts
 from tether.tools.context import TodoStatus
 from tether.tools.plan import MARKS
 
@@ -192,8 +193,7 @@ def diff_view(
     """A unified diff, coloured (additions green, removals red, hunk headers cyan), under a
     summary line `Updated path (+a -r)` (`verb` replaces "Updated"); capped at `max_lines`."""
     body = [line for line in diff.splitlines() if not line.startswith(("--- ", "+++ "))]
-    added = sum(1 for line in body if line.startswith("+"))
-    removed = sum(1 for line in body if line.startswith("-"))
+    added, removed = diff_line_counts(diff)
     text = Text()
     text.append(_RESULT_LEAD, style="dim")
     text.append(f"{verb} {path or 'file'} ")

@@ -79,7 +79,8 @@ def restore(
     price: Callable[[Usage], float] | None = None,
 ) -> Restored:
     """The history a session file holds, as it was when written (compactions included), the
-    plan as TodoWrite last set it, and the session's spend. Damage anywhere in the file is
+    plan as TodoWrite last set it, and the session's spend (its entries off the branch too: a
+    rewind does not give back what was spent). Damage anywhere in the file is
     repaired (see `replay`) and said in `damage`. With `light`, the bulk of what a compaction
     took out of the view is not kept in memory (see `History.lighten_compacted`), nor, with
     `full_bytes` too, the bulk of messages further than that many bytes of the file from the
@@ -131,6 +132,13 @@ def restore(
             estimates[record.model] = record.chars_per_token
         else:
             assert isinstance(record, SpendRecord)
+            side_usage = side_usage + record.usage
+            side_cost += record.cost_usd
+    for record in loaded.spent_records(problems):  # rewound from: spent all the same
+        if isinstance(record, AssistantRecord) and record.usage is not None:
+            usage = usage + record.usage
+            cost += price(record.usage) if price is not None else 0.0
+        elif isinstance(record, SpendRecord):
             side_usage = side_usage + record.usage
             side_cost += record.cost_usd
     damage = (*loaded.warnings, *(f"session file {loaded.path}: {p}" for p in problems))

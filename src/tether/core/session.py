@@ -34,6 +34,7 @@ from tether.protocol import (
     SetPermissionMode,
     Shutdown,
     TextBlock,
+    ToolFinished,
     TurnStarted,
     TurnSubtype,
     Usage,
@@ -76,6 +77,11 @@ class Session(FrontEndHooks):
         self._task: asyncio.Task[object] | None = None
         self.usage = Usage()
         self.cost_usd = 0.0
+        self.api_ms = 0
+        """What the session's model calls took, together (Claude Code's total_api_duration_ms)."""
+        self.lines_added = 0
+        self.lines_removed = 0
+        """The lines the session's file edits added and removed (Claude Code's cost totals)."""
         self._steering: list[str] = []
         agent.side_spend = self.add_spend
         self._stats: TurnStats | None = None
@@ -371,7 +377,14 @@ class Session(FrontEndHooks):
         self._prompt_kept = False
         self.prompt_withdrawn = True
 
-    async def _work(self, prompt: UserInput, emit: Callable[[Event | None], None]) -> None:
+    async def _work(self, prompt: UserInput, given: Callable[[Event | None], None]) -> None:
+        def emit(event: Event | None) -> None:
+            if isinstance(event, ToolFinished):
+                added, removed = event.lines_changed()
+                self.lines_added += added
+                self.lines_removed += removed
+            given(event)
+
         self._began = True
         text = prompt.text
         self._prompt_kept = self.prompt_withdrawn = False
@@ -422,6 +435,7 @@ class Session(FrontEndHooks):
             self.usage = self.usage + usage
             cost = stats.cost_usd + stats.side_cost_usd
             self.cost_usd += cost
+            self.api_ms += stats.api_ms
             emit(
                 turn_finished(
                     stats, subtype, error, api_error, usage=usage, cost_usd=cost, started=started

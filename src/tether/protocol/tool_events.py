@@ -111,6 +111,28 @@ class ToolFinished(Record):
         self.structured = structured
         self.denial = denial
 
+    def lines_changed(self) -> tuple[int, int]:
+        """The lines the call's change added and removed, as its diff counts them (as Claude
+        Code counts an edit's `structuredPatch`); (0, 0) for a call that changed no file."""
+        if self.is_error or not self.diff:
+            return 0, 0
+        return diff_line_counts(self.diff)
+
+
+def diff_line_counts(diff: str) -> tuple[int, int]:
+    """The lines a unified diff's hunks add and remove (its `---`/`+++` file headers, which
+    come before the first hunk, not counted)."""
+    added = removed = 0
+    in_hunks = False
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            in_hunks = True
+        elif in_hunks and line.startswith("+"):
+            added += 1
+        elif in_hunks and line.startswith("-"):
+            removed += 1
+    return added, removed
+
 
 class PermissionAsked(Record):
     """A tool call needs the user's approval; answer with the `PermissionAnswer` op.

@@ -47,11 +47,21 @@ class LoadedSession:
     written twice, gaps in the chain of entries, entries off the branch."""
     branch: tuple[Indexed, ...] = ()
     """The entries to replay, oldest first (see `records`)."""
+    off_branch: tuple[Indexed, ...] = ()
+    """The session's own entries not in `branch` (a rewind went back from them, `up_to` cut
+    them): what their model calls cost stays spent (see `spent_records`)."""
 
     def records(self, problems: list[str] | None = None) -> Iterator[Record]:
         """The branch's records, oldest first, read from the file as they are asked for. An
         entry whose content is not valid is skipped, with a sentence added to `problems`."""
         for _, record in self.placed_records(problems):
+            yield record
+
+    def spent_records(self, problems: list[str] | None = None) -> Iterator[Record]:
+        """The records of `off_branch`, oldest first: the conversation no longer holds them,
+        but what they spent was spent."""
+        off = dataclasses.replace(self, branch=self.off_branch)
+        for _, record in off.placed_records(problems):
             yield record
 
     def tail_start(self, size: int) -> int:
@@ -92,8 +102,10 @@ class LoadedSession:
         ends = [i for i, entry in enumerate(self.branch) if entry.ends_turn]
         if not ends or ends[-1] == len(self.branch) - 1:
             return self
-        branch = self.branch[: ends[-1] + 1]
-        return dataclasses.replace(self, branch=branch, last_uuid=branch[-1].uuid)  # a reply
+        branch, cut = self.branch[: ends[-1] + 1], self.branch[ends[-1] + 1 :]
+        return dataclasses.replace(
+            self, branch=branch, off_branch=self.off_branch + cut, last_uuid=branch[-1].uuid
+        )  # a reply
 
     def up_to(self, entry_uuid: str) -> LoadedSession:
         """This session as it was when the entry `entry_uuid` of its branch was written (the
@@ -109,7 +121,12 @@ class LoadedSession:
         end = place + 1
         while end < len(self.branch) and not self.branch[end].message:
             end += 1
-        return dataclasses.replace(self, branch=self.branch[:end], last_uuid=entry_uuid)
+        return dataclasses.replace(
+            self,
+            branch=self.branch[:end],
+            off_branch=self.off_branch + self.branch[end:],
+            last_uuid=entry_uuid,
+        )
 
     def raw_lines(self) -> Iterator[dict[str, Any]]:
         """The branch's entries as written (every type), oldest first, for copying."""
@@ -246,7 +263,14 @@ def load_session(path: Path) -> LoadedSession:
         # uuid string and a timestamp is kept by leaves only, so copies would cost a second
         # index at the peak and save nothing.
         branch=branch.entries,
+        off_branch=_off_branch(indexed, branch.entries),
     )
+
+
+def _off_branch(indexed: list[Indexed], branch: tuple[Indexed, ...]) -> tuple[Indexed, ...]:
+    """The file's own entries that `branch` does not hold, in the file's order."""
+    on_branch = {entry.uuid for entry in branch}
+    return tuple(e for e in indexed if e.own and e.uuid not in on_branch)
 
 
 def _withdraw(
