@@ -13,6 +13,7 @@ import shlex
 from urllib.parse import unquote
 
 from tether.permissions.commands import SYSTEM_BIN_DIRS
+from tether.permissions.entry_programs import entry_of
 from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.option_names import OptionGrammar, long_option, option_values
 from tether.permissions.shell_words import HOME, is_literal, program_name
@@ -73,14 +74,14 @@ def _pip_values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
     return option_values(args, OptionGrammar(options, prefixes=True, known=_PIP_FLAGS))
 
 
-def pip_module(args: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The words after `-m pip` of an interpreter's arguments, or None."""
-    for i, arg in enumerate(args):
-        if arg == "-m" and i + 1 < len(args):
-            return args[i + 2 :] if args[i + 1] in ("pip", "pip3") else None
-        if not arg.startswith("-"):
-            return None
-    return None
+def pip_module(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+    """pip's words of an interpreter running it as a module (`python3 -m pip`, `-mpip`,
+    `-Im pip`, `-m pip.__main__`: Python's command line as entry_programs reads it), or
+    None."""
+    if not argv or not is_literal(argv[0]) or not program_name(argv[0]).startswith("py"):
+        return None
+    entry = entry_of(argv)
+    return entry[1] if entry is not None and entry[0] in ("pip", "pip3") else None
 
 
 def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
@@ -89,7 +90,7 @@ def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     if program_name(argv[0]) in PIP_PROGRAMS:
         return optparse_words(argv[1:])
-    words = pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
+    words = pip_module(argv) or () if not interpreter_scripts(argv) else ()
     return optparse_words(words)
 
 
@@ -284,21 +285,13 @@ def fetched_code(argv: tuple[str, ...]) -> str | None:
     (`python3 -m pip install X`: the packages' build backends and setup scripts run), or None.
     An allow rule for the interpreter does not cover it; one naming pip does (`Bash(pip
     install *)`, `Bash(python3 -m pip *)`)."""
-    if not argv or not is_literal(argv[0]) or not program_name(argv[0]).startswith("py"):
+    rest = pip_module(argv)
+    if rest is None or not any(word in _PIP_FETCHES for word in rest):
         return None
-    args = argv[1:]
-    for i, arg in enumerate(args):
-        if arg == "-m" and i + 1 < len(args):
-            module, rest = args[i + 1], args[i + 2 :]
-            if module in ("pip", "pip3") and any(word in _PIP_FETCHES for word in rest):
-                return (
-                    f"`{program_name(argv[0])} -m {module}` installs packages whose build and "
-                    "set-up code runs unseen; only a rule naming pip allows that"
-                )
-            return None
-        if not arg.startswith("-") or arg.startswith("-c"):
-            return None
-    return None
+    return (
+        f"`{program_name(argv[0])} -m pip` installs packages whose build and set-up code "
+        "runs unseen; only a rule naming pip allows that"
+    )
 
 
 _PIP_WRITES = (
