@@ -109,10 +109,12 @@ _GLOBAL_VALUED = (
 
 def optparse_words(words: tuple[str, ...]) -> tuple[str, ...]:
     """pip's (or uv's) words as optparse reads them: the general options before the
-    subcommand dropped (`pip -q install`, `uv -q pip --verbose install`), and each cluster
-    of short options split (`-qr F`, `-qrF`, `-Ur`: `-q -r F`); a letter no table knows is
-    read as a flag, so the options after it are still seen."""
+    subcommand moved after it (`pip --cache-dir=X install`, `uv -q pip --verbose install`:
+    pip reads them with the same grammar there), and each cluster of short options split
+    (`-qr F`, `-qrF`, `-Ur`: `-q -r F`); a letter no table knows is read as a flag, so the
+    options after it are still seen."""
     out: list[str] = []
+    before: list[str] = []
     i, started = 0, False
     while i < len(words):
         word = words[i]
@@ -121,8 +123,10 @@ def optparse_words(words: tuple[str, ...]) -> tuple[str, ...]:
             out += words[i - 1 :]
             break
         if not word.startswith("-") or word == "-":
-            started = started or word != "pip"
             out.append(word)
+            if not started and word != "pip":
+                started = True
+                out += before
             continue
         split = _cluster(word) if word[1:2] != "-" else [word]
         takes = split[-1] in ("-" + c for c in _SHORT_VALUED) or (
@@ -132,8 +136,7 @@ def optparse_words(words: tuple[str, ...]) -> tuple[str, ...]:
         )
         value = [words[i]] if takes and i < len(words) else []
         i += len(value)
-        if started:
-            out += [*split, *value]
+        (out if started else before).extend([*split, *value])
     return tuple(out)
 
 
@@ -307,12 +310,45 @@ def pip_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
     as written: its options' places and, for `--user`, the user's site (`~/.local`)."""
     words = _pip_words(argv)
     words = words[1:] if words[:1] == ("pip",) else words
+    if words[:1] == ("build",) and program_name(argv[0]) == "uv":
+        return tuple(_pip_values(words, ("-o", "--out-dir")))  # `uv build -o DIR`
+    if words[:1] == ("venv",) and program_name(argv[0]) == "uv":
+        return _uv_venv_places(words[1:])  # `uv venv DIR`
     if not words or words[0] not in _PIP_FETCHES:
         return ()
     found = _pip_values(words, _PIP_WRITES)
     user = OptionGrammar(("--user",), flags=("--user",), prefixes=True, known=_PIP_FLAGS)
     if option_values(words, user):
         found.append(HOME + "/.local")
+    return tuple(found)
+
+
+_UV_VENV_VALUED = frozenset(
+    {
+        *("-p", "--python", "--prompt", "-i", "--index-url", "--extra-index-url", "-f"),
+        *_GLOBAL_VALUED,
+    }
+    | {*("--find-links", "--index", "--default-index", "--index-strategy", "--link-mode")}
+    | {*("--keyring-provider", "--exclude-newer", "-c", "--constraints")}
+)
+"""`uv venv`'s options that take a value (what is left is the directory it makes)."""
+
+
+def _uv_venv_places(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The directory `uv venv [OPTIONS] [DIR]` makes, with `--cache-dir`'s; a word after an
+    option no table knows is taken as a place too (more is judged, not less)."""
+    found: list[str] = list(_pip_values(words, ("--cache-dir",)))
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            found += words[i:]
+            break
+        if word.startswith("-") and word != "-":
+            i += 1 if word in _UV_VENV_VALUED else 0
+            continue
+        found.append(word)
     return tuple(found)
 
 
