@@ -101,12 +101,16 @@ def test_code_chosen_by_a_variable_asks(command: str, make_ctx: ContextFactory) 
 )
 def test_pip_under_an_interpreter_rule_asks(command: str, make_ctx: ContextFactory) -> None:
     """Installing runs packages' build and set-up code: the interpreter's rule does not cover
-    it; a rule naming pip does."""
-    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    it; a rule naming pip does (`Bash(pip:*)` as for `pip install`, or the module form)."""
+    interpreters = [rule for rule in ALLOW if "pip" not in rule]
+    unnamed = {"permissions": {"allow": interpreters}}
+    verdict = decide("Bash", {"command": command}, make_ctx(unnamed))
     assert verdict.behavior == "ask", (command, verdict.reason)
     assert "pip" in verdict.reason
-    named = {"permissions": {"allow": [*ALLOW, "Bash(python3 -m pip:*)", "Bash(python -m pip:*)"]}}
-    assert decide("Bash", {"command": command}, make_ctx(named)).behavior == "allow"
+    module = [*interpreters, "Bash(python3 -m pip:*)", "Bash(python -m pip:*)"]
+    for named in (module, [*interpreters, "Bash(pip:*)"]):
+        ctx = make_ctx({"permissions": {"allow": named}})
+        assert decide("Bash", {"command": command}, ctx).behavior == "allow", named
     listing = decide("Bash", {"command": "python3 -m pip list"}, make_ctx(RULES))
     assert listing.behavior == "allow"
 

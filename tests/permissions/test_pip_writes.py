@@ -36,6 +36,19 @@ RULES = {"permissions": {"allow": [f"Bash({p} *)" for p in ("pip", "pip3", "uv",
         "uv pip install --prefix {outside}/p requests",
         "pip install --target .git/hooks requests",
         "pip install --target .claude requests",
+        # general options before the subcommand, read as after it (any prefix)
+        "pip --cache-dir={outside}/c install requests",
+        "pip --cache-d {outside}/c install requests",
+        "pip -q --cache-dir {outside}/c download requests",
+        "python3 -m pip --cache-dir {outside}/c install requests",
+        "uv --cache-dir {outside}/c pip install requests",
+        # uv's own writes: the build's output directory, the environment it makes
+        "uv build -o {outside}/dist",
+        "uv build --out-dir={outside}/dist",
+        "uv build --out-d {outside}/dist",
+        "uv venv {outside}/v",
+        "uv venv --seed -p 3.12 {outside}/v",
+        "uv venv --prompt x -- {outside}/v",
     ],
 )
 def test_installs_writing_outside_or_protected_places_are_asked(
@@ -55,6 +68,11 @@ def test_installs_writing_outside_or_protected_places_are_asked(
         "pip wheel -w wheels requests",
         "uv pip install --target build/t requests",
         "pip install --upgrade requests",
+        "pip --cache-dir=build/cache install requests",
+        "pip -q install requests",
+        "uv build -o dist",
+        "uv venv",
+        "uv venv .venv --python 3.12",
     ],
 )
 def test_installs_writing_inside_the_workspace_are_allowed(

@@ -31,7 +31,7 @@ from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.nix_sources import unseen_nix_code
 from tether.permissions.outside_code import URL_CODE
 from tether.permissions.paths import is_below
-from tether.permissions.pip_sources import fetched_code
+from tether.permissions.pip_sources import fetched_code, pip_module
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_globbing import GlobState
@@ -152,7 +152,10 @@ class CodeJudge:
         reason = fetched_code(inv.own_argv)
         if reason is None:
             return []
-        texts = texts_of(inv.own_argv, for_allow=True)
+        # A rule naming pip covers the same install run as a module (`Bash(pip *)` allows
+        # `python3 -m pip install X` as it allows `pip install X`).
+        typed = ("pip", *(pip_module(inv.own_argv) or ()))
+        texts = [*texts_of(inv.own_argv, for_allow=True), *texts_of(typed, for_allow=True)]
         rules = self.ctx.rules.of("allow", "Bash")
         named = any("pip" in r.text and any(rule_matches(r, t) for t in texts) for r in rules)
         return [] if named else [ask(reason)]

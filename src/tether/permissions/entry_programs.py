@@ -31,6 +31,7 @@ _INTERPRETER_VALUED = frozenset({"-W", "-X", "-I", "-r", "-C", "-E", "-d", "-c",
 RUNNER_MODULES: Mapping[str, str] = {
     **{name: name for name in ("tox", "nox", "pdm", "hatch", "pipx", "poetry", "pipenv", "uv")},
     **{name: name for name in ("invoke", "doit", "snakemake", "mkdocs", "twine", "build")},
+    **{name: name for name in ("pip", "pip3")},
     "poethepoet": "poe",
     "poe": "poe",
     "pre_commit": "pre-commit",
@@ -69,13 +70,13 @@ def entry_of(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
         called = module_call(argv)
         if called is not None:
             module, *rest = module_that_runs(called.words)
-            return module, tuple(rest)
+            return _package(module), tuple(rest)
     i = 1
     while i < len(argv):
         arg = argv[i]
         if arg == "-m" and i + 1 < len(argv):
             module, *rest = module_that_runs(argv[i + 1 :])
-            return module, tuple(rest)
+            return _package(module), tuple(rest)
         if arg == "--":
             i += 1
             break
@@ -85,3 +86,8 @@ def entry_of(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
     if i >= len(argv) or not is_literal(argv[i]):
         return None
     return program_name(argv[i]), argv[i + 1 :]
+
+
+def _package(module: str) -> str:
+    """`pip.__main__` runs as `python3 -m pip` does: the package whose main module it is."""
+    return module.removesuffix(".__main__") or module

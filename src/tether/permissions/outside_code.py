@@ -134,7 +134,7 @@ def loaded_code(
                 found.append(value)
         found += installed_specs(argv)
         return (*found, *_workspaces(args), *_runner_package(name, args), *tools)
-    if name in PIP_PROGRAMS | ADDERS or (scripts == () and pip_module(args) is not None):
+    if name in PIP_PROGRAMS | ADDERS or (scripts == () and pip_module(argv) is not None):
         return pip_loads(argv)
     if name in _CONDA:
         return tuple(option_values(args, _CONDA_PLACES))

@@ -13,6 +13,7 @@ import shlex
 from urllib.parse import unquote
 
 from tether.permissions.commands import SYSTEM_BIN_DIRS
+from tether.permissions.entry_programs import entry_of
 from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.option_names import OptionGrammar, long_option, option_values
 from tether.permissions.shell_words import HOME, is_literal, program_name
@@ -76,14 +77,14 @@ def _pip_values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
     return option_values(args, OptionGrammar(options, prefixes=True, known=_PIP_FLAGS))
 
 
-def pip_module(args: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The words after `-m pip` of an interpreter's arguments, or None."""
-    for i, arg in enumerate(args):
-        if arg == "-m" and i + 1 < len(args):
-            return args[i + 2 :] if args[i + 1] in ("pip", "pip3") else None
-        if not arg.startswith("-"):
-            return None
-    return None
+def pip_module(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+    """pip's words of an interpreter running it as a module (`python3 -m pip`, `-mpip`,
+    `-Im pip`, `-m pip.__main__`: Python's command line as entry_programs reads it), or
+    None."""
+    if not argv or not is_literal(argv[0]) or not program_name(argv[0]).startswith("py"):
+        return None
+    entry = entry_of(argv)
+    return entry[1] if entry is not None and entry[0] in ("pip", "pip3") else None
 
 
 def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
@@ -95,7 +96,7 @@ def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
     if program_name(argv[0]) in ADDERS:
         words = optparse_words(argv[1:])
         return ("add", *_adder_operands(words[1:])) if words[:1] == ("add",) else ()
-    words = pip_module(argv[1:]) or () if not interpreter_scripts(argv) else ()
+    words = pip_module(argv) or () if not interpreter_scripts(argv) else ()
     return optparse_words(words)
 
 
@@ -130,10 +131,12 @@ _GLOBAL_VALUED = (
 
 def optparse_words(words: tuple[str, ...]) -> tuple[str, ...]:
     """pip's (or uv's) words as optparse reads them: the general options before the
-    subcommand dropped (`pip -q install`, `uv -q pip --verbose install`), and each cluster
-    of short options split (`-qr F`, `-qrF`, `-Ur`: `-q -r F`); a letter no table knows is
-    read as a flag, so the options after it are still seen."""
+    subcommand moved after it (`pip --cache-dir=X install`, `uv -q pip --verbose install`:
+    pip reads them with the same grammar there), and each cluster of short options split
+    (`-qr F`, `-qrF`, `-Ur`: `-q -r F`); a letter no table knows is read as a flag, so the
+    options after it are still seen."""
     out: list[str] = []
+    before: list[str] = []
     i, started = 0, False
     while i < len(words):
         word = words[i]
@@ -142,8 +145,10 @@ def optparse_words(words: tuple[str, ...]) -> tuple[str, ...]:
             out += words[i - 1 :]
             break
         if not word.startswith("-") or word == "-":
-            started = started or word != "pip"
             out.append(word)
+            if not started and word != "pip":
+                started = True
+                out += before
             continue
         split = _cluster(word) if word[1:2] != "-" else [word]
         takes = split[-1] in ("-" + c for c in _SHORT_VALUED) or (
@@ -153,8 +158,7 @@ def optparse_words(words: tuple[str, ...]) -> tuple[str, ...]:
         )
         value = [words[i]] if takes and i < len(words) else []
         i += len(value)
-        if started:
-            out += [*split, *value]
+        (out if started else before).extend([*split, *value])
     return tuple(out)
 
 
@@ -306,21 +310,13 @@ def fetched_code(argv: tuple[str, ...]) -> str | None:
     (`python3 -m pip install X`: the packages' build backends and setup scripts run), or None.
     An allow rule for the interpreter does not cover it; one naming pip does (`Bash(pip
     install *)`, `Bash(python3 -m pip *)`)."""
-    if not argv or not is_literal(argv[0]) or not program_name(argv[0]).startswith("py"):
+    rest = pip_module(argv)
+    if rest is None or not any(word in _PIP_FETCHES for word in rest):
         return None
-    args = argv[1:]
-    for i, arg in enumerate(args):
-        if arg == "-m" and i + 1 < len(args):
-            module, rest = args[i + 1], args[i + 2 :]
-            if module in ("pip", "pip3") and any(word in _PIP_FETCHES for word in rest):
-                return (
-                    f"`{program_name(argv[0])} -m {module}` installs packages whose build and "
-                    "set-up code runs unseen; only a rule naming pip allows that"
-                )
-            return None
-        if not arg.startswith("-") or arg.startswith("-c"):
-            return None
-    return None
+    return (
+        f"`{program_name(argv[0])} -m pip` installs packages whose build and set-up code "
+        "runs unseen; only a rule naming pip allows that"
+    )
 
 
 _PIP_WRITES = (
@@ -339,12 +335,45 @@ def pip_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     words = _pip_words(argv)
     words = words[1:] if words[:1] == ("pip",) else words
+    if words[:1] == ("build",) and program_name(argv[0]) == "uv":
+        return tuple(_pip_values(words, ("-o", "--out-dir")))  # `uv build -o DIR`
+    if words[:1] == ("venv",) and program_name(argv[0]) == "uv":
+        return _uv_venv_places(words[1:])  # `uv venv DIR`
     if not words or words[0] not in _PIP_FETCHES:
         return ()
     found = _pip_values(words, _PIP_WRITES)
     user = OptionGrammar(("--user",), flags=("--user",), prefixes=True, known=_PIP_FLAGS)
     if option_values(words, user):
         found.append(HOME + "/.local")
+    return tuple(found)
+
+
+_UV_VENV_VALUED = frozenset(
+    {
+        *("-p", "--python", "--prompt", "-i", "--index-url", "--extra-index-url", "-f"),
+        *_GLOBAL_VALUED,
+    }
+    | {*("--find-links", "--index", "--default-index", "--index-strategy", "--link-mode")}
+    | {*("--keyring-provider", "--exclude-newer", "-c", "--constraints")}
+)
+"""`uv venv`'s options that take a value (what is left is the directory it makes)."""
+
+
+def _uv_venv_places(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The directory `uv venv [OPTIONS] [DIR]` makes, with `--cache-dir`'s; a word after an
+    option no table knows is taken as a place too (more is judged, not less)."""
+    found: list[str] = list(_pip_values(words, ("--cache-dir",)))
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            found += words[i:]
+            break
+        if word.startswith("-") and word != "-":
+            i += 1 if word in _UV_VENV_VALUED else 0
+            continue
+        found.append(word)
     return tuple(found)
 
 
