@@ -16,9 +16,11 @@ a call that works beside the failing one), so two measures are kept over a turn'
   error `NOTE_AT` times in the last `WINDOW` replies is told, and at `STOP_AT` the turn ends,
   whatever came between. A failing call whose error changes (a test run with one failure
   fewer after each fix, a build after an edit) is work going on, not a repeat;
-- no progress at all: a reply makes progress when one of its calls succeeds with an outcome
-  (signature and result) not seen before in the turn; after `NOTE_AT` replies in a row without
-  any the model is told, and at `STUCK_STOP_AT` the turn ends.
+- no progress at all: a reply with a failing call makes progress when one of its calls
+  succeeds with an outcome (signature and result) not seen before in the turn; after `NOTE_AT`
+  such replies in a row without any the model is told, and at `STUCK_STOP_AT` the turn ends.
+  A reply whose calls all succeed is never counted: reading a file again after a compaction
+  took it out of the conversation is work, not a loop.
 
 The turn ends with an error that says why (the session is kept: the next prompt goes on). A
 model polling for what a background command or subagent of the session will produce (`test -f
@@ -98,7 +100,7 @@ class RepeatedFailures:
                 self._seen.add(outcome)
                 progress = True
         self._failed.append(frozenset(failing))
-        self._stuck = 0 if progress else self._stuck + 1
+        self._stuck = 0 if progress or not failing else self._stuck + 1
         repeats = max((self._failures(key) for key in failing), default=0)
         stop_at, stuck_at = (
             (WAITING_STOP_AT, WAITING_STOP_AT) if waiting_on else (STOP_AT, STUCK_STOP_AT)
