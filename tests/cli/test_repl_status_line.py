@@ -96,7 +96,7 @@ def test_an_untrusted_projects_status_line_never_runs(
     try:
         repl.wait_for(QUESTION)
         assert "statusLine" in repl.screen  # the trust question lists it
-        repl.send("n")
+        repl.send("n\r")
         repl.wait_for("> ")
         repl.send("hello\r")
         repl.wait_for(TURN_END)
