@@ -39,7 +39,7 @@ from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import (
     is_dangerous_variable,
     is_pager_variable,
-    module_path_entries,
+    workspace_module_path,
 )
 from tether.permissions.equivalents import Equivalent, equivalent, equivalent_reason
 from tether.permissions.framework_code import framework_code
@@ -197,8 +197,9 @@ class _Judge(FileJudge):
             elif is_pager_variable(name) and is_literal(value):
                 parts.extend(self.commands_run(value, pager=True))  # `GIT_PAGER=cat git log`
             elif is_dangerous_variable(name) and not (
-                (entries := module_path_entries(name, value)) is not None
-                and all(self.places.own_code(entry) for entry in entries)
+                is_literal(value)
+                and workspace_module_path(name, value, inv.argv)
+                and all(self.places.inside(part) for part in value.split(":"))
             ):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False

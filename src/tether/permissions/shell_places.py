@@ -24,8 +24,6 @@ _TARGET_STEPS = 4
 """A word made a path from one place, in steps (steps.py)."""
 _LOOKUP_STEPS = 20
 """A user's home looked up in the password database, in steps (steps.py)."""
-_INSTALLED = frozenset({"site-packages", "dist-packages", "node_modules", "__pypackages__"})
-"""Directories holding installed code, not the workspace's own."""
 MAX_PLACES = 8
 """The most directories kept as places a command's relative paths may start from. Each `cd`
 in a branch (`cd a || cd b`) may apply or not, so the places double with each one: past this
@@ -102,18 +100,6 @@ class ShellPlaces:
             and is_below(real, self.files.ctx.write_roots)
             for target in targets
         )
-
-    def own_code(self, word: str) -> bool:
-        """Whether every directory `word` stands for is the workspace's own code: inside it
-        (symlinks followed) and not code installed into it (a virtual environment's
-        site-packages, node_modules)."""
-        if not self.inside(word):
-            return False
-        for target in self.targets(word):
-            real = self.files.real(target) if isinstance(target, Path) else None
-            if real is None or not _INSTALLED.isdisjoint(real.parts):
-                return False
-        return True
 
     def _tokens(self, word: str) -> tuple[Token, ...]:
         return path_tokens(word, self.options)
