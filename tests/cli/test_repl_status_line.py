@@ -96,6 +96,7 @@ def test_an_untrusted_projects_status_line_never_runs(
     try:
         repl.wait_for(QUESTION)
         assert "statusLine" in repl.screen  # the trust question lists it
+        repl.wait_for("then Enter")  # keys sent before the question is whole go to the prompt
         repl.send("n\r")
         repl.wait_for("> ")
         repl.send("hello\r")

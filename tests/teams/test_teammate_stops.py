@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from pathlib import Path
 
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
@@ -74,7 +75,13 @@ def test_a_teammate_in_an_untrusted_project_says_which_hooks_it_skipped(
     team = new_team()
     tether(repo, "team", "up", team, "--member", "alice")
     try:
-        said = [line for line in _log(repo, team, "alice").splitlines() if "not trusted" in line]
+        # `team up` returns once alice has claimed her member, before her session is built
+        said: list[str] = []
+        for _ in range(600):
+            said = [ln for ln in _log(repo, team, "alice").splitlines() if "not trusted" in ln]
+            if said:
+                break
+            time.sleep(0.05)
         assert len(said) == 1
         assert said[0].startswith("alice: ")
         assert "hook" in said[0]
