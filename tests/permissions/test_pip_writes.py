@@ -49,6 +49,16 @@ RULES = {"permissions": {"allow": [f"Bash({p} *)" for p in ("pip", "pip3", "uv",
         "uv venv {outside}/v",
         "uv venv --seed -p 3.12 {outside}/v",
         "uv venv --prompt x -- {outside}/v",
+        # places a build setting hands the backend (-C/--config-settings KEY=PATH)
+        "pip install -e . --config-settings editable_mode=compat -C x={outside}",
+        "pip install . -C builddir={outside}/b",
+        "pip install . -Cbuilddir=../outside/b",
+        "pip install . --config-settings=setup-args=-Dx={outside}/native.ini",
+        "pip install . --config-setting setup-args={outside}/x",
+        "pip wheel . -C cmake.define.X=../outside/x",
+        "python3 -m pip install . -C x={outside}/y",
+        "uv pip install . --config-setting builddir={outside}/b",
+        "uv pip install . -C builddir=$D",
     ],
 )
 def test_installs_writing_outside_or_protected_places_are_asked(
@@ -73,47 +83,13 @@ def test_installs_writing_outside_or_protected_places_are_asked(
         "uv build -o dist",
         "uv venv",
         "uv venv .venv --python 3.12",
-    ],
-)
-def test_installs_writing_inside_the_workspace_are_allowed(
-    command: str, tree: Tree, make_ctx: ContextFactory
-) -> None:
-    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
-    assert verdict.behavior == "allow", (command, verdict.reason)
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
-        "pip install -e . --config-settings editable_mode=compat -C x={outside}",
-        "pip install . -C builddir={outside}/b",
-        "pip install . -Cbuilddir=../outside/b",
-        "pip install . --config-settings=setup-args=-Dx={outside}/native.ini",
-        "pip install . --config-setting setup-args={outside}/x",
-        "pip wheel . -C cmake.define.X=../outside/x",
-        "python3 -m pip install . -C x={outside}/y",
-        "uv pip install . --config-setting builddir={outside}/b",
-        "uv pip install . -C builddir=$D",
-    ],
-)
-def test_build_settings_naming_a_place_outside_are_asked(
-    command: str, tree: Tree, make_ctx: ContextFactory
-) -> None:
-    text = tree.fill(command)
-    verdict = decide("Bash", {"command": text}, make_ctx(RULES))
-    assert verdict.behavior == "ask", (text, verdict.reason)
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
         "pip install -e . --config-settings editable_mode=compat",
         "pip install . -C builddir=build",
         "pip install . -C setup-args=-Dopt=true",
         "uv pip install . --config-setting builddir=./build",
     ],
 )
-def test_build_settings_inside_the_workspace_are_allowed(
+def test_installs_writing_inside_the_workspace_are_allowed(
     command: str, tree: Tree, make_ctx: ContextFactory
 ) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
