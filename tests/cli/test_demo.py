@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from tether.cli import ledger_setup
 from tether.testing import demo
 from tether.testing.demo import BUG, FIX, MODULE
 
@@ -52,4 +53,7 @@ def test_demo_cleans_up_without_keep(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     code = demo.main([], console=Console(file=buffer, width=100, force_terminal=False))
     assert code == 0, buffer.getvalue()
     assert "kept in" not in buffer.getvalue()
+    # The session and its ledger writer are closed before its home goes: no thread is left
+    # to write there (the writer once recreated ledger.db after the home was removed).
+    assert [p for p in ledger_setup._WRITERS if p.is_relative_to(tmp_path)] == []  # pyright: ignore[reportPrivateUsage]
     assert list(tmp_path.iterdir()) == []

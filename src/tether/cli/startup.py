@@ -8,7 +8,6 @@ This module imports none of it at load time; the worker thread does.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -187,12 +186,3 @@ def _warm_model(session: Session, console: Console) -> asyncio.Task[Any] | None:
 
     task.add_done_callback(report)
     return task
-
-
-async def close_model(session: Session) -> None:
-    """Close the model's HTTP client, when it has one, before the event loop ends."""
-    close = getattr(session.agent.model, "aclose", None)
-    if callable(close):
-        closing = close()
-        if inspect.isawaitable(closing):
-            await closing

@@ -19,9 +19,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from tether.cli.ledger_setup import close_process_ledger
 from tether.cli.render import EventRenderer
 from tether.cli.setup import RunOptions, build_session
-from tether.cli.startup import close_model
 from tether.models.resolve import DEFAULT_MODEL
 from tether.protocol import ConfigError, UserInput
 from tether.testing.script import Reply, reply, text, tool_use
@@ -239,7 +239,10 @@ async def _run_session(repo: Path, home: Path, console: Console) -> bool:
                 renderer.render(event)
         finally:
             renderer.close()
-            await close_model(session)
+            # The whole session, and the ledger's writer (its thread writes in `home` until
+            # it is closed): the home is removed next.
+            await session.aclose()
+            await asyncio.to_thread(close_process_ledger)
         return True
     finally:
         server.stop()
