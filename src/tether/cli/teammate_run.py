@@ -221,6 +221,23 @@ def member_agent(project: Path, member: Member) -> AgentDefinition | None:
     return agent
 
 
+def check_member_model(project: Path, member: Member, *, trust_workspace: bool) -> None:
+    """ConfigError when the member's model cannot be resolved (an unknown name) or its
+    workspace's settings are broken: found before its claim, so that `team up`, which waits
+    for the claim alone, says so (the log's end) and fails."""
+    from tether.cli.model_options import resolve
+    from tether.cli.session_place import find_place
+
+    options = RunOptions(
+        cwd=Path(member.cwd) if member.cwd else project,
+        model=member.model,
+        env={**os.environ, TEAMMATE_ENV: member.name},
+        trust_workspace=trust_workspace,
+    )
+    place = find_place(options)
+    resolve(member.model, place.env, place.settings)
+
+
 async def serve_teammate(
     project: Path,
     store: TeamStore,
