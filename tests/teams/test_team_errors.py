@@ -149,3 +149,22 @@ def test_a_teammate_that_cannot_start_is_recorded_stopped(
         assert (dora.state, dora.pid) == ("stopped", None)
     finally:
         store.close()
+
+
+def test_up_says_a_teammate_whose_model_is_unknown_did_not_start(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """Failed before: `up` said "started" (exit 0) and `status` said "starting" for good."""
+    team = team_of(repo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}  # no fallback
+    argv = ("team", "up", team, "--member", "c", "--model", "nosuchprovider/foo")
+    code, out, err = run(repo, *argv, env=env)
+    assert (code, out) == (1, "")
+    assert "c: did not start (exit 2)" in err
+    assert "Unknown model 'nosuchprovider/foo'" in err
+    store = open_team_store(None, project=repo, team=team)
+    try:
+        c = next(m for m in store.members() if m.name == "c")
+        assert (c.state, c.pid) == ("stopped", None)
+    finally:
+        store.close()

@@ -206,7 +206,7 @@ def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
 def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     import asyncio
 
-    from tether.cli.teammate_run import member_agent, serve_teammate
+    from tether.cli.teammate_run import check_member_model, member_agent, serve_teammate
     from tether.teams.claims import claim_member
 
     _team_exists(store)
@@ -217,6 +217,7 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     # Before the claim: `team up` waits for the claim alone, so what would stop this process
     # from running the member at all is found while its starter still waits to say it.
     agent = member_agent(project, member)
+    check_member_model(project, member, trust_workspace=args.trust_workspace)
     busy = claim_member(store, member.name)
     if busy is not None:  # one process per member: this one is not it
         print(f"{member.name}: {busy}: this process stops", file=sys.stderr)

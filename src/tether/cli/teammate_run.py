@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import cast, get_args
+from typing import TypeVar, cast, get_args
 
 from tether.agents.definitions import AgentDefinition
 from tether.cli.setup import Built, RunOptions, build
@@ -28,6 +28,59 @@ from tether.teams.teammate import Teammate
 
 TEAMMATE_ENV = "TETHER_TEAMMATE"
 """Set in a teammate's environment: its member name."""
+
+T = TypeVar("T")
+
+
+class StartStopped(Exception):
+    """A stop signal came while the teammate was starting."""
+
+
+class StopSignals:
+    """SIGTERM, SIGINT and SIGHUP, handled from the process's first moment (a `team down` right
+    after `up` comes while it starts): a stop cuts short the start-up step under way that can
+    be (`step`: connecting the MCP servers), or ends the start after the one that cannot (its
+    session being built); once the teammate serves, it stops the teammate."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+        self.mate: Teammate | None = None
+        self._task = asyncio.current_task()
+        self._cuttable = False
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        # SIGHUP too: the terminal `team up` ran in closed, or a `kill -HUP`.
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(signum, self._on_signal, signum)
+
+    def reason(self, signum: int) -> str:
+        return f"stopped by {signal.Signals(signum).name}"
+
+    def _on_signal(self, signum: int) -> None:
+        self.seen.append(signum)
+        if self.mate is not None:
+            self.mate.stop(self.reason(signum))
+        elif self._cuttable and len(self.seen) == 1 and self._task is not None:
+            self._task.cancel()
+
+    def check(self) -> None:
+        """StartStopped when a stop came (between two start-up steps)."""
+        if self.seen:
+            raise StartStopped
+
+    async def step(self, work: Awaitable[T]) -> T:
+        """`work`, cut short by a stop (StartStopped)."""
+        self.check()
+        self._cuttable = True
+        try:
+            return await work
+        except asyncio.CancelledError:
+            if self.seen and self._task is not None and self._task.uncancel() == 0:
+                raise StartStopped from None
+            raise
+        finally:
+            self._cuttable = False
 
 
 def plan_exit(lead: str) -> str:
@@ -168,6 +221,23 @@ def member_agent(project: Path, member: Member) -> AgentDefinition | None:
     return agent
 
 
+def check_member_model(project: Path, member: Member, *, trust_workspace: bool) -> None:
+    """ConfigError when the member's model cannot be resolved (an unknown name) or its
+    workspace's settings are broken: found before its claim, so that `team up`, which waits
+    for the claim alone, says so (the log's end) and fails."""
+    from tether.cli.model_options import resolve
+    from tether.cli.session_place import find_place
+
+    options = RunOptions(
+        cwd=Path(member.cwd) if member.cwd else project,
+        model=member.model,
+        env={**os.environ, TEAMMATE_ENV: member.name},
+        trust_workspace=trust_workspace,
+    )
+    place = find_place(options)
+    resolve(member.model, place.env, place.settings)
+
+
 async def serve_teammate(
     project: Path,
     store: TeamStore,
@@ -179,6 +249,8 @@ async def serve_teammate(
     store_patience_s: float | None = STORE_PATIENCE_S,
     trust_workspace: bool = False,
 ) -> int:
+    stop = StopSignals()
+    stop.install()  # before anything is started: a stop at any moment ends what was
     record = store.team_record()
     lead = record.lead if record is not None else "team-lead"
     plan = plan or member.plan_mode is True
@@ -193,7 +265,10 @@ async def serve_teammate(
         known_member=member,
         warn=lambda s: print(s, flush=True),
     )
-    await link.refresh_members()
+    try:
+        await stop.step(link.refresh_members())
+    except StartStopped:
+        return stopped_starting(member, stop)
     agent_prompt = ""
     read_only = read_only_type(agent)
     if agent is not None:
@@ -215,13 +290,12 @@ async def serve_teammate(
         trust_workspace=trust_workspace,
     )
 
-    for notice in session.startup_notices:  # as -p says them (what an untrusted project skips)
-        print(f"{member.name}: {notice}", flush=True)
-    # Now, not at the first message: a claim its last run held is taken back before its lease
-    # runs out (`cli.board_resume`), and the servers are connected while it waits.
-    for event in await session.prepare():
-        if isinstance(event, Notice):
-            print(f"{member.name}: {event.message}", flush=True)
+    try:
+        stop.check()  # a stop while it was built: its session is closed, nothing was started
+        await _prepare(session, member, stop)
+    except StartStopped:
+        await session.aclose()
+        return stopped_starting(member, stop)
 
     def on_change(transition: Transition) -> None:
         print(
@@ -247,16 +321,9 @@ async def serve_teammate(
         shutdown_done=member.shutdown_done,
         store_patience_s=store_patience_s,
     )
-    loop = asyncio.get_running_loop()
-    seen: list[int] = []
-
-    def on_signal(signum: int) -> None:
-        seen.append(signum)
-        mate.stop(f"stopped by {signal.Signals(signum).name}")
-
-    # SIGHUP too: the terminal `team up` ran in closed, or a `kill -HUP`.
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        loop.add_signal_handler(signum, on_signal, signum)
+    stop.mate = mate
+    if stop.seen:  # came between its start and now
+        mate.stop(stop.reason(stop.seen[0]))
     print(f"{member.name}: working in team {store.team} ({store.url})", flush=True)
     try:
         await mate.run()
@@ -265,4 +332,20 @@ async def serve_teammate(
         await mate.stopped()
     why = f" ({mate.stop_reason})" if mate.stop_reason else ""
     print(f"{member.name}: stopped{why}", flush=True)
-    return 128 + seen[0] if seen else 0
+    return 128 + stop.seen[0] if stop.seen else 0
+
+
+async def _prepare(session: Session, member: Member, stop: StopSignals) -> None:
+    for notice in session.startup_notices:  # as -p says them (what an untrusted project skips)
+        print(f"{member.name}: {notice}", flush=True)
+    # Now, not at the first message: a claim its last run held is taken back before its lease
+    # runs out (`cli.board_resume`), and the servers are connected while it waits.
+    for event in await stop.step(session.prepare()):
+        if isinstance(event, Notice):
+            print(f"{member.name}: {event.message}", flush=True)
+
+
+def stopped_starting(member: Member, stop: StopSignals) -> int:
+    """What a teammate stopped while it started says; its exit status."""
+    print(f"{member.name}: stopped ({stop.reason(stop.seen[0])}, while starting)", flush=True)
+    return 128 + stop.seen[0]
