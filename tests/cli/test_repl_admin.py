@@ -126,3 +126,36 @@ def test_agents_lists_them_by_source_and_shows_one(
         repl.wait_for(".claude/agents/NAME.md")
     finally:
         repl.close()
+
+
+def test_config_refuses_what_start_up_would_refuse_and_sets_dotted_keys_nested(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    before = json.dumps({"theme": "dark"})
+    settings.write_text(before)
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("/config model not-a-model\r")
+        repl.wait_for("nothing written")
+        assert "Unknown model 'not-a-model'" in repl.screen.replace("\n", ""), repl.screen
+        repl.send("/config permissions.defaultMode yolo\r")
+        repl.wait_for("nothing written", count=2)
+        assert "unknown mode 'yolo'" in repl.screen, repl.screen
+        repl.send("/config contextWindow -5\r")
+        repl.wait_for("nothing written", count=3)
+        assert settings.read_text() == before
+        repl.send("/clear\r")  # the next session starts: nothing bad was written
+        repl.send("/config nonsenseKey 1\r")
+        repl.wait_for("is not a setting tether reads")
+        repl.send("/config permissions.defaultMode plan\r")
+        repl.wait_for("the next session", count=2)
+    finally:
+        repl.close()
+    assert json.loads(settings.read_text()) == {
+        "theme": "dark",
+        "nonsenseKey": 1,
+        "permissions": {"defaultMode": "plan"},
+    }
