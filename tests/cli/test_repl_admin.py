@@ -57,6 +57,9 @@ def test_export_writes_the_conversation_and_doctor_checks_the_settings_and_endpo
         repl.wait_for("EXPORTED-REPLY")
         repl.send("/export notes/chat.txt\r")
         repl.wait_for("exported to")
+        (workspace / "CLAUDE.md").write_text("KEEP-ME\n")
+        repl.send("/export CLAUDE.md\r")  # a file there is never overwritten
+        repl.wait_for("it is not overwritten")
         broken = home / ".claude" / "settings.json"
         broken.parent.mkdir()
         broken.write_text('{"model": ')  # broken while the session runs
@@ -68,6 +71,7 @@ def test_export_writes_the_conversation_and_doctor_checks_the_settings_and_endpo
     exported = (workspace / "notes" / "chat.txt").read_text()
     assert "> say something EXPORT-ME" in exported
     assert "EXPORTED-REPLY" in exported
+    assert (workspace / "CLAUDE.md").read_text() == "KEEP-ME\n"
     for line in ("Installation", "Settings files", "MCP servers", "Sandbox", "Model"):
         assert line in screen, screen
     assert str(broken) in screen, screen

@@ -123,7 +123,8 @@ def describe_config(session: Session) -> Text:
 
 def export_conversation(session: Session, args: str, workspace: Path) -> Text:
     """`/export [FILE]`: the conversation as text (as `tether sessions show` prints it) written
-    to FILE, or to a file named for the time in the workspace (no clipboard is assumed)."""
+    to FILE, or to a file named for the time in the workspace (no clipboard is assumed). A
+    file already there is left as it is: the export is refused."""
     from tether.cli.sessions_cmd import describe_message
 
     name = args.strip() or time.strftime("conversation-%Y-%m-%d-%H%M%S.txt")
@@ -132,7 +133,12 @@ def export_conversation(session: Session, args: str, workspace: Path) -> Text:
     parts.extend(describe_message(message) for message in session.messages)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+        with path.open("x", encoding="utf-8") as file:  # "x": never over a file there
+            file.write("\n\n".join(parts) + "\n")
+    except FileExistsError:
+        return Text(
+            f"✗ /export: {path} exists; it is not overwritten. Name another file.", style="red"
+        )
     except OSError as e:
         return Text(f"✗ /export: cannot write {path}: {e.strerror or e}", style="red")
     count = len(session.messages)
