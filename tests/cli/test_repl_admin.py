@@ -59,7 +59,7 @@ def test_export_writes_the_conversation_and_doctor_checks_the_settings_and_endpo
         repl.wait_for("exported to")
         (workspace / "CLAUDE.md").write_text("KEEP-ME\n")
         repl.send("/export CLAUDE.md\r")  # a file there is never overwritten
-        repl.wait_for("it is not overwritten")
+        repl.wait_until(lambda s: "it is not overwritten" in s.replace("\n", ""), "refusal")
         broken = home / ".claude" / "settings.json"
         broken.parent.mkdir()
         broken.write_text('{"model": ')  # broken while the session runs
