@@ -57,6 +57,9 @@ def test_export_writes_the_conversation_and_doctor_checks_the_settings_and_endpo
         repl.wait_for("EXPORTED-REPLY")
         repl.send("/export notes/chat.txt\r")
         repl.wait_for("exported to")
+        (workspace / "CLAUDE.md").write_text("KEEP-ME\n")
+        repl.send("/export CLAUDE.md\r")  # a file there is never overwritten
+        repl.wait_until(lambda s: "it is not overwritten" in s.replace("\n", ""), "refusal")
         broken = home / ".claude" / "settings.json"
         broken.parent.mkdir()
         broken.write_text('{"model": ')  # broken while the session runs
@@ -68,6 +71,7 @@ def test_export_writes_the_conversation_and_doctor_checks_the_settings_and_endpo
     exported = (workspace / "notes" / "chat.txt").read_text()
     assert "> say something EXPORT-ME" in exported
     assert "EXPORTED-REPLY" in exported
+    assert (workspace / "CLAUDE.md").read_text() == "KEEP-ME\n"
     for line in ("Installation", "Settings files", "MCP servers", "Sandbox", "Model"):
         assert line in screen, screen
     assert str(broken) in screen, screen
@@ -126,3 +130,36 @@ def test_agents_lists_them_by_source_and_shows_one(
         repl.wait_for(".claude/agents/NAME.md")
     finally:
         repl.close()
+
+
+def test_config_refuses_what_start_up_would_refuse_and_sets_dotted_keys_nested(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    before = json.dumps({"theme": "dark"})
+    settings.write_text(before)
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("/config model not-a-model\r")
+        repl.wait_for("nothing written")
+        assert "Unknown model 'not-a-model'" in repl.screen.replace("\n", ""), repl.screen
+        repl.send("/config permissions.defaultMode yolo\r")
+        repl.wait_for("nothing written", count=2)
+        assert "unknown mode 'yolo'" in repl.screen, repl.screen
+        repl.send("/config contextWindow -5\r")
+        repl.wait_for("nothing written", count=3)
+        assert settings.read_text() == before
+        repl.send("/clear\r")  # the next session starts: nothing bad was written
+        repl.send("/config nonsenseKey 1\r")
+        repl.wait_for("is not a setting tether reads")
+        repl.send("/config permissions.defaultMode plan\r")
+        repl.wait_for("the next session", count=2)
+    finally:
+        repl.close()
+    assert json.loads(settings.read_text()) == {
+        "theme": "dark",
+        "nonsenseKey": 1,
+        "permissions": {"defaultMode": "plan"},
+    }

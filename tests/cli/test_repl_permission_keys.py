@@ -61,3 +61,37 @@ def test_an_always_allow_rule_is_listed_as_the_projects(
         assert "command line and this session" not in repl.screen
     finally:
         repl.close()
+
+
+@pytest.mark.timeout(90)
+def test_keys_spent_on_the_question_stay_out_of_the_message(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """A "2" cancelled with Esc is not left in the prompt; a line typed at the question is
+    kept for the prompt, not sent to the model with the denial."""
+    model_env.script(
+        reply(tool_use("Bash", command="touch made.txt")),
+        reply(text("Denied once.")),
+        reply(tool_use("Bash", command="touch other.txt")),
+        reply(text("Denied twice.")),
+    )
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("make it\r")
+        repl.wait_for(ANSWER_LINE)
+        repl.send("2")
+        repl.send("\x1b")  # Esc: denied; the "2" was the answer's, not the message's
+        repl.wait_for(TURN_END)
+        repl.wait_reading(TURN_END)
+        assert not any(line.startswith("> 2") for line in repl.lines), repl.screen
+        repl.send("make the other\r")
+        repl.wait_for(ANSWER_LINE, 2)
+        repl.send("ok do it\r")
+        repl.send("3")
+        repl.wait_for(TURN_END, 2)
+        repl.wait_reading(TURN_END)
+        assert any(line.startswith("> ok do it") for line in repl.lines), repl.screen
+    finally:
+        repl.close()
+    assert "ok do it" not in str(model_env.requests[3].messages())

@@ -46,6 +46,14 @@ def test_the_list_comes_before_the_prompt_and_keeps_nothing_before_esc(
         repl.send("hi\r")
         repl.wait_for("answered")
         assert not any(n.startswith("mcp__") for n in model_env.requests[0].tool_names())
+        repl.send("/mcp\r")  # rejected: disabled (not started), not pending
+        repl.wait_for("/mcp enable time")
+        repl.send("/status\r")
+        repl.wait_for("time (disabled)")
+        repl.send("/doctor\r")
+        repl.wait_for("time: disabled: /mcp enable time starts it")
+        assert "pending" not in repl.screen, repl.screen
+        assert "⚠ git" not in repl.screen, repl.screen
     finally:
         repl.close()
 

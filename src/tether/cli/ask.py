@@ -31,7 +31,6 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Literal
 
 from prompt_toolkit import Application, PromptSession, search
-from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import FormattedText
@@ -123,8 +122,9 @@ async def _read_answer_line(
     keys: Mapping[PermissionKey, tuple[str, ...]] = PERMISSION_KEYS,
 ) -> PermissionKey:
     """The one-line application under a question. Enter after an answer answers; Enter after
-    other text sends that text on with the draft (the question stays); the keys of
-    `keys` (`PERMISSION_KEYS`) answer at once, and what the line held joins the draft."""
+    other text keeps that text in the draft for the prompt, unsent (the question stays); the
+    keys of `keys` (`PERMISSION_KEYS`) answer at once, and what the line held joins the draft
+    (not an answer left without Enter)."""
     line = Buffer(multiline=False)
     bindings = KeyBindings()
 
@@ -136,7 +136,7 @@ async def _read_answer_line(
         if meaning is not None:
             event.app.exit(result=meaning)
         elif typed.strip() and draft is not None:
-            run_in_terminal(_send_on(draft, typed))
+            draft.add(typed)  # kept for the prompt: not sent along with the answer
 
     @bindings.add("c-d")
     def _deny_on_empty(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
@@ -154,8 +154,8 @@ async def _read_answer_line(
         return await one_line(field, bindings, input, output).run_async()
     except EOFError:
         return "interrupt"  # the input gone: nobody is there to approve anything
-    finally:
-        if draft is not None and line.text:
+    finally:  # an answer left without Enter ("2" then Esc) is no text for the message
+        if draft is not None and line.text and line.text.strip().lower() not in answers:
             draft.add(line.text)
 
 
@@ -170,17 +170,6 @@ def _digit(line: Buffer, meaning: PermissionKey, digit: str) -> Callable[[KeyPre
             event.app.exit(result=meaning)
 
     return press
-
-
-def _send_on(draft: DraftLine, text: str) -> Callable[[], None]:
-    """A line typed at the question that is no answer: the rest of the message being typed
-    for the agent, to send as it would have been without the question."""
-
-    def send() -> None:
-        draft.add(text)
-        draft.send()
-
-    return send
 
 
 async def _read_denial_message(

@@ -117,6 +117,15 @@ class McpSetup:
         """Leave these servers out, not asking about them (the user answered already)."""
         self._declined.update(names)
 
+    def state(self, name: str) -> str:
+        """Claude Code's name for the server's state; "disabled" for one the user left out
+        (at the start-up list, or in settings), which is not started."""
+        from tether.cli.sdk_facts import server_state
+
+        statuses = self.manager.statuses() if self.manager is not None else {}
+        status = statuses.get(name)
+        return "disabled" if status is None and name in self._declined else server_state(status)
+
     def enable_declined(self, name: str) -> bool:
         """Start a server left out (`/mcp enable`); False when `name` is none."""
         server = next((s for s in self.servers if s.name == name), None)

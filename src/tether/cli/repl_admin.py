@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from tether.cli.config_set import CONFIG_USAGE, VIEWED_ELSEWHERE, change_config
 from tether.cli.repl_help import shorten_home
 from tether.cli.terminal_text import terminal_safe
 
@@ -28,12 +29,6 @@ AGENTS_HOW = (
     "project, ~/.claude/agents/NAME.md for every project. It is offered from the next session "
     "(/clear)."
 )
-CONFIG_USAGE = '/config [KEY VALUE]: VALUE is JSON (true, 3, "text") or else taken as text.'
-VIEWED_ELSEWHERE = {
-    "permissions": "/permissions",
-    "hooks": "/hooks",
-    "outputStyle": "/output-style",
-}
 
 
 def agent_source(agent: AgentDefinition, workspace: Path, user_home: Path) -> str:
@@ -126,42 +121,10 @@ def describe_config(session: Session) -> Text:
     return text.append(CONFIG_USAGE, style="dim")
 
 
-def change_config(args: str, user_home: Path) -> Text:
-    """`/config KEY VALUE`: KEY set in the user's `~/.claude/settings.json` (everything else
-    in it kept), in force from the next session."""
-    from tether.cli.permissions_edit import update_settings
-    from tether.protocol import ConfigError
-
-    key, _, raw = args.partition(" ")
-    raw = raw.strip()
-    if not key or not raw:
-        return Text(f"Usage: {CONFIG_USAGE}", style="yellow")
-    if key in VIEWED_ELSEWHERE:
-        return Text(f"{key} is changed with {VIEWED_ELSEWHERE[key]}.", style="yellow")
-    try:
-        value: Any = json.loads(raw)
-    except json.JSONDecodeError:
-        value = raw
-    path = user_home / ".claude" / "settings.json"
-
-    def setting(data: dict[str, Any]) -> None:
-        data[key] = value
-
-    try:
-        update_settings(path, setting)
-    except ConfigError as e:
-        return Text(f"✗ {terminal_safe(str(e))}", style="red")
-    said = json.dumps(value, ensure_ascii=False)
-    return Text(
-        f"✓ {terminal_safe(key)} = {terminal_safe(said)} in {shorten_home(path)} (in force from "
-        "/clear or the next session)",
-        style="green",
-    )
-
-
 def export_conversation(session: Session, args: str, workspace: Path) -> Text:
     """`/export [FILE]`: the conversation as text (as `tether sessions show` prints it) written
-    to FILE, or to a file named for the time in the workspace (no clipboard is assumed)."""
+    to FILE, or to a file named for the time in the workspace (no clipboard is assumed). A
+    file already there is left as it is: the export is refused."""
     from tether.cli.sessions_cmd import describe_message
 
     name = args.strip() or time.strftime("conversation-%Y-%m-%d-%H%M%S.txt")
@@ -170,7 +133,12 @@ def export_conversation(session: Session, args: str, workspace: Path) -> Text:
     parts.extend(describe_message(message) for message in session.messages)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+        with path.open("x", encoding="utf-8") as file:  # "x": never over a file there
+            file.write("\n\n".join(parts) + "\n")
+    except FileExistsError:
+        return Text(
+            f"✗ /export: {path} exists; it is not overwritten. Name another file.", style="red"
+        )
     except OSError as e:
         return Text(f"✗ /export: cannot write {path}: {e.strerror or e}", style="red")
     count = len(session.messages)
@@ -191,5 +159,8 @@ async def admin_command(ready: Ready, name: str, args: str, user_home: Path) -> 
 
         return await doctor(ready, user_home)
     if name == "/config":
-        return change_config(args, user_home) if args else describe_config(session)
+        if not args:
+            return describe_config(session)
+        gate = session.agent.gate
+        return change_config(args, user_home, gate.sources.layers if gate is not None else ())
     return describe_agents(ready.agents, args, workspace, user_home)

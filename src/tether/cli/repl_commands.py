@@ -172,15 +172,13 @@ def _kept_decision(mcp: McpSetup | None, name: str, verb: str) -> str:
 
 
 def _server_lines(mcp: McpSetup | None, *, brief: bool) -> list[str]:
-    from tether.cli.sdk_facts import server_state
-
     if mcp is None:
         return []
     statuses = mcp.manager.statuses() if mcp.manager is not None else {}
     lines: list[str] = []
     for server in mcp.servers:
         status = statuses.get(server.name)
-        state = server_state(status)
+        state = mcp.state(server.name)
         if brief:
             lines.append(f"{server.name} ({state})")
             continue
@@ -188,6 +186,8 @@ def _server_lines(mcp: McpSetup | None, *, brief: bool) -> list[str]:
         line = f"{server.name:<20} {state:<10} {tools} tool{'' if tools == 1 else 's'}"
         if status is not None and status.error:
             line += f"  {status.error.splitlines()[0]}"
+        elif state == "disabled":
+            line += f"  /mcp enable {server.name}"
         lines.append(line)
     return lines
 

@@ -65,8 +65,6 @@ def _settings(ready: Ready, user_home: Path) -> list[tuple[str, str]]:
 
 
 def _mcp(ready: Ready) -> Text:
-    from tether.cli.sdk_facts import server_state
-
     mcp = ready.mcp
     if mcp is None or not mcp.servers:
         return _line(" ", "none configured (.mcp.json, or `tether mcp add`)")
@@ -74,9 +72,11 @@ def _mcp(ready: Ready) -> Text:
     text = Text()
     for server in mcp.servers:
         status = statuses.get(server.name)
-        state = server_state(status)
+        state = mcp.state(server.name)
         error = status.error.splitlines()[0] if status is not None and status.error else ""
         mark = "✗" if error or state == "failed" else "✓" if state == "connected" else "⚠"
+        if state == "disabled" and not error:  # turned off on purpose: nothing to warn about
+            mark, error = " ", f"/mcp enable {server.name} starts it"
         text.append(_line(mark, f"{server.name}: {state}" + (f": {error}" if error else "")))
     return text
 
