@@ -3,6 +3,7 @@ with the statuses it is given; `hold()` makes it keep every request waiting unti
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +29,8 @@ class SinkServer:
         self._gate = threading.Event()
         self._gate.set()
         self.answered = 0
+        self.delay_s = 0.0
+        """How long each answer waits (a slow endpoint)."""
         self.endless = False
         """Answer 200 with a body that never ends (chunks until the client hangs up)."""
         self._stopping = threading.Event()
@@ -51,6 +54,8 @@ class SinkServer:
                     status = server.statuses.pop(0) if server.statuses else 200
                     server.arrived.notify_all()
                 server._gate.wait()
+                if server.delay_s:
+                    server._stopping.wait(server.delay_s)
                 if server.endless:
                     self._answer_forever()
                     return
@@ -88,6 +93,11 @@ class SinkServer:
 
     def release(self) -> None:
         self._gate.set()
+
+    def in_order(self) -> list[Received]:
+        """What was received, by the `seq` of its JSON body (posted side by side, the
+        requests may come in any order)."""
+        return sorted(self.received, key=lambda r: json.loads(r.body)["seq"])
 
     def wait_for(self, count: int, timeout: float = 30.0) -> None:
         with self.arrived:

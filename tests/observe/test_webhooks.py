@@ -11,7 +11,14 @@ import time
 
 from tether.observe.records import EventRecord
 from tether.observe.webhook_settings import WebhookConfig
-from tether.observe.webhooks import ATTEMPTS, FIRST_BACKOFF_S, WebhookSink, backoffs
+from tether.observe.webhooks import (
+    ATTEMPTS,
+    FIRST_BACKOFF_S,
+    IN_FLIGHT,
+    WebhookSink,
+    backoffs,
+    slack_text,
+)
 
 from .sink_server import SinkServer
 
@@ -28,14 +35,23 @@ def close_now(sink: WebhookSink, seconds: float = 10.0) -> str | None:
     return sink.close(time.monotonic() + seconds)
 
 
+def settled(sink: WebhookSink, count: int) -> None:
+    """Wait until `count` records have an outcome (delivered, refused, failed, dropped)."""
+    while sink.tally.delivered + sink.tally.dropped < count:
+        time.sleep(0.01)
+
+
+def body(n: int) -> bytes:
+    """`record(n)`'s body, offered n+1th (its `seq`)."""
+    return record(n).to_json(seq=n + 1).encode()
+
+
 def test_records_are_posted_in_order_and_signed(sink_server: SinkServer) -> None:
     sink = WebhookSink(WebhookConfig(sink_server.url, secret=b"s3cret"), first_backoff_s=FAST)
     for n in range(3):
         sink.offer(record(n))
     assert close_now(sink) is None
-    assert [r.body for r in sink_server.received] == [
-        record(n).to_json().encode() for n in range(3)
-    ]
+    assert [r.body for r in sink_server.in_order()] == [body(n) for n in range(3)]
     for received in sink_server.received:
         expected = hmac.new(b"s3cret", received.body, hashlib.sha256).hexdigest()
         assert received.headers["x-tether-signature"] == f"sha256={expected}"
@@ -61,7 +77,7 @@ def test_500s_are_retried_until_one_gets_through(sink_server: SinkServer) -> Non
     sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
     sink.offer(record(1))
     assert close_now(sink) is None
-    assert [r.body for r in sink_server.received] == [record(1).to_json().encode()] * 3
+    assert [r.body for r in sink_server.received] == [record(1).to_json(seq=1).encode()] * 3
     assert sink.tally.delivered == 1
 
 
@@ -70,7 +86,9 @@ def test_an_endpoint_that_keeps_failing_loses_the_event_and_says_so(
 ) -> None:
     sink_server.statuses = [500] * 3 + [503, 404, 410, 404]
     sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
-    for n in range(4):
+    sink.offer(record(0))
+    settled(sink, 1)  # failing: the rest go one at a time
+    for n in range(1, 4):
         sink.offer(record(n))  # the 4xx are not retried
     report = close_now(sink)
     assert len(sink_server.received) == 7
@@ -87,8 +105,9 @@ def test_a_kept_alive_connection_carries_every_record() -> None:
         sink = WebhookSink(WebhookConfig(server.url), first_backoff_s=FAST)
         for n in range(5):
             sink.offer(record(n))
+            settled(sink, n + 1)  # one at a time: no second connection is needed
         assert close_now(sink) is None
-        assert [r.body for r in server.received] == [record(n).to_json().encode() for n in range(5)]
+        assert [r.body for r in server.received] == [body(n) for n in range(5)]
         assert len({r.client_port for r in server.received}) == 1  # one connection, no retries
     finally:
         server.stop()
@@ -115,7 +134,9 @@ def test_a_dead_endpoint_is_left_alone_and_what_it_misses_counted(
         circuit_open_s=3600,
         on_circuit=said.append,
     )
-    for n in range(10):
+    sink.offer(record(0))
+    settled(sink, 1)  # failing: the rest go one at a time
+    for n in range(1, 10):
         sink.offer(record(n))
     report = close_now(sink)
     assert len(sink_server.received) == 2 * 4  # two records with their retries, then no more
@@ -138,7 +159,9 @@ def test_an_endpoint_back_up_is_tried_once_and_used_again(sink_server: SinkServe
         circuit_failures=2,
         circuit_open_s=0,  # tried again at once: each record after the circuit opens
     )
-    for n in range(5):
+    sink.offer(record(0))
+    settled(sink, 1)  # failing: the rest go one at a time
+    for n in range(1, 5):
         sink.offer(record(n))
     close_now(sink)
     # Two refused open it; the third is tried once (500) and opens it again; the fourth
@@ -176,15 +199,16 @@ def test_a_full_queue_drops_and_what_is_left_at_the_deadline_is_counted(
 ) -> None:
     sink_server.hold()
     sink = WebhookSink(WebhookConfig(sink_server.url, queue_size=2), first_backoff_s=FAST)
-    sink.offer(record(0))
-    sink_server.wait_for(1)  # on its way: the queue is empty again
-    for n in range(1, 6):
+    for n in range(IN_FLIGHT):
+        sink.offer(record(n))
+        sink_server.wait_for(n + 1)  # on its way: the queue is empty again
+    for n in range(IN_FLIGHT, IN_FLIGHT + 5):
         sink.offer(record(n))  # two queued, three dropped
     report = close_now(sink, seconds=0.3)
     host = sink_server.url.removesuffix("/hook")
     assert report == (
-        f"webhook {host}: 6 of 6 events not delivered "
-        "(3 dropped: queue full; 3 not sent before exit)"
+        f"webhook {host}: {IN_FLIGHT + 5} of {IN_FLIGHT + 5} events not delivered "
+        f"(3 dropped: queue full; {IN_FLIGHT + 2} not sent before exit)"
     )
     sink_server.release()
 
@@ -207,7 +231,9 @@ def test_an_answer_that_never_ends_is_not_read_on(sink_server: SinkServer) -> No
     sink.offer(record(1))
     sink.offer(record(2))
     assert close_now(sink) is None
-    assert [r.body for r in sink_server.received] == [record(n).to_json().encode() for n in (1, 2)]
+    assert sorted(r.body for r in sink_server.received) == sorted(
+        record(n).to_json(seq=n).encode() for n in (1, 2)
+    )
     assert sink.tally.delivered == 2
 
 
@@ -243,3 +269,36 @@ def test_a_record_whose_retries_exit_cuts_short_is_said_to_have_failed(
         f"webhook {host}: 1 of 1 events not delivered (1 failed, not tried again before exit "
         "(the last: HTTP 500, on try 1 of 4))"
     )
+
+
+def test_a_slow_endpoint_is_sent_records_side_by_side(sink_server: SinkServer) -> None:
+    # An endpoint that answers nothing yet: up to IN_FLIGHT records are on their way at once
+    # (one at a time, the second waited for the first's answer, and a slow endpoint got a
+    # fraction of them before exit); a receiver puts them in order by their `seq`.
+    sink_server.hold()
+    sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
+    for n in range(IN_FLIGHT):
+        sink.offer(record(n))
+    sink_server.wait_for(IN_FLIGHT, timeout=20.0)
+    assert len({r.client_port for r in sink_server.received}) == IN_FLIGHT
+    sink_server.release()
+    assert close_now(sink) is None
+    assert [r.body for r in sink_server.in_order()] == [body(n) for n in range(IN_FLIGHT)]
+
+
+def test_a_slack_webhook_posts_one_at_a_time_in_order() -> None:
+    # A channel shows messages as they come: one connection, each post after the last's answer.
+    server = SinkServer(keep_alive=True)
+    try:
+        server.hold()
+        sink = WebhookSink(WebhookConfig(server.url, format="slack"), first_backoff_s=FAST)
+        for n in range(4):
+            sink.offer(record(n))
+        server.wait_for(1)
+        server.release()
+        assert close_now(sink) is None
+        texts = [json.loads(r.body)["text"] for r in server.received]
+        assert texts == [slack_text(record(n)) for n in range(4)]
+        assert len({r.client_port for r in server.received}) == 1
+    finally:
+        server.stop()

@@ -47,17 +47,21 @@ class EventRecord:
     kind: str
     payload: dict[str, Any] = field(default_factory=dict[str, Any])
 
-    def to_json(self) -> str:
-        """The record as one line of JSON (no newline)."""
+    def to_json(self, *, seq: int | None = None) -> str:
+        """The record as one line of JSON (no newline); `seq`, when given, ends it (a
+        webhook's number for the record: `webhooks.py`)."""
+        fields: dict[str, Any] = {
+            "session_id": self.session_id,
+            "agent_id": self.agent_id,
+            "task_id": self.task_id,
+            "ts": self.ts,
+            "kind": self.kind,
+            "payload": self.payload,
+        }
+        if seq is not None:
+            fields["seq"] = seq
         return json.dumps(
-            {
-                "session_id": self.session_id,
-                "agent_id": self.agent_id,
-                "task_id": self.task_id,
-                "ts": self.ts,
-                "kind": self.kind,
-                "payload": self.payload,
-            },
+            fields,
             ensure_ascii=False,
             separators=(",", ":"),
         )

@@ -5,8 +5,8 @@
 
 - `url` (required): http or https.
 - `events`: the event kinds to send (`tether.protocol` events' `kind`); omitted: every kind.
-- `format`: `"json"` (the record, as the event log has it) or `"slack"` (`{"text": ...}` for
-  a Slack incoming webhook); `"json"` by default.
+- `format`: `"json"` (the record, as the event log has it, and its `seq`) or `"slack"`
+  (`{"text": ...}` for a Slack incoming webhook); `"json"` by default.
 - `secretEnv`: an environment variable holding a secret; each body is then signed:
   `X-Tether-Signature: sha256=<hex HMAC-SHA256 of the body>`. The variable must be set.
 - `timeout`: seconds for one attempt (5 by default); `queue`: events held at most (1000).

@@ -1,22 +1,25 @@
 """`WebhookSink`: records POSTed to a monitoring endpoint, never holding up the session.
 
-`offer` puts a record on a bounded queue and returns; when the queue is full the record is
-dropped and counted. A thread of its own posts them one at a time, retrying connection
-failures, timeouts, 408, 429 and 5xx answers with a doubling backoff; another 4xx is not
-retried and is counted as the status it was. An endpoint that fails `CIRCUIT_FAILURES`
-records in a row is left alone for `CIRCUIT_OPEN_S` (the circuit opens): what comes
-meanwhile is dropped and counted, said once when it first happens; then one record is tried
-once, and a success closes the circuit. `close` lets it deliver what is queued until a
+`offer` numbers a record (`seq`, in the order offered) and puts it on a bounded queue and
+returns; when the queue is full the record is dropped and counted. Threads of the sink's own
+post them, up to `IN_FLIGHT` at once on a connection each (a slow endpoint's answers are
+waited for side by side, not one after another), one at a time for a `slack` webhook (a
+channel shows messages as they come) and while the endpoint fails; a `json` body carries its
+`seq`, by which a receiver puts them back in order. Connection failures, timeouts, 408, 429
+and 5xx answers are retried with a doubling backoff; another 4xx is not retried and is
+counted as the status it was. An endpoint that fails `CIRCUIT_FAILURES` records in a row is
+left alone for `CIRCUIT_OPEN_S` (the circuit opens): what comes meanwhile is dropped and
+counted, said once when it first happens; then one record is tried once, and a success
+closes the circuit. `close` lets them deliver what is queued and on its way until a
 deadline, then counts the rest as lost.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import hashlib
 import hmac
-import http.client
+import itertools
 import json
 import queue
 import threading
@@ -24,16 +27,18 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
 
 from tether.observe.records import EventRecord
 from tether.observe.summary import detail, whose
+from tether.observe.webhook_http import WebhookConnection
 from tether.observe.webhook_settings import WebhookConfig
 
 ATTEMPTS = 4
 FIRST_BACKOFF_S = 0.25
 MAX_BACKOFF_S = 4.0
 SIGNATURE_HEADER = "X-Tether-Signature"
+IN_FLIGHT = 6
+"""Records posted at once at most (a `json` webhook's, while its endpoint delivers)."""
 CIRCUIT_FAILURES = 5
 """Records failed in a row (each after its retries) before the endpoint is left alone."""
 CIRCUIT_OPEN_S = 30.0
@@ -72,10 +77,11 @@ def signature(secret: bytes, body: bytes) -> str:
     return "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
 
 
-def body_for(config: WebhookConfig, record: EventRecord) -> bytes:
+def body_for(config: WebhookConfig, record: EventRecord, seq: int) -> bytes:
+    """What is posted: a `slack` message, or the record with its `seq` (`json`)."""
     if config.format == "slack":
         return json.dumps({"text": slack_text(record)}, ensure_ascii=False).encode("utf-8")
-    return record.to_json().encode("utf-8")
+    return record.to_json(seq=seq).encode("utf-8")
 
 
 def slack_text(record: EventRecord) -> str:
@@ -83,6 +89,20 @@ def slack_text(record: EventRecord) -> str:
     text = f"*{record.kind}* ({whose(record)})"
     said = detail(record)
     return f"{text}: {said}" if said else text
+
+
+class _Poster:
+    """One of a sink's posting threads: what it holds (a record taken from the queue, not
+    yet answered) and how that record's tries failed so far ("": they have not)."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.tried = ""
+        self.thread: threading.Thread | None = None
+
+
+_Queued = tuple[int, EventRecord]
+"""A record and its `seq`."""
 
 
 class WebhookSink:
@@ -93,55 +113,76 @@ class WebhookSink:
         first_backoff_s: float = FIRST_BACKOFF_S,
         circuit_failures: int = CIRCUIT_FAILURES,
         circuit_open_s: float = CIRCUIT_OPEN_S,
+        in_flight: int = IN_FLIGHT,
         on_circuit: Callable[[str], None] = lambda _: None,
     ) -> None:
-        """`on_circuit` is told, once, when the endpoint is first left alone."""
+        """`on_circuit` is told, once, when the endpoint is first left alone; `in_flight`:
+        records posted at once at most (1 for a `slack` webhook)."""
         self.config = config
         self.first_backoff_s = first_backoff_s
         self.circuit_failures = circuit_failures
         self.circuit_open_s = circuit_open_s
+        self.in_flight = 1 if config.format == "slack" else max(1, in_flight)
         self._on_circuit = on_circuit
         self._failures_in_a_row = 0
         self._open_until: float | None = None
         """While set, the circuit is open: nothing is posted before it."""
         self._circuit_said = False
         self.tally = Tally()
-        self._queue: queue.Queue[EventRecord | None] = queue.Queue(config.queue_size)
+        self._queue: queue.Queue[_Queued | None] = queue.Queue(config.queue_size)
+        self._seq = itertools.count(1)
         self._abandon = threading.Event()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._busy = False
+        self._lock = threading.Condition()
+        """Guards the tally, the circuit and the posters; notified when a post ends."""
+        self._posters: list[_Poster] = []
+        self._idle = 0
+        """Posters waiting for a record."""
+        self._posting = 0
+        """Records on their way (posted, not answered)."""
+        self._closing = False
         self._final = False
-        self._tried = ""
-        """How the record on its way failed so far ("": it has not)."""
 
     def offer(self, record: EventRecord) -> None:
         if not self.config.wants(record.kind) or self._abandon.is_set():
             return
+        seq = next(self._seq)  # a record dropped leaves a gap a receiver can see
         try:
-            self._queue.put_nowait(record)
+            self._queue.put_nowait((seq, record))
         except queue.Full:
             with self._lock:
                 self.tally.full += 1
             return
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._post_all, name="tether-webhook", daemon=True
+        with self._lock:
+            if self._idle or self._closing or len(self._posters) >= self.in_flight:
+                return
+            poster = _Poster()
+            poster.thread = threading.Thread(
+                target=self._post_all, args=(poster,), name="tether-webhook", daemon=True
             )
-            self._thread.start()
+            self._posters.append(poster)
+            self._idle += 1  # until it takes a record: the next offer starts no other
+        poster.thread.start()
 
     def close(self, deadline: float) -> str | None:
-        if self._thread is not None:
-            with contextlib.suppress(queue.Full):  # full: it stops at the deadline instead
-                self._queue.put(None, timeout=max(0.0, deadline - time.monotonic()))
-            self._thread.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            self._closing = True
+            posters = list(self._posters)
+        if posters:
+            for _ in posters:  # each poster's last item, after every record queued
+                with contextlib.suppress(queue.Full):  # full: it stops at the deadline
+                    self._queue.put(None, timeout=max(0.0, deadline - time.monotonic()))
+            for poster in posters:
+                assert poster.thread is not None
+                poster.thread.join(max(0.0, deadline - time.monotonic()))
             self._abandon.set()  # a backoff under way ends; the queue is not read again
             with self._lock, self._queue.mutex:
+                self._lock.notify_all()
                 left = sum(item is not None for item in self._queue.queue)
                 self.tally.unsent += left
-                if self._busy:
-                    self._count(None, False)
-                self._final = True  # what the thread still finishes is not counted twice
+                for poster in posters:
+                    if poster.holding:
+                        self._count(None, False, poster.tried)
+                self._final = True  # what the threads still finish is not counted twice
         return self.report()
 
     def report(self) -> str | None:
@@ -167,38 +208,59 @@ class WebhookSink:
             f"({'; '.join(reasons)})"
         )
 
-    def _post_all(self) -> None:
-        connection = _Connection(self.config.url, self.config.timeout_s)
+    def _limit(self) -> int:
+        """Records on their way at once at most: one while the endpoint fails."""
+        failing = self._failures_in_a_row or self._open_until is not None
+        return 1 if failing else self.in_flight
+
+    def _post_all(self, me: _Poster) -> None:
+        connection = WebhookConnection(self.config.url, self.config.timeout_s)
         try:
+            first = True
             while not self._abandon.is_set():
-                record = self._queue.get()
-                if record is None:
-                    return
-                until = self._open_until
-                half_open = until is not None
-                if until is not None and time.monotonic() < until:
+                if not first:
                     with self._lock:
+                        self._idle += 1
+                first = False
+                item = self._queue.get()
+                with self._lock:
+                    self._idle -= 1
+                    if item is None or self._final:
+                        return
+                    me.holding, me.tried = True, ""
+                    while self._posting >= self._limit() and not self._abandon.is_set():
+                        self._lock.wait()  # the endpoint fails: one record at a time
+                    if self._abandon.is_set():
+                        return
+                    until = self._open_until
+                    half_open = until is not None
+                    if until is not None and time.monotonic() < until:
                         self.tally.circuit += 1
-                    continue
+                        me.holding = False
+                        continue
+                    self._posting += 1
+                seq, record = item
+                outcome = self._post(connection, me, seq, record, 1 if half_open else ATTEMPTS)
                 with self._lock:
-                    self._busy = True
-                outcome = self._post(connection, record, 1 if half_open else ATTEMPTS)
-                with self._lock:
-                    self._busy = False
+                    self._posting -= 1
+                    self._lock.notify_all()
                     if self._final:
                         return
-                    self._count(outcome, half_open)
-                self._follow(outcome)
+                    me.holding = False
+                    self._count(outcome, half_open, me.tried)
+                    said = self._follow(outcome)
+                if said:
+                    self._on_circuit(said)
         finally:
             connection.close()
 
-    def _count(self, outcome: int | str | None, half_open: bool) -> None:
+    def _count(self, outcome: int | str | None, half_open: bool, tried: str) -> None:
         t = self.tally
         if half_open and isinstance(outcome, str):  # one try of an endpoint still down
             t.circuit += 1
-        elif outcome is None and self._tried:
+        elif outcome is None and tried:
             t.cut += 1
-            t.cut_failure = self._tried
+            t.cut_failure = tried
         elif outcome is None:
             t.unsent += 1
         elif outcome == 0:
@@ -209,38 +271,43 @@ class WebhookSink:
             t.failed += 1
             t.last_failure = outcome
 
-    def _follow(self, outcome: int | str | None) -> None:
+    def _follow(self, outcome: int | str | None) -> str | None:
         """The circuit after a record's `outcome`: closed by a delivery, opened by
-        `circuit_failures` failures in a row (again by one while it was being tried)."""
+        `circuit_failures` failures in a row (again by one while it was being tried); what
+        to tell the first time it opens."""
         if outcome is None:
-            return
+            return None
         if outcome == 0:
             self._failures_in_a_row, self._open_until = 0, None
-            return
+            return None
         self._failures_in_a_row += 1
         if self._open_until is None and self._failures_in_a_row < self.circuit_failures:
-            return
-        if not self._circuit_said:
-            self._circuit_said = True
-            self._on_circuit(
-                f"webhook {self.config.place}: {self._failures_in_a_row} events in a row not "
-                f"delivered (the last: {_said(outcome)}); it is tried again every "
-                f"{self.circuit_open_s:g} s, and what comes meanwhile is dropped and counted"
-            )
+            return None
         self._open_until = time.monotonic() + self.circuit_open_s
+        if self._circuit_said:
+            return None
+        self._circuit_said = True
+        return (
+            f"webhook {self.config.place}: {self._failures_in_a_row} events in a row not "
+            f"delivered (the last: {_said(outcome)}); it is tried again every "
+            f"{self.circuit_open_s:g} s, and what comes meanwhile is dropped and counted"
+        )
 
     def _post(
-        self, connection: _Connection, record: EventRecord, attempts: int
+        self,
+        connection: WebhookConnection,
+        me: _Poster,
+        seq: int,
+        record: EventRecord,
+        attempts: int,
     ) -> int | str | None:
         """0: delivered; a 4xx status not worth retrying; how the last attempt failed
         (given up); None: abandoned at the deadline."""
-        body = body_for(self.config, record)
+        body = body_for(self.config, record, seq)
         headers = {"Content-Type": "application/json", "User-Agent": "tether-webhook"}
         if self.config.secret is not None:
             headers[SIGNATURE_HEADER] = signature(self.config.secret, body)
         failure = ""
-        with self._lock:
-            self._tried = ""
         for attempt, delay in enumerate(backoffs(self.first_backoff_s, attempts)):
             if delay and self._abandon.wait(delay):
                 return None
@@ -254,13 +321,14 @@ class WebhookSink:
             else:
                 failure = f"HTTP {answer}"
             with self._lock:
-                self._tried = f"{failure}, on try {attempt + 1} of {attempts}"
+                me.tried = f"{failure}, on try {attempt + 1} of {attempts}"
         return failure
 
     @property
     def tried(self) -> str:
-        """How the record on its way failed so far ("": it has not, or none is)."""
-        return self._tried
+        """How a record on its way failed so far ("": none has, or none is)."""
+        with self._lock:
+            return next((p.tried for p in self._posters if p.holding and p.tried), "")
 
 
 def backoffs(first: float, attempts: int) -> list[float]:
@@ -271,76 +339,3 @@ def backoffs(first: float, attempts: int) -> list[float]:
 
 def _said(outcome: int | str) -> str:
     return f"HTTP {outcome}" if isinstance(outcome, int) else outcome
-
-
-MAX_ANSWER_BYTES = 64 * 1024
-"""What is read of a webhook's answer at most: only its status counts."""
-
-
-def _read_bounded(response: http.client.HTTPResponse, deadline: float) -> bool:
-    """Read the answer's body, `MAX_ANSWER_BYTES` at most and until `deadline`: whether it
-    was read to its end (else the connection cannot be used again)."""
-    left = MAX_ANSWER_BYTES
-    while left > 0 and time.monotonic() < deadline:
-        chunk = response.read1(min(left, 8192))
-        if not chunk:
-            # At its end: `read` marks the answer done (`read1` leaves a bodiless one open,
-            # and the kept-alive connection then refuses the next request).
-            response.read()
-            return True
-        left -= len(chunk)
-    return response.isclosed()
-
-
-class _Connection:
-    """One kept-alive connection to the webhook's host (the standard library's client: a
-    post costs a tenth of the CPU time of a full-featured client's, and the sink only ever
-    POSTs a small body and reads a status). Redirects are not followed; https verifies the
-    certificate with the system's authorities."""
-
-    def __init__(self, url: str, timeout_s: float) -> None:
-        parts = urlsplit(url)
-        self._secure = parts.scheme == "https"
-        self._host = parts.hostname or ""
-        self._port = parts.port
-        self._target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        self._timeout_s = timeout_s
-        self._http: http.client.HTTPConnection | None = None
-        self._auth: dict[str, str] = {}
-        if parts.username is not None:  # `user:password@` in the url: Basic, as curl sends it
-            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
-            self._auth = {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
-
-    def post(self, body: bytes, headers: dict[str, str]) -> int | str:
-        """The answer's status, or how the request failed ("connection refused", "timed
-        out")."""
-        try:
-            if self._http is None:
-                kind = http.client.HTTPSConnection if self._secure else http.client.HTTPConnection
-                self._http = kind(self._host, self._port, timeout=self._timeout_s)
-            self._http.request("POST", self._target, body=body, headers={**headers, **self._auth})
-            response = self._http.getresponse()
-            if not _read_bounded(response, time.monotonic() + self._timeout_s):
-                self.close()  # an answer past the bound or the time: not read on
-            elif response.will_close:
-                self.close()
-            return response.status
-        except (OSError, http.client.HTTPException) as e:
-            self.close()  # the next attempt connects afresh
-            return _failure(e)
-
-    def close(self) -> None:
-        if self._http is not None:
-            self._http.close()
-            self._http = None
-
-
-def _failure(e: Exception) -> str:
-    """How a request failed, in a few words ("connection refused", "timed out")."""
-    if isinstance(e, TimeoutError):
-        return "timed out"
-    if isinstance(e, OSError) and e.strerror:
-        return e.strerror.lower()
-    if isinstance(e, OSError) and e.args and isinstance(e.args[0], str):
-        return e.args[0]  # ssl errors, getaddrinfo's
-    return type(e).__name__
