@@ -7,7 +7,9 @@ the shell or exploring file after file, run to their end."""
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -138,3 +140,44 @@ def test_exploring_file_after_file_is_work(
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.json()["result"] == "explained"
     assert not any(notes for notes in _reminders(fake_model))
+
+
+CLOCK_SERVER = """
+import time
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("clock", log_level="WARNING")
+
+
+@server.tool()
+def now(step: str) -> str:
+    \"\"\"The time, for a step.\"\"\"
+    return f"{step}: {time.time_ns()}"
+
+
+if __name__ == "__main__":
+    server.run("stdio")
+"""
+
+
+def test_an_mcp_tool_asked_the_same_again_with_a_counter_is_no_headway(
+    fake_model: FakeModelServer, tether: Run, trusted_workspace: Path
+) -> None:
+    """An MCP tool's work is not seen: asking it something not asked before is headway, the
+    same again (a counter in it aside) is not, whatever new it answers."""
+    workspace = trusted_workspace
+    (workspace / "clock.py").write_text(CLOCK_SERVER)
+    server = {"command": sys.executable, "args": [str(workspace / "clock.py")]}
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"clock": server}}))
+    steps = ["build", "lint", "test", "deploy", "verify"]  # new in words: headway each
+    fake_model.responder = lambda request: reply(
+        tool_use("mcp__clock__now", step=f"step {request.index}")
+        if request.index >= len(steps)
+        else tool_use("mcp__clock__now", step=steps[request.index])
+    )
+    args = ["-p", "go", "--output-format", "json", "--max-turns", "60"]
+    result = tether(*args, "--dangerously-skip-permissions")
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert result.json()["result"].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
+    # The first "step N" is new in words too; then no headway for IDLE_STOP_AT replies.
+    assert len(fake_model.requests) == len(steps) + 1 + IDLE_STOP_AT

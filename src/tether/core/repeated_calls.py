@@ -33,14 +33,15 @@ gives a new output (`echo $RANDOM`, `date +%N`, a TodoWrite with a counter) besi
 call varied by a counter in a string, or the same failing call every third reply. So a third
 measure counts *headway*, which the model could act on, not merely output it has not seen:
 a reply makes headway when one of its calls succeeds and changes the workspace (Write, Edit,
-NotebookEdit, Revert), hands work to a subagent (its own guard bounds it), gives an MCP tool
-outcome not seen before, or names a path (a tool's `*path` or `url`, an existing file in a
-Bash command) not named before in the turn or changed since it was (a Bash `sed -i`, a build's
-output). From `IDLE_NOTE_AT` replies in a row without headway the model is told, and at
-`IDLE_STOP_AT` the turn ends: the bound on every loop above, whatever it varies, and far from
-legitimate loops (each test or build rerun follows an edit; exploring reads new files). A
-loop that writes new content or names a new existing file every reply is work as far as the
-guard can tell, bounded only by `--max-turns` and `--max-budget-usd`.
+NotebookEdit, Revert), hands a subagent or an MCP tool, whose work is not seen, a task or query
+not asked before in the turn (numbers in it aside), or names a path (a tool's `*path` or `url`,
+an existing file in a Bash command) not named before in the turn or changed since it was (a
+Bash `sed -i`, a build's output). From `IDLE_NOTE_AT` replies in a row without headway the
+model is told, and at `IDLE_STOP_AT` the turn ends: the bound on every loop above, whatever it
+varies, and far from legitimate loops (each test or build rerun follows an edit; exploring
+reads new files). A loop that writes new content, names a new existing file or URL, or asks
+a subagent or an MCP tool something new in words every reply is work as far as the guard can
+tell, bounded only by `--max-turns` and `--max-budget-usd`.
 """
 
 from __future__ import annotations
@@ -85,6 +86,9 @@ _WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Revert"})
 _DELEGATES = frozenset({"Task", "Agent"})
 """Tools that hand work to a subagent, which has a guard of its own."""
 
+_DIGITS = re.compile(r"[0-9]+")
+"""Numbers in a call's strings, left out where a call is new only if asked differently."""
+
 _SHELL_WORDS = 64
 """How many words of a Bash command are looked at as paths."""
 
@@ -101,7 +105,7 @@ _DEPTH = 16
 class RepeatedFailures:
     """The counts, over one turn's replies, of calls failing again and replies going nowhere."""
 
-    __slots__ = ("_failed", "_idle", "_named", "_seen", "_stuck")
+    __slots__ = ("_asked", "_failed", "_idle", "_named", "_seen", "_stuck")
 
     def __init__(self) -> None:
         self._failed: deque[frozenset[str]] = deque(maxlen=WINDOW)
@@ -111,6 +115,9 @@ class RepeatedFailures:
         self._named: dict[str, tuple[int, int] | None] = {}
         """The paths the turn's calls that succeeded named, with their modification time and
         size when last named (None: not a file that could be looked at)."""
+        self._asked: set[str] = set()
+        """The signatures, numbers left out, of the turn's subagent and MCP calls that
+        succeeded."""
         self._stuck = 0
         self._idle = 0
 
@@ -140,11 +147,10 @@ class RepeatedFailures:
             outcome = hashlib.blake2b(
                 f"{key}\0{result.content}".encode("utf-8", "surrogatepass"), digest_size=16
             ).digest()
-            new = outcome not in self._seen
-            if new:
+            if outcome not in self._seen:
                 self._seen.add(outcome)
                 progress = True
-            if self._headway(call, new, cwd):
+            if self._headway(call, cwd):
                 headway = True
         self._failed.append(frozenset(failing))
         self._stuck = 0 if progress or not failing else self._stuck + 1
@@ -177,11 +183,16 @@ class RepeatedFailures:
     def _failures(self, key: str) -> int:
         return sum(1 for reply in self._failed if key in reply)
 
-    def _headway(self, call: ToolUseBlock, new: bool, cwd: Path | None) -> bool:
+    def _headway(self, call: ToolUseBlock, cwd: Path | None) -> bool:
         """Whether a call that succeeded is headway (the module's docstring); the paths it
         names are noted either way."""
-        headway = call.name in _WRITES or call.name in _DELEGATES
-        headway = headway or (new and call.name.startswith("mcp__"))
+        headway = call.name in _WRITES
+        if call.name in _DELEGATES or call.name.startswith("mcp__"):
+            # What they do is not seen: a task or a query not asked before (a counter in it
+            # aside) is headway; the same again, whatever it answers, is not.
+            asked = _DIGITS.sub("#", signature(call))
+            headway = asked not in self._asked
+            self._asked.add(asked)
         for path in _paths(call, cwd):
             try:
                 stat = os.stat(path)
