@@ -332,6 +332,7 @@ async def _run_tools(
             [result.block for result in results],
             waiting_on=_running_background(agent),
             cwd=agent.tool_context.shell_cwd,
+            compactions=history.compactions,
         )
     except HarnessError:  # the same failing calls once too often: answered, then the end
         _commit(history, [result.block for result in results], emit)

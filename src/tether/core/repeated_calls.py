@@ -31,17 +31,18 @@ reply instead (the end of the background work wakes it, in `-p` too), and only s
 Neither measure bounds a loop whose every reply holds something unseen: a call that always
 gives a new output (`echo $RANDOM`, `date +%N`, a TodoWrite with a counter) beside a failing
 call varied by a counter in a string, or the same failing call every third reply. So a third
-measure counts *headway*, which the model could act on, not merely output it has not seen:
-a reply makes headway when one of its calls succeeds and changes the workspace (Write, Edit,
+measure counts *headway*, which the model could act on, not merely output it has not seen: a
+reply makes headway when one of its calls succeeds and changes the workspace (Write, Edit,
 NotebookEdit, Revert), hands a subagent or an MCP tool, whose work is not seen, a task or query
 not asked before in the turn (numbers in it aside), or names a path (a tool's `*path` or `url`,
-an existing file in a Bash command) not named before in the turn or changed since it was (a
-Bash `sed -i`, a build's output). From `IDLE_NOTE_AT` replies in a row without headway the
-model is told, and at `IDLE_STOP_AT` the turn ends: the bound on every loop above, whatever it
-varies, and far from legitimate loops (each test or build rerun follows an edit; exploring
-reads new files). A loop that writes new content, names a new existing file or URL, or asks
-a subagent or an MCP tool something new in words every reply is work as far as the guard can
-tell, bounded only by `--max-turns` and `--max-budget-usd`.
+an existing file in a Bash command) not named before in the turn (since its last compaction:
+what was read before is gone) or changed since it was (a Bash `sed -i`, a build's output). From
+`IDLE_NOTE_AT` replies in a row without headway the model is told, and at `IDLE_STOP_AT` the
+turn ends: the bound on every loop above, whatever it varies, and far from legitimate loops
+(each test or build rerun follows an edit; exploring reads new files). A loop that writes new
+content, names a new existing file or URL, or asks a subagent or an MCP tool something new in
+words every reply is work as far as the guard can tell, bounded only by `--max-turns` and
+`--max-budget-usd`.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ _DEPTH = 16
 class RepeatedFailures:
     """The counts, over one turn's replies, of calls failing again and replies going nowhere."""
 
-    __slots__ = ("_asked", "_failed", "_idle", "_named", "_seen", "_stuck")
+    __slots__ = ("_asked", "_compactions", "_failed", "_idle", "_named", "_seen", "_stuck")
 
     def __init__(self) -> None:
         self._failed: deque[frozenset[str]] = deque(maxlen=WINDOW)
@@ -118,6 +119,7 @@ class RepeatedFailures:
         self._asked: set[str] = set()
         """The signatures, numbers left out, of the turn's subagent and MCP calls that
         succeeded."""
+        self._compactions = 0
         self._stuck = 0
         self._idle = 0
 
@@ -128,11 +130,16 @@ class RepeatedFailures:
         *,
         waiting_on: Sequence[str] = (),
         cwd: Path | None = None,
+        compactions: int = 0,
     ) -> str | None:
         """Count one reply's calls with their results: a reminder for the model once it
         repeats itself, None otherwise; `HarnessError` at a bound. `waiting_on`: the
         session's background commands and subagents still running, by id; `cwd`: where
-        relative paths in a Bash command start (None: they are not looked at)."""
+        relative paths in a Bash command start (None: they are not looked at); `compactions`:
+        how many the conversation has had (a file read before one is new again after it)."""
+        if compactions != self._compactions:
+            self._compactions = compactions
+            self._named.clear()
         by_id = {result.tool_use_id: result for result in results}
         failing: set[str] = set()
         progress = headway = False
