@@ -76,6 +76,8 @@ class History:
         self._summary: tuple[Message, ...] = ()
         self._cut = 0
         """Where the view's messages begin, counting the folded ones."""
+        self.compactions = 0
+        """How many compactions the view has had: what was read before one is gone from it."""
         self._lightened = 0
         self.folded = Folded()
         """The oldest messages, not held as objects (see `fold`); `messages` follow them."""
@@ -172,6 +174,7 @@ class History:
             raise ValueError(f"a compaction keeping {kept} of {len(self)} messages")
         self._summary = tuple(summary)
         self._cut = len(self) - kept
+        self.compactions += 1
         self.folded.forget_before(self._cut)
         self.micro_memo.clear()
 

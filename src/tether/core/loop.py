@@ -328,7 +328,11 @@ async def _run_tools(
         raise stopped.cause from None
     try:
         repeated = stats.repeats.saw(
-            calls, [result.block for result in results], waiting_on=_running_background(agent)
+            calls,
+            [result.block for result in results],
+            waiting_on=_running_background(agent),
+            cwd=agent.tool_context.shell_cwd,
+            compactions=history.compactions,
         )
     except HarnessError:  # the same failing calls once too often: answered, then the end
         _commit(history, [result.block for result in results], emit)

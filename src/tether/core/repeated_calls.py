@@ -27,16 +27,35 @@ model polling for what a background command or subagent of the session will prod
 ready`, BashOutput with nothing new) is not cut short while one runs: it is told to end its
 reply instead (the end of the background work wakes it, in `-p` too), and only stopped at
 `WAITING_STOP_AT`, a bound that no plausible wait reaches.
+
+Neither measure bounds a loop whose every reply holds something unseen: a call that always
+gives a new output (`echo $RANDOM`, `date +%N`, a TodoWrite with a counter) beside a failing
+call varied by a counter in a string, or the same failing call every third reply. So a third
+measure counts *headway*, which the model could act on, not merely output it has not seen: a
+reply makes headway when one of its calls succeeds and changes the workspace (Write, Edit,
+NotebookEdit, Revert), hands a subagent or an MCP tool, whose work is not seen, a task or query
+not asked before in the turn (numbers in it aside), or names a path (a tool's `*path` or `url`,
+an existing file in a Bash command) not named before in the turn (since its last compaction:
+what was read before is gone) or changed since it was (a Bash `sed -i`, a build's output). From
+`IDLE_NOTE_AT` replies in a row without headway the model is told, and at `IDLE_STOP_AT` the
+turn ends: the bound on every loop above, whatever it varies, and far from legitimate loops
+(each test or build rerun follows an edit; exploring reads new files). A loop that writes new
+content, names a new existing file or URL, or asks a subagent or an MCP tool something new in
+words every reply is work as far as the guard can tell, bounded only by `--max-turns` and
+`--max-budget-usd`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import posixpath
+import re
 import shlex
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from tether.protocol import HarnessError, ToolResultBlock, ToolUseBlock
 
@@ -53,8 +72,32 @@ WINDOW = 20
 STUCK_STOP_AT = 10
 """At this many replies in a row without progress, the turn ends (`HarnessError`)."""
 
+IDLE_NOTE_AT = 20
+"""From this many replies in a row without headway, each reply's results say so."""
+
+IDLE_STOP_AT = 30
+"""At this many replies in a row without headway, the turn ends (`HarnessError`)."""
+
 WAITING_STOP_AT = 40
-"""The bound for either count while background work of the session runs."""
+"""The bound for every count while background work of the session runs."""
+
+_WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Revert"})
+"""Tools whose success changed the workspace."""
+
+_DELEGATES = frozenset({"Task", "Agent"})
+"""Tools that hand work to a subagent, which has a guard of its own."""
+
+_DIGITS = re.compile(r"[0-9]+")
+"""Numbers in a call's strings, left out where a call is new only if asked differently."""
+
+_SHELL_WORDS = 64
+"""How many words of a Bash command are looked at as paths."""
+
+_REDIRECT = re.compile(r"^[0-9]*[<>|&;()]+")
+"""A redirection or an operator written against a word (`>out.txt`, `2>err`, `(cd`)."""
+
+_NOT_FILES = ("/dev/", "/proc/", "/sys/")
+"""Where a path names no file whose change is headway (`/dev/null` written to, a clock)."""
 
 _DEPTH = 16
 """Input nested deeper than this is cut in a signature (it stays whole in the call)."""
@@ -63,14 +106,22 @@ _DEPTH = 16
 class RepeatedFailures:
     """The counts, over one turn's replies, of calls failing again and replies going nowhere."""
 
-    __slots__ = ("_failed", "_seen", "_stuck")
+    __slots__ = ("_asked", "_compactions", "_failed", "_idle", "_named", "_seen", "_stuck")
 
     def __init__(self) -> None:
         self._failed: deque[frozenset[str]] = deque(maxlen=WINDOW)
         """Each of the latest replies' failing signatures."""
         self._seen: set[bytes] = set()
         """The outcomes (signature and result) of the turn's calls that succeeded."""
+        self._named: dict[str, tuple[int, int] | None] = {}
+        """The paths the turn's calls that succeeded named, with their modification time and
+        size when last named (None: not a file that could be looked at)."""
+        self._asked: set[str] = set()
+        """The signatures, numbers left out, of the turn's subagent and MCP calls that
+        succeeded."""
+        self._compactions = 0
         self._stuck = 0
+        self._idle = 0
 
     def saw(
         self,
@@ -78,13 +129,20 @@ class RepeatedFailures:
         results: Sequence[ToolResultBlock],
         *,
         waiting_on: Sequence[str] = (),
+        cwd: Path | None = None,
+        compactions: int = 0,
     ) -> str | None:
         """Count one reply's calls with their results: a reminder for the model once it
         repeats itself, None otherwise; `HarnessError` at a bound. `waiting_on`: the
-        session's background commands and subagents still running, by id."""
+        session's background commands and subagents still running, by id; `cwd`: where
+        relative paths in a Bash command start (None: they are not looked at); `compactions`:
+        how many the conversation has had (a file read before one is new again after it)."""
+        if compactions != self._compactions:
+            self._compactions = compactions
+            self._named.clear()
         by_id = {result.tool_use_id: result for result in results}
         failing: set[str] = set()
-        progress = False
+        progress = headway = False
         for call in calls:
             result = by_id.get(call.id)
             if result is None:
@@ -99,11 +157,14 @@ class RepeatedFailures:
             if outcome not in self._seen:
                 self._seen.add(outcome)
                 progress = True
+            if self._headway(call, cwd):
+                headway = True
         self._failed.append(frozenset(failing))
         self._stuck = 0 if progress or not failing else self._stuck + 1
+        self._idle = 0 if headway else self._idle + 1
         repeats = max((self._failures(key) for key in failing), default=0)
-        stop_at, stuck_at = (
-            (WAITING_STOP_AT, WAITING_STOP_AT) if waiting_on else (STOP_AT, STUCK_STOP_AT)
+        stop_at, stuck_at, idle_at = (
+            (WAITING_STOP_AT,) * 3 if waiting_on else (STOP_AT, STUCK_STOP_AT, IDLE_STOP_AT)
         )
         if repeats >= stop_at:
             raise HarnessError(
@@ -117,42 +178,121 @@ class RepeatedFailures:
                 f"call failed or gave what it had given before: {_named(calls, set())}); the "
                 "session is kept: say what to do differently and go on"
             )
-        return _reminder(calls, failing, repeats, self._stuck, stop_at, stuck_at, waiting_on)
+        if self._idle >= idle_at:
+            raise HarnessError(
+                f"stopped: the model changed no file and looked at nothing new in {self._idle} "
+                f"replies in a row ({_named(calls, set())}); the session is kept: say what to "
+                "do differently and go on"
+            )
+        counts = (repeats, self._stuck, self._idle)
+        return _reminder(calls, failing, counts, (stop_at, stuck_at, idle_at), waiting_on)
 
     def _failures(self, key: str) -> int:
         return sum(1 for reply in self._failed if key in reply)
+
+    def _headway(self, call: ToolUseBlock, cwd: Path | None) -> bool:
+        """Whether a call that succeeded is headway (the module's docstring); the paths it
+        names are noted either way."""
+        headway = call.name in _WRITES
+        if call.name in _DELEGATES or call.name.startswith("mcp__"):
+            # What they do is not seen: a task or a query not asked before (a counter in it
+            # aside) is headway; the same again, whatever it answers, is not.
+            asked = _DIGITS.sub("#", signature(call))
+            headway = asked not in self._asked
+            self._asked.add(asked)
+        for path in _paths(call, cwd):
+            try:
+                stat = os.stat(path)
+                state: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+            except (OSError, ValueError):
+                state = None
+            if path not in self._named or (state is not None and self._named[path] != state):
+                headway = True
+            self._named[path] = state
+        return headway
+
+
+def _paths(call: ToolUseBlock, cwd: Path | None) -> Iterator[str]:
+    """The paths a call names, made absolute and lexically normal: a tool's `*path` and `url`
+    strings, and the words of a Bash command that name an existing file (from `cwd`)."""
+    for key, value in call.input.items():
+        if not isinstance(value, str) or not value.strip():
+            continue
+        if key == "url":
+            yield value.strip()
+        elif key.endswith("path") and value.strip().startswith("/"):
+            yield from _file(posixpath.normpath(value.strip()))
+        elif key.endswith("path") and cwd is not None:
+            yield from _file(posixpath.normpath(posixpath.join(str(cwd), value.strip())))
+        elif key == "command" and call.name == "Bash" and cwd is not None:
+            for word in _words(value)[:_SHELL_WORDS]:
+                word = _REDIRECT.sub("", word).rstrip("|&;()")
+                if not word or word.startswith("-") or any(c in word for c in "$*?`{"):
+                    continue
+                path = posixpath.normpath(posixpath.join(str(cwd), word))
+                if os.path.lexists(path):
+                    yield from _file(path)
+
+
+def _file(path: str) -> Iterator[str]:
+    if not path.startswith(_NOT_FILES):
+        yield path
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command, comments=True)
+    except ValueError:  # unbalanced quotes
+        return command.split()
 
 
 def _reminder(
     calls: Sequence[ToolUseBlock],
     failing: set[str],
-    repeats: int,
-    stuck: int,
-    stop_at: int,
-    stuck_at: int,
+    counts: tuple[int, int, int],
+    bounds: tuple[int, int, int],
     waiting_on: Sequence[str],
 ) -> str | None:
-    if waiting_on and max(repeats, stuck) >= NOTE_AT:
+    repeats, stuck, idle = counts
+    stop_at, stuck_at, idle_at = bounds
+    if waiting_on and (max(repeats, stuck) >= NOTE_AT or idle >= IDLE_NOTE_AT):
         ids = ", ".join(waiting_on[:3]) + (" and more" if len(waiting_on) > 3 else "")
         return (
             f"Background work is still running ({ids}). Rather than polling for what it will "
             "produce, end your reply now: you will be told when it ends, and can go on then."
         )
+    said: list[tuple[int, str]] = []  # the reminder of the nearest bound first
     if repeats >= NOTE_AT:
-        return (
-            f"The same call ({_named(calls, failing)}) has now failed {repeats} times, with the "
-            "same input give or take small changes, and it will fail again. Do not repeat it: "
-            "read the error, then change the approach, or stop and say what is in the way. "
-            f"At {stop_at} the turn is ended."
+        said.append(
+            (
+                stop_at - repeats,
+                f"The same call ({_named(calls, failing)}) has now failed {repeats} times, with "
+                "the same input give or take small changes, and it will fail again. Do not "
+                "repeat it: read the error, then change the approach, or stop and say what is in "
+                f"the way. At {stop_at} the turn is ended.",
+            )
         )
     if stuck >= NOTE_AT:
-        return (
-            f"Your last {stuck} replies made no progress: every call failed, or gave what it "
-            "had given before. Do not try variations of the same thing: read the errors, then "
-            "change the approach, or stop and say what is in the way. "
-            f"At {stuck_at} such replies in a row the turn is ended."
+        said.append(
+            (
+                stuck_at - stuck,
+                f"Your last {stuck} replies made no progress: every call failed, or gave what it "
+                "had given before. Do not try variations of the same thing: read the errors, "
+                "then change the approach, or stop and say what is in the way. "
+                f"At {stuck_at} such replies in a row the turn is ended.",
+            )
         )
-    return None
+    if idle >= IDLE_NOTE_AT:
+        said.append(
+            (  # said first: whatever the other counts do, this one ends the turn
+                -1,
+                f"Your last {idle} replies changed no file and looked at nothing new (no file "
+                "read, written or edited for the first time). If the task is done, say so and "
+                "end your reply; if something is in the way, stop and say what. Do not go on "
+                f"repeating yourself: at {idle_at} such replies in a row the turn is ended.",
+            )
+        )
+    return min(said)[1] if said else None
 
 
 def signature(call: ToolUseBlock) -> str:

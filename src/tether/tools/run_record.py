@@ -25,7 +25,9 @@ with the recorded start time (a pid alone can be reused). Processes are opened a
 before they are checked, so the one checked is the one signalled. A run that ends (normally,
 on SIGTERM or Ctrl+C) stops the same way what carries its marker before it removes its record:
 a command's child that made a session of its own (`setsid`) outlives the process groups that
-were stopped.
+were stopped. One that also dropped the marker (`env -i setsid cmd &`) is found by neither,
+and outlives the run: the limit, and why a child subreaper does not lift it, is in
+`tether/hooks/README.md` (What a command hook leaves running).
 """
 
 from __future__ import annotations
