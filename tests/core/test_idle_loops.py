@@ -142,6 +142,43 @@ def test_exploring_file_after_file_is_work(
     assert not any(notes for notes in _reminders(fake_model))
 
 
+def test_paging_a_long_file_and_searching_name_after_name_are_work(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """A long log read a hundred lines at a time, then a search for one name after another
+    in the same place, each twice the stop's count of replies: never told, not stopped (each
+    page and each search shows what was not seen; the same page again would not)."""
+    pages = IDLE_STOP_AT + 5
+    log = workspace / "build.log"
+    log.write_text("".join(f"line {n}\n" for n in range(pages * 100)))
+    steps: list[Any] = [
+        reply(tool_use("Read", file_path=str(log), offset=1 + 100 * n, limit=100))
+        for n in range(pages)
+    ]
+    names = [f"name_{chr(97 + n % 26)}{chr(97 + n // 26)}" for n in range(IDLE_STOP_AT + 5)]
+    steps += [reply(tool_use("Grep", pattern=name, path=str(workspace))) for name in names]
+    fake_model.script(*steps, reply(text("read")))
+    args = ["-p", "read the log", "--output-format", "json", "--dangerously-skip-permissions"]
+    result = tether(*args)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.json()["result"] == "read"
+    assert not any(notes for notes in _reminders(fake_model))
+
+
+def test_the_same_page_again_and_again_is_no_headway(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("".join(f"{n}\n" for n in range(500)))
+    fake_model.responder = lambda request: reply(
+        tool_use("Read", file_path=str(workspace / "a.txt"), offset=1, limit=10),
+        _bash("date +%N"),
+    )
+    args = ["-p", "go", "--output-format", "json", "--max-turns", "60"]
+    result = tether(*args, "--dangerously-skip-permissions")
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert result.json()["result"].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
+
+
 CLOCK_SERVER = """
 import time
 from mcp.server.mcpserver import MCPServer

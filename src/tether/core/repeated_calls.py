@@ -33,15 +33,16 @@ gives a new output (`echo $RANDOM`, `date +%N`, a TodoWrite with a counter) besi
 call varied by a counter in a string, or the same failing call every third reply. So a third
 measure counts *headway*, which the model could act on, not merely output it has not seen: a
 reply makes headway when one of its calls succeeds and changes the workspace (Write, Edit,
-NotebookEdit, Revert), hands a subagent or an MCP tool, whose work is not seen, a task or query
-not asked before in the turn (numbers in it aside), or names a path (a tool's `*path` or `url`,
+NotebookEdit, Revert), hands a subagent or an MCP tool, whose work is not seen, or a search
+tool a task or query not asked before in the turn (numbers in it aside), shows a part of a file
+(Read's offset and limit) not shown before, or names a path (a tool's `*path` or `url`,
 an existing file in a Bash command) not named before in the turn (since its last compaction:
 what was read before is gone) or changed since it was (a Bash `sed -i`, a build's output). From
 `IDLE_NOTE_AT` replies in a row without headway the model is told, and at `IDLE_STOP_AT` the
 turn ends: the bound on every loop above, whatever it varies, and far from legitimate loops
 (each test or build rerun follows an edit; exploring reads new files). A loop that writes new
-content, names a new existing file or URL, or asks a subagent or an MCP tool something new in
-words every reply is work as far as the guard can tell, bounded only by `--max-turns` and
+content, names a new existing file or URL, or asks a subagent, an MCP tool or a search something
+new in words every reply is work as far as the guard can tell, bounded only by `--max-turns` and
 `--max-budget-usd`.
 """
 
@@ -87,6 +88,14 @@ _WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Revert"})
 _DELEGATES = frozenset({"Task", "Agent"})
 """Tools that hand work to a subagent, which has a guard of its own."""
 
+_SEARCHES = frozenset({"Grep", "Glob", "WebSearch", "ToolSearch"})
+"""Tools that answer a question: one not asked before (numbers aside) is headway, as a
+subagent's task is (forty searches for forty names are work, not a loop)."""
+
+_PAGED = frozenset({"Read"})
+"""Tools that show a file a part at a time: a part not shown before is headway (a long log
+paged through a hundred lines at a time). Past the end they fail, so a file bounds it."""
+
 _DIGITS = re.compile(r"[0-9]+")
 """Numbers in a call's strings, left out where a call is new only if asked differently."""
 
@@ -106,7 +115,16 @@ _DEPTH = 16
 class RepeatedFailures:
     """The counts, over one turn's replies, of calls failing again and replies going nowhere."""
 
-    __slots__ = ("_asked", "_compactions", "_failed", "_idle", "_named", "_seen", "_stuck")
+    __slots__ = (
+        "_asked",
+        "_compactions",
+        "_failed",
+        "_idle",
+        "_named",
+        "_parts",
+        "_seen",
+        "_stuck",
+    )
 
     def __init__(self) -> None:
         self._failed: deque[frozenset[str]] = deque(maxlen=WINDOW)
@@ -117,8 +135,10 @@ class RepeatedFailures:
         """The paths the turn's calls that succeeded named, with their modification time and
         size when last named (None: not a file that could be looked at)."""
         self._asked: set[str] = set()
-        """The signatures, numbers left out, of the turn's subagent and MCP calls that
-        succeeded."""
+        """The signatures, numbers left out, of the turn's subagent, MCP and search calls
+        that succeeded."""
+        self._parts: set[tuple[str, str]] = set()
+        """The parts of files shown (path, and the range asked) since the last compaction."""
         self._compactions = 0
         self._stuck = 0
         self._idle = 0
@@ -140,6 +160,7 @@ class RepeatedFailures:
         if compactions != self._compactions:
             self._compactions = compactions
             self._named.clear()
+            self._parts.clear()
         by_id = {result.tool_use_id: result for result in results}
         failing: set[str] = set()
         progress = headway = False
@@ -194,7 +215,13 @@ class RepeatedFailures:
         """Whether a call that succeeded is headway (the module's docstring); the paths it
         names are noted either way."""
         headway = call.name in _WRITES
-        if call.name in _DELEGATES or call.name.startswith("mcp__"):
+        if call.name in _PAGED:
+            part = json.dumps([call.input.get(k) for k in ("offset", "limit")], default=str)
+            for path in _paths(call, cwd):
+                if (path, part) not in self._parts:
+                    self._parts.add((path, part))
+                    headway = True
+        if call.name in _DELEGATES or call.name in _SEARCHES or call.name.startswith("mcp__"):
             # What they do is not seen: a task or a query not asked before (a counter in it
             # aside) is headway; the same again, whatever it answers, is not.
             asked = _DIGITS.sub("#", signature(call))
