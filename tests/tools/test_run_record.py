@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -239,8 +240,9 @@ def test_a_record_naming_no_possible_group_is_reaped_not_raised(
     record, never removed, made tether unusable for that home."""
     home = tmp_path / "home"
     (home / "runs").mkdir(parents=True)
-    marked = _sleep(sleepers, **{MARKER_VARIABLE: "ab" * 16})
-    owner = {"pid": 2**22 + 1, "start": 1, "session": "s", "scratch": "", "marker": "ab" * 16}
+    marker = uuid.uuid4().hex  # its own: a shared one was killed by the same test elsewhere
+    marked = _sleep(sleepers, **{MARKER_VARIABLE: marker})
+    owner = {"pid": 2**22 + 1, "start": 1, "session": "s", "scratch": "", "marker": marker}
     lines = [owner, {"group": group, "start": 1}, {"group": 2, "start": 2**70}]
     (home / "runs" / "damaged.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
 
