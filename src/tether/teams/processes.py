@@ -384,7 +384,10 @@ def status_lines(record: dict[str, Any]) -> list[str]:
     lines = [f"team {record['team']} (lead {record['lead']}) in {record['store']}"]
     for m in record["members"]:
         running = "" if m["running"] is None else (" running" if m["running"] else " not running")
+        plans = _plans_asked(m)
         pending = f" waiting on {m['pending_request']}" if m["pending_request"] else ""
+        if m["pending_request"] in plans:
+            pending = f" waiting on plan approval {m['pending_request']}"
         owed = [f"{r['id']} from {r['sender']}" for r in m.get("requests_owed") or []]
         pending += f" owes a reply to {', '.join(owed)}" if owed else ""
         task = f" · {m['current_task']}" if m["current_task"] else ""
@@ -401,6 +404,21 @@ def status_lines(record: dict[str, Any]) -> list[str]:
             f"  {m['name']:<16} {m['state']:<10}{plan}{pending}{running} · {m['unread']} unread · "
             f"${m['spend_usd']:.4f}{task}"
         )
+        for plan in plans:
+            lines.append(
+                f"      plan {plan}: tether team send {record['team']} {m['name']} "
+                f'--approve-plan {plan} (or "why" --reject-plan {plan})'
+            )
         for e in m["events"]:
             lines.append(f"      {e.get('before')} -> {e.get('after')}: {e.get('cause')}")
     return lines
+
+
+def _plans_asked(member: dict[str, Any]) -> list[str]:
+    """The ids of the plan approvals a member asked for and awaits (expired ones are no
+    longer awaited)."""
+    return [
+        held["message"]["id"]
+        for held in member.get("requests_sent") or []
+        if held["message"]["kind"] == "plan_approval_request" and not held.get("expired")
+    ]
