@@ -152,7 +152,7 @@ def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None
 
 def _status(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     _team_exists(store)
-    from tether.teams.processes import status_lines, status_record
+    from tether.teams.status import status_lines, status_record
 
     record = status_record(project, store, _board_tasks(args, project, store))
     if args.json:
@@ -228,7 +228,7 @@ def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     from tether.teams.processes import down
 
     _team_exists(store)
-    return asyncio.run(down(store, wait_s=args.wait))
+    return asyncio.run(down(store, project, wait_s=args.wait))
 
 
 def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
