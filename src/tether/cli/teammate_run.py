@@ -173,6 +173,8 @@ def session_for(
         session.agent.gate.plan_exit = (
             read_only_says(member.agent or "read-only") if read_only else plan_exit(lead)
         )
+        if read_only:
+            session.agent.gate.read_only_as = f"a read-only {member.agent or 'read-only'} agent"
     if built.board is not None:  # `team status` names the board task it works on
         built.board.on_task.append(_publisher(link))
     link.events.append(built.record_event)  # its transitions in the event log
@@ -276,6 +278,7 @@ async def serve_teammate(
         if member.plan_mode is None:  # its first start: the agent's own mode (later, the roster's)
             plan = plan or (agent.read_only and not read_only)
         protocol.plan_mode = plan
+    protocol.read_only_as = f"a read-only {member.agent} agent" if read_only else None
     if read_only != member.read_only:  # for `team status`: what it is, not plan mode
         await asyncio.to_thread(store.update_member, member.name, {"read_only": read_only})
     session = await asyncio.to_thread(
