@@ -234,7 +234,7 @@ def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
 def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     import asyncio
 
-    from tether.cli.teammate_run import check_member_model, member_agent, serve_teammate
+    from tether.cli.teammate_check import check_member_model, member_agent
     from tether.teams.claims import claim_member
 
     _team_exists(store)
@@ -251,6 +251,8 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         print(f"{member.name}: {busy}: this process stops", file=sys.stderr)
         return 1
     member = next(m for m in store.members() if m.name == args.member)
+    from tether.cli.teammate_run import serve_teammate  # its session: imported once claimed
+
     # Its session has the task tools, on its team's board in the same store, its claims in
     # its own name (this process is the teammate's alone).
     os.environ[TEAM_ENV] = store.team
