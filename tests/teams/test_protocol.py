@@ -288,3 +288,11 @@ def test_a_plan_approved_by_another_than_the_lead_leaves_plan_mode_on() -> None:
     yes = msg(LEAD, "alice", "plan_approval_response", reply_to=plan.id, data={"approve": True})
     assert alice.incoming(yes, 3.0).obeyed
     assert (alice.state, alice.plan_mode) == ("idle", False)
+
+
+def test_a_read_only_agent_asks_for_no_plan_approval() -> None:
+    alice = member("alice", read_only_as="a read-only Explore agent")
+    with pytest.raises(ProtocolError, match="no approval can make it writable"):
+        alice.outgoing(msg("alice", LEAD, "plan_approval_request", data={"plan": "x"}), 0.0)
+    assert (alice.state, alice.transitions) == ("idle", [])
+    send(alice, msg("alice", LEAD, text="write x.txt, please"))  # a plain message goes

@@ -1,5 +1,8 @@
 """A teammate of a read-only agent type (Explore) is labelled what it is in `team status`, not
-plan mode, which it never asked for; it stays read-only, and has no plan to get approved.
+plan mode, which it never asked for; it stays read-only, its denials say so (not plan mode),
+and its plan_approval_request is refused, saying why: no approval can make it writable.
+Measured before: its denials began "plan mode: only read-only tools run", and its plan request
+was sent, leaving it waiting up to 600 s for nothing.
 A teammate started with `--plan` keeps plan mode's label. Measured before: the Explore
 teammate was shown "plan mode (read-only)" (`plan_mode` true in `--json`)."""
 
@@ -8,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
-from tether.testing.teammates import Letter, mate_answers, polite
+from tether.testing.teammates import Letter, mate_answers, member_of, polite
 
 from .mates import lead_reads_until, lead_store, member, new_team, status
 from .workers import tether
@@ -23,7 +26,11 @@ def test_an_explore_teammate_is_read_only_not_in_plan_mode(
         return polite(mate, letters, request)
 
     def after_tools(mate: str, request: RecordedRequest) -> Turn:
-        return text(f"{mate} done: {request.tool_results()[0]}")
+        said = request.tool_results()[0]
+        if said.startswith("Permission denied"):
+            plan = {"type": "plan_approval_request", "plan": "write alice.txt"}
+            return tool_use("SendMessage", to="team-lead", message=plan)
+        return text(f"{mate} done: {said}")
 
     model_env.responder = mate_answers(answer, after_tools=after_tools)
     team = new_team()
@@ -32,9 +39,20 @@ def test_an_explore_teammate_is_read_only_not_in_plan_mode(
     lead = lead_store(repo, team)
     try:
         tether(repo, "team", "send", team, "alice", "write")
-        said = lead_reads_until(lead, "alice done")[-1].text
-        assert "You are a read-only Explore agent: you cannot change files" in said
-        assert "plan_approval_request" not in said
+        got = lead_reads_until(lead, "alice done")
+        assert [m.kind for m in got if m.kind.startswith("plan")] == []
+        denied = next(
+            r.tool_results()[0]
+            for r in model_env.requests
+            if member_of(r) == "alice" and r.tool_results()
+        )
+        assert denied.startswith(
+            "Permission denied: a read-only Explore agent runs only read-only tools (Write is "
+            "not). You are a read-only Explore agent: you cannot change files"
+        ), denied
+        assert "plan" not in denied
+        said = got[-1].text  # its plan_approval_request refused, saying why
+        assert "alice is a read-only Explore agent: no approval can make it writable" in said
         assert not (repo / "alice.txt").exists()
         record = status(repo, team)
         alice, bob = member(record, "alice"), member(record, "bob")

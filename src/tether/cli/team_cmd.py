@@ -3,6 +3,7 @@
     tether team up NAME [--member NAME[=AGENT]]... [--plan] [--store URL]   start them
     tether team status NAME [--json]                                members, states, unread, spend
     tether team send NAME MEMBER TEXT [--wait [--timeout S] | --reply-to ID]   from the lead
+    tether team send NAME MEMBER [FEEDBACK] --approve-plan|--reject-plan [ID]   answer a plan
     tether team inbox NAME [--follow] [--json]                      what was sent to the lead
     tether team down NAME                                           ask each to finish, then stop
 
@@ -13,8 +14,9 @@ cannot fork, or with `TETHER_SPAWN=1`); it returns once each has claimed its mem
 once each is ready: what is sent meanwhile waits in its mailbox. A teammate's
 output goes to `.tether/teams/<team>/<member>.log`. What teammates
 send the lead, `inbox` shows (and marks read); `send --wait` sends a request and prints the
-reply that answers it, `send --reply-to` answers a teammate's request: each as the lead in the
-protocol (its state in the roster and the event log: `team_inbox`).
+reply that answers it, `send --reply-to` answers a teammate's request, `send --approve-plan`
+(`--reject-plan`, the text its feedback) a teammate's plan (`team status` shows its id): each
+as the lead in the protocol (its state in the roster and the event log: `team_inbox`).
 
 Exit codes: 0 done; 1 a teammate did not start (its log's end is shown); 2 bad input, or the
 store cannot be used, naming it.
@@ -56,7 +58,14 @@ LEAD = "team-lead"
 
 
 def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "send" and not args.text and len(extra) == 1 and extra[0][:1] != "-":
+        # `send T M --reject-plan ID "why"`: argparse gives the optional TEXT its empty
+        # default before it reads the option, and the text after it is left over: TEXT.
+        args.text, extra = extra[0], []
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     project = project_root((args.cwd or Path.cwd()).expanduser().resolve(), user_home=Path.home())
     try:
         settings = load_settings(
@@ -143,7 +152,7 @@ def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None
 
 def _status(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     _team_exists(store)
-    from tether.teams.processes import status_lines, status_record
+    from tether.teams.status import status_lines, status_record
 
     record = status_record(project, store, _board_tasks(args, project, store))
     if args.json:
@@ -170,6 +179,25 @@ def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     if args.member not in names:
         raise UnknownMember(
             f"no member named {args.member!r} in team {store.team} (members: {', '.join(names)})"
+        )
+    plan_id = args.approve_plan if args.approve_plan is not None else args.reject_plan
+    if plan_id is not None:
+        if args.wait or args.reply_to:
+            raise ConfigError(
+                "--approve-plan/--reject-plan answer a plan: not with --wait or --reply-to"
+            )
+        if args.approve_plan is not None and args.reject_plan is not None:
+            raise ConfigError("--approve-plan or --reject-plan: one of them")
+        from tether.cli.team_inbox import answer_plan
+
+        approve = args.approve_plan is not None
+        return answer_plan(
+            store,
+            project,
+            args.member,
+            approve=approve,
+            request_id=plan_id or None,
+            feedback=args.text.strip(),
         )
     if not args.text.strip():
         raise ConfigError(f"an empty message to {args.member}: nothing sent")
@@ -200,13 +228,13 @@ def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     from tether.teams.processes import down
 
     _team_exists(store)
-    return asyncio.run(down(store, wait_s=args.wait))
+    return asyncio.run(down(store, project, wait_s=args.wait))
 
 
 def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     import asyncio
 
-    from tether.cli.teammate_run import check_member_model, member_agent, serve_teammate
+    from tether.cli.teammate_check import check_member_model, member_agent
     from tether.teams.claims import claim_member
 
     _team_exists(store)
@@ -223,6 +251,8 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         print(f"{member.name}: {busy}: this process stops", file=sys.stderr)
         return 1
     member = next(m for m in store.members() if m.name == args.member)
+    from tether.cli.teammate_run import serve_teammate  # its session: imported once claimed
+
     # Its session has the task tools, on its team's board in the same store, its claims in
     # its own name (this process is the teammate's alone).
     os.environ[TEAM_ENV] = store.team
@@ -340,7 +370,7 @@ def _parser() -> argparse.ArgumentParser:
     send = sub.add_parser("send", parents=[common], help="send a message as the lead")
     send.add_argument("team")
     send.add_argument("member")
-    send.add_argument("text")
+    send.add_argument("text", nargs="?", default="", help="the message (with --reject-plan: why)")
     send.add_argument(
         "--wait",
         action="store_true",
@@ -358,6 +388,21 @@ def _parser() -> argparse.ArgumentParser:
         "--reply-to",
         metavar="ID",
         help="send it as the lead's reply to this request of the member's (team inbox shows it)",
+    )
+    send.add_argument(
+        "--approve-plan",
+        nargs="?",
+        const="",
+        metavar="ID",
+        help="approve the member's plan (its plan_approval_request; default: its one awaiting "
+        "approval): it leaves plan mode",
+    )
+    send.add_argument(
+        "--reject-plan",
+        nargs="?",
+        const="",
+        metavar="ID",
+        help="reject the member's plan, the text saying why: it stays in plan mode",
     )
     inbox = sub.add_parser(
         "inbox", parents=[common], help="print what teammates sent the lead, marked read"

@@ -3,6 +3,8 @@
     tether team inbox NAME [--follow] [--json]     what teammates sent the lead, marked read
     tether team send NAME MEMBER TEXT --wait       a request, and the reply that answers it
     tether team send NAME MEMBER TEXT --reply-to ID    the lead's reply to a teammate's request
+    tether team send NAME MEMBER --approve-plan [ID]   a plan_approval_response approving it
+    tether team send NAME MEMBER [FEEDBACK] --reject-plan [ID]   ... rejecting it, saying why
 
 Each message is printed (and stdout flushed) before it is acknowledged: one killed between
 the two is shown again the next time, never lost (at least once, as every mailbox). While it
@@ -177,11 +179,97 @@ def reply(store: TeamStore, project: Path, member: str, text: str, reply_to: str
         try:
             (sent,) = await link.send(member, "reply", text, reply_to=reply_to)
         except ProtocolError as e:
+            if _kind_asked(link, member, reply_to) == "plan_approval_request":
+                hint = (
+                    f"tether team send {link.team} {member} --approve-plan {reply_to}, or "
+                    f'tether team send {link.team} {member} "why" --reject-plan {reply_to}'
+                )
+                raise ConfigError(f"{e}: {hint}") from None
             raise ConfigError(str(e)) from None
         return sent
 
     print(f"sent {as_lead(store, project, send).id} to {member}")
     return 0
+
+
+def _kind_asked(link: TeamLink, member: str, request_id: str) -> str | None:
+    """The kind of `member`'s request `request_id`: as the lead read it, else as its sender's
+    record keeps it (one the lead has not read yet)."""
+    asked = link.protocol.owed.get(request_id)
+    if asked is not None:
+        return asked.kind
+    record = next((m for m in link.store.members() if m.name == member), None)
+    held = [h.message for h in record.requests_sent] if record is not None else []
+    return next((m.kind for m in held if m.id == request_id), None)
+
+
+def answer_plan(
+    store: TeamStore,
+    project: Path,
+    member: str,
+    *,
+    approve: bool,
+    request_id: str | None,
+    feedback: str,
+) -> int:
+    """The lead's plan_approval_response to `member`'s plan_approval_request `request_id`
+    (none named: its one plan awaiting approval), approving it (the teammate leaves plan mode)
+    or rejecting it with `feedback`. A request still unread in the lead's mailbox is taken in
+    first (printed, then acknowledged): answering it is reading it; other mail stays unread."""
+
+    async def send(link: TeamLink) -> Message:
+        await _take_in_plans(link, member)
+        asked = _plan_request(link, member, request_id)
+        data: dict[str, object] = {"approve": approve}
+        if feedback:
+            data["feedback"] = feedback
+        try:
+            (sent,) = await link.send(
+                member, "plan_approval_response", reply_to=asked.id, data=data
+            )
+        except ProtocolError as e:
+            raise ConfigError(str(e)) from None
+        return sent
+
+    sent = as_lead(store, project, send)
+    said = "approved" if approve else "rejected"
+    print(f"sent {sent.id} to {member}: plan {sent.reply_to} {said}")
+    return 0
+
+
+async def _take_in_plans(link: TeamLink, member: str) -> None:
+    batch = await asyncio.to_thread(
+        link.store.receive, LEAD, f"plans-{link.team}", max_count=256, reclaim_after_s=0.0
+    )
+    plans = [
+        d for d in batch if d.message.kind == "plan_approval_request" and d.message.sender == member
+    ]
+    if plans:
+        await _show(link, plans, as_json=False)
+
+
+def _plan_request(link: TeamLink, member: str, request_id: str | None) -> Message:
+    owed = [
+        m
+        for m in link.protocol.owed.values()
+        if m.kind == "plan_approval_request" and m.sender == member
+    ]
+    if request_id:
+        found = link.protocol.owed.get(request_id)
+        if found is not None and found in owed:
+            return found
+        if request_id in link.protocol.answered:
+            raise ConfigError(f"plan request {request_id} has been answered already")
+    elif len(owed) == 1:
+        return owed[0]
+    listed = ", ".join(m.id for m in owed)
+    if not owed:
+        why = f"{member} has no plan awaiting the lead's approval"
+    elif request_id:
+        why = f"{request_id} is not a plan request of {member}'s awaiting approval ({listed})"
+    else:
+        why = f"{member} has {len(owed)} plans awaiting approval ({listed}): name one"
+    raise ConfigError(why)
 
 
 async def _show(link: TeamLink, batch: list[Delivery], as_json: bool) -> None:

@@ -173,6 +173,8 @@ def session_for(
         session.agent.gate.plan_exit = (
             read_only_says(member.agent or "read-only") if read_only else plan_exit(lead)
         )
+        if read_only:
+            session.agent.gate.read_only_as = f"a read-only {member.agent or 'read-only'} agent"
     if built.board is not None:  # `team status` names the board task it works on
         built.board.on_task.append(_publisher(link))
     link.events.append(built.record_event)  # its transitions in the event log
@@ -205,37 +207,6 @@ def _built(options: RunOptions, member: Member) -> Built:
     except ConfigError:
         # No file yet (it never got a message): a new session under the same id.
         return build(replace(options, session_id=member.session_id))
-
-
-def member_agent(project: Path, member: Member) -> AgentDefinition | None:
-    """The member's agent definition (None: general-purpose, none named); ConfigError when
-    it names one that does not exist (its file removed since)."""
-    if not member.agent:
-        return None
-    from tether.agents.discovery import discover_agents
-
-    catalog = discover_agents(project, home=Path.home())
-    agent = catalog.get(member.agent)
-    if agent is None:
-        raise ConfigError(f"no agent named {member.agent!r} (agents: {', '.join(catalog.names())})")
-    return agent
-
-
-def check_member_model(project: Path, member: Member, *, trust_workspace: bool) -> None:
-    """ConfigError when the member's model cannot be resolved (an unknown name) or its
-    workspace's settings are broken: found before its claim, so that `team up`, which waits
-    for the claim alone, says so (the log's end) and fails."""
-    from tether.cli.model_options import resolve
-    from tether.cli.session_place import find_place
-
-    options = RunOptions(
-        cwd=Path(member.cwd) if member.cwd else project,
-        model=member.model,
-        env={**os.environ, TEAMMATE_ENV: member.name},
-        trust_workspace=trust_workspace,
-    )
-    place = find_place(options)
-    resolve(member.model, place.env, place.settings)
 
 
 async def serve_teammate(
@@ -276,6 +247,7 @@ async def serve_teammate(
         if member.plan_mode is None:  # its first start: the agent's own mode (later, the roster's)
             plan = plan or (agent.read_only and not read_only)
         protocol.plan_mode = plan
+    protocol.read_only_as = f"a read-only {member.agent} agent" if read_only else None
     if read_only != member.read_only:  # for `team status`: what it is, not plan mode
         await asyncio.to_thread(store.update_member, member.name, {"read_only": read_only})
     session = await asyncio.to_thread(

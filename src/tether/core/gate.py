@@ -61,6 +61,9 @@ class ToolGate:
     plan_exit: str | None = None
     """How this session leaves plan mode, added to a plan-mode denial (a teammate's: its
     plan to the lead, as a plan_approval_request)."""
+    read_only_as: str | None = None
+    """What this session is when it only reads for good (a read-only agent type's teammate,
+    "a read-only Explore agent"): its denials say so, not plan mode, which it is not in."""
     keep_rule: Callable[[RuleKind, str], None] | None = None
     """Persists a rule a client's permission update asks to keep (as 'always allow' answers
     are kept)."""
@@ -125,6 +128,11 @@ class ToolGate:
         if decision.behavior == "deny":
             by: DenialSource = "rule" if decision.rule else "mode"
             said = denied_text(decision)
+            if decision.plan_mode and self.read_only_as:
+                said = (
+                    f"Permission denied: {self.read_only_as} runs only read-only tools "
+                    f"({call.name} is not)"
+                )
             if decision.plan_mode and self.plan_exit:
                 said = f"{said}. {self.plan_exit}"
             return self._deny(call, tool_input, said, by)

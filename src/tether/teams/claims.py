@@ -84,6 +84,13 @@ def starting_by(member: Member, now: float) -> StartClaim | None:
     return claim
 
 
+def exited(member: Member) -> bool:
+    """A teammate not running whose record says otherwise: its process ended without saying
+    so (a crash, SIGKILL, a failure after its claim), or was never started by a starter that
+    is gone. One whose starter still starts it is starting."""
+    return member.state != "stopped" and starting_by(member, time.time()) is None
+
+
 def claim_start(store: TeamStore, name: str, *, within_s: float, plan: bool) -> str | None:
     """Claim the start of `name`'s process for this process: None when claimed, else why not
     (it runs, or another process is starting it)."""

@@ -24,7 +24,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,13 +32,13 @@ from typing import Any
 from tether.processes import RUN_MARKER, unmarked
 from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
-from tether.store.task_records import Task
 from tether.teams.claims import (
     STARTING_ELSEWHERE,
     TEAM_RUN_ENV,
     TeamProcess,
     alive,
     claim_start,
+    exited,
     hold_run_mark,
     pid_runs,
     process_start,
@@ -48,7 +48,6 @@ from tether.teams.claims import (
     team_processes,
 )
 from tether.teams.forked import Child, can_fork, fork
-from tether.teams.link import events_file, read_events
 
 __all__ = ["alive", "pid_runs", "process_start", "runs_as"]
 
@@ -240,10 +239,16 @@ def _tail(path: Path, lines: int = 20) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-async def down(store: TeamStore, *, wait_s: float) -> int:
+async def down(store: TeamStore, project: Path, *, wait_s: float) -> int:
     """Ask every running teammate to shut down, wait for each to stop, then stop the rest."""
     here = socket.gethostname()
-    running = [m for m in store.members() if m.name != LEAD and alive(m)]
+    mates = [m for m in store.members() if m.name != LEAD]
+    running = [m for m in mates if alive(m)]
+    for mate in mates:
+        if mate not in running and exited(mate):  # its record said otherwise: stopped now
+            _ended(store, mate.name, mate.pid or 0)
+            log = log_file(project, store.team, mate.name).relative_to(project)
+            print(f"{mate.name}: nothing was running (it had exited: see {log})")
     asked: dict[str, str] = {}
     for mate in running:
         sent = store.send(Message(sender=LEAD, recipient=mate.name, kind="shutdown_request"))
@@ -257,7 +262,10 @@ async def down(store: TeamStore, *, wait_s: float) -> int:
             print(f"{mate.name}: runs on {mate.host}: asked only")
     # Whatever the roster says: every process of the team here (one the roster never named,
     # one still starting) is ended too.
-    await asyncio.gather(*(_end(p) for p in await asyncio.to_thread(team_processes, store)))
+    others = await asyncio.to_thread(team_processes, store)
+    await asyncio.gather(*(_end(p) for p in others))
+    if not running and not others:
+        print(f"nothing of team {store.team} was running")
     return 0
 
 
@@ -326,81 +334,3 @@ def _signal(mate: Member, signum: signal.Signals) -> None:
             os.killpg(mate.pid, signum)
         else:
             os.kill(mate.pid, signum)
-
-
-def held_tasks(tasks: Sequence[Task], now: float) -> dict[str, list[Task]]:
-    """The tasks each owner's claim holds now (in progress, its lease not run out), the
-    newest claimed last."""
-    held: dict[str, list[Task]] = {}
-    for task in sorted(tasks, key=lambda t: t.started_at or 0.0):
-        live = (task.lease_expires_at or 0.0) > now
-        if task.status == "in_progress" and task.owner is not None and live:
-            held.setdefault(task.owner, []).append(task)
-    return held
-
-
-def _board_task(member: Member, held: dict[str, list[Task]]) -> str | None:
-    """The board task the member works on: one its claim holds now (the one it said, else
-    its newest), never one it said and no longer holds (its lease ran out, the task went
-    back or to another)."""
-    ids = [task.id for task in held.get(member.name, [])]
-    if member.board_task in ids:
-        return member.board_task
-    return ids[-1] if ids else None
-
-
-def status_record(
-    project: Path, store: TeamStore, tasks: Sequence[Task] = (), now: float | None = None
-) -> dict[str, Any]:
-    """The team's members as `team status` shows them; `tasks`: the team's board, which
-    says the task each member's claim holds."""
-    record = store.team_record()
-    events = events_file(project, store.team)
-    held = held_tasks(tasks, time.time() if now is None else now)
-    members: list[dict[str, Any]] = []
-    for m in store.members():
-        members.append(
-            {
-                **m.model_dump(),
-                "board_task": _board_task(m, held),
-                "running": alive(m) if m.name != LEAD else None,
-                "unread": store.unread(m.name),
-                "events": read_events(events, m.name, last=5),
-            }
-        )
-    return {
-        "team": store.team,
-        "exists": record is not None,
-        "lead": record.lead if record is not None else None,
-        "description": record.description if record is not None else None,
-        "store": store.url,
-        "members": members,
-    }
-
-
-def status_lines(record: dict[str, Any]) -> list[str]:
-    if not record["exists"]:
-        return [f"no team named {record['team']!r} in {record['store']}"]
-    lines = [f"team {record['team']} (lead {record['lead']}) in {record['store']}"]
-    for m in record["members"]:
-        running = "" if m["running"] is None else (" running" if m["running"] else " not running")
-        pending = f" waiting on {m['pending_request']}" if m["pending_request"] else ""
-        owed = [f"{r['id']} from {r['sender']}" for r in m.get("requests_owed") or []]
-        pending += f" owes a reply to {', '.join(owed)}" if owed else ""
-        task = f" · {m['current_task']}" if m["current_task"] else ""
-        if m.get("board_task"):
-            task += f" · on task #{m['board_task']}"
-        plan = (
-            " plan mode (read-only)"
-            if m["plan_mode"]
-            else f" read-only ({m['agent']} agent)"
-            if m.get("read_only")
-            else ""
-        )
-        lines.append(
-            f"  {m['name']:<16} {m['state']:<10}{plan}{pending}{running} · {m['unread']} unread · "
-            f"${m['spend_usd']:.4f}{task}"
-        )
-        for e in m["events"]:
-            lines.append(f"      {e.get('before')} -> {e.get('after')}: {e.get('cause')}")
-    return lines

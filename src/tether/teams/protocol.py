@@ -105,6 +105,9 @@ class MemberProtocol:
     """The team's other members, to check a recipient's name (empty: not checked)."""
     plan_mode: bool = False
     """Read-only until the lead approves a plan."""
+    read_only_as: str | None = None
+    """What this member is when it only reads for good (a read-only agent type, "a
+    read-only Explore agent"): no approval makes it writable, so it has no plan to ask for."""
     timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
     listeners: list[Callable[[Transition], None]] = field(
         default_factory=list[Callable[[Transition], None]]
@@ -192,6 +195,12 @@ class MemberProtocol:
             )
         if kind in LEAD_ONLY and not self.is_lead:
             raise ProtocolError(f"only the team lead ({self.lead}) sends a {kind}")
+        if kind == "plan_approval_request" and self.read_only_as:
+            raise ProtocolError(
+                f"{self.name} is {self.read_only_as}: no approval can make it writable, so "
+                "there is no plan to approve. Send the lead what should change as a plain "
+                "message, for a member that can write"
+            )
         if kind == "plan_approval_request" and message.recipient != self.lead:
             raise ProtocolError(f"a plan is approved by the team lead ({self.lead})")
         if kind in BLOCKING:
