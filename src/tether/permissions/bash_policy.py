@@ -304,7 +304,10 @@ class _Judge(FileJudge):
         if found is not None:
             return found
         if inv.role == "wrapper":
-            return allow("runs only what it wraps")
+            # A rule naming the wrapper covers the files it opens itself (`flock LOCK`,
+            # `time -o FILE`), as `Bash(touch *)` covers touch's: what it runs is judged apart.
+            named = self._allow_rule(texts_of(inv.argv, for_allow=True)) if inv.writes else None
+            return allow(rule=named.text) if named else allow("runs only what it wraps")
         if delegate is not None:
             allowed = self._allow_rule(texts_of(delegate[1], for_allow=True))
             allowed = allowed or self._naming_rule(inv.own_argv, delegate[0])
