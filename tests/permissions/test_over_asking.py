@@ -88,6 +88,10 @@ ALLOWED = [
     "ps -p 1 -o pid,cmd",
     "pgrep -f pytest",
     "pstree -p",
+    # Builtins that only set variables from their input or arguments.
+    "read -r first < app.py",
+    'while read -r line; do echo "$line"; done < data.csv',
+    'while getopts ab opt; do echo "$opt"; done',
 ]
 
 
@@ -115,6 +119,8 @@ STOPPED = [
     ('for f in *.py; do for f in .*; do cat "$f"; done; done', "ask"),
     ('select f in *.py; do cat "$f"; done', "ask"),
     ("cat .e*", "deny"),
+    ("read -r key < .env", "deny"),
+    ("read -r PATH < data.csv", "deny"),
     ("cat * .env", "deny"),
     # Print-only programs that do more than print, or read the denied file.
     ("awk '{ system(\"cat .env\") }' data.csv", "deny"),
