@@ -92,6 +92,13 @@ ALLOWED = [
     "read -r first < app.py",
     'while read -r line; do echo "$line"; done < data.csv',
     'while getopts ab opt; do echo "$opt"; done',
+    # Recursive searches whose filters leave out every file the deny rule names.
+    "rg TODO",
+    "rg -n TODO src .",
+    "rg -u TODO",
+    "rg --hidden --glob '!.env' TODO",
+    "grep -rn TODO --exclude=.env .",
+    "grep -rn TODO --exclude-dir=.git --exclude='.env*' .",
 ]
 
 
@@ -120,6 +127,14 @@ STOPPED = [
     ('select f in *.py; do cat "$f"; done', "ask"),
     ("cat .e*", "deny"),
     ("read -r key < .env", "deny"),
+    # rg searches hidden files with --hidden, `-.` or `-uu`; an exclusion must cover `.env`.
+    ("rg --hidden TODO", "ask"),
+    ("rg -. TODO", "ask"),
+    ("rg -uu TODO", "ask"),
+    ("rg -g '!*.py' --hidden TODO", "ask"),
+    ("rg TODO .env", "deny"),
+    ("grep -rn TODO --exclude='*.py' .", "ask"),
+    ("grep -rn TODO --exclude='.e' .", "ask"),
     ("read -r PATH < data.csv", "deny"),
     ("cat * .env", "deny"),
     # Print-only programs that do more than print, or read the denied file.
@@ -242,3 +257,11 @@ def test_xxd_reads_its_options_as_words(tmp_path: Path) -> None:
     assert run.stdout.strip() == "68690a"
     assert program_use(("xxd", "-pl", "f")) == program_use(("xxd", "-p", "f"))
     assert program_use(("xxd", "-pl", "f")).reads == ("f",)
+
+
+def test_rg_with_a_configuration_file_may_search_hidden_files(
+    ctx: PermissionContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rg reads its options from the file RIPGREP_CONFIG_PATH names, which may say --hidden."""
+    monkeypatch.setenv("RIPGREP_CONFIG_PATH", "/nonexistent/ripgreprc")
+    assert decide("Bash", {"command": "rg TODO"}, ctx).behavior != "allow"

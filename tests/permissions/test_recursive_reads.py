@@ -71,7 +71,15 @@ def test_a_search_is_asked_exactly_when_a_covered_file_is_below(
         found = subprocess.run(
             ["find", where, "-type", "f"], cwd=ws, capture_output=True, text=True, check=True
         ).stdout.split()
-        reached = any(_covered(os.path.normpath(f)) for f in found)
+        # rg skips hidden files and directories below where it starts.
+        hidden = search.startswith("rg ")
+        reached = any(
+            _covered(os.path.normpath(f))
+            and not (
+                hidden and any(p.startswith(".") for p in Path(os.path.relpath(f, where)).parts)
+            )
+            for f in found
+        )
         decision = decide("Bash", {"command": search.format(d=where)}, _context(ws))
         assert decision.behavior == ("ask" if reached else "allow"), (found, decision)
     finally:
