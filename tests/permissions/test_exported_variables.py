@@ -58,8 +58,8 @@ def test_an_export_that_writes_is_still_asked(tree: Tree, make_ctx: ContextFacto
     "command",
     [
         'export PATH="$PWD/.venv/bin:$PATH"; git log',
-        "export PATH=.venv/bin:$PATH && git status",
-        "PATH=node_modules/.bin:$PATH git log",
+        'export PATH="$(pwd)/node_modules/.bin:$PATH" && git status',
+        "PATH={ws}/.venv/bin:$PATH git log",
         'PATH="$PWD/bin:$PATH" git log',
     ],
 )
@@ -68,6 +68,7 @@ def test_workspace_directories_put_on_path_are_asked_not_denied(
 ) -> None:
     """Which programs they shadow is not known (a workspace `bin/curl`): asked in every mode,
     bypassPermissions too, but not the hard deny of a PATH leading anywhere."""
+    command = tree.fill(command)
     for mode in ("default", "acceptEdits", "bypassPermissions"):
         verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
         assert verdict.behavior == "ask", (command, mode, verdict.reason)
@@ -81,6 +82,9 @@ def test_workspace_directories_put_on_path_are_asked_not_denied(
         "export PATH=$PWD/../x:$PATH; git log",
         "export PATH=.venv/bin; git log",  # the usual directories gone
         "export PATH=../bin:$PATH; git log",
+        # A relative entry is looked up from wherever the shell is later.
+        "export PATH=.:$PATH; git log",
+        "export PATH=.venv/bin:$PATH; git log",
     ],
 )
 def test_a_path_leading_out_of_the_workspace_stays_denied(

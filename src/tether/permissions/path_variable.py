@@ -12,8 +12,8 @@ from tether.permissions.shell_words import DYN, is_literal
 
 def workspace_path_entries(value: str, inside: Callable[[str], bool]) -> bool:
     """Whether each entry of the PATH value `value` is the old value (a variable alone:
-    `$PATH`), a directory inside the workspace (`inside`), or one below a variable's value
-    without climbing out (`$PWD/.venv/bin`)."""
+    `$PATH`), an absolute directory inside the workspace (`inside`), or one below a
+    variable's value without climbing out (`$PWD/.venv/bin`)."""
     entries = value.split(":")
     if not value or len(entries) < 2 or not any(e == DYN for e in entries):
         return False  # the usual directories replaced: nothing found where it was
@@ -24,6 +24,7 @@ def workspace_path_entries(value: str, inside: Callable[[str], bool]) -> bool:
             if ".." in entry.split("/"):
                 return False
             continue
-        if not is_literal(entry) or not entry or not inside(entry):
+        # A relative entry is looked up from wherever the shell is later (`.` after a `cd`).
+        if not is_literal(entry) or not entry.startswith("/") or not inside(entry):
             return False
     return True
