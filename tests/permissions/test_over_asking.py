@@ -265,3 +265,23 @@ def test_rg_with_a_configuration_file_may_search_hidden_files(
     """rg reads its options from the file RIPGREP_CONFIG_PATH names, which may say --hidden."""
     monkeypatch.setenv("RIPGREP_CONFIG_PATH", "/nonexistent/ripgreprc")
     assert decide("Bash", {"command": "rg TODO"}, ctx).behavior != "allow"
+
+
+def test_grep_excludes_files_only(tmp_path: Path) -> None:
+    """`grep -r --exclude=.env` still reads a directory named `.env` (that is
+    --exclude-dir); rg's `-g '!.env'` leaves out both."""
+    ws = tmp_path / "ws"
+    (ws / ".env").mkdir(parents=True)
+    (ws / ".env" / "keys.py").write_text("KEY = 1  # TODO\n")
+    rules = {"permissions": {"deny": ["Read(**/.env)"]}}
+    ctx = PermissionContext(
+        mode="default",
+        rules=load_rules([(ws / ".claude" / "settings.json", rules)], seed_yaml=None),
+        workspace=ws,
+        cwd=ws,
+        home=tmp_path / "home",
+    )
+    grep = decide("Bash", {"command": "grep -rn TODO --exclude=.env ."}, ctx)
+    assert grep.behavior != "allow", grep
+    rg = decide("Bash", {"command": "rg --hidden -g '!.env' TODO"}, ctx)
+    assert rg.behavior == "allow", rg

@@ -23,7 +23,20 @@ def passes(name: str, only: tuple[str, ...]) -> bool:
     included = [g for g in only if not g.startswith("!")]
     if included and not any(fnmatchcase(name, g) for g in included):
         return False
-    return not any(fnmatchcase(name, g[1:]) for g in only if g.startswith("!"))
+    return not any(fnmatchcase(name, g.lstrip("!")) for g in only if g.startswith("!"))
+
+
+def files_left(below: tuple[str, ...] | None, only: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The paths of a tree listing that a read filtering files out by name (`!!GLOB`: grep
+    --exclude) still takes: what is below an excluded name is kept when it is a directory."""
+    dropped = tuple(g[2:] for g in only if g.startswith("!!"))
+    if below is None or not dropped:
+        return below
+    return tuple(
+        p
+        for p in below
+        if not any(fnmatchcase(p.rstrip("/").rsplit("/", 1)[-1], g) for g in dropped)
+    )
 
 
 def may_hold(rule: Rule, only: tuple[str, ...]) -> bool:
@@ -34,7 +47,8 @@ def may_hold(rule: Rule, only: tuple[str, ...]) -> bool:
     last = rule.path.glob.rstrip("/").rsplit("/", 1)[-1]
     if not last or "**" in last:
         return True
-    if any(_excludes(g[1:], last) for g in only if g.startswith("!")):
+    # `!!GLOB` leaves out files only (grep --exclude): a directory of that name is read.
+    if any(_excludes(g[1:], last) for g in only if g.startswith("!") and g[1:2] != "!"):
         return False
     included = [g for g in only if not g.startswith("!")]
     if not included:
@@ -68,11 +82,12 @@ _RG_UNRESTRICTED = frozenset({"-u", "--unrestricted"})
 def included_names(args: Arguments, spec: CommandSpec, globs: list[str]) -> tuple[str, ...]:
     """The base-name filter of a recursive read (may_hold), when every glob is a literal:
     grep's `--include=GLOB` values (or the `name_globs` given) and its `--exclude=GLOB` ones
-    (as `!GLOB`); rg's `-g`/`--glob` ones (`!GLOB` excludes), and `!.*` unless it searches
-    hidden files (`--hidden`, `-.`, `-uu`; or its configuration file: `configured`)."""
+    (as `!!GLOB`: files only); rg's `-g`/`--glob` ones (`!GLOB` excludes directories too),
+    and `!.*` unless it searches hidden files (`--hidden`, `-.`, `-uu`; or its configuration
+    file: `configured`)."""
     if not globs and spec.files == "pattern_read" and "--include" in spec.valued_options:
         globs = args.values(("--include",))
-        globs += [f"!{g}" for g in args.values(("--exclude",))]
+        globs += [f"!!{g}" for g in args.values(("--exclude",))]
     elif not globs and spec.files == "pattern_read" and "--glob" in spec.valued_options:
         globs = [g for g in args.values(("-g", "--glob")) if "/" not in g]
         unrestricted = sum(1 for name, _ in args.options if name in _RG_UNRESTRICTED)

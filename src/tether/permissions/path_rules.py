@@ -14,7 +14,7 @@ from tether.permissions import steps
 from tether.permissions.context import PermissionContext
 from tether.permissions.file_targets import Located
 from tether.permissions.link_names import HARD_LINK_UNKNOWN, link_names
-from tether.permissions.name_filters import may_hold, passes
+from tether.permissions.name_filters import files_left, may_hold, passes
 from tether.permissions.paths import Tokens, normalize
 from tether.permissions.process_paths import fold_process_path
 from tether.permissions.recursive_reads import reaches_covered
@@ -186,6 +186,7 @@ class PathRules:
         when that is not known: recursive_reads.py); `follows`: through symlinks below."""
         below = self.ctx.list_tree(real) if follows else self.ctx.list_tree_unfollowed(real)
         steps.spend(1 + (len(below) if below is not None else 0) // 16)
+        below = files_left(below, only)
         every = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
         rules = tuple(rule for rule in every if may_hold(rule, only))
         if reaches_covered(
