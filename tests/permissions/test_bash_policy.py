@@ -179,7 +179,9 @@ def test_recursive_search_of_a_directory_holding_denied_files(
         "Read(./.env)",
         f"searches {tree.ws}, which may hold files deny rule Read(./.env) covers",
     )
-    assert bash("rg TODO", ctx).behavior == "ask"
+    # rg skips hidden files unless told not to (test_over_asking).
+    assert bash("rg TODO", ctx).behavior == "allow"
+    assert bash("rg --hidden TODO", ctx).behavior == "ask"
 
 
 def test_hidden_shell_features_are_asked(make_ctx: ContextFactory) -> None:

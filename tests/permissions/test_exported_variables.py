@@ -52,3 +52,44 @@ def test_exports_that_change_what_runs_are_not_opened(
 def test_an_export_that_writes_is_still_asked(tree: Tree, make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": "export FOO=1 > out.txt"}, make_ctx(RULES))
     assert verdict.behavior == "ask", verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'export PATH="$PWD/.venv/bin:$PATH"; git log',
+        'export PATH="$(pwd)/node_modules/.bin:$PATH" && git status',
+        "PATH={ws}/.venv/bin:$PATH git log",
+        'PATH="$PWD/bin:$PATH" git log',
+    ],
+)
+def test_workspace_directories_put_on_path_are_asked_not_denied(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """Which programs they shadow is not known (a workspace `bin/curl`): asked in every mode,
+    bypassPermissions too, but not the hard deny of a PATH leading anywhere."""
+    command = tree.fill(command)
+    for mode in ("default", "acceptEdits", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
+        assert verdict.behavior == "ask", (command, mode, verdict.reason)
+        assert "puts on PATH" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "export PATH=/tmp/evil:$PATH; git log",
+        "export PATH=$PWD/../x:$PATH; git log",
+        "export PATH=.venv/bin; git log",  # the usual directories gone
+        "export PATH=../bin:$PATH; git log",
+        # A relative entry is looked up from wherever the shell is later.
+        "export PATH=.:$PATH; git log",
+        "export PATH=.venv/bin:$PATH; git log",
+    ],
+)
+def test_a_path_leading_out_of_the_workspace_stays_denied(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    for mode in ("default", "bypassPermissions"):
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
+        assert verdict.behavior == "deny", (command, mode, verdict.reason)

@@ -86,3 +86,41 @@ def test_wrapper_options_that_write_or_read_files(
     rules = {"permissions": {"deny": DENIES, "allow": ["Bash(ls *)", "Bash(true)"]}}
     assert bash(command, make_ctx(rules, mode="plan")).behavior == plan
     assert bash(command, make_ctx(rules)).behavior == default
+
+
+# 17. A wrapper's file operand: the lock file flock opens, created when missing.
+
+LOCK_FILES = [
+    "flock .mcp.json true",
+    "flock -n .mcp.json -c true",
+    "flock -w 5 .claude/settings.local.json true",
+    "flock .git/hooks/pre-push true",
+    "flock .envrc -c 'ls'",
+    "flock {outside}/created.lock true",
+    "logsave .mcp.json true",
+    "logsave -a .git/hooks/pre-commit true",
+]
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_a_wrappers_file_operand_is_written(
+    mode: Mode, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """`flock FILE CMD` creates FILE as `touch FILE` does: a protected file or one outside the
+    workspace is asked, and plan mode denies it."""
+    allowing = ["Bash(flock *)", "Bash(logsave *)", "Bash(true)", "Bash(ls *)", "Bash(touch *)"]
+    ctx = make_ctx({"permissions": {"allow": allowing}}, mode=mode)
+    commands = [tree.fill(c) for c in LOCK_FILES]
+    assert behaviors(commands, ctx) == dict.fromkeys(commands, "ask")
+    plan = make_ctx({"permissions": {"allow": allowing}}, mode="plan")
+    for command in ("flock new.lock true", "logsave build.log true"):
+        assert bash(command, plan).behavior == bash("touch new.lock", plan).behavior == "deny"
+    # In the workspace, away from protected files, the lock is an ordinary write.
+    plain = ["flock build.lock true", "flock build.lock -c ls", "logsave build.log ls"]
+    assert bash("touch build.lock", ctx).behavior == "allow"
+    assert behaviors(plain, ctx) == dict.fromkeys(plain, "allow")
+    # Without a rule naming the wrapper, its file is a write no rule allows, as touch's is.
+    unnamed = make_ctx({"permissions": {"allow": ["Bash(true)", "Bash(ls *)"]}}, mode=mode)
+    expected = "allow" if mode == "acceptEdits" else "ask"
+    assert bash("touch build.lock", unnamed).behavior == expected
+    assert behaviors(plain, unnamed) == dict.fromkeys(plain, expected)

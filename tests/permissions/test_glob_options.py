@@ -115,7 +115,7 @@ def test_no_command_that_printed_a_denied_dot_file_was_allowed(
     [
         "shopt -s nullglob; find nomatch* -delete",
         "shopt -s nullglob; grep -r SENTINEL nomatch*",
-        "shopt -s nullglob; rg SENTINEL nomatch*",
+        "shopt -s nullglob; rg --hidden SENTINEL nomatch*",
         "shopt -u failglob; shopt -s nullglob; timeout 5 grep -r SENTINEL nomatch*",
         "bash -O nullglob -c 'grep -r SENTINEL nomatch*'",
     ],

@@ -88,6 +88,17 @@ ALLOWED = [
     "ps -p 1 -o pid,cmd",
     "pgrep -f pytest",
     "pstree -p",
+    # Builtins that only set variables from their input or arguments.
+    "read -r first < app.py",
+    'while read -r line; do echo "$line"; done < data.csv',
+    'while getopts ab opt; do echo "$opt"; done',
+    # Recursive searches whose filters leave out every file the deny rule names.
+    "rg TODO",
+    "rg -n TODO src .",
+    "rg -u TODO",
+    "rg --hidden --glob '!.env' TODO",
+    "grep -rn TODO --exclude=.env .",
+    "grep -rn TODO --exclude-dir=.git --exclude='.env*' .",
 ]
 
 
@@ -115,6 +126,16 @@ STOPPED = [
     ('for f in *.py; do for f in .*; do cat "$f"; done; done', "ask"),
     ('select f in *.py; do cat "$f"; done', "ask"),
     ("cat .e*", "deny"),
+    ("read -r key < .env", "deny"),
+    # rg searches hidden files with --hidden, `-.` or `-uu`; an exclusion must cover `.env`.
+    ("rg --hidden TODO", "ask"),
+    ("rg -. TODO", "ask"),
+    ("rg -uu TODO", "ask"),
+    ("rg -g '!*.py' --hidden TODO", "ask"),
+    ("rg TODO .env", "deny"),
+    ("grep -rn TODO --exclude='*.py' .", "ask"),
+    ("grep -rn TODO --exclude='.e' .", "ask"),
+    ("read -r PATH < data.csv", "deny"),
     ("cat * .env", "deny"),
     # Print-only programs that do more than print, or read the denied file.
     ("awk '{ system(\"cat .env\") }' data.csv", "deny"),
@@ -236,3 +257,31 @@ def test_xxd_reads_its_options_as_words(tmp_path: Path) -> None:
     assert run.stdout.strip() == "68690a"
     assert program_use(("xxd", "-pl", "f")) == program_use(("xxd", "-p", "f"))
     assert program_use(("xxd", "-pl", "f")).reads == ("f",)
+
+
+def test_rg_with_a_configuration_file_may_search_hidden_files(
+    ctx: PermissionContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rg reads its options from the file RIPGREP_CONFIG_PATH names, which may say --hidden."""
+    monkeypatch.setenv("RIPGREP_CONFIG_PATH", "/nonexistent/ripgreprc")
+    assert decide("Bash", {"command": "rg TODO"}, ctx).behavior != "allow"
+
+
+def test_grep_excludes_files_only(tmp_path: Path) -> None:
+    """`grep -r --exclude=.env` still reads a directory named `.env` (that is
+    --exclude-dir); rg's `-g '!.env'` leaves out both."""
+    ws = tmp_path / "ws"
+    (ws / ".env").mkdir(parents=True)
+    (ws / ".env" / "keys.py").write_text("KEY = 1  # TODO\n")
+    rules = {"permissions": {"deny": ["Read(**/.env)"]}}
+    ctx = PermissionContext(
+        mode="default",
+        rules=load_rules([(ws / ".claude" / "settings.json", rules)], seed_yaml=None),
+        workspace=ws,
+        cwd=ws,
+        home=tmp_path / "home",
+    )
+    grep = decide("Bash", {"command": "grep -rn TODO --exclude=.env ."}, ctx)
+    assert grep.behavior != "allow", grep
+    rg = decide("Bash", {"command": "rg --hidden -g '!.env' TODO"}, ctx)
+    assert rg.behavior == "allow", rg

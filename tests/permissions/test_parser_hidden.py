@@ -168,6 +168,9 @@ def test_what_cannot_be_seen_is_asked_without_a_deny_rule(
             "a control character (\\x1b) that bash may read differently",
         ),
         ("ls\x00 x", "a control character (\\x00) that bash may read differently"),
+        ("echo hi\x85sudo true", "a control character (\\x85) that bash may read differently"),
+        ("echo \x9b2J; sudo true", "a control character (\\x9b) that bash may read differently"),
+        ("echo a\udc9bsudo", "a control character (\\udc9b) that bash may read differently"),
         ("x\\\n`sudo true`", "a line continuation inside a word"),
     ],
 )
@@ -334,7 +337,7 @@ def test_an_unknown_program_may_run_its_later_arguments(
         "ls | xargs npm test",  # wholly unknown words (file names) are data
         "chrt -o 0 ls",
         "eval -- ls",
-        "flock .lk cat notes.txt",
+        "flock /dev/null cat notes.txt",  # a lock file written: test_file_options
     ],
 )
 def test_known_programs_and_data_words_are_not_suspected(

@@ -161,6 +161,11 @@ CASES: list[tuple[str, str, str]] = [
     ("pytest --debug=protected/d.log", "deny", "deny"),
     ("pytest --report-log=protected/r.json", "deny", "deny"),
     ("pytest --pastebin=all", "deny", "deny"),
+    ("pytest --pdbcls=evilmod:X --pdb", "deny", "deny"),
+    ("pytest --pdbcls evilmod:X --trace", "deny", "deny"),
+    ("pytest --pdbc=evilmod:X --pdb", "deny", "deny"),
+    ("python -m pytest --tx popen//python=./evil -n 1", "deny", "deny"),
+    ("pytest --px id=p//socket=127.0.0.1:1 -q", "deny", "deny"),
     ("pytest --cache-clear", "ask", "allow"),
     # Options whose value is a file read, or a file naming the files read.
     ("jq -r .name package.json", "allow", "allow"),

@@ -111,6 +111,11 @@ def test_makefile_code_that_runs_a_denied_program_is_not_allowed(
     bypass = decide("Bash", {"command": command}, make_ctx(RULES, mode="bypassPermissions"))
     assert _sentinel_runs(project, command), command  # make is the judge: it does run
     assert default.behavior != "allow", (command, default.reason)
+    if "path.mk" in command:
+        # The workspace's tools/ put on PATH: asked in every mode, bypass too (path_variable).
+        assert bypass.behavior == "ask", bypass
+        assert "puts on PATH" in bypass.reason, bypass
+        return
     assert bypass.behavior == "deny", (command, bypass.reason)
 
 

@@ -36,6 +36,14 @@ def _covered(relative: str) -> bool:
     return parts[0] == "secrets" or any(p == ".env" or p.endswith(".pem") for p in parts)
 
 
+def _covered_for_rg(relative: str) -> bool:
+    """The oracle for rg, which skips hidden names: `.env` (hidden) is out of its reach; a
+    covered name that is not hidden is judged in reach even below a hidden directory (the
+    engine judges a rule by the names it covers: the safe side)."""
+    parts = relative.split("/")
+    return parts[0] == "secrets" or any(p.endswith(".pem") for p in parts)
+
+
 @pytest.fixture
 def workspace() -> Iterator[Path]:
     root = Path(tempfile.mkdtemp(prefix="recursive-reads-"))
@@ -71,7 +79,9 @@ def test_a_search_is_asked_exactly_when_a_covered_file_is_below(
         found = subprocess.run(
             ["find", where, "-type", "f"], cwd=ws, capture_output=True, text=True, check=True
         ).stdout.split()
-        reached = any(_covered(os.path.normpath(f)) for f in found)
+        rg = search.startswith("rg ")
+        covered = _covered_for_rg if rg else _covered
+        reached = any(covered(os.path.normpath(f)) for f in found)
         decision = decide("Bash", {"command": search.format(d=where)}, _context(ws))
         assert decision.behavior == ("ask" if reached else "allow"), (found, decision)
     finally:

@@ -26,6 +26,7 @@ from tether.permissions.data_urls import RUNTIMES, data_url_code
 from tether.permissions.file_targets import Target
 from tether.permissions.flask_env import env_app_commands
 from tether.permissions.interpreter_code import CodeUse
+from tether.permissions.launchers import fetched_package
 from tether.permissions.module_urls import module_url
 from tether.permissions.nix_launch import unnamed_program
 from tether.permissions.nix_sources import unseen_nix_code
@@ -149,6 +150,9 @@ class CodeJudge:
     def _fetched(self, inv: Invocation) -> list[Verdict]:
         """Code fetched from a package index under an interpreter's name: asked unless the
         allow rule names the installer."""
+        package = fetched_package(inv.own_argv)
+        if package is not None:
+            return self._fetched_package(inv.own_argv, *package)
         reason = fetched_code(inv.own_argv)
         if reason is None:
             return []
@@ -159,6 +163,21 @@ class CodeJudge:
         rules = self.ctx.rules.of("allow", "Bash")
         named = any("pip" in r.text and any(rule_matches(r, t) for t in texts) for r in rules)
         return [] if named else [ask(reason)]
+
+    def _fetched_package(
+        self, argv: tuple[str, ...], reason: str, words: tuple[int, ...]
+    ) -> list[Verdict]:
+        """A package fetched and run (`pnpm dlx X`): code not seen, which may run anything,
+        unless an allow rule names the subcommand that fetches it (`Bash(pnpm dlx *)`,
+        `Bash(uvx *)`; `Bash(pnpm *)` names pnpm, not what its registry serves)."""
+        other = tuple("\x00" if i in words else word for i, word in enumerate(argv))
+        texts, others = texts_of(argv, for_allow=True), texts_of(other, for_allow=True)
+        for rule in self.ctx.rules.of("allow", "Bash"):
+            if any(rule_matches(rule, t) for t in texts) and not (
+                words and any(rule_matches(rule, t) for t in others)
+            ):
+                return []
+        return [self.unseen(reason)]
 
     def _loads(
         self, words: tuple[str, ...], inv: Invocation | None = None, what: str = "runs code from"

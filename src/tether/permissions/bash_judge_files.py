@@ -35,6 +35,7 @@ from tether.permissions.git_history_check import (
 )
 from tether.permissions.git_repository import repository_reasons
 from tether.permissions.mentioned_files import mentioned_files
+from tether.permissions.name_filters import configured
 from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
@@ -208,6 +209,7 @@ class FileJudge(ProjectJudge):
                 verdicts.extend(self._argument_commands(inv))
         file_reads = use.file_reads if use is not None and inv.own is None else ()
         only = use.only_names if use is not None and inv.own is None else ()
+        only = configured(program_name(inv.argv[0]), only) if only else only
         # grep -r and rg read no symlink met below the top (-R, -L: they follow all).
         follows = not (
             use is not None and not use.follows and program_name(inv.argv[0]) in _UNFOLLOWING

@@ -52,6 +52,7 @@ from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_form
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import CodeUse, code_use
 from tether.permissions.launchers import launches, unknown_module
+from tether.permissions.path_variable import workspace_path_entries
 from tether.permissions.process_programs import process_program
 from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
@@ -196,6 +197,10 @@ class _Judge(FileJudge):
                 self.read_only = False
             elif is_pager_variable(name) and is_literal(value):
                 parts.extend(self.commands_run(value, pager=True))  # `GIT_PAGER=cat git log`
+            elif name == "PATH" and workspace_path_entries(value, self.places.inside):
+                what = "the workspace's directories, whose programs may shadow others"
+                parts.append(ask(f"puts on PATH {what}: {readable(value)}", hard=True))
+                self.read_only = False
             elif is_dangerous_variable(name) and not (
                 is_literal(value)
                 and workspace_module_path(name, value, inv.argv)
@@ -304,7 +309,10 @@ class _Judge(FileJudge):
         if found is not None:
             return found
         if inv.role == "wrapper":
-            return allow("runs only what it wraps")
+            # A rule naming the wrapper covers the files it opens itself (`flock LOCK`,
+            # `time -o FILE`), as `Bash(touch *)` covers touch's: what it runs is judged apart.
+            named = self._allow_rule(texts_of(inv.argv, for_allow=True)) if inv.writes else None
+            return allow(rule=named.text) if named else allow("runs only what it wraps")
         if delegate is not None:
             allowed = self._allow_rule(texts_of(delegate[1], for_allow=True))
             allowed = allowed or self._naming_rule(inv.own_argv, delegate[0])

@@ -314,6 +314,9 @@ COMMANDS: Mapping[str, CommandSpec] = {
         ),
         _NONE_READ_ONLY,
     ),
+    # Builtins that only set variables from their input or arguments (a variable that changes
+    # what runs, or a subscript, is judged where it is set: shell_variables, shell_checks).
+    **dict.fromkeys(_names("read getopts"), _NONE_READ_ONLY),
     # With no command to run (wrappers.py opens up `env PROG`): prints the environment.
     "env": _NONE_READ_ONLY,
     # Process listings: what runs, as `env` shows the environment (a pid file is read); top

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from tether.permissions.wrapper_options import WrapperSpec
@@ -46,6 +46,11 @@ class Sub:
     `pipx run --spec DIR`): its code, judged as `python3 DIR` (outside the workspace: asked)."""
     environments: bool = False
     """The command may start with `ENV:` (`hatch run test:pytest` runs pytest in `test`)."""
+    fetches: bool = False
+    """It runs a package fetched from a registry (`pnpm dlx X`, `uvx X`, `npm init X`): code
+    nobody has seen, unless a rule names the subcommand (bash_judge_code._fetched)."""
+    fetch_options: frozenset[str] = frozenset()
+    """Options naming a package it fetches and runs (`npx --package X`)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,7 @@ _UVX = Sub(
     scripts=True,
     packages=_s("--from", "--with", "-w", "--with-editable", "--with-requirements"),
 )
+_UVX_FETCHED = replace(_UVX, fetches=True)
 _PIPX_RUN = WrapperSpec(
     flags="qve",
     valued="i",
@@ -127,7 +133,10 @@ _NPX_OPTIONS = WrapperSpec(
     long_valued=_s("--package", "--call", "--workspace", "--prefix", "--registry", "--cache")
     | _s("--loglevel", "--userconfig"),
 )
-_NPX = Sub("command", _NPX_OPTIONS, shell=_s("-c", "--call"))
+_NPX = Sub("command", _NPX_OPTIONS, shell=_s("-c", "--call"), fetch_options=_s("--package", "-p"))
+_NPX_FETCHED = replace(_NPX, fetches=True)
+_FETCHED = Sub("nothing", fetches=True)
+"""`pnpm create X`, `npm init X`: the package `create-X`, fetched and run."""
 _TOX_VALUED = _s(
     "-c", "--conf", "--root", "--workdir", "-x", "--override", "-e", "-m", "-f", "--runner",
     "--installpkg", "--hashseed", "--discover", "--exit-and-dump-after", "-i", "--index-url",
@@ -209,7 +218,7 @@ LAUNCHERS: Mapping[str, Launcher] = {
         _UV_GLOBAL,
         {
             ("run",): _UVX,
-            ("tool", "run"): _UVX,
+            ("tool", "run"): _UVX_FETCHED,
             **_nothing("init", "add", "remove", "sync", "lock", "export", "tree", "venv", "build"),
             **_nothing("publish", "cache", "self", "version", "python", "pip", "help", "format"),
             **_nothing("auth", "generate-shell-completion"),
@@ -219,11 +228,11 @@ LAUNCHERS: Mapping[str, Launcher] = {
             },
         },
     ),
-    "uvx": Launcher(WrapperSpec(), {(): _UVX}),
+    "uvx": Launcher(WrapperSpec(), {(): _UVX_FETCHED}),
     "pipx": Launcher(
         WrapperSpec(flags="qvh", long_flags=_QUIET),
         {
-            ("run",): Sub("command", _PIPX_RUN, scripts=True, packages=_s("--spec")),
+            ("run",): Sub("command", _PIPX_RUN, scripts=True, packages=_s("--spec"), fetches=True),
             **_nothing("install", "uninstall", "upgrade", "upgrade-all", "list", "inject"),
             **_nothing("uninject", "reinstall", "reinstall-all", "ensurepath", "environment"),
             **_nothing("completions", "interpreter", "pin", "unpin", "upgrade-shared"),
@@ -273,9 +282,21 @@ LAUNCHERS: Mapping[str, Launcher] = {
     "tox": Launcher(_TOX, _TOX_SUBS, overrides=_s("-x", "--override")),
     **dict.fromkeys(("pre-commit", "pre_commit"), Launcher(_PRE_COMMIT, _PRE_COMMIT_SUBS)),
     **dict.fromkeys(("npx", "pnpx", "bunx"), Launcher(WrapperSpec(), {(): _NPX})),
-    "npm": Launcher(WrapperSpec(), {("exec",): _NPX, ("x",): _NPX}, closed=False),
-    "pnpm": Launcher(WrapperSpec(), {("exec",): _NPX, ("dlx",): _NPX}, closed=False),
-    "yarn": Launcher(WrapperSpec(), {("exec",): _NPX, ("dlx",): _NPX}, closed=False),
+    "npm": Launcher(
+        WrapperSpec(),
+        {("exec",): _NPX, ("x",): _NPX, ("init",): _FETCHED, ("create",): _FETCHED},
+        closed=False,
+    ),
+    "pnpm": Launcher(
+        WrapperSpec(),
+        {("exec",): _NPX, ("dlx",): _NPX_FETCHED, ("create",): _FETCHED},
+        closed=False,
+    ),
+    "yarn": Launcher(
+        WrapperSpec(),
+        {("exec",): _NPX, ("dlx",): _NPX_FETCHED, ("create",): _FETCHED},
+        closed=False,
+    ),
     "bun": Launcher(WrapperSpec(), {("x",): _NPX}, closed=False),
 }
 """Launchers by program or `python3 -m` module name."""

@@ -136,6 +136,37 @@ def launches(inv: Invocation) -> bool:
     return entry is not None and entry[0] in LAUNCHERS
 
 
+def fetched_package(argv: tuple[str, ...]) -> tuple[str, tuple[int, ...]] | None:
+    """Why `argv` runs a package fetched from a registry (`pnpm dlx X`, `uvx X`, `npx
+    --package X Y`, `npm init X`), and the places in `argv` of the subcommand's words (a rule
+    naming them allows it: `Bash(pnpm dlx *)`); None when it fetches nothing to run."""
+    entry = entry_of(argv)
+    launcher = LAUNCHERS.get(entry[0]) if entry is not None else None
+    if entry is None or launcher is None:
+        return None
+    name, args = entry
+    found = _subcommand(launcher, args)
+    if isinstance(found, str):
+        return None
+    sub, at = found
+    if sub is None:
+        return None
+    rest = args[at:]
+    if sub.fetches:
+        if sub.how == "nothing" and all(a.startswith("-") for a in rest):
+            return None  # `npm init -y`: no package named
+    elif sub.fetch_options:
+        parsed = parse_options(rest, sub.options)
+        if isinstance(parsed, str) or not {n for n, _ in parsed.options} & sub.fetch_options:
+            return None
+    else:
+        return None
+    offset = len(argv) - len(args)
+    words = tuple(offset + i for i in range(at) if not args[i].startswith("-"))
+    typed = " ".join((name, *(argv[i] for i in words)))
+    return f"`{typed}` runs a package fetched from a registry, code tether cannot see", words
+
+
 def _with_app(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
     runs = app_code(plain.argv, plain.assignments)
     if not runs:

@@ -5,6 +5,7 @@ reach (the safe side)."""
 
 from __future__ import annotations
 
+import os
 from fnmatch import fnmatchcase
 
 from tether.permissions.arguments import Arguments
@@ -16,27 +17,93 @@ from tether.permissions.shell_words import is_literal
 _GLOB_CHARS = frozenset("*?[\\")
 
 
+def passes(name: str, only: tuple[str, ...]) -> bool:
+    """Whether a file's base name passes the filter `only`: it matches an included glob (or
+    none is given) and no excluded one (`!GLOB`)."""
+    included = [g for g in only if not g.startswith("!")]
+    if included and not any(fnmatchcase(name, g) for g in included):
+        return False
+    return not any(fnmatchcase(name, g.lstrip("!")) for g in only if g.startswith("!"))
+
+
+def files_left(below: tuple[str, ...] | None, only: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The paths of a tree listing that a read filtering files out by name (`!!GLOB`: grep
+    --exclude) still takes: what is below an excluded name is kept when it is a directory."""
+    dropped = tuple(g[2:] for g in only if g.startswith("!!"))
+    if below is None or not dropped:
+        return below
+    return tuple(
+        p
+        for p in below
+        if not any(fnmatchcase(p.rstrip("/").rsplit("/", 1)[-1], g) for g in dropped)
+    )
+
+
 def may_hold(rule: Rule, only: tuple[str, ...]) -> bool:
-    """Whether a read taking only base names matching `only` (empty: every name) may read a
-    file `rule` covers."""
+    """Whether a read taking only base names that pass `only` (empty: every name; `!GLOB`:
+    none matching GLOB) may read a file `rule` covers."""
     if not only or rule.path is None:
         return True
     last = rule.path.glob.rstrip("/").rsplit("/", 1)[-1]
     if not last or "**" in last:
         return True
+    # `!!GLOB` leaves out files only (grep --exclude): a directory of that name is read.
+    if any(_excludes(g[1:], last) for g in only if g.startswith("!") and g[1:2] != "!"):
+        return False
+    included = [g for g in only if not g.startswith("!")]
+    if not included:
+        return True
     if not _GLOB_CHARS & set(last):
-        return any(fnmatchcase(last, glob) for glob in only)
+        return any(fnmatchcase(last, glob) for glob in included)
     # Two globs for one base name (`*.pem` and `*.py`): some name may match both.
     try:
         rule_tokens = glob_tokens(last)
-        return any(globs_overlap(rule_tokens, glob_tokens(glob)) for glob in only)
+        return any(globs_overlap(rule_tokens, glob_tokens(glob)) for glob in included)
     except ValueError:
         return True
 
 
+def _excludes(glob: str, last: str) -> bool:
+    """Whether every base name `last` (a rule's last segment) stands for matches `glob`: a
+    name itself, or a glob whose fixed start a `PREFIX*` glob covers (`.env*` and `.env.*`)."""
+    if not _GLOB_CHARS & set(last):
+        return fnmatchcase(last, glob)
+    if glob == last:
+        return True
+    prefix = glob[:-1]
+    fixed = last[: min((last.index(c) for c in _GLOB_CHARS if c in last), default=len(last))]
+    return glob.endswith("*") and not _GLOB_CHARS & set(prefix) and fixed.startswith(prefix)
+
+
+_RG_HIDDEN = frozenset({"--hidden", "-."})
+_RG_UNRESTRICTED = frozenset({"-u", "--unrestricted"})
+
+
 def included_names(args: Arguments, spec: CommandSpec, globs: list[str]) -> tuple[str, ...]:
-    """grep's `--include=GLOB` values (or the `name_globs` given), when every one is a
-    literal: it then reads only files whose base names match one (name_filters)."""
+    """The base-name filter of a recursive read (may_hold), when every glob is a literal:
+    grep's `--include=GLOB` values (or the `name_globs` given) and its `--exclude=GLOB` ones
+    (as `!!GLOB`: files only); rg's `-g`/`--glob` ones (`!GLOB` excludes directories too),
+    and `!.*` unless it searches hidden files (`--hidden`, `-.`, `-uu`; or its configuration
+    file: `configured`)."""
     if not globs and spec.files == "pattern_read" and "--include" in spec.valued_options:
         globs = args.values(("--include",))
+        globs += [f"!!{g}" for g in args.values(("--exclude",))]
+    elif not globs and spec.files == "pattern_read" and "--glob" in spec.valued_options:
+        globs = [g for g in args.values(("-g", "--glob")) if "/" not in g]
+        unrestricted = sum(1 for name, _ in args.options if name in _RG_UNRESTRICTED)
+        hidden = args.has(_RG_HIDDEN) or unrestricted >= 2
+        if not hidden:
+            globs.append(RG_UNHIDDEN)
     return tuple(globs) if all(is_literal(g) for g in globs) else ()
+
+
+RG_UNHIDDEN = "!.*"
+"""rg's own filter: no hidden file or directory, unless its options say otherwise."""
+
+
+def configured(program: str, only: tuple[str, ...]) -> tuple[str, ...]:
+    """`only` as the program's configuration may change it now: a file RIPGREP_CONFIG_PATH
+    names gives rg options (`--hidden`) that tether does not read."""
+    if program == "rg" and "RIPGREP_CONFIG_PATH" in os.environ:
+        return tuple(g for g in only if g != RG_UNHIDDEN)
+    return only

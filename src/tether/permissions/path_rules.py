@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from tether.kernel_paths import is_process_path
@@ -15,7 +14,7 @@ from tether.permissions import steps
 from tether.permissions.context import PermissionContext
 from tether.permissions.file_targets import Located
 from tether.permissions.link_names import HARD_LINK_UNKNOWN, link_names
-from tether.permissions.name_filters import may_hold
+from tether.permissions.name_filters import files_left, may_hold, passes
 from tether.permissions.paths import Tokens, normalize
 from tether.permissions.process_paths import fold_process_path
 from tether.permissions.recursive_reads import reaches_covered
@@ -168,7 +167,7 @@ class PathRules:
         below = self.ctx.list_tree_unfollowed(real)
         every = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
         for path in self.ctx.linked_files(real, below or ()):
-            if not any(fnmatchcase(path.name, glob) for glob in only):
+            if not passes(path.name, only):
                 continue
             names = self._link_names(path)
             if names is None or any(self._matches(r, names, anywhere=True) for r in every):
@@ -187,6 +186,7 @@ class PathRules:
         when that is not known: recursive_reads.py); `follows`: through symlinks below."""
         below = self.ctx.list_tree(real) if follows else self.ctx.list_tree_unfollowed(real)
         steps.spend(1 + (len(below) if below is not None else 0) // 16)
+        below = files_left(below, only)
         every = (*self._rules("deny", "Read"), *self._rules("ask", "Read"))
         rules = tuple(rule for rule in every if may_hold(rule, only))
         if reaches_covered(
@@ -197,7 +197,7 @@ class PathRules:
         # its own name passes the read's filter (`--doctest-glob=envcopy`), whatever the
         # rule's names are.
         for path in self.ctx.linked_files(real, below or ()):
-            if only and not any(fnmatchcase(path.name, glob) for glob in only):
+            if only and not passes(path.name, only):
                 continue
             names = self._link_names(path)
             if names is None or any(self._matches(r, names, anywhere=True) for r in every):

@@ -43,7 +43,10 @@ _PYTEST = CommandSpec(
     read_valued=_s("-c", "--config-file", "--inifile"),
     # Each of these loads code, or settings that name files and code, from elsewhere.
     unseen=_s("-p", "-c", "--config-file", "--inifile", "-o", "--override-ini", "--rootdir")
-    | _s("--confcutdir", "--pastebin", "--pyargs", "--cov-config"),
+    | _s("--confcutdir", "--pastebin", "--pyargs", "--cov-config")
+    # `--pdbcls=MODULE:CLASS` imports MODULE; pytest-xdist's `--tx`/`--px` start the Python
+    # (or ssh) a spec names.
+    | _s("--pdbcls", "--tx", "--px"),
     harmless_values={"-p": ("no:",)},
     # `-W action:message:category:module:lineno` imports a dotted category's module.
     module_fields={"-W": 2, "--pythonwarnings": 2},

@@ -339,6 +339,8 @@ _FLOCK = WrapperSpec(
     long_flags=_s("--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close")
     | _s("--no-fork", "--verbose", "--help", "--version"),
     long_valued=_s("--timeout", "--wait", "--conflict-exit-code"),
+    leading_positionals=1,
+    positionals_written=True,
 )
 
 
@@ -348,15 +350,23 @@ def run_flock(plain: Invocation, args: tuple[str, ...], code: Code, inner: Inner
     parsed = parse_options(args, _FLOCK)
     if isinstance(parsed, str):
         return unparsed(plain, "wrapper", f"cannot tell what flock runs: {parsed}")
-    rest = args[parsed.rest + 1 :]
+    lock = parsed.rest + _FLOCK.leading_positionals
+    rest = args[lock:]
     if not rest:
-        return plain
+        return plain  # `flock FD`: a descriptor already open
+    # The lock file is opened, created empty when missing.
+    written = tuple(args[parsed.rest : lock]) if _FLOCK.positionals_written else ()
     if rest[0] in ("-c", "--command") or rest[0].startswith("--command="):
         text = rest[0].partition("=")[2] if "=" in rest[0] else " ".join(rest[1:2])
-        return code(text)
-    # The lock file is only opened (created empty when missing): neither read nor written.
+        ran = code(text)
+        return dataclasses.replace(ran, writes=(*ran.writes, *written))
     return Invocation(
-        plain.argv, plain.assignments, plain.redirects, role="wrapper", inner=(inner(rest),)
+        plain.argv,
+        plain.assignments,
+        plain.redirects,
+        role="wrapper",
+        inner=(inner(rest),),
+        writes=written,
     )
 
 

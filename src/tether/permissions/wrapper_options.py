@@ -22,6 +22,9 @@ class WrapperSpec:
     long_valued: frozenset[str] = frozenset()
     leading_positionals: int = 0
     """Words before the command (timeout's DURATION)."""
+    positionals_written: bool = False
+    """The leading positionals are files the program opens to write, created when missing
+    (flock's lock file, logsave's log): judged as `touch FILE` is."""
     assignments: bool = False
     """`NAME=value` words may come before the command (env, sudo)."""
     numeric: bool = False

@@ -33,7 +33,10 @@ _CORE: Mapping[str, WrapperSpec] = {
         writes=_s("-o", "--output"),
     ),
     "nice": WrapperSpec(valued="n", long_valued=_s("--adjustment"), numeric=True),
+    # nohup writes nohup.out only when its output is a terminal, which a Bash tool's is not.
     "nohup": WrapperSpec(),
+    # e2fsprogs: `logsave [-asv] LOGFILE PROGRAM...` appends or writes the log.
+    "logsave": WrapperSpec(flags="asv", leading_positionals=1, positionals_written=True),
     # sshpass runs the ssh-family command after its options, typing the password for it.
     "sshpass": WrapperSpec(flags="evhV", valued="pfdP", reads=_s("-f"), no_command=_s("-h", "-V")),
     "env": WrapperSpec(

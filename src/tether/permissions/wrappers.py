@@ -142,6 +142,8 @@ def look_through(
         for _ in range(spec.leading_positionals):
             if shape is not None and (rest >= len(args) or not shape.fullmatch(args[rest])):
                 break
+            if spec.positionals_written and rest < len(args):
+                writes += (args[rest],)
             rest += 1
         extra: list[tuple[str, str]] = []
         while spec.assignments and rest < len(args) and _ASSIGNMENT.match(args[rest]):
