@@ -36,6 +36,7 @@ from tether.permissions.git_history_check import (
 from tether.permissions.git_repository import repository_reasons
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.outside_code import js_tool_values, loaded_code
+from tether.permissions.pack_writes import pack_writes
 from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
@@ -154,7 +155,7 @@ class FileJudge(ProjectJudge):
             containers = container_files(inv.argv)
             reads += containers.reads
             writes += containers.writes
-            writes += pip_writes(inv.argv)
+            writes += [*pip_writes(inv.argv), *pack_writes(inv.argv)]
             verdicts.extend(self._served(containers.trees, explicit))
             verdicts.extend(self._loads(containers.loads))
             if reads_env_app(inv.argv, inv.assignments):
