@@ -125,7 +125,17 @@ def test_bun_pm_runs_the_lifecycle_its_command_runs(
         assert verdict.behavior == "deny", (command, mode, verdict.reason)
 
 
-@pytest.mark.parametrize("command", ["bun pm frobnicate", "bun create ./tpl app", "bun create x"])
+@pytest.mark.parametrize(
+    "command",
+    # `bun c` is `bun create` (bun's aliases: runner_tables.BUN_ALIASES).
+    [
+        "bun pm frobnicate",
+        "bun create ./tpl app",
+        "bun create x",
+        "bun c vite x",
+        "bun c ./tpl app",
+    ],
+)
 def test_bun_commands_of_unknown_scripts_are_code_not_read(
     command: str, tree: Tree, make_ctx: ContextFactory
 ) -> None:

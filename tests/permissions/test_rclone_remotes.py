@@ -80,7 +80,7 @@ def configured(tree: Tree) -> Tree:
         ("rclone --config other.conf ls files:", "deny"),
         ("RCLONE_CONFIG_FILES_TYPE=sftp rclone ls files:", "deny"),
         ("rclone ls good:", "allow"),
-        ("rclone copy src files:/tmp/x", "allow"),
+        ("rclone ls files:/tmp/x", "allow"),
         ("rclone copy src bucket:b", "allow"),
         ("rclone ls named:", "allow"),
         ("rclone --config other.conf ls fine:", "allow"),

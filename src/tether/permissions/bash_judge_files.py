@@ -37,10 +37,13 @@ from tether.permissions.git_repository import repository_reasons
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.name_filters import configured
 from tether.permissions.outside_code import js_tool_values, loaded_code
+from tether.permissions.pack_writes import pack_writes
 from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files
+from tether.permissions.rclone_paths import rclone_places
+from tether.permissions.rclone_remotes import local_roots
 from tether.permissions.response_files import response_files
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -52,6 +55,7 @@ from tether.permissions.shell_words import (
     program_name,
     readable,
 )
+from tether.permissions.ssh_configs import config_text
 from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
 from tether.permissions.verdict import Verdict, allow, ask
@@ -107,6 +111,16 @@ class FileJudge(ProjectJudge):
             return inv.argv
         return tuple(PRODUCED_WORD if word == DYN else word for word in inv.argv)
 
+    def _rclone(self, inv: Invocation) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The local paths rclone reads and writes (rclone_paths), its configuration's local
+        remotes read from where the command runs."""
+        if program_name(inv.argv[0]) != "rclone":
+            return (), ()
+        cwds = list(self.places.cwds)
+        cwd = cwds[0] if len(cwds) == 1 else None
+        roots = local_roots(inv.argv[1:], inv.assignments, self.ctx.home, cwd, config_text)
+        return rclone_places(inv.argv, roots)
+
     def _env_files(self, inv: Invocation) -> list[Verdict]:
         """The variables that change what runs an env file the runtime loads sets
         (env_files.py: `node --env-file=F` whose F sets `NODE_OPTIONS`), judged as the same
@@ -155,7 +169,7 @@ class FileJudge(ProjectJudge):
             containers = container_files(inv.argv)
             reads += containers.reads
             writes += containers.writes
-            writes += pip_writes(inv.argv)
+            writes += [*pip_writes(inv.argv), *pack_writes(inv.argv)]
             verdicts.extend(self._served(containers.trees, explicit))
             verdicts.extend(self._loads(containers.loads))
             if reads_env_app(inv.argv, inv.assignments):
@@ -199,6 +213,9 @@ class FileJudge(ProjectJudge):
             if toolchain is not None:
                 verdicts.extend(self._program_use(toolchain))
                 reads += toolchain.reads
+            reads_here, writes_here = self._rclone(inv)
+            reads += reads_here
+            writes += writes_here
             client = client_use(inv.argv)
             if client is not None:
                 reads += client.reads

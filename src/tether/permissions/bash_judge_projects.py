@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tether.permissions.bash_judge_scripts import ScriptJudge, script_text
 from tether.permissions.bash_rules import MAX_NESTING
+from tether.permissions.conda_environments import environment_files, pip_lines
 from tether.permissions.file_targets import GlobPath
 from tether.permissions.glob_disk import disk_matches
 from tether.permissions.go_generate import generate_text, generate_words
@@ -210,32 +211,38 @@ class ProjectJudge(ScriptJudge):
         more.txt` read in turn, from the file's directory): code pip builds, judged as the
         command's own words are (one outside the workspace is asked by `_loads` itself)."""
         found: list[Verdict] = []
-        pending = [(word, self.places.targets(word)) for word in requirement_files(inv.argv)]
+        pending = [(word, self.places.targets(word), False) for word in requirement_files(inv.argv)]
+        pending += [(w, self.places.targets(w), True) for w in environment_files(inv.argv)]
         seen: set[Path] = set()
         while pending and len(seen) < _MAX_REQUIREMENT_FILES:
-            word, targets = pending.pop()
+            word, targets, environment = pending.pop()
             for target in targets:
                 if isinstance(target, GlobPath):  # `-r req*.txt`: each file it matches now
                     matches = disk_matches(target, self.files.real, self.ctx.list_directory)
                     if matches is None:
                         found.append(self.unseen(f"{readable(word)} may match any file"))
-                    pending.append((word, list(matches or ())))
+                    pending.append((word, list(matches or ()), environment))
                     continue
                 real = self.files.real(target)
                 if real is None or real in seen or not is_below(real, self.ctx.write_roots):
                     continue
                 seen.add(real)
                 text = script_text(real)
+                # A conda environment file's `pip:` section is a requirements file pip reads
+                # from the environment file's directory (its `-e ./x` too).
+                text = pip_lines(text) if environment and text is not None else text
                 if text is None:
                     continue
                 sources, files = requirement_lines(text)
+                if environment:
+                    sources = tuple(_joined(real.parent, source) for source in sources)
                 what = f"{readable(word)} names code from"
                 found += self._loads(sources, inv, what=what)
                 # pip reads `-r`/`-c` files relative to the file naming them (and expands
                 # `${VAR}` in them: a name known only as pip runs).
                 nested = [f if "${" not in f else DYN for f in files]
                 found += self._loads(tuple(_joined(real.parent, f) for f in nested), inv, what=what)
-                pending += [(f, [real.parent / f] if is_literal(f) else []) for f in nested]
+                pending += [(f, [real.parent / f] if is_literal(f) else [], False) for f in nested]
         return found + self._projects(inv)
 
     def _dependencies(self, inv: Invocation) -> list[Verdict]:

@@ -212,6 +212,23 @@ _PIPENV = WrapperSpec(
     | _s("--site-packages", "--clear", "--three", "--no-site-packages"),
     long_valued=_s("--python", "--pypi-mirror"),
 )
+_CONDA_RUN = WrapperSpec(
+    flags="vs",
+    valued="np",
+    long_flags=_s("--verbose", "--dev", "--debug-wrapper-scripts", "--no-capture-output")
+    | _s("--live-stream"),
+    long_valued=_s("--name", "--prefix", "--cwd"),
+)
+"""`conda run`'s options (argparse: an abbreviation is not understood here, asked); mamba's
+(1.x) are conda's."""
+_MICROMAMBA_RUN = WrapperSpec(
+    flags="vqyd",
+    valued="npr",
+    long_flags=_QUIET | _s("--detach", "--clean-env", "--yes", "--offline", "--json"),
+    long_valued=_s("--name", "--prefix", "--root-prefix", "--cwd", "--label", "--attach"),
+)
+"""micromamba's (and mamba 2's) `run` options; `-e NAME=VALUE` sets the command's environment
+(`LD_PRELOAD`): left out, so asked."""
 
 LAUNCHERS: Mapping[str, Launcher] = {
     "uv": Launcher(
@@ -298,6 +315,13 @@ LAUNCHERS: Mapping[str, Launcher] = {
         closed=False,
     ),
     "bun": Launcher(WrapperSpec(), {("x",): _NPX}, closed=False),
+    **dict.fromkeys(
+        ("conda", "mamba"),
+        Launcher(WrapperSpec(), {("run",): Sub("command", _CONDA_RUN)}, closed=False),
+    ),
+    "micromamba": Launcher(
+        WrapperSpec(), {("run",): Sub("command", _MICROMAMBA_RUN)}, closed=False
+    ),
 }
 """Launchers by program or `python3 -m` module name."""
 

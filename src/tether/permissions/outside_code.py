@@ -241,10 +241,12 @@ def _node_modules(pairs: list[tuple[str, str]]) -> tuple[str, ...]:
 
 
 _CONDA = frozenset({"conda", "mamba", "micromamba"})
-_CONDA_PLACES = ("-f", "--file", "--cwd")
+_CONDA_PLACES = OptionGrammar(("-f", "--file", "--cwd"), prefixes=True)
 """conda's (and mamba's, micromamba's) environment and requirement files (`env create -f
 FILE`, `install --file FILE`: the packages built and installed, pip's section too) and the
-directory `run --cwd DIR` runs its command in."""
+directory `run --cwd DIR` runs its command in. conda's parser is argparse's: any unambiguous
+prefix is the option (`--fi`, `--cw`); micromamba refuses one, so reading it so asks nothing
+that runs."""
 
 
 def _before_end(args: tuple[str, ...]) -> tuple[str, ...]:

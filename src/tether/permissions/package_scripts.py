@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from tether.permissions.option_names import long_option
+from tether.permissions.runner_tables import BUN_ALIASES
 from tether.permissions.shell_words import is_literal
 
 RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
@@ -219,6 +220,8 @@ def _scripts(name: str, words: tuple[str, ...]) -> list[str]:
     """The scripts the command `words[0]` runs (none: the install a bare `yarn` is); yarn,
     pnpm and bun may run a script by the name of a command they do not have (`yarn
     fetch`), so for them that script too."""
+    if name == "bun" and words:
+        words = (BUN_ALIASES.get(words[0], words[0]), *words[1:])
     found = _command_scripts(name, words)
     verb = words[0] if words else ""
     own = name == "bun" and verb in ("pm", "create")  # no script by those names runs

@@ -63,6 +63,14 @@ _VIM_INERT = {"-u": frozenset({"NONE", "NORC", "DEFAULTS"}), "-U": frozenset({"N
 """vim's `-u`/`-U` values that load no vimrc or gvimrc (`NORC` still loads the plugins a
 plain `vim` loads)."""
 
+_HG_HARMLESS = (
+    *("ui.username", "ui.verbose", "ui.quiet", "ui.debug", "ui.interactive", "ui.paginate"),
+    *("ui.color", "ui.tweakdefaults", "ui.merge=:", "color.", "diff.", "commands."),
+    *("phases.", "format.", "progress.", "experimental.", "devel."),
+)
+"""hg settings that tune output, identity and storage only (`ui.merge=:merge3`: a built-in
+merge)."""
+
 PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
     "less": CommandSpec(
         "read",
@@ -171,6 +179,24 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         runs=_s("-o=ProxyCommand", "-o=LocalCommand", "-o=KnownHostsCommand"),
         unseen=_s("-F", "-o=Include", "-o=Match", "-o=PKCS11Provider", "-o=SecurityKeyProvider")
         | _s("-o=RemoteCommand", "-I"),
+    ),
+    # hg's `--config SECTION.NAME=VALUE` (any prefix: `--conf`): `ui.ssh` is the command it
+    # reaches a remote with; hooks, extensions, aliases (`!CMD`), merge tools, editors and the
+    # remote's command run code; settings that only tune output or identity do not.
+    "hg": CommandSpec(
+        "none",
+        valued=_s("-R", "--repository", "--cwd", "-r", "--rev", "-b", "--branch", "-m", "-u"),
+        runs=_s("--config=ui.ssh", "-e", "--ssh"),
+        unseen=_s("--config", "--remotecmd"),
+        harmless_values={"--config": _HG_HARMLESS},
+    ),
+    # svn's `--config-option FILE:SECTION:OPTION=VALUE`: `config:tunnels:NAME` is the command
+    # `svn+NAME://` starts, `config:helpers:*` run editors and diff and merge tools.
+    "svn": CommandSpec(
+        "none",
+        valued=_s("-r", "--revision", "-m", "--message", "--username", "--password", "-c"),
+        unseen=_s("--config-option", "--config-dir"),
+        harmless_values={"--config-option": ("config:miscellany:", "servers:global:http-timeout")},
     ),
     "rsync": CommandSpec(
         "copy",

@@ -315,12 +315,48 @@ _RUNNER_OPTIONS = {
         ("-I", "-r", "-R"),
         ("-V", "--version", "-h", "--help"),
     ),
+    # nox, invoke, scons and doit import their file even to list or describe its tasks.
+    "nox": (
+        ("-f", "--noxfile"),
+        (),
+        (
+            *("-s", "-e", "--session", "--sessions", "-p", "--python", "-k", "--keywords"),
+            *("-t", "--tags", "--envdir", "--extra-pythons", "--extra-python", "-P"),
+            *("--force-python", "-db", "--default-venv-backend", "-fb", "--force-venv-backend"),
+            *("--reuse-venv", "--report"),
+        ),
+        ("--version",),
+    ),
+    **dict.fromkeys(
+        ("invoke", "inv"),
+        (
+            ("-c", "--collection"),
+            ("-r", "--search-root"),
+            ("-f", "--config", "-D", "--list-depth", "-F", "--list-format", "-T"),
+            ("-V", "--version", "--print-completion-script"),
+        ),
+    ),
+    "scons": (
+        ("-f", "--file", "--makefile", "--sconstruct"),
+        ("-C", "--directory"),
+        ("-j", "--jobs", "-I", "--include-dir", "--site-dir", "--cache-dir"),
+        ("-v", "--version", "-H", "--help-options"),
+    ),
+    "doit": (
+        ("-f", "--file"),
+        ("-d", "--dir"),
+        ("--db-file", "--backend", "-n", "--process", "-P", "--parallel-type", "-o"),
+        ("--version",),
+    ),
 }
+_COLLECTIONS = frozenset({"invoke", "inv"})
+"""invoke's `-c NAME` names a module (`NAME.py`, or a package), not a file."""
 
 
 def _runner_code(name: str, args: tuple[str, ...]) -> ProjectCode | None:
-    """ninja, just, task and rake: their file (first found, or the one named), directory
-    and goals; None for an option that runs nothing from the file (`ninja --version`)."""
+    """ninja, just, task, rake and the Python task runners: their file (first found, or the
+    one named), directory and goals; None for an option that runs nothing from the file
+    (`ninja --version`)."""
     file_options, dir_options, valued, inert = _RUNNER_OPTIONS[name]
     files = RUNNER_FILES[name]
     directory: str | None = None
@@ -340,6 +376,9 @@ def _runner_code(name: str, args: tuple[str, ...]) -> ProjectCode | None:
             i += 1
         if not is_literal(word) or (takes and not is_literal(value)):
             unread.append(f"{name}'s words are known only as it runs")
+        elif option in file_options and name in _COLLECTIONS:
+            module = value.replace(".", "/")
+            files = (f"{module}.py", f"{module}/__init__.py")
         elif option in file_options:
             files = (value,)
         elif option in dir_options:

@@ -82,6 +82,29 @@ def _sections(
     return {}
 
 
+def local_roots(
+    args: Argv, assignments: Assignments, home: Path, cwd: Path | None, read: Reader
+) -> dict[str, str] | None:
+    """The named remotes that are local directories, by name: `type = local` ones (their
+    paths are the machine's own, "" the root) and aliases of a local path (its path); None
+    when the configuration cannot be read."""
+    sections = _sections(args, assignments, home, cwd, read)
+    if sections is None:
+        return None
+    roots: dict[str, str] = {}
+    for name, section in sections.items():
+        target = section.get("remote", "")
+        if section.get("type") == "local":
+            roots[name] = ""
+        elif section.get("type") == "alias" and target and _REMOTE.match(target) is None:
+            roots[name] = target  # `remote = /srv/data`: the alias's paths are below it
+    for name, section in sections.items():  # an alias of a local remote's path (`files:/x`)
+        found = _REMOTE.match(section.get("remote", "")) if section.get("type") == "alias" else None
+        if found is not None and sections.get(found.group(1), {}).get("type") == "local":
+            roots[name] = section["remote"][found.end() :] or "/"
+    return roots
+
+
 def _reached(name: str, sections: dict[str, dict[str, str]] | None, depth: int) -> list[str]:
     """The ssh hosts remote `name` reaches, following what it wraps."""
     if sections is None or name not in sections or depth == 0:

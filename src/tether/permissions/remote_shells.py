@@ -107,6 +107,15 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
     return None
 
 
+REACH_VARIABLES = frozenset(
+    {"TAPE", "CVSROOT", "PARALLEL", "RESTIC_REPOSITORY", "RESTIC_REPOSITORY_FILE", "BORG_REPO"}
+    | {"LIBVIRT_DEFAULT_URI", "VIRSH_DEFAULT_URI", "CONTAINER_HOST", "DOCKER_HOST"}
+    | {"CONTAINER_CONNECTION", "CONTAINERS_CONF"}
+)
+"""The variables naming where these programs reach (`$CVSROOT`, `$TAPE`, `$BORG_REPO`...): one
+a shell assignment or `export` sets earlier on the line holds for the commands after it
+(shell_walker), as it does for the command it prefixes."""
+
 _CVS_REMOTE = re.compile(r":(?:ext|extssh|ssh|server)(?:;[^:]*)?:(?:[^@:/]*@)?([^:/]*)", re.I)
 """A CVSROOT reached through a remote shell (`:ext:` starts `$CVS_RSH`, ssh by default;
 CVSNT's `:ssh:`/`:extssh:`; `:server:` is rsh's): `[;OPTIONS]:[USER@]HOST`."""

@@ -3,8 +3,9 @@ read exactly, as text judged as bash (as make's recipes are): ninja's rules' `co
 (every rule's: any may build), just's recipes (the goal's and those it depends on, the first
 recipe by default) and backtick assignments, a Taskfile's `cmds`, `deps`, `sh:` variables of the
 task named (`default`) and its `dotenv` files (reads). What is not read this way is code not
-read: rake's Rakefile (Ruby), ninja's `include`/`subninja`, just's `set shell`, shebang recipes,
-`import`/`mod`, a Taskfile's `includes` and anything not understood."""
+read: rake's Rakefile (Ruby), the Python task files of nox, invoke, scons and doit
+(`noxfile.py`, `tasks.py`, `SConstruct`, `dodo.py`), ninja's `include`/`subninja`, just's `set
+shell`, shebang recipes, `import`/`mod`, a Taskfile's `includes` and anything not understood."""
 
 from __future__ import annotations
 
@@ -18,8 +19,25 @@ RUNNER_FILES = {
     "just": ("justfile", "Justfile", ".justfile", "JUSTFILE"),
     "task": ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml"),
     "rake": ("Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"),
+    "nox": ("noxfile.py",),
+    **dict.fromkeys(("invoke", "inv"), ("tasks.py", "tasks/__init__.py")),
+    "scons": tuple(
+        f"{n}{py}" for py in ("", ".py") for n in ("SConstruct", "Sconstruct", "sconstruct")
+    ),
+    "doit": ("dodo.py",),
 }
-"""The file each runner reads from its directory, the first that exists."""
+"""The file each runner reads from its directory (or the nearest one up that holds one), the
+first that exists."""
+_CODE_NOT_READ = {
+    "rake": "its Rakefile's Ruby code",
+    "nox": "noxfile.py's Python code",
+    "invoke": "its tasks module's Python code",
+    "inv": "its tasks module's Python code",
+    "scons": "its SConstruct's Python code",
+    "doit": "dodo.py's Python code",
+}
+"""Runners whose file is code in a language tether does not read: running it is asked, as any
+code not seen (the Python task runners as `python3 -m X` too: RUNNER_MODULES)."""
 _TEMPLATE = re.compile(r"\{\{.*?\}\}", re.S)
 _JUST_HEADER = re.compile(r"^@?([A-Za-z_][\w-]*)([^:=]*):(?!=)(.*)$")
 _MAX_TASKS = 64
@@ -32,8 +50,8 @@ def runner_text(kind: str, text: str, names: tuple[str, ...]) -> Reading:
     default), and why some of it is not read."""
     if not text.strip():
         return None, ()
-    if kind == "rake":
-        return None, ("rake runs its Rakefile's Ruby code, which tether does not read",)
+    if kind in _CODE_NOT_READ:
+        return None, (f"{kind} runs {_CODE_NOT_READ[kind]}, which tether does not read",)
     if kind == "ninja":
         return _ninja(text)
     if kind == "just":

@@ -146,6 +146,15 @@ BUN_OWN = _names(
     " upgrade completions discord help publish patch patch-commit audit info why pack"
     " getcompletes"
 )
+BUN_ALIASES: dict[str, str] = {
+    "i": "install",
+    "a": "add",
+    "c": "create",
+    **dict.fromkeys(("r", "rm", "uninstall"), "remove"),
+    **dict.fromkeys(("b", "bun"), "build"),
+}
+"""bun's other names for its commands (its command matcher: `bun c` is `bun create`; `b` and
+`bun` were `build` in some releases)."""
 COREPACK_TOOLS = frozenset({"npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg"})
 
 FOLLOW_ANY = Grammar(

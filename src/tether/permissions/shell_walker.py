@@ -10,6 +10,7 @@ from tree_sitter import Node
 
 from tether.permissions.for_values import CommandNames, loop_binding
 from tether.permissions.pipeline_inputs import with_listed_input
+from tether.permissions.remote_shells import REACH_VARIABLES
 from tether.permissions.script import Invocation, Redirect
 from tether.permissions.shell_assignments import AssignmentWalker
 from tether.permissions.shell_budget import Budget
@@ -88,6 +89,8 @@ class Walker(AssignmentWalker):
         self.names: CommandNames | None = None
         """The variables the command's text names, read at its first `for` (for_values)."""
         self.path: list[Node] = []
+        self.reaches: dict[str, str] = {}
+        """REACH_VARIABLES set earlier on the line, by name (a later setting wins)."""
         """The nodes from the root down to the one being visited (tree-sitter's `parent` walks
         down from the root on every call)."""
         self.quoting: list[Quoting] = [OUTSIDE]
@@ -277,7 +280,19 @@ class Walker(AssignmentWalker):
     def _extend(self, invocations: tuple[Invocation, ...]) -> None:
         if self.repeating:
             invocations = tuple(replace(inv, late=True) for inv in invocations)
-        self.invocations.extend(invocations)
+        self.invocations.extend(self._with_reaches(inv) for inv in invocations)
+
+    def _with_reaches(self, inv: Invocation) -> Invocation:
+        """`inv` with the places an earlier assignment or `export` on the line set for what
+        runs after it (`export CVSROOT=:ext:h:/r; cvs up` reaches h by ssh: remote_shells)."""
+        if inv.persistent:
+            self.reaches.update((k, v) for k, v in inv.assignments if k in REACH_VARIABLES)
+            return inv
+        own = {name for name, _ in inv.assignments}
+        carried = tuple((k, v) for k, v in self.reaches.items() if k not in own)
+        if not inv.argv or not carried:
+            return inv
+        return replace(inv, assignments=(*carried, *inv.assignments))
 
     def _command(self, node: Node, redirects: list[Redirect], extra_args: list[str]) -> None:
         assignments: list[tuple[str, str]] = []

@@ -43,7 +43,7 @@ def config_hosts(
     elif name == "unison":
         forms = ("unison", *_unison_roots(args, assignments, home), *args)
     elif name == "rclone":
-        hosts = rclone_hosts(args, assignments, home, cwd, _config_text)
+        hosts = rclone_hosts(args, assignments, home, cwd, config_text)
         if not hosts:
             return None
         does = f"`rclone` reaches {readable(hosts[0])} by ssh, as its configuration says"
@@ -132,7 +132,7 @@ def _read(path: Path | None, missing: str = "") -> str:
     return data.decode("utf-8", "replace")
 
 
-def _config_text(path: Path) -> str | None:
+def config_text(path: Path) -> str | None:
     """A configuration file's text for rclone_remotes: "" when not there, None unreadable."""
     text = _read(path)
     return None if text == _ANY else text

@@ -1,0 +1,107 @@
+"""The local paths rclone's operands name, as reads and writes: a path with no remote
+(`rclone copy src /x/dst`), an on-the-fly local remote (`:local:/x`, `:local,opt=v:/x`), and a
+remote its configuration defines as local (`type = local`, or an alias of a local path:
+rclone_remotes.local_roots). Copying and syncing read the sources and write the destination
+(`move` deletes its sources: written too); deleting and making commands write their
+operand; listing and checking ones read. Flags may stand anywhere (cobra's parser): the
+values of those known to take one are not operands, and `--backup-dir`/`--log-file` are
+writes, `--compare-dest`/`--copy-dest` and the filter files reads."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+_REMOTE = re.compile(r"(:?)([^:/\\,]+)(,[^:]*)?:(.*)", re.S)
+_COPIES = frozenset({"copy", "sync", "copyto", "move", "moveto", "bisync", "copyurl"})
+_SOURCES_WRITTEN = frozenset({"move", "moveto", "bisync"})
+_WRITES = frozenset(
+    {"delete", "deletefile", "purge", "rmdir", "rmdirs", "mkdir", "touch", "rcat", "dedupe"}
+    | {"cleanup", "settier"}
+)
+_READS = frozenset(
+    {"ls", "lsd", "lsl", "lsf", "lsjson", "cat", "size", "md5sum", "sha1sum", "hashsum", "tree"}
+    | {"check", "cryptcheck", "checksum", "ncdu", "serve"}
+)
+_MOUNTS = frozenset({"mount", "nfsmount", "cmount"})
+_WRITE_OPTIONS = frozenset({"--backup-dir", "--log-file", "--dump-filters"})
+_READ_OPTIONS = frozenset(
+    {"--compare-dest", "--copy-dest", "--exclude-from", "--include-from", "--filter-from"}
+    | {"--files-from", "--files-from-raw", "--password-command", "--config"}
+)
+_VALUED = (
+    _WRITE_OPTIONS
+    | _READ_OPTIONS
+    | {"--transfers", "--checkers", "--log-level", "--exclude", "--include", "--filter"}
+    | {"--min-size", "--max-size", "--min-age", "--max-age", "--bwlimit", "--suffix"}
+    | {"--retries", "--low-level-retries", "--timeout", "--contimeout", "--stats"}
+    | {"--order-by", "--max-transfer", "--max-depth", "--buffer-size", "--user-agent"}
+    | {"--multi-thread-streams", "--track-renames-strategy", "--cache-dir", "--header"}
+)
+
+
+def rclone_places(
+    argv: tuple[str, ...], roots: Mapping[str, str] | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the local paths read, the local paths written) by `rclone ARGS`, as written;
+    `roots`: the configuration's local remotes (None: not read, none taken as local)."""
+    reads: list[str] = []
+    writes: list[str] = []
+    words: list[str] = []
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            words += args[i:]
+            break
+        if not arg.startswith("-") or arg == "-":
+            words.append(arg)
+            continue
+        name, eq, value = arg.partition("=")
+        if name in _VALUED and not eq and i < len(args):
+            value = args[i]
+            i += 1
+        if name in _WRITE_OPTIONS:
+            writes.append(value)
+        elif name in _READ_OPTIONS and name != "--config":
+            reads.append(value)
+    if not words:
+        return (), ()
+    command, operands = words[0], words[1:]
+    if command == "serve" and operands:
+        operands = operands[1:]  # `rclone serve http REMOTE`
+    if command == "copyurl" and operands:
+        operands = operands[1:]  # `rclone copyurl URL DEST`: the URL is fetched
+        reads_now: list[str] = []
+        written = operands
+    elif command in _COPIES or command in _MOUNTS:
+        reads_now, written = operands[:-1], operands[-1:]
+        if command in _SOURCES_WRITTEN:
+            written = operands
+    elif command in _WRITES:
+        reads_now, written = [], operands
+    elif command in _READS:
+        reads_now, written = operands, []
+    else:
+        reads_now, written = [], []
+    reads += [p for o in reads_now if (p := _local(o, roots)) is not None]
+    writes += [p for o in written if (p := _local(o, roots)) is not None]
+    return tuple(reads), tuple(writes)
+
+
+def _local(operand: str, roots: Mapping[str, str] | None) -> str | None:
+    """The local path an operand names, or None for a remote one."""
+    found = _REMOTE.fullmatch(operand)
+    if found is None:
+        return operand
+    fly, name, path = found.group(1), found.group(2), found.group(4)
+    if fly:
+        return (path or ".") if name == "local" else None
+    root = roots.get(name) if roots is not None else None
+    if root is None:
+        return None
+    if not root:
+        return path or "."
+    return f"{root.rstrip('/')}/{path}" if path else root
