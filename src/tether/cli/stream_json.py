@@ -305,6 +305,7 @@ class StreamJsonFrontEnd:
         for event in await prepared(session):
             show(event)
         self.write(lines.init(session.started(), self.facts(built)))
+        self.write_all(lines.start_notices())
         if prompt.uuid is not None:
             self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
         self._running = session
