@@ -48,6 +48,7 @@ from tether.protocol import (
     ConfigError,
     Event,
     PermissionAsked,
+    ResponseStarted,
     TurnFinished,
     UserInput,
 )
@@ -315,6 +316,8 @@ class StreamJsonFrontEnd:
             session.interrupt_next_turn(self.stop_taken)
         try:
             async for event in headless_turn(session, prompt):
+                if isinstance(event, ResponseStarted):  # the held prompts: its next call's
+                    self._queue.call_began(session)
                 self.on_event(event, built, lines)
         finally:
             self._running = None
