@@ -155,7 +155,10 @@ async def test_a_model_that_takes_no_level_is_noted_once_on_stderr_and_as_a_line
     sdk.assert_lines_parse()
 
 
-@pytest.mark.parametrize(("model", "sent"), [("openai/gpt-5", "high"), ("openai/gpt-4o", None)])
+@pytest.mark.parametrize(
+    ("model", "sent"),
+    [("openai/gpt-5", "high"), ("openai/gpt-4o", None), ("openai/gpt-mystery-9", None)],
+)
 async def test_openai_models_get_reasoning_effort_where_they_take_it(
     sdk: SdkRun, fake_model: FakeModelServer, model: str, sent: str | None
 ) -> None:
