@@ -1,6 +1,7 @@
 """The SDK's `effort` (`--effort`), with the real Claude Agent SDK over the wire: sent as the
 Messages API's `output_config.effort` (thinking adaptively) to a model that takes it, as Claude
-Code sends it; held to what the model takes; a thinking budget on a model that takes no level;
+Code sends it; held to what the model takes; thinking by default as Claude Code (a budget of
+31,999 tokens at every level on a model that takes no level, adaptive on one it does not know);
 `reasoning_effort` on an OpenAI reasoning model, nothing elsewhere; and told to the hooks of a
 tool call or a stop as Claude Code's `effort`. The fake server refuses what the API refuses."""
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from claude_agent_sdk import HookMatcher
+from claude_agent_sdk import HookMatcher, SystemMessage
 
 from tests.cli.sdk_harness import SdkRun, result_of
 from tether.testing import FakeModelServer, reply, text, tool_use
@@ -53,23 +54,111 @@ async def test_without_thinking_the_level_is_held_at_high(
     fake_model.script(reply(text("a")))
     await sdk.query("hi", effort="max", thinking={"type": "disabled"}, model="claude-opus-5-5")
     body = fake_model.requests[0].body
-    assert "thinking" not in body
+    assert body["thinking"] == {"type": "disabled"}  # said, as Claude Code says it
     assert body["output_config"] == {"effort": "high"}
 
 
-async def test_a_model_that_takes_no_level_gets_a_thinking_budget_and_a_note(
+@pytest.mark.parametrize(
+    ("model", "thinking", "effort"),
+    [
+        ("claude-opus-5-5", {"type": "adaptive"}, "high"),
+        ("claude-sonnet-4-6", {"type": "adaptive"}, "high"),
+        ("claude-opus-4-5", {"type": "enabled", "budget_tokens": 31999}, "high"),
+        ("claude-haiku-4-5", {"type": "enabled", "budget_tokens": 31999}, None),
+        ("claude-mystery-9", {"type": "adaptive"}, None),  # unknown: no level it may refuse
+    ],
+)
+async def test_with_no_effort_the_model_thinks_by_default_as_in_claude_code(
+    sdk: SdkRun, fake_model: FakeModelServer, model: str, thinking: Any, effort: str | None
+) -> None:
+    # Before, tether sent neither `thinking` nor `output_config` unless asked.
+    fake_model.script(reply(text("a")))
+    await sdk.query("hi", model=model)
+    body = fake_model.requests[0].body
+    assert body["thinking"] == thinking
+    assert body.get("output_config") == (None if effort is None else {"effort": effort})
+
+
+@pytest.mark.parametrize(
+    "off",
+    [
+        {"env": {"MAX_THINKING_TOKENS": "0"}},
+        {"settings": '{"alwaysThinkingEnabled": false}'},
+        {"max_thinking_tokens": 0},
+    ],
+)
+@pytest.mark.parametrize("model", ["claude-opus-5-5", "claude-opus-4-5"])
+async def test_default_thinking_is_turned_off_as_in_claude_code(
+    sdk: SdkRun, fake_model: FakeModelServer, off: dict[str, Any], model: str
+) -> None:
+    fake_model.script(reply(text("a")))
+    await sdk.query("hi", model=model, **off)
+    body = fake_model.requests[0].body
+    assert body["thinking"] == {"type": "disabled"}
+    assert body["output_config"] == {"effort": "high"}  # the level the model works at
+
+
+async def test_max_thinking_tokens_in_the_environment_is_the_budget(
     sdk: SdkRun, fake_model: FakeModelServer
 ) -> None:
     fake_model.script(reply(text("a")))
-    await sdk.query("hi", effort="medium", model="claude-haiku-4-5")
+    await sdk.query("hi", model="claude-haiku-4-5", env={"MAX_THINKING_TOKENS": "5000"})
+    assert fake_model.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 5000}
+
+
+@pytest.mark.parametrize("level", ["low", "medium", "high", "xhigh", "max"])
+@pytest.mark.parametrize(
+    ("model", "thinking", "takes_level"),
+    [
+        ("claude-opus-4-5", {"type": "enabled", "budget_tokens": 31999}, True),
+        ("claude-haiku-4-5", {"type": "enabled", "budget_tokens": 31999}, False),
+        ("claude-mystery-9", {"type": "adaptive"}, False),
+    ],
+)
+async def test_the_thinking_a_level_leaves_is_claude_codes_at_every_level(
+    sdk: SdkRun,
+    fake_model: FakeModelServer,
+    level: str,
+    model: str,
+    thinking: Any,
+    takes_level: bool,
+) -> None:
+    # Before, a budget-style model's level became a budget (low: no thinking, max: 63999),
+    # and an unknown model did not think at `low`.
+    fake_model.script(reply(text("a")))
+    await sdk.query("hi", effort=level, model=model)
     body = fake_model.requests[0].body
-    assert "output_config" not in body
-    assert body["thinking"] == {"type": "enabled", "budget_tokens": 8000}
-    said = "".join(sdk.stderr)
-    assert "--effort medium: claude-haiku-4-5 takes no effort level" in said
+    assert body["thinking"] == thinking
+    capped = level if level in ("low", "medium", "high") else "high"
+    assert body.get("output_config") == ({"effort": capped} if takes_level else None)
 
 
-@pytest.mark.parametrize(("model", "sent"), [("openai/gpt-5", "high"), ("openai/gpt-4o", None)])
+@pytest.mark.parametrize(
+    ("model", "said"),
+    [
+        ("claude-haiku-4-5", "thinking with a budget of 31999 tokens, as at every level"),
+        ("claude-mystery-9", "adaptive thinking, as at every level"),
+    ],
+)
+async def test_a_model_that_takes_no_level_is_noted_once_on_stderr_and_as_a_line(
+    sdk: SdkRun, fake_model: FakeModelServer, model: str, said: str
+) -> None:
+    # Before: stderr only, where an SDK program does not look, and it claimed a budget was
+    # sent when the request thought adaptively, or not at all.
+    fake_model.script(reply(text("a")))
+    messages = await sdk.query("hi", effort="low", model=model)
+    note = f"--effort low: {model} takes no effort level; none is sent: its requests ask for {said}"
+    assert sum(note in line for line in sdk.stderr) == 1
+    told = [m.data for m in messages if isinstance(m, SystemMessage) and m.subtype == "notice"]
+    assert [t["message"] for t in told] == [note]
+    assert result_of(messages).result == "a"
+    sdk.assert_lines_parse()
+
+
+@pytest.mark.parametrize(
+    ("model", "sent"),
+    [("openai/gpt-5", "high"), ("openai/gpt-4o", None), ("openai/gpt-mystery-9", None)],
+)
 async def test_openai_models_get_reasoning_effort_where_they_take_it(
     sdk: SdkRun, fake_model: FakeModelServer, model: str, sent: str | None
 ) -> None:
@@ -112,13 +201,13 @@ async def test_unasked_hooks_are_told_the_api_default_on_a_model_that_takes_a_le
     sdk: SdkRun, fake_model: FakeModelServer
 ) -> None:
     # As Claude Code: a model that takes a level always works at one (the API's default,
-    # high, when none is sent); nothing is sent for it.
+    # high, when none is asked), and names it.
     fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
     inputs: Inputs = {}
     hooks = {"PreToolUse": [HookMatcher(hooks=[_recording(inputs)])]}
     await sdk.query("go", model="claude-opus-5-5", hooks=hooks, permission_mode="bypassPermissions")
     assert inputs["PreToolUse"][0]["effort"] == {"level": "high"}
-    assert "output_config" not in fake_model.requests[0].body
+    assert fake_model.requests[0].body["output_config"] == {"effort": "high"}  # as Claude Code
 
 
 async def test_no_effort_for_hooks_on_a_model_that_takes_none(

@@ -1,5 +1,6 @@
 """An SDK `interrupt` while prompts sent during the turn wait: its answer lists them under
-`still_queued` (as Claude Code's does), and they run next."""
+`still_queued` (as Claude Code's does), and they run next, joined in one turn; prompts sent
+before the first turn starts join the turn after it, as in Claude Code."""
 
 from __future__ import annotations
 
@@ -63,7 +64,9 @@ def test_an_interrupt_lists_the_prompts_still_queued(
         "response": {"still_queued": ["u-a", "u-b"]},
     }
     assert [r["subtype"] for r in results] == ["error_during_execution", "success"]
-    assert model_env.requests[-1].last_user_text().endswith("QUEUED-A\n\nQUEUED-B")
+    assert results[0]["result"] is None  # as Claude Code's (it was the interruption's words)
+    # One turn, joined as Claude Code joins them (it was "\n\n").
+    assert model_env.requests[-1].last_user_text().endswith("QUEUED-A\nQUEUED-B")
 
 
 def test_no_idle_is_said_while_a_prompt_waits(model_env: FakeModelServer, workspace: Path) -> None:
@@ -82,6 +85,26 @@ def test_no_idle_is_said_while_a_prompt_waits(model_env: FakeModelServer, worksp
         if line["type"] == "result" or line.get("subtype") == "session_state_changed"
     ]
     assert said == ["running", "one", "two", "idle"]
+
+
+def test_prompts_sent_before_the_first_turn_starts_make_one_more_turn(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    # As Claude Code: the first prompt's turn, then one with the rest joined. Before, each
+    # was a turn of its own (four results where an SDK loop counting them expects two).
+    model_env.script(reply(text("one")), reply(text("two")))
+    command = [sys.executable, "-m", "tether", "--cwd", str(workspace), "--verbose"]
+    command += ["--input-format", "stream-json", "--output-format", "stream-json"]
+    words = [f"prompt-{n}" for n in range(4)]
+    sent = "".join(json.dumps(_user(w, f"u-{w}")) + "\n" for w in words)
+    done = subprocess.run(command, input=sent, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(raw) for raw in done.stdout.splitlines()]
+    assert [line["result"] for line in lines if line["type"] == "result"] == ["one", "two"]
+    asked = [request.last_user_text() for request in model_env.requests]
+    assert asked[0].endswith("prompt-0")
+    assert asked[1].endswith("prompt-1\nprompt-2\nprompt-3")
+    assert "prompt-1" not in asked[0]
 
 
 def test_an_interrupt_right_after_the_first_message_stops_its_turn(

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from tether.models.effort import EFFORT_LEVELS
+
 CLAUDE_VALUE_FLAGS = frozenset(
     {
         "--task-budget",
@@ -59,13 +61,6 @@ client's `initialize`), or permit what tether permits anyway (switching to bypas
 Nothing the user asked of the agent is lost; a warning on every SDK query would be noise."""
 QUIET_OPTIONAL_VALUE = frozenset({"--debug"})
 """`--debug [filter]`: its filter is consumed with it when the input is stream-json."""
-
-EFFORT_THINKING_TOKENS = {"low": 0, "medium": 8_000, "high": 16_000, "xhigh": 32_000, "max": 63_999}
-"""`--effort` on a model that takes no effort level, as a thinking budget per response; a model
-that takes one is sent the level itself (`tether.models.effort`)."""
-FULL_THINKING_TOKENS = EFFORT_THINKING_TOKENS["max"]
-"""`--thinking adaptive|enabled` with no budget given: as much as the reply allows (the request
-keeps a budget below its `max_tokens`; a model that thinks adaptively is sent `adaptive`)."""
 
 
 def add_claude_options(p: argparse.ArgumentParser) -> None:
@@ -158,13 +153,14 @@ def add_claude_options(p: argparse.ArgumentParser) -> None:
         choices=["adaptive", "enabled", "disabled"],
         help="disabled: no extended thinking, whatever --effort or --max-thinking-tokens say; "
         "adaptive and enabled: extended thinking on (adaptive where the model takes it; else "
-        "the budget those flags give, or as much as the reply allows)",
+        "the budget --max-thinking-tokens gives, or 31,999 tokens). Unset: on, as in Claude "
+        "Code, unless MAX_THINKING_TOKENS=0 or the setting alwaysThinkingEnabled: false",
     )
     p.add_argument(
         "--effort",
-        choices=sorted(EFFORT_THINKING_TOKENS),
+        choices=EFFORT_LEVELS,
         help="how much the model spends on a reply: sent as the effort level to a model that "
-        "takes one (thinking adaptively); else a thinking budget (low: none ... max: 63,999)",
+        "takes one (the nearest it takes); a model that takes none is sent none",
     )
     p.add_argument(
         "--json-schema", help="structured output: the final answer as JSON of this schema"

@@ -1,5 +1,5 @@
 """Claude Code's flags (see `tether.cli.claude_flags`) as run options: system prompt files
-read, inline settings parsed, lists split, effort as a thinking budget."""
+read, inline settings parsed, lists split."""
 
 from __future__ import annotations
 
@@ -9,14 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from tether import bounded_json
-from tether.cli.claude_flags import (
-    EFFORT_THINKING_TOKENS,
-    FULL_THINKING_TOKENS,
-    betas_of,
-    engine_mode,
-)
+from tether.cli.claude_flags import betas_of, engine_mode
 from tether.cli.client_parts import ClientParts, client_agents
 from tether.config.settings import SETTING_SOURCES, parse_settings_json
+from tether.models.effort import DEFAULT_THINKING_TOKENS
 from tether.protocol import ConfigError
 
 if TYPE_CHECKING:
@@ -100,25 +96,21 @@ def _sources(value: str | None) -> tuple[str, ...] | None:
 
 
 def _thinking(args: argparse.Namespace) -> int | None:
-    """Thinking tokens per reply; 0: turned off. As Claude Code: `--thinking disabled` (or
-    `--max-thinking-tokens 0`) wins over an effort level; `adaptive` and `enabled` turn
-    thinking on, with a budget from `--max-thinking-tokens` or `--effort` when one gives it,
-    else as much as the reply allows. An effort level is a budget only for a model that takes
-    no effort level (see `tether.models.effort`)."""
+    """Thinking tokens per reply as the flags give them; 0: turned off; None: the session's
+    default (`tether.cli.model_options.session_thinking`). As Claude Code: `--thinking
+    disabled` (or `--max-thinking-tokens 0`) wins over an effort level; `adaptive` and
+    `enabled` turn thinking on, with the budget `--max-thinking-tokens` gives, else Claude
+    Code's. An effort level is never a budget: it goes in the request as a level, where the
+    model takes one (`tether.models.effort`)."""
     if args.thinking == "disabled":
         return 0
-    budget: int | None = None
     if args.max_thinking_tokens is not None:
         if args.max_thinking_tokens < 0:
             raise ConfigError("--max-thinking-tokens must be 0 or more")
-        if args.max_thinking_tokens == 0:
-            return 0
-        budget = args.max_thinking_tokens
-    elif args.effort is not None:
-        budget = EFFORT_THINKING_TOKENS[args.effort] or None
-    if budget is None and args.thinking in ("adaptive", "enabled"):
-        return FULL_THINKING_TOKENS
-    return budget
+        return args.max_thinking_tokens
+    if args.thinking in ("adaptive", "enabled"):
+        return DEFAULT_THINKING_TOKENS
+    return None
 
 
 def _schema(text: str | None) -> dict[str, Any] | None:

@@ -127,6 +127,8 @@ async def run_headless(
         while turn is not None:
             if streaming and lines is not None:
                 _write(out, lines.init(session.started(), _facts(built, opts)))
+                for line in lines.start_notices():
+                    _write(out, line)
             async for event in headless_turn(session, turn):
                 on_event(event)
             # As Claude Code: a background subagent or command still running is waited for,
@@ -191,7 +193,7 @@ async def woken(session: Session) -> UserInput | None:
 def _line_maker(session: Session, include_partial: bool) -> LineMaker:
     from tether.cli.sdk_lines import LineMaker
 
-    lines = LineMaker(session.session_id, include_partial)
+    lines = LineMaker(session.session_id, include_partial, untold=list(session.startup_notices))
     lines.watch_aside(session.agent)
     return lines
 

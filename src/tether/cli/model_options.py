@@ -39,6 +39,22 @@ def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
     return int(value) if value is not None else settings.max_output_tokens
 
 
+def session_thinking(given: int | None, env: Mapping[str, str], settings: Settings) -> int:
+    """The session's thinking budget (0: none), as Claude Code decides it: the flags' when
+    they give one, else Claude Code's `MAX_THINKING_TOKENS`, else none when the setting
+    `alwaysThinkingEnabled` is false, else Claude Code's default (thinking on)."""
+    from tether.models.effort import DEFAULT_THINKING_TOKENS
+
+    if given is not None:
+        return given
+    tokens = env_number(env, "MAX_THINKING_TOKENS")
+    if tokens is not None:
+        return int(tokens)
+    if settings.data.get("alwaysThinkingEnabled") is False:
+        return 0
+    return DEFAULT_THINKING_TOKENS
+
+
 def priced_but_unknown(resolved: ResolvedModel) -> bool:
     """A model that costs money (its provider wants a key: not a local server) whose prices
     the catalogue does not know: its spend counts as $0, so no budget can stop it."""

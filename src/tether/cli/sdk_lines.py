@@ -91,6 +91,8 @@ class LineMaker:
     carry it (the reply's end knows the rest)."""
     _after_results: list[Line] = field(default_factory=list[Line])
     """What a PostToolUse hook said, written after the results' lines (as Claude Code)."""
+    untold: list[str] = field(default_factory=list[str])
+    """The session's start-up notices, written as lines after the first `init` line."""
     system: SystemLines = field(init=False)
     """The `system` lines reporting on the session beside its messages."""
 
@@ -104,6 +106,13 @@ class LineMaker:
     def init(self, started: SessionStarted, facts: SessionFacts) -> Line:
         self._model = started.model
         return init_line(started, facts, self.session_id)
+
+    def start_notices(self) -> list[Line]:
+        """The start-up notices (said on stderr too), each once, as `notice` lines: after the
+        first `init` line, so that a client that reads only stdout hears them."""
+        told = [self.system.notice(notice) for notice in self.untold]
+        self.untold.clear()
+        return told
 
     def tool_started(self, event: ToolStarted) -> None:
         self._calls[event.call_id] = (event.name, event.input)

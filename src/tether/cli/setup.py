@@ -33,6 +33,7 @@ from tether.cli.model_options import (
     max_output_tokens,
     resolve,
     retry_policy,
+    session_thinking,
     warm_meanwhile,
 )
 from tether.cli.model_switch import for_plan_mode, model_switcher, with_fallback
@@ -268,7 +269,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         tool_context=tool_context,
         max_turns=opts.max_turns,
         max_tokens=max_output_tokens(env, settings) or resolved.info.max_output_tokens,
-        thinking_budget=opts.thinking_budget,
+        thinking_budget=session_thinking(opts.thinking_budget, env, settings),
         effort=opts.effort,
         retry=retry_policy(env),
         gate=gate,
@@ -343,7 +344,15 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
     session.startup_notices.extend(settings.notes)
     offered, rules = [t.name for t in base_tools], gate.permissions.rules
-    session.startup_notices.extend(option_notices(opts, resolved, offered, registry.names(), rules))
+    notices = option_notices(
+        opts,
+        resolved,
+        offered,
+        registry.names(),
+        rules,
+        (agent.thinking_budget or 0, agent.max_tokens),
+    )
+    session.startup_notices.extend(notices)
     if gate.hooks is not None:
         gate.hooks.effort = lambda: effort_in_force(agent, resolved)
     session.startup_notices.extend(memory_notes)

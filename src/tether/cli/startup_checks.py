@@ -166,26 +166,40 @@ def option_notices(
     offered: Sequence[str],
     registered: Sequence[str],
     rules: RuleSet,
+    thinking: tuple[int, int],
 ) -> list[str]:
     """What the user is told at the start of the tools and rules given: tools named that do
     not exist or are not offered (`offered`: the tools before `--tools` chose; `registered`:
-    those the session has), rules matching no tool."""
+    those the session has), rules matching no tool; an effort level the model does not take
+    (`thinking`: the session's thinking budget and reply cap)."""
     return [
         *unknown_tools(opts),
         *unoffered_tools(opts, offered, registered, resolved),
         *unmatched_rules(rules),
-        *effort_not_taken(opts, resolved),
+        *effort_not_taken(opts, resolved, *thinking),
     ]
 
 
-def effort_not_taken(opts: RunOptions, resolved: ResolvedModel) -> list[str]:
-    """`--effort` for a model that takes no effort level, said once at the start: on the
-    Messages API it becomes a thinking budget; elsewhere nothing is sent for it."""
+def effort_not_taken(
+    opts: RunOptions, resolved: ResolvedModel, thinking: int, max_tokens: int
+) -> list[str]:
+    """`--effort` for a model that takes no effort level, said once at the start, with what
+    its requests carry instead (`thinking`: the session's thinking budget, 0: none)."""
+    from tether.models.anthropic_request import thinking_and_effort
     from tether.models.effort import nearest_effort
 
-    if opts.effort is None or nearest_effort(opts.effort, resolved.info.efforts) is not None:
+    info = resolved.info
+    if opts.effort is None or nearest_effort(opts.effort, info.efforts) is not None:
         return []
-    model = resolved.model_id
-    if resolved.provider.wire == "anthropic":
-        return [f"--effort {opts.effort}: {model} takes no effort level; sent as a thinking budget"]
-    return [f"--effort {opts.effort}: {model} takes no reasoning effort; nothing is sent for it"]
+    said = f"--effort {opts.effort}: {resolved.model_id} takes no"
+    if resolved.provider.wire != "anthropic":
+        return [f"{said} reasoning effort; nothing is sent for it"]
+    sent, _ = thinking_and_effort(thinking, max_tokens, None, (), info.thinking)
+    match sent:
+        case None | {"type": "disabled"}:
+            carried = "no thinking either"
+        case {"budget_tokens": int(budget)}:
+            carried = f"thinking with a budget of {budget} tokens, as at every level"
+        case _:
+            carried = "adaptive thinking, as at every level"
+    return [f"{said} effort level; none is sent: its requests ask for {carried}"]

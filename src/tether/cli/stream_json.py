@@ -48,6 +48,7 @@ from tether.protocol import (
     ConfigError,
     Event,
     PermissionAsked,
+    ResponseStarted,
     TurnFinished,
     UserInput,
 )
@@ -305,6 +306,7 @@ class StreamJsonFrontEnd:
         for event in await prepared(session):
             show(event)
         self.write(lines.init(session.started(), self.facts(built)))
+        self.write_all(lines.start_notices())
         if prompt.uuid is not None:
             self.checkpoints[prompt.uuid] = session.agent.tool_context.files.snapshots.mark()
         self._running = session
@@ -314,6 +316,8 @@ class StreamJsonFrontEnd:
             session.interrupt_next_turn(self.stop_taken)
         try:
             async for event in headless_turn(session, prompt):
+                if isinstance(event, ResponseStarted):  # the held prompts: its next call's
+                    self._queue.call_began(session)
                 self.on_event(event, built, lines)
         finally:
             self._running = None

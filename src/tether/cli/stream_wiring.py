@@ -72,15 +72,16 @@ def wired(
 
 def attach_session(front: StreamJsonFrontEnd, built: Built) -> LineMaker:
     """`built`'s session wired to the stream: its start-up notices said (on stderr, as -p
-    says them), its questions put to the client (with no Notification hook: a program
-    answers, as in Claude Code), its events between turns, background ends and fallback
-    switch written as lines and waking turns, its session file mirrored when asked for.
-    Returns the lines' maker."""
+    says them, and as lines after the first `init`), its questions put to the client (with
+    no Notification hook: a program answers, as in Claude Code), its events between turns,
+    background ends and fallback switch written as lines and waking turns, its session file
+    mirrored when asked for. Returns the lines' maker."""
     session = built.session
     lines = LineMaker(session.session_id, front.options.include_partial)
     lines.watch_aside(session.agent)
     for notice in session.startup_notices:
         warn(notice)
+    lines.untold.extend(session.startup_notices)
     session.can_ask = front.options.permission_prompt_tool is not None
     if session.agent.gate is not None:
         session.agent.gate.notify_on_ask = False

@@ -44,6 +44,7 @@ class NumberRange(Slotted):
 CONTEXT_WINDOW = NumberRange(1_024, 10_000_000, "tokens")
 """No model's window is smaller than a reply's least room, nor larger than ten million."""
 MAX_OUTPUT_TOKENS = NumberRange(1, 1_000_000, "tokens")
+THINKING_TOKENS = NumberRange(0, 1_000_000, "tokens")
 IDLE_TIMEOUT_MS = NumberRange(1, 86_400_000, "milliseconds", whole=False)
 """Up to a day: a longer silence is a dead endpoint."""
 RETRY_DELAY_MS = NumberRange(0, 600_000, "milliseconds", whole=False)
@@ -83,6 +84,7 @@ ENV_NUMBERS: Mapping[str, NumberRange] = {
     "TETHER_RETRY_DELAY_MS": RETRY_DELAY_MS,
     "CLAUDE_CODE_MAX_RETRIES": NumberRange(0, 100, "retries"),
     "CLAUDE_CODE_MAX_OUTPUT_TOKENS": MAX_OUTPUT_TOKENS,
+    "MAX_THINKING_TOKENS": THINKING_TOKENS,
 }
 """Every numeric environment variable tether reads: its own, and Claude Code's it honours."""
 

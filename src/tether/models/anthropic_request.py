@@ -29,6 +29,8 @@ from tether.protocol.tool_names import offered_name
 ThinkingStyle = Literal["budget", "adaptive"]
 
 MAX_CACHE_BREAKPOINTS = 4
+MIN_THINKING_BUDGET = 1_024
+"""The smallest `budget_tokens` the Messages API takes."""
 _EPHEMERAL = {"type": "ephemeral"}
 
 
@@ -72,19 +74,39 @@ def build_body(
     if request.server_tools:
         body["tools"] = [*body.get("tools", ()), *request.server_tools]
     mark_newest_messages(body["messages"], min(2, MAX_CACHE_BREAKPOINTS - breakpoints))
-    thinks, effort = anthropic_effort(request.effort, efforts, thinking, request.thinking_budget)
-    if thinks and thinking == "adaptive":
-        body["thinking"] = {"type": "adaptive"}
-    elif thinks and request.thinking_budget:
-        # The API wants the budget below `max_tokens`: a larger one is the whole reply.
-        budget = min(request.thinking_budget, request.max_tokens - 1)
-        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    thinking_field, effort = thinking_and_effort(
+        request.thinking_budget, request.max_tokens, request.effort, efforts, thinking
+    )
+    if thinking_field is not None:
+        body["thinking"] = thinking_field
     if effort is not None:
         body["output_config"] = {"effort": effort}
     user_id = request.metadata.get("user_id")
     if user_id:
         body["metadata"] = {"user_id": user_id}
     return body
+
+
+def thinking_and_effort(
+    budget: int | None,
+    max_tokens: int,
+    asked: str | None,
+    efforts: tuple[str, ...],
+    style: ThinkingStyle,
+) -> tuple[dict[str, Any] | None, str | None]:
+    """A request's `thinking` and `output_config.effort` (`tether.models.effort`), each None
+    when not sent (`thinking` is `disabled` when turned off: `budget` 0). A budget goes below
+    `max_tokens` (the API wants it so: a larger one is the whole reply); a reply too short
+    for the API's least budget does not think."""
+    if style == "budget" and budget:
+        budget = min(budget, max_tokens - 1)
+        budget = budget if budget >= MIN_THINKING_BUDGET else 0
+    thinks, effort = anthropic_effort(asked, efforts, style, budget)
+    if not thinks:  # said so when the session turned it off, as Claude Code says it
+        return ({"type": "disabled"} if budget == 0 else None), effort
+    if style == "adaptive":
+        return {"type": "adaptive"}, effort
+    return {"type": "enabled", "budget_tokens": budget}, effort
 
 
 def convert_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:

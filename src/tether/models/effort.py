@@ -19,6 +19,11 @@ API_DEFAULT_EFFORT: EffortLevel = "high"
 _ORDER = ("minimal", *EFFORT_LEVELS)
 """Every level an endpoint names, least first (OpenAI's `minimal` below Claude Code's)."""
 
+DEFAULT_THINKING_TOKENS = 31_999
+"""The thinking budget Claude Code sends a model that thinks with a budget (not adaptively):
+by default, and at every effort level (the level goes in `output_config.effort` where the
+model takes one, never into the budget)."""
+
 _WITHOUT_THINKING = "high"
 """The Messages API refuses a level above this when the request does not think."""
 
@@ -41,13 +46,16 @@ def anthropic_effort(
     budget: int | None,
 ) -> tuple[bool, str | None]:
     """For a Messages API request: whether it asks for thinking, and its
-    `output_config.effort`. With a level the model takes, a model that thinks adaptively
-    thinks (the level sets how much, as Claude Code sends it) unless thinking was turned off
-    (`budget` 0: `--thinking disabled`, `--max-thinking-tokens 0`); otherwise it thinks only
-    with a budget. A request that does not think is held at `high`, as far as the API allows
-    it then."""
+    `output_config.effort`. The session's requests carry its thinking budget (Claude Code's
+    default, `DEFAULT_THINKING_TOKENS`, unless thinking was turned off: 0) and name a level
+    on a model that takes one (the API's default, `high`, when none was asked), as Claude
+    Code's do; a request that carries no budget (None) thinks only when a level is asked of
+    a model that thinks adaptively. A request that does not think is held at `high`, as far
+    as the API allows it then."""
     level = nearest_effort(asked, taken)
     thinks = budget != 0 if level is not None and style == "adaptive" else bool(budget)
+    if level is None and budget is not None:
+        level = nearest_effort(API_DEFAULT_EFFORT, taken)
     if level is not None and not thinks and _ORDER.index(level) > _ORDER.index(_WITHOUT_THINKING):
         level = _WITHOUT_THINKING
     return thinks, level
