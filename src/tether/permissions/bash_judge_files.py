@@ -154,7 +154,7 @@ class FileJudge(ProjectJudge):
             containers = container_files(inv.argv)
             reads += containers.reads
             writes += containers.writes
-            writes += pip_writes(inv.argv)
+            writes += pip_writes(inv.argv, inv.assignments)
             verdicts.extend(self._served(containers.trees, explicit))
             verdicts.extend(self._loads(containers.loads))
             if reads_env_app(inv.argv, inv.assignments):
