@@ -329,6 +329,9 @@ _PIP_WRITES = (
 
 _UV_TOOL_PLACES = (HOME + "/.local/bin", HOME + "/.local/share/uv/tools")
 """Where `uv tool install` puts a tool's environment and its programs, on the user's PATH."""
+_UV_TOOL_SUBCOMMANDS = frozenset(
+    {"run", "install", "upgrade", "uninstall", "list", "dir", "update-shell", "ensurepath"}
+)
 _UV_TOOL_VARIABLES = frozenset({"UV_TOOL_DIR", "UV_TOOL_BIN_DIR", "XDG_BIN_HOME", "XDG_DATA_HOME"})
 
 
@@ -365,7 +368,8 @@ def _uv_tool_places(
 ) -> tuple[str, ...]:
     """The directories `uv tool SUB` writes: its tools' and their programs' (none for `list`,
     `dir`, `run`, which the launchers judge), and the shell's files `update-shell` edits."""
-    sub = words[0] if words else ""
+    # an option's value may come first (`uv --directory d tool install`: optparse_words)
+    sub = next((w for w in words if w in _UV_TOOL_SUBCOMMANDS), "")
     if sub in ("install", "upgrade", "uninstall"):
         found = [value for name, value in assignments if name in _UV_TOOL_VARIABLES]
         return (*_UV_TOOL_PLACES, *found)
