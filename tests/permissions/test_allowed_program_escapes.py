@@ -238,10 +238,12 @@ def test_test_runs_with_workspace_modules_and_coverage(ctx: PermissionContext) -
     denied = [
         "PYTHONPATH=/tmp/x python3 -m pytest",
         "PYTHONPATH=src/../.. pytest",
-        "PYTHONPATH=src python3 -m http.server",
         "pytest --cov-config=x.ini",
     ]
     assert behaviors(denied, ctx) == dict.fromkeys(denied, "deny")
+    # the workspace's own module directory: judged as the command without it
+    served = ["PYTHONPATH=src python3 -m http.server", "python3 -m http.server"]
+    assert set(behaviors(served, ctx).values()) == {"ask"}
 
 
 def test_script_files_a_shell_runs_are_not_allowed_by_the_shells_rule(

@@ -92,7 +92,6 @@ def test_prefetching_an_unknown_directory_is_not_allowed(
         "nix build ./sub#x",
         "nix build nixpkgs#hello",
         "nix eval --expr '1 + 1'",
-        "nix eval .#packages.x86_64-linux.default.name",
         "nix flake check",
         "nix flake show",
         "nix path-info nixpkgs#hello",

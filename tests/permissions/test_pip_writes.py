@@ -94,3 +94,31 @@ def test_installs_writing_inside_the_workspace_are_allowed(
 ) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "uv tool install ruff",
+        "uv tool install --force ruff",
+        "uv --quiet tool install ruff",
+        "uv --directory src tool install ruff",
+        "uv tool upgrade ruff",
+        "uv tool uninstall ruff",
+        "uv tool update-shell",
+        "UV_TOOL_DIR=tools UV_TOOL_BIN_DIR=bin uv tool install ruff",
+    ],
+)
+def test_uv_tool_installs_onto_the_users_path_are_asked(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    # Programs put on the user's PATH (~/.local/bin) run in later shells, outside the
+    # workspace: asked, as `pip install --user` is. They were allowed by Bash(uv *).
+    verdict = decide("Bash", {"command": tree.fill(command)}, make_ctx(RULES))
+    assert verdict.behavior == "ask", (command, verdict.reason)
+
+
+def test_uv_tool_listing_stays_allowed(tree: Tree, make_ctx: ContextFactory) -> None:
+    for command in ("uv tool list", "uv tool dir"):
+        verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+        assert verdict.behavior == "allow", (command, verdict.reason)

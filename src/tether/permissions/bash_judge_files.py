@@ -169,7 +169,7 @@ class FileJudge(ProjectJudge):
             containers = container_files(inv.argv)
             reads += containers.reads
             writes += containers.writes
-            writes += [*pip_writes(inv.argv), *pack_writes(inv.argv)]
+            writes += [*pip_writes(inv.argv, inv.assignments), *pack_writes(inv.argv)]
             verdicts.extend(self._served(containers.trees, explicit))
             verdicts.extend(self._loads(containers.loads))
             if reads_env_app(inv.argv, inv.assignments):

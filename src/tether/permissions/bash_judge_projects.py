@@ -12,10 +12,12 @@ requirement files name (`-e ../x`, `-r` chains) or an install's package.json fil
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 from tether.permissions.bash_judge_scripts import ScriptJudge, script_text
 from tether.permissions.bash_rules import MAX_NESTING
+from tether.permissions.build_generators import cmake_build, generator_unread
 from tether.permissions.conda_environments import environment_files, pip_lines
 from tether.permissions.file_targets import GlobPath
 from tether.permissions.glob_disk import disk_matches
@@ -57,6 +59,14 @@ class ProjectJudge(ScriptJudge):
         the shell may be in (or the one the runner moves to); a project file the command
         writes, and what the runner's words or files leave unknown, is code not read."""
         code = project_code(inv.argv, inv.assignments) if inv.role == "command" else None
+        if code is None and inv.role == "command":
+            built = cmake_build(inv.argv)
+            if built is not None:
+                return self._cmake_build(inv, *built)
+            why = generator_unread(inv.argv)
+            if why is not None:
+                found = self._project_unread(program_name(inv.argv[0]), why)
+                return [found] if found is not None else []
         if code is None:
             return self._generated(inv)
         name = readable(shown(inv.argv[0]))
@@ -68,6 +78,33 @@ class ProjectJudge(ScriptJudge):
                 continue  # code from a directory not known now (_working_code)
             found += self._project_at(code, name, real)
         return [v for v in found if v is not None]
+
+    def _cmake_build(
+        self, inv: Invocation, directory: str, targets: tuple[str, ...]
+    ) -> list[Verdict]:
+        """`cmake --build DIR`: the build DIR holds run as its runner runs it (`make -C DIR`,
+        `ninja -C DIR`); one of another kind, or a directory known only as it runs, is code
+        not read."""
+        runners: dict[str, None] = {}
+        for cwd in self.places.cwds:
+            base = cwd / directory if cwd is not None and is_literal(directory) else None
+            real = self.files.real(base) if base is not None else None
+            if real is None or directory.startswith("-"):
+                runners["?"] = None
+            elif (real / "build.ninja").exists():
+                runners["ninja"] = None
+            elif (real / "Makefile").exists() or not real.is_dir() or self.generating:
+                runners["make"] = None
+            else:
+                runners["?"] = None
+        found: list[Verdict] = []
+        for runner in runners:
+            if runner == "?":
+                why = f"cmake --build runs the build in {readable(directory)}, not read"
+                found += [v for v in (self._project_unread("cmake", why),) if v is not None]
+            else:
+                found += self._project(replace(inv, argv=(runner, "-C", directory, *targets)))
+        return found
 
     def _project_at(self, code: ProjectCode, name: str, real: Path) -> list[Verdict | None]:
         """`code` run in the directory `real`."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from tether.permissions import steps
 from tether.permissions.bash_judge_code import CodeJudge, shortened
 from tether.permissions.bash_rules import MAX_NESTING, script_verdict
+from tether.permissions.dangerous_variables import module_path_entries
 from tether.permissions.package_bins import bin_file, package_dirs
 from tether.permissions.paths import is_below
 from tether.permissions.python_imports import python_import_files
@@ -236,7 +237,9 @@ class ScriptJudge(CodeJudge):
         `python3 FILE` is (`_loads`); one that is not there runs nothing from here, unless
         the command writes it later (late_code)."""
         found: list[Verdict] = []
-        for word in python_import_files(inv.own_argv) if inv.role == "command" else ():
+        module_path = _module_path(inv)
+        words = python_import_files(inv.own_argv, module_path) if inv.role == "command" else ()
+        for word in words:
             if any(c in word for c in "*?["):  # `unittest discover -p 'test*.py'`
                 found += self._imported_pattern(word)
                 continue
@@ -247,6 +250,44 @@ class ScriptJudge(CodeJudge):
                     break
                 self.code_files.append((real, f"imports code from {readable(word)}"))
         return found
+
+    def own_module_path(self, name: str, value: str) -> bool:
+        """Whether a module path (`PYTHONPATH=src:.`) adds only the workspace's own code, so
+        the command is judged as run without it (the modules it names found along it, as
+        Python finds them: `_imports`): each directory leads inside the workspace (symlinks
+        followed, from each place the shell may be), is not code installed into it (a
+        virtual environment's site-packages, node_modules) or hidden, none is one a Read rule
+        denies, and no earlier part of the command wrote into one. The modules Python imports
+        from it unasked (`sitecustomize`) are code the command must not write later."""
+        entries = module_path_entries(name, value) if is_literal(value) else None
+        if entries is None:
+            return False
+        for entry in entries:
+            if not self.places.inside(entry):
+                return False
+            for target in self.places.targets(entry):
+                real = self.files.real(target) if isinstance(target, Path) else None
+                if real is None or not self._own_directory(real) or self._read_denied(real):
+                    return False
+                if any(is_below(w, [real]) for w in self.written):
+                    return False
+                for module in _STARTUP_MODULES:
+                    self.code_files.append((real / module, f"Python imports {module} from {entry}"))
+        return True
+
+    def _read_denied(self, directory: Path) -> bool:
+        """Whether a Read rule denies the directory, or a module directly in it (what Python
+        reads from it is its modules; one further down is judged when a command names it)."""
+        return any(
+            self.files.read(t).outcome == "deny" for t in (directory, directory / "module.py")
+        )
+
+    def _own_directory(self, real: Path) -> bool:
+        for root in self.ctx.write_roots:
+            if is_below(real, [root]):
+                parts = real.relative_to(root).parts
+                return _INSTALLED.isdisjoint(parts) and not any(p.startswith(".") for p in parts)
+        return False
 
     def _imported_pattern(self, word: str) -> list[Verdict]:
         """Files Python imports by a pattern of names (unittest's discovery): one the command
@@ -259,6 +300,22 @@ class ScriptJudge(CodeJudge):
                     self._unread(f"imports code from {readable(word)}, which this command writes")
                 ]
         return []
+
+
+_INSTALLED = frozenset({"site-packages", "dist-packages", "node_modules", "__pypackages__"})
+"""Directories holding code installed into the workspace, not its own."""
+_STARTUP_MODULES = ("sitecustomize.py", "usercustomize.py")
+"""What Python's `site` imports from the module path before any program runs."""
+
+
+def _module_path(inv: Invocation) -> tuple[str, ...]:
+    """The module path the command is given (PYTHONPATH's directories), where it is written
+    as it is."""
+    for name, value in reversed(inv.assignments):
+        entries = module_path_entries(name, value) if is_literal(value) else None
+        if entries is not None:
+            return entries
+    return ()
 
 
 def script_text(path: Path) -> str | None:

@@ -39,7 +39,6 @@ from tether.permissions.context import PermissionContext
 from tether.permissions.dangerous_variables import (
     is_dangerous_variable,
     is_pager_variable,
-    workspace_module_path,
 )
 from tether.permissions.equivalents import Equivalent, equivalent, equivalent_reason
 from tether.permissions.framework_code import framework_code
@@ -201,11 +200,7 @@ class _Judge(FileJudge):
                 what = "the workspace's directories, whose programs may shadow others"
                 parts.append(ask(f"puts on PATH {what}: {readable(value)}", hard=True))
                 self.read_only = False
-            elif is_dangerous_variable(name) and not (
-                is_literal(value)
-                and workspace_module_path(name, value, inv.argv)
-                and all(self.places.inside(part) for part in value.split(":"))
-            ):
+            elif is_dangerous_variable(name) and not self.own_module_path(name, value):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False
         parts.extend(self.unseen(problem) for problem in inv.problems)

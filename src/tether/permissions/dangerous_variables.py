@@ -88,25 +88,13 @@ def is_dangerous_variable(name: str) -> bool:
 
 
 _MODULE_PATHS = frozenset({"PYTHONPATH"})
-_SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
-_RELATIVE_DIRECTORY = re.compile(rf"{_SEGMENT}(?:/{_SEGMENT})*/?")
-_TEST_RUNNERS = frozenset({"pytest", "py.test"})
-_PYTHON = re.compile(r"python[0-9.]*")
 
 
-def workspace_module_path(name: str, value: str, argv: tuple[str, ...]) -> bool:
-    """`PYTHONPATH=src pytest`: module directories named below where the command runs (none
-    climbing out, absolute or hidden, not `.`) given to a test runner, which imports the
-    workspace's code anyway. For another program they would put code it does not run into
-    it. Written so only: where each leads, through symlinks, is the caller's to check."""
-    if name not in _MODULE_PATHS or not value or not argv:
-        return False
-    program = argv[0].rpartition("/")[2]
-    runner = program in _TEST_RUNNERS or (
-        _PYTHON.fullmatch(program) is not None
-        and argv[1:3] in (("-m", "pytest"), ("-m", "unittest"))
-    )
-    return runner and all(
-        _RELATIVE_DIRECTORY.fullmatch(part) is not None and ".." not in part.split("/")
-        for part in value.split(":")
-    )
+def module_path_entries(name: str, value: str) -> tuple[str, ...] | None:
+    """`PYTHONPATH=src:. python3 src/app.py`: the directories a module path names, in the
+    order Python searches them (an empty entry is the working directory, as Python reads
+    it), or None for another variable or an empty value. Where each leads, through symlinks,
+    and which modules Python finds there, are the caller's to judge."""
+    if name not in _MODULE_PATHS or not value:
+        return None
+    return tuple(part or "." for part in value.split(":"))

@@ -210,10 +210,12 @@ def _installed(name: str, args: tuple[str, ...], words: list[str]) -> str | None
         return found[0] if found else None if words[2:] else "the flake in this directory"
     if name not in ("nix-env", "nix-build", "nix-instantiate"):
         return None  # nix-instantiate evaluates (`--eval` too) what nix-build would build
-    if "--version" in args or "--help" in args:
-        return None
+    if "--version" in args or "--help" in args or (name == "nix-instantiate" and "--parse" in args):
+        return None  # `--parse` reads the file's syntax, evaluating nothing
     if "-E" in args or "--expr" in args:
-        return "the expression given"
+        expression = _value(args, ("-E", "--expr"))
+        plain = expression is not None and plain_expression(expression) and not words
+        return None if plain and name == "nix-instantiate" else "the expression given"
     if name == "nix-env":
         installs = any(a in ("--install", "--upgrade", "--set") for a in args) or any(
             a.startswith("-") and not a.startswith("--") and set(a[1:]) & set("iu") for a in args
@@ -253,12 +255,45 @@ def _built(name: str, args: tuple[str, ...], words: list[str], options: list[str
             return f"what {option} brings in"
         if option in ("--from", "--no-check-sigs"):
             return f"the store paths {option} takes, whose signatures are not checked"
+    if words[0] in ("eval", "fmt"):
+        return _evaluated(words[0], words[1:], args, options)
     if words[0] in ("copy", "store", "hash", "search", "log", "upgrade-nix"):
         return None  # store paths or a name, no expression of another's
     if words[0] == "flake" and words[1:2] != ["check"]:
         return None  # its metadata, its lock file, its outputs' names: nothing built
     rest = words[2:] if words[0] in ("flake", "derivation") else words[1:]
     return next((w for w in rest if not _from_nixpkgs(w) and not _workspace_flake(w)), None)
+
+
+def _evaluated(sub: str, rest: list[str], args: tuple[str, ...], options: list[str]) -> str | None:
+    """`nix eval` evaluates its expression (`--expr`, `--apply`) or installable, and `nix
+    fmt` runs the flake's formatter: the workspace's nix code, which may run programs as it
+    is evaluated (import from derivation) or is a program, judged as nix-instantiate of it
+    is; nixpkgs' packages are known."""
+    if "--help" in options or "--version" in options:
+        return None
+    if sub == "fmt":
+        return "the formatter of the flake in this directory"
+    for option in ("--expr", "-E", "--apply"):
+        value = _value(args, (option,)) if option in options else None
+        if value is not None and not plain_expression(value):
+            return "the expression given"
+    if "--expr" in options or "-E" in options:
+        return None
+    if not rest:
+        return "the flake in this directory"
+    return next((w for w in rest if not _from_nixpkgs(w)), None)
+
+
+_REACHING = re.compile(r"[/<~]|\b(import|scopedImport|derivation|builtins|fetch\w*)\b|__\w")
+"""What lets an expression reach a file, another flake or a program: a path, `<nixpkgs>`,
+`import`, `builtins.*` and its `__` aliases, fetchers, derivations (built to be read)."""
+
+
+def plain_expression(text: str) -> bool:
+    """Whether a nix expression is plain data (`1 + 1`, `{ a = 1; }.a`): literal, reaching
+    no file, flake or program."""
+    return is_literal(text) and _REACHING.search(text) is None
 
 
 def _workspace_flake(word: str) -> bool:

@@ -327,13 +327,28 @@ _PIP_WRITES = (
 (`pip install --target DIR`, `pip download -d DIR`, `uv pip compile -o FILE`)."""
 
 
-def pip_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
+_UV_TOOL_PLACES = (HOME + "/.local/bin", HOME + "/.local/share/uv/tools")
+"""Where `uv tool install` puts a tool's environment and its programs, on the user's PATH."""
+_UV_TOOL_SUBCOMMANDS = frozenset(
+    {"run", "install", "upgrade", "uninstall", "list", "dir", "update-shell", "ensurepath"}
+)
+_UV_TOOL_VARIABLES = frozenset({"UV_TOOL_DIR", "UV_TOOL_BIN_DIR", "XDG_BIN_HOME", "XDG_DATA_HOME"})
+
+
+def pip_writes(
+    argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...] = ()
+) -> tuple[str, ...]:
     """Where `argv` (pip, uv, `python3 -m pip`) writes what it installs, downloads or builds,
     as written: its options' places and, for `--user`, the user's site (`~/.local`). The
-    project managers' `add` (`pdm add -d`: a dev dependency) writes where the project is."""
+    project managers' `add` (`pdm add -d`: a dev dependency) writes where the project is.
+    `uv tool install|upgrade|uninstall` writes programs onto the user's PATH (`~/.local/bin`,
+    or where `assignments` put it: `UV_TOOL_BIN_DIR`), as `pip install --user` does."""
     if not argv or program_name(argv[0]) in ADDERS:
         return ()
     words = _pip_words(argv)
+    operands = tuple(w for w in words if not w.startswith("-"))  # `uv --quiet tool ...`
+    if "tool" in operands[:2] and program_name(argv[0]) == "uv":  # `uv --directory d tool`
+        return _uv_tool_places(operands[operands.index("tool") + 1 :], assignments)
     words = words[1:] if words[:1] == ("pip",) else words
     if words[:1] == ("build",) and program_name(argv[0]) == "uv":
         return tuple(_pip_values(words, ("-o", "--out-dir")))  # `uv build -o DIR`
@@ -346,6 +361,21 @@ def pip_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
     if option_values(words, user):
         found.append(HOME + "/.local")
     return tuple(found)
+
+
+def _uv_tool_places(
+    words: tuple[str, ...], assignments: tuple[tuple[str, str], ...]
+) -> tuple[str, ...]:
+    """The directories `uv tool SUB` writes: its tools' and their programs' (none for `list`,
+    `dir`, `run`, which the launchers judge), and the shell's files `update-shell` edits."""
+    # an option's value may come first (`uv --directory d tool install`: optparse_words)
+    sub = next((w for w in words if w in _UV_TOOL_SUBCOMMANDS), "")
+    if sub in ("install", "upgrade", "uninstall"):
+        found = [value for name, value in assignments if name in _UV_TOOL_VARIABLES]
+        return (*_UV_TOOL_PLACES, *found)
+    if sub in ("update-shell", "ensurepath"):
+        return (HOME + "/.profile", HOME + "/.bashrc", HOME + "/.zshrc")
+    return ()
 
 
 _UV_VENV_VALUED = frozenset(

@@ -22,19 +22,25 @@ _NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _SUFFIXES = (".py", ".pyc", ".so", ".pyw")
 
 
-def python_import_files(argv: tuple[str, ...]) -> tuple[str, ...]:
+def python_import_files(
+    argv: tuple[str, ...], module_path: tuple[str, ...] = ()
+) -> tuple[str, ...]:
     """The paths, relative to where the command runs, that Python may import the modules it is
-    told to by name from (only where the working directory is on sys.path)."""
-    return _imports(argv)[0]
+    told to by name from: the working directory where it is on sys.path, then each directory
+    of `module_path` (PYTHONPATH's, in order; Python searches them before its own library, so
+    a module there shadows one of the standard library's, `http/server.py`)."""
+    return _imports(argv, module_path)[0]
 
 
 def pycache_dirs(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The directories `-X pycache_prefix=DIR` has Python load compiled code from (and
     write it to)."""
-    return _imports(argv)[1]
+    return _imports(argv, ())[1]
 
 
-def _imports(argv: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _imports(
+    argv: tuple[str, ...], module_path: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if not argv or not is_literal(argv[0]) or not _PYTHON.fullmatch(program_name(argv[0])):
         return (), ()
     modules: list[str] = []
@@ -62,7 +68,9 @@ def _imports(argv: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         modules += named
     else:
         discovered = []
-    files = [f for m in dict.fromkeys(modules) for f in _module_files(m)] if path_first else []
+    found = [f for m in dict.fromkeys(modules) for f in _module_files(m)]
+    files = list(found) if path_first else []
+    files += [f"{entry.rstrip('/')}/{f[2:]}" for entry in module_path for f in found]
     files += discovered
     return tuple(files), tuple(p for p in prefixes if p)
 
