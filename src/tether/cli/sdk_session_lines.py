@@ -100,9 +100,7 @@ def result_line(
         "duration_ms": finished.duration_ms,
         "duration_api_ms": so_far.api_ms,
         "num_turns": num_turns,
-        # As Claude Code's error results (an interrupted turn's included): no result, what
-        # went wrong is in `errors`.
-        "result": finished.result if finished.subtype == "success" else None,
+        "result": finished.result,
         "stop_reason": finished.stop_reason,
         "session_id": so_far.session_id,
         "total_cost_usd": round(so_far.cost_usd, 6),

@@ -90,6 +90,10 @@ class Agent:
     inputs_entry: Callable[[], str | None] | None = None
     """After `inputs` were asked: the uuid their entry takes, when one of them named it (a
     queued message the REPL keeps a file checkpoint of); None: a new one."""
+    waits: list[Callable[[], list[str]]] = field(default_factory=list[Callable[[], list[str]]])
+    """Asked after each batch of calls for what the agent waits on beside its own tools, by
+    id (a reply a teammate owes a lead): while any is awaited, the repeat guard lets the model
+    poll as it does while background work runs."""
 
     background_emit: Callable[[Event], None] | None = None
     """Where the events of work started beside the conversation go (a subagent run in the
@@ -331,6 +335,7 @@ async def _run_tools(
             calls,
             [result.block for result in results],
             waiting_on=_running_background(agent),
+            delegated=any(wait() for wait in agent.waits),
             cwd=agent.tool_context.shell_cwd,
             compactions=history.compactions,
         )
@@ -349,9 +354,11 @@ async def _run_tools(
 
 
 def _running_background(agent: Agent) -> list[str]:
-    """The ids of the session's background commands and subagents still running."""
+    """The ids of the session's background commands and subagents still running, and of
+    what else it waits on (`Agent.waits`)."""
     background = agent.tool_context.background
-    return [*(a.id for a in background.running_agents()), *(s.id for s in background.running())]
+    running = [*(a.id for a in background.running_agents()), *(s.id for s in background.running())]
+    return [*running, *(awaited for wait in agent.waits for awaited in wait())]
 
 
 def _commit(

@@ -149,12 +149,16 @@ class RepeatedFailures:
         results: Sequence[ToolResultBlock],
         *,
         waiting_on: Sequence[str] = (),
+        delegated: bool = False,
         cwd: Path | None = None,
         compactions: int = 0,
     ) -> str | None:
         """Count one reply's calls with their results: a reminder for the model once it
         repeats itself, None otherwise; `HarnessError` at a bound. `waiting_on`: the
-        session's background commands and subagents still running, by id; `cwd`: where
+        session's background commands and subagents still running (and other work it waits
+        on), by id; `delegated`: work handed to others (teammates) is under way, which counts
+        as headway while it lasts (a lead checking on its team until it reports is bounded by
+        that work, however long it takes); `cwd`: where
         relative paths in a Bash command start (None: they are not looked at); `compactions`:
         how many the conversation has had (a file read before one is new again after it)."""
         if compactions != self._compactions:
@@ -182,7 +186,7 @@ class RepeatedFailures:
                 headway = True
         self._failed.append(frozenset(failing))
         self._stuck = 0 if progress or not failing else self._stuck + 1
-        self._idle = 0 if headway else self._idle + 1
+        self._idle = 0 if headway or delegated else self._idle + 1
         repeats = max((self._failures(key) for key in failing), default=0)
         stop_at, stuck_at, idle_at = (
             (WAITING_STOP_AT,) * 3 if waiting_on else (STOP_AT, STUCK_STOP_AT, IDLE_STOP_AT)

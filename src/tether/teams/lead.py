@@ -261,6 +261,8 @@ class LeadTeams:
                 continue
             self._unacked[message.id] = delivery.receipt
             received = link.protocol.incoming(message, link.clock())
+            if message.kind == "idle_notification":
+                link.working.discard(message.sender)
             self.steer(letter(message, received.note, answered=received.obeyed))
             for show in self.shown:
                 show(message)
@@ -312,6 +314,13 @@ class LeadTeams:
         self.note({"team": team})
         which = f"{team} again" if again else team
         return f"leading team {which}: {len(batch)} message(s) waiting for it"
+
+    def awaited(self) -> list[str]:
+        """What this lead waits on: the teammates it gave work to that have not said they are
+        idle since, and the requests a teammate still owes a reply to, by id."""
+        if self.link is None:
+            return []
+        return [*sorted(self.link.working), *self.link.protocol.pending]
 
     def start_listening(self) -> list[TextBlock]:
         """Start reading the mailbox of a team taken up again (`rejoin`), once a loop runs:

@@ -53,6 +53,9 @@ class TeamLink:
         default_factory=list[Callable[[Message], None]]
     )
     """Told each request of this member's that got no reply in time (its model is told)."""
+    working: set[str] = field(default_factory=set[str])
+    """The members this one gave work to (a message or a request stored for them) that have
+    not said they are idle since: what a lead waits on."""
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _published: dict[str, Any] = field(default_factory=dict[str, Any])
     """Every field this member wrote to the roster, newest value each."""
@@ -133,6 +136,8 @@ class TeamLink:
             self.protocol.send_failed(message, self.clock(), str(e) or type(e).__name__)
             raise
         self.protocol.sent(message, self.clock(), timeout_s=timeout_s)
+        if message.kind in ("message", "request"):
+            self.working.add(message.recipient)
 
     async def notify(
         self, to: str, kind: str, text: str = "", *, data: dict[str, Any] | None = None
