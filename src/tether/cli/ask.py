@@ -255,6 +255,15 @@ def message_prompt(
         ready = startup.ready
         return ready.session.agent.tool_context.shell_cwd if ready is not None else Path.cwd()
 
+    def mention_hidden(path: Path) -> bool:
+        """Whether `path` is left out of `@`'s completions: the session's Read deny rules
+        cover it (as Glob leaves it out), or they are not known yet."""
+        ready = startup.ready
+        if ready is None:
+            return True
+        denied = ready.session.agent.tool_context.read_denied
+        return denied is not None and denied(path)
+
     def continuation(width: int, _line_number: int, _wrap_count: int) -> FormattedText:
         return FormattedText([("class:continuation", "·".rjust(width - 1) + " ")])
 
@@ -267,7 +276,7 @@ def message_prompt(
         completer=merge_completers(
             [
                 SlashCompleter(lambda: slash_names(startup.ready)),
-                MentionCompleter(mention_base, ResourceNames(startup)),
+                MentionCompleter(mention_base, ResourceNames(startup), mention_hidden),
             ]
         ),
         complete_while_typing=True,
