@@ -210,3 +210,32 @@ def test_config_refuses_what_start_up_would_refuse_and_sets_dotted_keys_nested(
         "nonsenseKey": 1,
         "permissions": {"defaultMode": "plan"},
     }
+
+
+def test_agents_reads_an_agent_file_added_after_start_and_the_session_offers_it(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(
+        reply(tool_use("Task", description="d", prompt="go", subagent_type="late.helper")),
+        reply(text("LATE-HELPER-DONE")),
+        reply(text("The helper ran.")),
+    )
+    agents = home / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("/agents\r")
+        repl.wait_for("/agents create says how")
+        (agents / "late.helper.md").write_text(  # added while the session runs
+            "---\nname: late.helper\ndescription: Examples: <example>help late</example>\n---\n"
+            "You are LATE-BODY.\n"
+        )
+        repl.send("/agents\r")
+        repl.wait_for("/agents create says how", count=2)
+        assert "late.helper" in repl.screen, repl.screen
+        repl.send("use the helper\r")
+        repl.wait_for("The helper ran.")
+    finally:
+        repl.close()
+    assert "LATE-BODY" in model_env.requests[1].system()  # the subagent's own request
