@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -235,7 +235,11 @@ REWIND_KEYS = "\x00rewind"
 
 
 def message_prompt(
-    history: Path, startup: SessionStartup, input: Input | None, output: Output | None
+    history: Path,
+    startup: SessionStartup,
+    input: Input | None,
+    output: Output | None,
+    mode_changed: Sequence[Callable[[], None]] = (),
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
     clears it (and on an empty line raises KeyboardInterrupt), Esc Esc clears it (and on an
@@ -270,7 +274,9 @@ def message_prompt(
     prompt: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", "> ")]),
         multiline=True,
-        key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup), paste_keys(startup)]),
+        key_bindings=merge_key_bindings(
+            [_message_keys(), mode_keys(startup, mode_changed), paste_keys(startup)]
+        ),
         history=FileHistory(str(history)),
         prompt_continuation=continuation,
         completer=merge_completers(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -96,8 +96,15 @@ async def run_repl(
     opts = await settle_trust(opts, console, input, output, kept)
     opts = await settle_servers(opts, console, input, output)  # as Claude Code, before the prompt
     startup = SessionStartup(opts, console)
-    prompt = message_prompt(_history_path(env), startup, input, output)
+    mode_changed: list[Callable[[], None]] = []
+    prompt = message_prompt(_history_path(env), startup, input, output, mode_changed)
     status = StatusLine(prompt.app.invalidate, lambda said: _warn(console, said))
+
+    def mode_changed_now() -> None:  # the status line's command may show the mode
+        if startup.ready is not None:
+            status.refresh(startup.ready)
+
+    mode_changed.append(mode_changed_now)
     show_under(prompt, status)
     repl = _Repl(startup, console, prompt, status, watch_terminal=input is None, kept=kept)
     try:
