@@ -165,11 +165,10 @@ def test_a_failing_command_is_said_once(
 
 @pytest.mark.timeout(120)
 @pytest.mark.usefixtures("trusted_workspace")
-def test_the_status_line_runs_on_shift_tab_and_keeps_its_counts_across_resume(
+def test_the_status_line_runs_again_on_shift_tab(
     model_env: FakeModelServer, workspace: Path, home: Path
 ) -> None:
-    """Shift+Tab (the mode changed) runs the command again; a resumed session tells it the
-    lines its edits added and removed and its time in model calls as they were, not 0."""
+    """Shift+Tab (the mode changed) runs the command again, with the turn's counts."""
     (workspace / "status.py").write_text(SCRIPT)
     _status_line(workspace, f"{sys.executable} status.py")
     model_env.script(
@@ -193,14 +192,3 @@ def test_the_status_line_runs_on_shift_tab_and_keeps_its_counts_across_resume(
     spent = _runs(workspace)[-1]["cost"]
     assert isinstance(spent, dict)
     assert (spent["total_lines_added"], spent["total_lines_removed"]) == (3, 0), spent
-    (workspace / "runs.jsonl").unlink()
-    resumed = PtyRepl(workspace, anthropic_only(home), "--continue")
-    try:
-        resumed.wait_for("> ")
-        resumed.wait_until(lambda _s: bool(_runs(workspace)), "a run in the resumed session")
-    finally:
-        resumed.close()
-    again = _runs(workspace)[-1]["cost"]
-    assert isinstance(again, dict)
-    for key in ("total_lines_added", "total_lines_removed", "total_api_duration_ms"):
-        assert again[key] == spent[key], (key, again, spent)

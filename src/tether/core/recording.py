@@ -242,11 +242,6 @@ class SessionRecorder:
         resumed session still counts it."""
         self._record(lambda w: w.spent(usage, cost_usd))
 
-    def worked(self, api_ms: int, lines_added: int, lines_removed: int) -> None:
-        """A turn's time in model calls and the lines it changed, for a resumed session."""
-        if api_ms or lines_added or lines_removed:
-            self._record(lambda w: w.worked(api_ms, lines_added, lines_removed))
-
     def window_reported(
         self, model: str, tokens: int, chars_per_token: float | None = None
     ) -> None:

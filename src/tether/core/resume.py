@@ -69,10 +69,6 @@ class Restored:
     """Context windows endpoints reported, by model id (the newest for each)."""
     estimates: dict[str, float]
     """Characters a token took in the accepted requests, by model id (the newest for each)."""
-    api_ms: int = 0
-    lines_added: int = 0
-    lines_removed: int = 0
-    """The turns' time in model calls and the lines their edits changed (spend entries)."""
 
 
 def restore(
@@ -94,7 +90,6 @@ def restore(
     history = History()
     usage, cost = Usage(), 0.0
     side_usage, side_cost = Usage(), 0.0
-    worked = [0, 0, 0]  # time in model calls, lines added, lines removed
     problems: list[str] = []
     windows: dict[str, WindowRecord] = {}
     estimates: dict[str, float] = {}
@@ -139,7 +134,6 @@ def restore(
             assert isinstance(record, SpendRecord)
             side_usage = side_usage + record.usage
             side_cost += record.cost_usd
-            _add_work(worked, record)
     for record in loaded.spent_records(problems):  # rewound from: spent all the same
         if isinstance(record, AssistantRecord) and record.usage is not None:
             usage = usage + record.usage
@@ -147,7 +141,6 @@ def restore(
         elif isinstance(record, SpendRecord):
             side_usage = side_usage + record.usage
             side_cost += record.cost_usd
-            _add_work(worked, record)
     damage = (*loaded.warnings, *(f"session file {loaded.path}: {p}" for p in problems))
     repairs = repair.repairs.sentences()
     if repairs:
@@ -162,14 +155,7 @@ def restore(
         damage,
         windows,
         estimates,
-        *worked,
     )
-
-
-def _add_work(worked: list[int], record: SpendRecord) -> None:
-    worked[0] += record.api_ms
-    worked[1] += record.lines_added
-    worked[2] += record.lines_removed
 
 
 def last_plan(messages: Sequence[Message]) -> tuple[TodoItem, ...]:

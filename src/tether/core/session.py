@@ -389,7 +389,6 @@ class Session(FrontEndHooks):
         text = prompt.text
         self._prompt_kept = self.prompt_withdrawn = False
         started = time.perf_counter()
-        lines_before = (self.lines_added, self.lines_removed)
         stats = self._stats = TurnStats(spent_before_usd=self.cost_usd)
         subtype: TurnSubtype = "error_during_execution"
         error: str | None = None
@@ -437,11 +436,6 @@ class Session(FrontEndHooks):
             cost = stats.cost_usd + stats.side_cost_usd
             self.cost_usd += cost
             self.api_ms += stats.api_ms
-            if self.recorder is not None:
-                added, removed = self.lines_added, self.lines_removed
-                self.recorder.worked(
-                    stats.api_ms, added - lines_before[0], removed - lines_before[1]
-                )
             emit(
                 turn_finished(
                     stats, subtype, error, api_error, usage=usage, cost_usd=cost, started=started

@@ -62,9 +62,7 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
             cost = fields.get("costUSD")
             if not isinstance(cost, int | float) or isinstance(cost, bool) or cost < 0:
                 raise BadEntry("spend without a costUSD")
-            counts = (_count(fields, "apiMs"), _count(fields, "linesAdded"))
-            usage = Usage.model_validate(fields.get("usage"))
-            return SpendRecord(usage, float(cost), *counts, _count(fields, "linesRemoved"))
+            return SpendRecord(Usage.model_validate(fields.get("usage")), float(cost))
         case "window":
             model, tokens = fields.get("model"), fields.get("tokens")
             if not isinstance(model, str) or type(tokens) is not int or tokens < 1:
@@ -102,9 +100,3 @@ def _usage(raw: object) -> Usage | None:
         return None if raw is None else Usage.model_validate(raw)
     except ValidationError:
         return None
-
-
-def _count(fields: dict[str, Any], key: str) -> int:
-    """A spend line's count (0 when it has none, or a garbled one: the line still counts)."""
-    value = fields.get(key)
-    return value if type(value) is int and value >= 0 else 0

@@ -34,14 +34,10 @@ class CompactionRecord:
 @dataclass(frozen=True)
 class SpendRecord:
     """Model calls outside the conversation (a subagent, a compaction summary): what they used
-    and cost, so that a resumed session counts them; or a turn's time in model calls and the
-    lines its edits added and removed (with nothing spent), which the messages cannot tell."""
+    and cost, so that a resumed session counts them."""
 
     usage: Usage
     cost_usd: float
-    api_ms: int = 0
-    lines_added: int = 0
-    lines_removed: int = 0
 
 
 @dataclass(frozen=True)

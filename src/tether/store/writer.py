@@ -234,18 +234,6 @@ class SessionWriter(HeldFile):
         """Model calls outside the conversation (a subagent, a compaction summary)."""
         self.append("spend", usage=usage.model_dump(mode="json"), costUSD=cost_usd)
 
-    def worked(self, api_ms: int, lines_added: int, lines_removed: int) -> None:
-        """A turn's time in model calls and the lines its edits changed (a `spend` line that
-        spent nothing)."""
-        self.append(
-            "spend",
-            usage=Usage().model_dump(mode="json"),
-            costUSD=0.0,
-            apiMs=api_ms,
-            linesAdded=lines_added,
-            linesRemoved=lines_removed,
-        )
-
     def title(self, title: str) -> None:
         self.append("title", title=title)
 
