@@ -46,6 +46,53 @@ def test_add_dir_lets_the_file_tools_work_in_another_directory(
     assert len(model_env.requests[2].messages()) == 5  # the conversation went on, not anew
 
 
+def test_add_dir_goes_on_quietly_with_the_same_session(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    """/add-dir says only that it added the directory: no "resumed session" and no replay of
+    the conversation, no start-up warning said again; the session keeps its id and spend."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "further").mkdir()
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text('{"modle": "x"}')
+    model_env.script(reply(text("FIRST-REPLY")), reply(text("SECOND-REPLY")))
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.wait_for("modle")
+        repl.send("/add-dir ../elsewhere\r")  # before any message
+        repl.wait_for("✓ Added")
+        repl.send("say one\r")
+        repl.wait_for("FIRST-REPLY")
+        repl.send("/status\r")
+        repl.wait_for("Session:")
+        repl.send("/cost\r")
+        repl.wait_for("Cost:")
+        before = repl.screen
+        repl.send("/add-dir ../further\r")  # after one
+        repl.wait_for("✓ Added", count=2)
+        repl.send("/status\r")
+        repl.wait_for("Session:", count=2)
+        repl.send("/cost\r")
+        repl.wait_for("Cost:", count=2)
+        repl.send("say two\r")
+        repl.wait_for("SECOND-REPLY")
+        screen = repl.screen
+    finally:
+        repl.close()
+    after = screen[len(before) :]
+    assert "resumed" not in screen, screen
+    assert "say one" not in after, after
+    assert "FIRST-REPLY" not in after, after
+    assert screen.count("modle") == 1, screen
+    ids = [line.split()[-1] for line in screen.splitlines() if line.startswith("Session:")]
+    costs = [line for line in screen.splitlines() if line.startswith(("Cost:", "Input:"))]
+    assert len(ids) == 2, ids
+    assert ids[0] == ids[1], ids
+    assert costs[:2] == costs[2:], costs
+    assert len(model_env.requests[1].messages()) == 3  # the conversation went on
+
+
 def test_export_writes_the_conversation_and_doctor_checks_the_settings_and_endpoint(
     model_env: FakeModelServer, workspace: Path, home: Path
 ) -> None:
@@ -163,3 +210,32 @@ def test_config_refuses_what_start_up_would_refuse_and_sets_dotted_keys_nested(
         "nonsenseKey": 1,
         "permissions": {"defaultMode": "plan"},
     }
+
+
+def test_agents_reads_an_agent_file_added_after_start_and_the_session_offers_it(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    model_env.script(
+        reply(tool_use("Task", description="d", prompt="go", subagent_type="late.helper")),
+        reply(text("LATE-HELPER-DONE")),
+        reply(text("The helper ran.")),
+    )
+    agents = home / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("/agents\r")
+        repl.wait_for("/agents create says how")
+        (agents / "late.helper.md").write_text(  # added while the session runs
+            "---\nname: late.helper\ndescription: Examples: <example>help late</example>\n---\n"
+            "You are LATE-BODY.\n"
+        )
+        repl.send("/agents\r")
+        repl.wait_for("/agents create says how", count=2)
+        assert "late.helper" in repl.screen, repl.screen
+        repl.send("use the helper\r")
+        repl.wait_for("The helper ran.")
+    finally:
+        repl.close()
+    assert "LATE-BODY" in model_env.requests[1].system()  # the subagent's own request

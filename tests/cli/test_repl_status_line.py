@@ -18,7 +18,7 @@ from tether.cli.status_line import HELP, TIMEOUT_S
 from tether.cli.trust_prompt import QUESTION
 from tether.config.settings import sessions_home
 from tether.store import list_sessions
-from tether.testing import FakeModelServer, reply, text
+from tether.testing import FakeModelServer, reply, text, tool_use
 
 SCRIPT = """\
 import json, sys
@@ -161,3 +161,34 @@ def test_a_failing_command_is_said_once(
     finally:
         repl.close()
     assert repl.screen.count("BROKEN-STATUS") == 1
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.usefixtures("trusted_workspace")
+def test_the_status_line_runs_again_on_shift_tab(
+    model_env: FakeModelServer, workspace: Path, home: Path
+) -> None:
+    """Shift+Tab (the mode changed) runs the command again, with the turn's counts."""
+    (workspace / "status.py").write_text(SCRIPT)
+    _status_line(workspace, f"{sys.executable} status.py")
+    model_env.script(
+        reply(tool_use("Write", file_path=str(workspace / "notes.txt"), content="a\nb\nc\n")),
+        reply(text("Wrote it.")),
+    )
+    repl = PtyRepl(workspace, anthropic_only(home), "--permission-mode", "acceptEdits")
+    try:
+        repl.wait_for("> ")
+        repl.send("write the notes\r")
+        repl.wait_for("Wrote it.")
+        repl.wait_until(
+            lambda _s: _runs(workspace)[-1]["cost"] != _runs(workspace)[0]["cost"],
+            "a run after the turn",
+        )
+        before = len(_runs(workspace))
+        repl.send("\x1b[Z")  # Shift+Tab
+        repl.wait_until(lambda _s: len(_runs(workspace)) > before, "a run after Shift+Tab")
+    finally:
+        repl.close()
+    spent = _runs(workspace)[-1]["cost"]
+    assert isinstance(spent, dict)
+    assert (spent["total_lines_added"], spent["total_lines_removed"]) == (3, 0), spent

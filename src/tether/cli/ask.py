@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -235,7 +235,11 @@ REWIND_KEYS = "\x00rewind"
 
 
 def message_prompt(
-    history: Path, startup: SessionStartup, input: Input | None, output: Output | None
+    history: Path,
+    startup: SessionStartup,
+    input: Input | None,
+    output: Output | None,
+    mode_changed: Sequence[Callable[[], None]] = (),
 ) -> PromptSession[str]:
     """The prompt where messages are typed: Enter sends, Alt+Enter breaks the line, Ctrl+C
     clears it (and on an empty line raises KeyboardInterrupt), Esc Esc clears it (and on an
@@ -255,19 +259,30 @@ def message_prompt(
         ready = startup.ready
         return ready.session.agent.tool_context.shell_cwd if ready is not None else Path.cwd()
 
+    def mention_hidden(path: Path) -> bool:
+        """Whether `path` is left out of `@`'s completions: the session's Read deny rules
+        cover it (as Glob leaves it out), or they are not known yet."""
+        ready = startup.ready
+        if ready is None:
+            return True
+        denied = ready.session.agent.tool_context.read_denied
+        return denied is not None and denied(path)
+
     def continuation(width: int, _line_number: int, _wrap_count: int) -> FormattedText:
         return FormattedText([("class:continuation", "·".rjust(width - 1) + " ")])
 
     prompt: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", "> ")]),
         multiline=True,
-        key_bindings=merge_key_bindings([_message_keys(), mode_keys(startup), paste_keys(startup)]),
+        key_bindings=merge_key_bindings(
+            [_message_keys(), mode_keys(startup, mode_changed), paste_keys(startup)]
+        ),
         history=FileHistory(str(history)),
         prompt_continuation=continuation,
         completer=merge_completers(
             [
                 SlashCompleter(lambda: slash_names(startup.ready)),
-                MentionCompleter(mention_base, ResourceNames(startup)),
+                MentionCompleter(mention_base, ResourceNames(startup), mention_hidden),
             ]
         ),
         complete_while_typing=True,

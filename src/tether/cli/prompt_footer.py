@@ -9,6 +9,7 @@ gone from the screen once the message is sent.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -60,9 +61,9 @@ def add_footer(prompt: PromptSession[str], startup: SessionStartup) -> None:
     container.children.append(footer)
 
 
-def mode_keys(startup: SessionStartup) -> KeyBindings:
+def mode_keys(startup: SessionStartup, changed: Sequence[Callable[[], None]] = ()) -> KeyBindings:
     """Shift+Tab at the prompt: the session's next permission mode (nothing before it is
-    built)."""
+    built), then each of `changed` is called (the status line runs again)."""
     bindings = KeyBindings()
 
     @bindings.add("s-tab")
@@ -70,6 +71,8 @@ def mode_keys(startup: SessionStartup) -> KeyBindings:
         ready = startup.ready
         if ready is not None:
             cycle_mode(ready.session, bypass_allowed=ready.bypass_allowed)
+            for call in changed:
+                call()
             event.app.invalidate()
 
     return bindings

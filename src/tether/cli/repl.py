@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -96,8 +96,15 @@ async def run_repl(
     opts = await settle_trust(opts, console, input, output, kept)
     opts = await settle_servers(opts, console, input, output)  # as Claude Code, before the prompt
     startup = SessionStartup(opts, console)
-    prompt = message_prompt(_history_path(env), startup, input, output)
+    mode_changed: list[Callable[[], None]] = []
+    prompt = message_prompt(_history_path(env), startup, input, output, mode_changed)
     status = StatusLine(prompt.app.invalidate, lambda said: _warn(console, said))
+
+    def mode_changed_now() -> None:  # the status line's command may show the mode
+        if startup.ready is not None:
+            status.refresh(startup.ready)
+
+    mode_changed.append(mode_changed_now)
     show_under(prompt, status)
     repl = _Repl(startup, console, prompt, status, watch_terminal=input is None, kept=kept)
     try:
@@ -137,6 +144,7 @@ class _Repl(ReplTurns):
         self._kept: list[str] = kept if kept is not None else []
         """Lines typed at a question that did not answer it: the next prompt starts with them."""
         self._redraw_whole = False
+        self._same_session = False
         self._typed_ahead: list[str | None] = []
         """Lines typed during the last turn for the prompt, not the model: from the first
         command on (a command is never a message for the model; what follows it keeps its
@@ -153,8 +161,9 @@ class _Repl(ReplTurns):
         them to the model."""
         self._model_spec: str | None = None
         """The model chosen with /model: a session switched to (or cleared) keeps it."""
-        self._files_told: set[str] = set()
-        """The notices about the project's files said so far (see `Session.file_notices`)."""
+        self._told: set[str] = set()
+        """The start-up notices said so far: those about the project's files (see
+        `Session.file_notices`) are said once per REPL, the others again by each new session."""
         self._checkpoints = Checkpoints()
         """The messages sent in this session, for Esc Esc (`tether.cli.repl_rewind`)."""
         self._keys = KeyboardHold(prompt.input)
@@ -285,13 +294,13 @@ class _Repl(ReplTurns):
         ready = self.startup.ready
         if ready is None:  # the building was cancelled
             return
+        same, self._same_session = self._same_session, False
         for notice in ready.session.startup_notices:
-            if notice in ready.session.file_notices:
-                if notice in self._files_told:
-                    continue  # said when an earlier session of this REPL started
-                self._files_told.add(notice)
+            if notice in self._told and (same or notice in ready.session.file_notices):
+                continue  # said when an earlier session of this REPL started
+            self._told.add(notice)
             self.console.print(Text(f"⚠ {terminal_safe(notice)}", style="yellow"))
-        if ready.session.resumed is not None:
+        if ready.session.resumed is not None and not same:
             self.console.print(Text(f"↺ {ready.session.resumed}", style="cyan"))
             whole, self._redraw_whole = self._redraw_whole, False
             show_recent(self.console, ready.session, None if whole else 4)

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 AGENTS_HOW = (
     "A new agent is a Markdown file with `name` and `description` front matter (optionally "
     "`tools`, `model`), its body the agent's instructions: .claude/agents/NAME.md for this "
-    "project, ~/.claude/agents/NAME.md for every project. It is offered from the next session "
-    "(/clear)."
+    "project, ~/.claude/agents/NAME.md for every project. /agents reads the files again: it is "
+    "offered from then on."
 )
 
 
@@ -163,4 +163,5 @@ async def admin_command(ready: Ready, name: str, args: str, user_home: Path) -> 
             return describe_config(session)
         gate = session.agent.gate
         return change_config(args, user_home, gate.sources.layers if gate is not None else ())
-    return describe_agents(ready.agents, args, workspace, user_home)
+    catalog = ready.reread_agents() if ready.reread_agents is not None else ready.agents
+    return describe_agents(catalog, args, workspace, user_home)

@@ -72,6 +72,9 @@ class ReplCommands:
     _prefill: str
     _redraw_whole: bool
     """The session built next is a rewind's: its conversation is drawn again whole."""
+    _same_session: bool
+    """The session built next goes on from this one as it is (`/add-dir`): its conversation
+    and the notices already said are not shown again."""
 
     async def _session(self) -> Ready | None:
         raise NotImplementedError
@@ -203,8 +206,9 @@ class ReplCommands:
 
     async def add_directory(self, args: str) -> None:
         """`/add-dir DIR`: this session goes on with DIR as a working directory as well (as
-        `--add-dir`: the file tools' rules and the sandbox take it), rebuilt on its own
-        conversation with its MCP servers kept."""
+        `--add-dir`: the file tools' rules and the sandbox take it),
+        rebuilt on its own conversation with its id, spend and MCP servers kept, and shown as
+        it is: Claude Code does not resume anything."""
         ready = await self._session()
         if ready is None:
             return
@@ -227,7 +231,12 @@ class ReplCommands:
         )
         if not saved:  # nothing to resume yet: a new session that keeps this one's id
             more = replace(more, session_id=ready.session.session_id)
+        self._same_session = True
         await self.restart_with(more, rewound=True)  # the same session: its checkpoints hold
+        self._same_session = False  # used, unless the building failed
+        after = await self._session()
+        if after is not None:
+            keep_spend(ready.session, after.session)
         said = f"✓ Added {directory} as a working directory for this session."
         self.console.print(Text(terminal_safe(said), style="green"))
 

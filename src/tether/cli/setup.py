@@ -7,7 +7,7 @@ import functools
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tether.agents import agent_listing, task_tool
+from tether.agents import AgentCatalog, agent_listing, task_tool
 from tether.agents.definitions import TASK_TOOL_NAME
 from tether.cli import output_styles
 from tether.cli.agents_tool import SubagentModels, subagent_runner
@@ -367,7 +367,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     if session.agent.tools.get(TASK_TOOL_NAME) is not None:
         # The agent types, in a reminder (as Claude Code's agent listing): the Task tool's
         # description stays the same whatever agents there are.
-        session.listings.append(lambda: agent_listing(agents))
+        session.listings.append(lambda: agent_listing(runner.catalog))
     session.startup_notices.extend(instructions.notices())
     session.startup_questions.extend(instructions.questions())
     system.follow_instructions(agent, runner)
@@ -422,5 +422,15 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     built = Built(
         session, mcp, agents, key_source, lead, plugins, board, account, record_event, instructions
     )
+
+    def reread_agents() -> AgentCatalog:
+        runner.catalog = session_agents(place, plugins, client)
+        return runner.catalog
+
     style_name = style.name if style is not None else "default"
-    return replace(built, status_line=status_setting(settings.data), output_style=style_name)
+    return replace(
+        built,
+        status_line=status_setting(settings.data),
+        output_style=style_name,
+        reread_agents=reread_agents,
+    )

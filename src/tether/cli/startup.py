@@ -64,7 +64,9 @@ class Ready:
     instructions: ProjectInstructions | None = None
     """Its instruction files (`/memory` reloads them after an edit)."""
     agents: AgentCatalog | None = None
-    """Its subagents (for /agents)."""
+    """Its subagents as it started (/agents reads them again with `reread_agents`)."""
+    reread_agents: Callable[[], AgentCatalog] | None = None
+    """Reads the agent files again, for the session to offer from then on (`Built`)."""
     bypass_allowed: bool = False
     """Started in bypassPermissions, or with `--allow-dangerously-skip-permissions`: Shift+Tab
     may switch to it (as in Claude Code, never otherwise)."""
@@ -159,6 +161,7 @@ def _build(opts: RunOptions | LazyOptions, console: Console) -> Ready:
         built.lead,
         instructions=built.instructions,
         agents=built.agents,
+        reread_agents=built.reread_agents,
         bypass_allowed=bypass,
         status_line=built.status_line,
         output_style=built.output_style,

@@ -11,7 +11,7 @@ rule would seek, so nothing is asked.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,36 +65,72 @@ class ResourceNames:
             buffer.start_completion(select_first=False)
 
 
+_NAMES_AT_ONCE = 20
+"""Names judged by the rules between two looks at the keyboard."""
+
+
 class MentionCompleter(Completer):
     """Completes the path after `@` from the files under the directory the REPL works in, and
-    the MCP servers' resources (`resources`) as `@server:uri`."""
+    the MCP servers' resources (`resources`) as `@server:uri`. What `hidden` says the user's
+    Read deny rules cover is never listed, nor is what is in it: Glob leaves it out too."""
 
     def __init__(
-        self, base: Callable[[], Path], resources: Callable[[], Sequence[str]] = lambda: ()
+        self,
+        base: Callable[[], Path],
+        resources: Callable[[], Sequence[str]] = lambda: (),
+        hidden: Callable[[Path], bool] = lambda _path: False,
     ) -> None:
         self.base = base
         self.resources = resources
+        self.hidden = hidden
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
     ) -> Iterable[Completion]:
-        word = document.get_word_before_cursor(WORD=True)
-        if not word.startswith("@"):
+        yield from self._resources(document)
+        yield from (path for path in self._paths(document) if path is not None)
+
+    async def get_completions_async(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> AsyncGenerator[Completion, None]:
+        """The resources, then the paths, letting the prompt go on between the names: judging
+        each by the rules takes a while in a big directory."""
+        for completion in self._resources(document):
+            yield completion
+        for judged, path in enumerate(self._paths(document), start=1):
+            if path is not None:
+                yield path
+            if judged % _NAMES_AT_ONCE == 0:
+                await asyncio.sleep(0)
+
+    def _resources(self, document: Document) -> Iterator[Completion]:
+        word, typed = _mention(document)
+        if not word:
             return
-        typed = word[1:].replace("\\ ", " ")
         for name in self.resources():
             if name.startswith(typed):
                 yield Completion(
                     f"@{name}", start_position=-len(word), display=name, display_meta="MCP resource"
                 )
+
+    def _paths(self, document: Document) -> Iterator[Completion | None]:
+        """The paths `@` completes to, and None for each name the rules leave out."""
+        word, typed = _mention(document)
+        if not word:
+            return
         folder, _, stem = typed.rpartition("/")
         directory = self.base() / folder if folder else self.base()
+        if self.hidden(directory):
+            return
         try:
             entries = sorted(directory.iterdir(), key=lambda p: p.name)
         except OSError:
             return
         for entry in entries:
             if not entry.name.startswith(stem) or (entry.name.startswith(".") and not stem):
+                continue
+            if self.hidden(entry):
+                yield None
                 continue
             shown = f"{folder}/{entry.name}" if folder else entry.name
             suffix = "/" if entry.is_dir() else ""
@@ -103,6 +139,14 @@ class MentionCompleter(Completer):
                 start_position=-len(word),
                 display=entry.name + suffix,
             )
+
+
+def _mention(document: Document) -> tuple[str, str]:
+    """The `@word` before the cursor and what it names, spaces unescaped ("": none)."""
+    word = document.get_word_before_cursor(WORD=True)
+    if not word.startswith("@"):
+        return "", ""
+    return word, word[1:].replace("\\ ", " ")
 
 
 class SlashCompleter(Completer):
