@@ -97,7 +97,9 @@ class SinkServer:
     def in_order(self) -> list[Received]:
         """What was received, by the `seq` of its JSON body (posted side by side, the
         requests may come in any order)."""
-        return sorted(self.received, key=lambda r: json.loads(r.body)["seq"])
+        return sorted(
+            self.received, key=lambda r: (json.loads(r.body)["stream"], json.loads(r.body)["seq"])
+        )
 
     def wait_for(self, count: int, timeout: float = 30.0) -> None:
         with self.arrived:

@@ -41,9 +41,9 @@ def settled(sink: WebhookSink, count: int) -> None:
         time.sleep(0.01)
 
 
-def body(n: int) -> bytes:
-    """`record(n)`'s body, offered n+1th (its `seq`)."""
-    return record(n).to_json(seq=n + 1).encode()
+def body(n: int, sink: WebhookSink) -> bytes:
+    """`record(n)`'s body, offered n+1th (its `seq`) to `sink`."""
+    return record(n).to_json(seq=n + 1, stream=sink.stream).encode()
 
 
 def test_records_are_posted_in_order_and_signed(sink_server: SinkServer) -> None:
@@ -51,7 +51,7 @@ def test_records_are_posted_in_order_and_signed(sink_server: SinkServer) -> None
     for n in range(3):
         sink.offer(record(n))
     assert close_now(sink) is None
-    assert [r.body for r in sink_server.in_order()] == [body(n) for n in range(3)]
+    assert [r.body for r in sink_server.in_order()] == [body(n, sink) for n in range(3)]
     for received in sink_server.received:
         expected = hmac.new(b"s3cret", received.body, hashlib.sha256).hexdigest()
         assert received.headers["x-tether-signature"] == f"sha256={expected}"
@@ -77,7 +77,9 @@ def test_500s_are_retried_until_one_gets_through(sink_server: SinkServer) -> Non
     sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
     sink.offer(record(1))
     assert close_now(sink) is None
-    assert [r.body for r in sink_server.received] == [record(1).to_json(seq=1).encode()] * 3
+    assert [r.body for r in sink_server.received] == [
+        record(1).to_json(seq=1, stream=sink.stream).encode()
+    ] * 3
     assert sink.tally.delivered == 1
 
 
@@ -107,7 +109,7 @@ def test_a_kept_alive_connection_carries_every_record() -> None:
             sink.offer(record(n))
             settled(sink, n + 1)  # one at a time: no second connection is needed
         assert close_now(sink) is None
-        assert [r.body for r in server.received] == [body(n) for n in range(5)]
+        assert [r.body for r in server.received] == [body(n, sink) for n in range(5)]
         assert len({r.client_port for r in server.received}) == 1  # one connection, no retries
     finally:
         server.stop()
@@ -232,7 +234,7 @@ def test_an_answer_that_never_ends_is_not_read_on(sink_server: SinkServer) -> No
     sink.offer(record(2))
     assert close_now(sink) is None
     assert sorted(r.body for r in sink_server.received) == sorted(
-        record(n).to_json(seq=n).encode() for n in (1, 2)
+        record(n).to_json(seq=n, stream=sink.stream).encode() for n in (1, 2)
     )
     assert sink.tally.delivered == 2
 
@@ -283,7 +285,7 @@ def test_a_slow_endpoint_is_sent_records_side_by_side(sink_server: SinkServer) -
     assert len({r.client_port for r in sink_server.received}) == IN_FLIGHT
     sink_server.release()
     assert close_now(sink) is None
-    assert [r.body for r in sink_server.in_order()] == [body(n) for n in range(IN_FLIGHT)]
+    assert [r.body for r in sink_server.in_order()] == [body(n, sink) for n in range(IN_FLIGHT)]
 
 
 def test_a_slack_webhook_posts_one_at_a_time_in_order() -> None:

@@ -34,9 +34,30 @@ def test_every_event_reaches_the_webhook_before_exit(
     result = tether("-p", "say hi", "--trust-workspace")
     assert result.exit_code == 0, result.stderr
     records = read_records(Path(os.environ["TETHER_HOME"]))
-    logged = [r.to_json(seq=n).encode() for n, r in enumerate(records, 1)]
-    assert [r.body for r in sink_server.in_order()] == logged
+    received = sink_server.in_order()
+    stream = json.loads(received[0].body)["stream"]
+    logged = [r.to_json(seq=n, stream=stream).encode() for n, r in enumerate(records, 1)]
+    assert [r.body for r in received] == logged
     assert "webhook" not in result.stderr, result.stderr
+
+
+def test_a_continued_session_is_numbered_apart(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, sink_server: SinkServer
+) -> None:
+    """The same session continued by a second process: its records are a new stream, so no
+    (stream, seq) comes twice (by session and seq, two records were numbered 1)."""
+    _settings(workspace, {"webhooks": [{"url": sink_server.url}]})
+    fake_model.script(reply(text("one")), reply(text("two")))
+    assert tether("-p", "first", "--trust-workspace").exit_code == 0
+    assert tether("-p", "-c", "second", "--trust-workspace").exit_code == 0
+    bodies = [json.loads(r.body) for r in sink_server.received]
+    keys = [(b["stream"], b["seq"]) for b in bodies]
+    assert len(set(keys)) == len(keys)
+    assert len({b["session_id"] for b in bodies}) == 1  # one session, two streams
+    assert len({b["stream"] for b in bodies}) == 2
+    for stream in {b["stream"] for b in bodies}:  # each numbered from 1 without a gap
+        numbers = sorted(b["seq"] for b in bodies if b["stream"] == stream)
+        assert numbers == list(range(1, len(numbers) + 1))
 
 
 def test_a_slow_endpoint_gets_every_event_before_exit(

@@ -47,9 +47,10 @@ class EventRecord:
     kind: str
     payload: dict[str, Any] = field(default_factory=dict[str, Any])
 
-    def to_json(self, *, seq: int | None = None) -> str:
-        """The record as one line of JSON (no newline); `seq`, when given, ends it (a
-        webhook's number for the record: `webhooks.py`)."""
+    def to_json(self, *, seq: int | None = None, stream: str | None = None) -> str:
+        """The record as one line of JSON (no newline); `stream` and `seq`, when given, end
+        it (a webhook's numbering of what one process sends it, and the record's number in
+        it: `webhooks.py`)."""
         fields: dict[str, Any] = {
             "session_id": self.session_id,
             "agent_id": self.agent_id,
@@ -58,6 +59,8 @@ class EventRecord:
             "kind": self.kind,
             "payload": self.payload,
         }
+        if stream is not None:
+            fields["stream"] = stream
         if seq is not None:
             fields["seq"] = seq
         return json.dumps(

@@ -24,6 +24,7 @@ import json
 import queue
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,11 +78,11 @@ def signature(secret: bytes, body: bytes) -> str:
     return "sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest()
 
 
-def body_for(config: WebhookConfig, record: EventRecord, seq: int) -> bytes:
-    """What is posted: a `slack` message, or the record with its `seq` (`json`)."""
+def body_for(config: WebhookConfig, record: EventRecord, seq: int, stream: str) -> bytes:
+    """What is posted: a `slack` message, or the record with its `stream` and `seq` (`json`)."""
     if config.format == "slack":
         return json.dumps({"text": slack_text(record)}, ensure_ascii=False).encode("utf-8")
-    return record.to_json(seq=seq).encode("utf-8")
+    return record.to_json(seq=seq, stream=stream).encode("utf-8")
 
 
 def slack_text(record: EventRecord) -> str:
@@ -131,6 +132,10 @@ class WebhookSink:
         self.tally = Tally()
         self._queue: queue.Queue[_Queued | None] = queue.Queue(config.queue_size)
         self._seq = itertools.count(1)
+        self.stream = uuid.uuid4().hex
+        """This sink's numbering, new in each process (a session continued by another
+        process, or a REPL's sessions after /clear, are told apart by it, not by session):
+        a receiver orders by `stream` and `seq`, and a gap in one stream is a record lost."""
         self._abandon = threading.Event()
         self._lock = threading.Condition()
         """Guards the tally, the circuit and the posters; notified when a post ends."""
@@ -303,7 +308,7 @@ class WebhookSink:
     ) -> int | str | None:
         """0: delivered; a 4xx status not worth retrying; how the last attempt failed
         (given up); None: abandoned at the deadline."""
-        body = body_for(self.config, record, seq)
+        body = body_for(self.config, record, seq, self.stream)
         headers = {"Content-Type": "application/json", "User-Agent": "tether-webhook"}
         if self.config.secret is not None:
             headers[SIGNATURE_HEADER] = signature(self.config.secret, body)
