@@ -128,26 +128,6 @@ def test_the_same_fact_saved_again_is_not_kept_twice_and_its_tags_merge(
     assert found.stdout.splitlines()[0].endswith(DEPLOY), found.stdout
 
 
-def test_the_same_fact_in_other_words_replaces_the_earlier_text(
-    fake_model: FakeModelServer, tether: Run, workspace: Path
-) -> None:
-    _save_two(fake_model, tether)
-    fake_model.requests.clear()
-    reworded = "Deploying to production is done with make release after the checklist."
-    fake_model.script(tool_use("MemorySave", text=reworded, tags=["release"]), text("saved"))
-    assert tether("-p", "remember how we deploy").exit_code == 0
-    assert fake_model.requests[1].tool_results() == [
-        f"Saved as memory 1, replacing its earlier text, which said the same (or an earlier "
-        f"state of it): {DEPLOY!r}. If that was a different fact, save the two together as "
-        "one memory."
-    ]
-    listed = memory_cli("--cwd", str(workspace), "list", "--json")
-    assert [(m["id"], m["text"], m["tags"]) for m in json.loads(listed.stdout)] == [
-        (2, TABS, []),
-        (1, reworded, ["deploy", "release"]),
-    ]
-
-
 def test_a_damaged_memory_file_is_said_clearly_and_the_session_goes_on(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:

@@ -169,7 +169,7 @@ class ProjectMemory:
             problem = store.embedding_problem
             if problem is not None:
                 self._tell(f"memory: saving by words only for now: {problem}")
-            return Saved(memory.id, None, problem, replaced=memory.replaced)
+            return Saved(memory.id, None, problem)
         _warn(f"Memory cannot be used: {why}")
         try:
             kept = keep(self.path, text, tags, why)
@@ -278,7 +278,7 @@ def open_store(
 
     global _told_words_only
     embedder = configured_embedder(env, health=health_path(home), patient=patient)
-    store = MemoryStore(path, embedder, apart=frozenset({MEMORY_FILE_TAG}))
+    store = MemoryStore(path, embedder)
     if not store.by_meaning and not _told_words_only:
         _told_words_only = True
         why = local_problem() or NOT_INSTALLED  # sqlite-vec there but not loadable

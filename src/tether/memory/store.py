@@ -9,6 +9,7 @@ only, and the vectors of those saved so are added once an embedder is there."""
 from __future__ import annotations
 
 import re
+import struct
 import threading
 import time
 from dataclasses import dataclass
@@ -18,8 +19,7 @@ from typing import Any, Literal
 
 from tether.memory.connection import connect, database_errors
 from tether.memory.embedders import Embedder, EmbeddingError
-from tether.memory.restated import replace, restated
-from tether.memory.vectors import Mark, VectorMatrix, mark_of, nearest, packed
+from tether.memory.vectors import Mark, VectorMatrix, mark_of
 
 MEMORY_FILE = "memory.db"
 RRF_K = 60
@@ -52,9 +52,6 @@ class Memory:
     created_at: str
     already: bool = False
     """Saved before with the same text (`save` gave back that memory, its tags merged)."""
-    replaced: str | None = None
-    """The text of the memory this one replaced: the same fact in other words, or an
-    earlier state of it (`restated.py`)."""
 
 
 @dataclass(frozen=True)
@@ -78,17 +75,9 @@ class MemoryStore:
     """The memories kept in `path`; `embedder` None: by words only."""
 
     def __init__(
-        self,
-        path: Path,
-        embedder: Embedder | None,
-        *,
-        retry_after: float = EMBEDDING_RETRY_S,
-        apart: frozenset[str] = frozenset(),
+        self, path: Path, embedder: Embedder | None, *, retry_after: float = EMBEDDING_RETRY_S
     ) -> None:
-        """`apart`: tags of memories never replaced by another's save, nor replacing one (a
-        file's pieces, each kept as it is)."""
         self.path = path
-        self.apart = apart
         self._lock = threading.Lock()
         self._errors = database_errors()
         try:
@@ -130,10 +119,7 @@ class MemoryStore:
         `embedding_problem`), its vector made at a later search. `timeout`: how long a remote
         embedder is waited for (None: its default). The same text saved again (spaces at its
         ends aside) is not kept twice: the earlier memory comes back, `already`, with the new
-        tags added to its own, so a fact re-saved each session does not crowd the others out.
-        One saying the same in other words (by meaning: `restated.py`) is replaced by the new
-        text, keeping its id and adding its tags (`replaced`: the text it had); without a
-        vector for the new text, only the same text is recognised."""
+        tags added to its own, so a fact re-saved each session does not crowd the others out."""
 
         def earlier() -> Memory | None:
             with self._transaction():
@@ -148,13 +134,6 @@ class MemoryStore:
             with self._transaction():
                 if (found := self._same_text(text, tags)) is not None:  # saved meanwhile
                     return found
-                if vector is not None and not self.apart.intersection(tags):
-                    near = restated(self._db, self._matrix, vector, self.apart)
-                    if near is not None:  # the same fact in other words: the newer kept
-                        rowid, old, had = near
-                        merged = tuple(dict.fromkeys([*had, *tags]))
-                        replace(self._db, rowid, text, merged, vector, now)
-                        return Memory(rowid, text, merged, now, replaced=old)
                 row = self._db.execute(
                     "INSERT INTO memories (text, tags, created_at) VALUES (?, ?, ?)",
                     (text, " ".join(tags), now),
@@ -167,7 +146,7 @@ class MemoryStore:
                 if vector is not None:
                     self._db.execute(
                         "INSERT INTO memories_vec (rowid, embedding) VALUES (?, ?)",
-                        (rowid, packed(vector)),
+                        (rowid, _packed(vector)),
                     )
             return Memory(rowid, text, tags, now)
 
@@ -246,7 +225,13 @@ class MemoryStore:
         by_words = self._by_words(query, depth)
         by_meaning: list[int] = []
         if vector is not None:
-            near = nearest(self._db, self._matrix, vector, depth)
+            near = self._matrix.nearest(self._db, vector, depth)
+            if near is None:  # without NumPy: sqlite-vec's own scan
+                rows = self._db.execute(
+                    "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
+                    (_packed(vector), depth),
+                ).fetchall()
+                near = [(int(rowid), 1 - distance) for rowid, distance in rows]
             by_meaning = [rowid for rowid, similarity in near if similarity >= floor]
         scores: dict[int, float] = {}
         for ranking in (by_words, by_meaning):
@@ -346,7 +331,7 @@ class MemoryStore:
             for (memory_id, _), vector in zip(rows, vectors, strict=True):
                 self._db.execute(
                     "INSERT OR IGNORE INTO memories_vec (rowid, embedding) VALUES (?, ?)",
-                    (memory_id, packed(vector)),
+                    (memory_id, _packed(vector)),
                 )
 
     def _migrate(self) -> None:
@@ -421,3 +406,7 @@ def _by(words: bool, meaning: bool) -> Literal["words", "meaning", "both"]:
 
 def _memory(row: Any) -> Memory:
     return Memory(int(row[0]), str(row[1]), tuple(str(row[2]).split()), str(row[3]))
+
+
+def _packed(vector: list[float]) -> bytes:
+    return struct.pack(f"{len(vector)}f", *vector)

@@ -8,15 +8,9 @@ never staler than the file. Without NumPy the file is asked (`nearest` returns N
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
 Mark = tuple[int, int]
-
-
-def packed(vector: list[float]) -> bytes:
-    """A vector as sqlite-vec takes it (float32)."""
-    return struct.pack(f"{len(vector)}f", *vector)
 
 
 def mark_of(db: Any) -> Mark:
@@ -66,16 +60,3 @@ class VectorMatrix:
         best = np.argpartition(-similarity, k - 1)[:k]
         best = best[np.argsort(-similarity[best], kind="stable")]
         return [(int(ids[i]), float(similarity[i])) for i in best]
-
-
-def nearest(db: Any, matrix: VectorMatrix, vector: list[float], k: int) -> list[tuple[int, float]]:
-    """The k memories nearest `vector` and their cosine similarity, best first: from `matrix`,
-    or without NumPy by sqlite-vec's own scan."""
-    near = matrix.nearest(db, vector, k)
-    if near is not None:
-        return near
-    rows = db.execute(
-        "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
-        (packed(vector), k),
-    ).fetchall()
-    return [(int(rowid), 1 - distance) for rowid, distance in rows]

@@ -43,15 +43,13 @@ class Saved(Slotted):
     """Where a memory was kept: in the memory under `id`, or, when the memory could not be
     used, whole in the file `kept_in`, added to the memory once it can be (`why` it could not).
     `id` and `why` both: kept by its words only, its meaning added later (`why` not now).
-    `already`: the same text was saved before, as `id`; `replaced`: the text memory `id` had,
-    the same fact in other words (or an earlier state of it), now replaced by this one."""
+    `already`: the same text was saved before, as `id`."""
 
-    __slots__ = ("already", "id", "kept_in", "replaced", "why")
+    __slots__ = ("already", "id", "kept_in", "why")
     id: Final[int | None]
     kept_in: Final[str | None]
     why: Final[str | None]
     already: Final[bool]
-    replaced: Final[str | None]
 
     def __init__(
         self,
@@ -60,13 +58,11 @@ class Saved(Slotted):
         why: str | None = None,
         *,
         already: bool = False,
-        replaced: str | None = None,
     ) -> None:
         self.id = id
         self.kept_in = kept_in
         self.why = why
         self.already = already
-        self.replaced = replaced
 
 
 class MemoryIndex(Protocol):

@@ -57,20 +57,10 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
             f"Already saved as memory {saved.id} (the same text); not saved again.",
             structured=structured,
         )
-    if saved.replaced is not None:
-        structured["replaced"] = saved.replaced
-        return ToolOutput(
-            f"Saved as memory {saved.id}, replacing its earlier text, which said the same (or "
-            f"an earlier state of it): {saved.replaced!r}. If that was a different fact, save "
-            "the two together as one memory.",
-            structured=structured,
-        )
     if saved.id is not None and saved.why is not None:
         return ToolOutput(
             f"Saved as memory {saved.id}, by its words only for now ({saved.why}); its "
-            "meaning is added when the embedding can be made. Until then a memory saying the "
-            "same in other words is not recognised (only the same text is), so it may be "
-            "kept twice.",
+            "meaning is added when the embedding can be made.",
             structured=structured,
         )
     if saved.id is not None:
