@@ -66,6 +66,8 @@ async def test_without_thinking_the_level_is_held_at_high(
         ("claude-opus-4-5", {"type": "enabled", "budget_tokens": 31999}, "high"),
         ("claude-haiku-4-5", {"type": "enabled", "budget_tokens": 31999}, None),
         ("claude-mystery-9", {"type": "adaptive"}, None),  # unknown: no level it may refuse
+        ("claude-3-7-sonnet-latest", {"type": "enabled", "budget_tokens": 31999}, None),
+        ("claude-3-5-haiku-latest", None, None),  # cannot think: sent none (it was, by budget)
     ],
 )
 async def test_with_no_effort_the_model_thinks_by_default_as_in_claude_code(
@@ -75,7 +77,7 @@ async def test_with_no_effort_the_model_thinks_by_default_as_in_claude_code(
     fake_model.script(reply(text("a")))
     await sdk.query("hi", model=model)
     body = fake_model.requests[0].body
-    assert body["thinking"] == thinking
+    assert body.get("thinking") == thinking
     assert body.get("output_config") == (None if effort is None else {"effort": effort})
 
 
@@ -98,12 +100,15 @@ async def test_default_thinking_is_turned_off_as_in_claude_code(
     assert body["output_config"] == {"effort": "high"}  # the level the model works at
 
 
+@pytest.mark.parametrize(("asked", "sent"), [("5000", 5000), ("100", 1024)])
 async def test_max_thinking_tokens_in_the_environment_is_the_budget(
-    sdk: SdkRun, fake_model: FakeModelServer
+    sdk: SdkRun, fake_model: FakeModelServer, asked: str, sent: int
 ) -> None:
+    # A budget under the API's least is raised to it, as Claude Code does (it turned thinking
+    # off).
     fake_model.script(reply(text("a")))
-    await sdk.query("hi", model="claude-haiku-4-5", env={"MAX_THINKING_TOKENS": "5000"})
-    assert fake_model.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 5000}
+    await sdk.query("hi", model="claude-haiku-4-5", env={"MAX_THINKING_TOKENS": asked})
+    assert fake_model.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": sent}
 
 
 @pytest.mark.parametrize("level", ["low", "medium", "high", "xhigh", "max"])

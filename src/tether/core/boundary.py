@@ -195,3 +195,15 @@ def _encodable_image(block: ImageBlock) -> ImageBlock:
     if clean is value:
         return block
     return block.model_copy(update={"source": source.model_copy(update={field: clean})})
+
+
+def without_thinking(message: Message) -> Message:
+    """`message` without its thinking blocks (signed by the model that wrote them, refused
+    by another); itself when it has none, or when they are all it has (the API refuses an
+    empty message: such a reply is sent as it was)."""
+    if message.role != "assistant":
+        return message
+    kept = [b for b in message.content if not isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
+    if len(kept) == len(message.content) or not kept:
+        return message
+    return Message(role="assistant", content=kept)

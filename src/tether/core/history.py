@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-from tether.core.boundary import CallIds, encodable_blocks, sendable_images
+from tether.core.boundary import CallIds, encodable_blocks, sendable_images, without_thinking
 from tether.core.folded import Folded, stand_in
 from tether.core.held_prompt import HeldPrompt
 from tether.core.shrink import shrink_message
@@ -100,6 +100,8 @@ class History:
         self.kept_ratio: float | None = None
         """The estimate's ratio the journal holds (see `measured`), once it holds one."""
         self._call_ids = CallIds()
+        self._thinking_of: str | None = None
+        """The model whose signed thinking blocks the held replies carry (None: not known)."""
         for message in self._messages:
             if message.role == "assistant":
                 self._call_ids.admit(message.content)
@@ -116,6 +118,14 @@ class History:
     def newest(self) -> Message | None:
         """The last message, without copying the transcript as `messages` does."""
         return self._messages[-1] if self._messages else None
+
+    def thinking_for(self, model: str) -> None:
+        """Before a request to `model`: when the replies held were written by another model,
+        their thinking blocks go (a signature holds for the model that made it only: the API
+        refuses another's), as Claude Code drops them on a change of model."""
+        if self._thinking_of is not None and self._thinking_of != model:
+            self._messages = [without_thinking(m) for m in self._messages]
+        self._thinking_of = model
 
     def view(self) -> tuple[Message, ...]:
         """What the next request sends."""

@@ -298,6 +298,7 @@ def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None])
 
 
 def next_request(agent: Agent, history: History) -> ModelRequest:
+    history.thinking_for(agent.model_id)  # another model's signed thinking is not sent
     return ModelRequest(
         model=agent.model_id,
         system=agent.system_prompt,

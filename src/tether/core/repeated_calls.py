@@ -35,7 +35,9 @@ measure counts *headway*, which the model could act on, not merely output it has
 reply makes headway when one of its calls succeeds and changes the workspace (Write, Edit,
 NotebookEdit, Revert), hands a subagent or an MCP tool, whose work is not seen, or a search
 tool a task or query not asked before in the turn (numbers in it aside), shows a part of a file
-(Read's offset and limit) not shown before, or names a path (a tool's `*path` or `url`,
+(Read's offset and limit) not shown before, shows what no call of the turn showed (its
+numbers and hex ids masked: a log paged with `sed -n`, another commit, a search for another
+name; not a clock, a counter or a random number), or names a path (a tool's `*path` or `url`,
 an existing file in a Bash command) not named before in the turn (since its last compaction:
 what was read before is gone) or changed since it was (a Bash `sed -i`, a build's output). From
 `IDLE_NOTE_AT` replies in a row without headway the model is told, and at `IDLE_STOP_AT` the
@@ -99,6 +101,10 @@ paged through a hundred lines at a time). Past the end they fail, so a file boun
 _DIGITS = re.compile(r"[0-9]+")
 """Numbers in a call's strings, left out where a call is new only if asked differently."""
 
+_VARYING = re.compile(r"[0-9A-Fa-f]*[0-9][0-9A-Fa-f]*")
+"""A number, or a hex run with a digit in it (an id, a hash, a time): masked where what a call
+showed is compared (`_shows_new`)."""
+
 _SHELL_WORDS = 64
 """How many words of a Bash command are looked at as paths."""
 
@@ -123,6 +129,7 @@ class RepeatedFailures:
         "_named",
         "_parts",
         "_seen",
+        "_shown",
         "_stuck",
     )
 
@@ -137,6 +144,8 @@ class RepeatedFailures:
         self._asked: set[str] = set()
         """The signatures, numbers left out, of the turn's subagent, MCP and search calls
         that succeeded."""
+        self._shown: set[bytes] = set()
+        """What the turn's calls that succeeded showed, numbers masked (see `_shows_new`)."""
         self._parts: set[tuple[str, str]] = set()
         """The parts of files shown (path, and the range asked) since the last compaction."""
         self._compactions = 0
@@ -165,6 +174,7 @@ class RepeatedFailures:
             self._compactions = compactions
             self._named.clear()
             self._parts.clear()
+            self._shown.clear()
         by_id = {result.tool_use_id: result for result in results}
         failing: set[str] = set()
         progress = headway = False
@@ -182,7 +192,7 @@ class RepeatedFailures:
             if outcome not in self._seen:
                 self._seen.add(outcome)
                 progress = True
-            if self._headway(call, cwd):
+            if self._headway(call, cwd) or self._shows_new(call, result.content):
                 headway = True
         self._failed.append(frozenset(failing))
         self._stuck = 0 if progress or not failing else self._stuck + 1
@@ -215,6 +225,16 @@ class RepeatedFailures:
     def _failures(self, key: str) -> int:
         return sum(1 for reply in self._failed if key in reply)
 
+    def _shows_new(self, call: ToolUseBlock, content: str) -> bool:
+        """Whether a call that succeeded showed what no call of the turn showed before, its
+        numbers (and hex runs with them) masked: a log paged with `sed -n`, a search for
+        another name, another commit shown; not a clock, a counter or a random number."""
+        shown = _masked(f"{call.name}\0{content}")
+        if shown in self._shown:
+            return False
+        self._shown.add(shown)
+        return True
+
     def _headway(self, call: ToolUseBlock, cwd: Path | None) -> bool:
         """Whether a call that succeeded is headway (the module's docstring); the paths it
         names are noted either way."""
@@ -241,6 +261,12 @@ class RepeatedFailures:
                 headway = True
             self._named[path] = state
         return headway
+
+
+def _masked(text: str) -> bytes:
+    return hashlib.blake2b(
+        _VARYING.sub("#", text).encode("utf-8", "surrogatepass"), digest_size=16
+    ).digest()
 
 
 def _paths(call: ToolUseBlock, cwd: Path | None) -> Iterator[str]:

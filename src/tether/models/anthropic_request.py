@@ -26,7 +26,8 @@ from tether.protocol import (
 )
 from tether.protocol.tool_names import offered_name
 
-ThinkingStyle = Literal["budget", "adaptive"]
+ThinkingStyle = Literal["budget", "adaptive", "none"]
+"""How a model thinks: with a budget, adaptively, or not at all (Claude 3 before 3.7)."""
 
 MAX_CACHE_BREAKPOINTS = 4
 MIN_THINKING_BUDGET = 1_024
@@ -97,9 +98,12 @@ def thinking_and_effort(
     """A request's `thinking` and `output_config.effort` (`tether.models.effort`), each None
     when not sent (`thinking` is `disabled` when turned off: `budget` 0). A budget goes below
     `max_tokens` (the API wants it so: a larger one is the whole reply); a reply too short
-    for the API's least budget does not think."""
+    for the API's least budget does not think; a smaller budget asked is raised to that
+    least, as Claude Code raises it. A model that cannot think is sent neither."""
+    if style == "none":
+        return None, None
     if style == "budget" and budget:
-        budget = min(budget, max_tokens - 1)
+        budget = min(max(budget, MIN_THINKING_BUDGET), max_tokens - 1)
         budget = budget if budget >= MIN_THINKING_BUDGET else 0
     thinks, effort = anthropic_effort(asked, efforts, style, budget)
     if not thinks:  # said so when the session turned it off, as Claude Code says it

@@ -281,13 +281,16 @@ MODELS.update({dated: replaced(MODELS[alias], id=dated) for dated, alias in _SNA
 
 # Claude models older than the catalogue that take a thinking budget rather than `adaptive`.
 _BUDGET_THINKING_PREFIXES = (
-    "claude-3",
+    "claude-3-7",
     "claude-opus-4-0",
     "claude-opus-4-1",
     "claude-opus-4-2",
     "claude-sonnet-4-0",
     "claude-sonnet-4-2",
 )
+
+_UNTHINKING_PREFIXES = ("claude-3-",)
+"""Claude models that cannot think (Claude 3 and 3.5; 3.7 thinks with a budget)."""
 
 _DEFAULT_CONTEXT = {"anthropic": 200 * _K, "openai": 128 * _K}
 _DEFAULT_OUTPUT = {"anthropic": 32 * _K, "openai": 16 * _K}
@@ -300,7 +303,11 @@ def model_info(model_id: str, provider: Provider) -> ModelInfo:
     if known is not None:
         return known
     thinking: ThinkingStyle = (
-        "budget" if model_id.startswith(_BUDGET_THINKING_PREFIXES) else "adaptive"
+        "budget"
+        if model_id.startswith(_BUDGET_THINKING_PREFIXES)
+        else "none"
+        if model_id.startswith(_UNTHINKING_PREFIXES)
+        else "adaptive"
     )
     return ModelInfo(
         model_id,

@@ -42,7 +42,7 @@ def nearest_effort(asked: str | None, taken: tuple[str, ...]) -> str | None:
 def anthropic_effort(
     asked: str | None,
     taken: tuple[str, ...],
-    style: Literal["budget", "adaptive"],
+    style: Literal["budget", "adaptive", "none"],
     budget: int | None,
 ) -> tuple[bool, str | None]:
     """For a Messages API request: whether it asks for thinking, and its
@@ -52,6 +52,8 @@ def anthropic_effort(
     Code's do; a request that carries no budget (None) thinks only when a level is asked of
     a model that thinks adaptively. A request that does not think is held at `high`, as far
     as the API allows it then."""
+    if style == "none":
+        return False, None
     level = nearest_effort(asked, taken)
     thinks = budget != 0 if level is not None and style == "adaptive" else bool(budget)
     if level is None and budget is not None:
@@ -65,7 +67,7 @@ def effort_sent(
     asked: str | None,
     taken: tuple[str, ...],
     wire: str,
-    style: Literal["budget", "adaptive"],
+    style: Literal["budget", "adaptive", "none"],
     budget: int | None,
 ) -> str | None:
     """The level a model's requests carry for `asked` (what hooks are told as `effort`)."""
