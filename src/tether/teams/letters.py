@@ -46,8 +46,8 @@ def letter(message: Message, note: str | None = None, *, answered: bool = True) 
     for key in ("approve", "plan", "feedback", "reason"):
         if key in message.data:
             body.append(f"{key}: {_escaped(str(message.data[key]))}")
-    if note:
-        body.append(f"(note: {note})")
+    if note:  # it may quote what a member wrote: escaped as the rest
+        body.append(f"(note: {_escaped(note)})")
     how = _HOW_TO_ANSWER.get(message.kind) if answered else None
     if how is not None:
         body.append(how.format(sender=message.sender, id=message.id))

@@ -338,8 +338,8 @@ class MemberProtocol:
                 if message.data.get("approve") is True:
                     self.plan_mode = False
                 else:
-                    feedback = message.data.get("feedback") or "no reason given"
-                    note = f"plan not approved ({feedback}): still in plan mode (read-only)"
+                    why = "see its feedback" if message.data.get("feedback") else "no reason given"
+                    note = f"plan not approved ({why}): still in plan mode (read-only)"
         return Received(message, note=note, answers=request)
 
     # Restarts
