@@ -93,7 +93,10 @@ def check_settings(path: Path, data: Mapping[str, Any], layers: Layers) -> list[
     from tether.cli.model_options import resolve
     from tether.config.settings import Settings, merge
     from tether.config.settings_keys import CLAUDE_CODE_KEYS, READ_KEYS, key_notes
+    from tether.hooks.config import parse_hooks
+    from tether.observe.webhook_settings import read_webhooks
     from tether.permissions.rules import additional_directories, default_mode, load_rules
+    from tether.sandbox.settings import parse_sandbox_settings
 
     notes = key_notes(path, data)
     for key in data:
@@ -113,6 +116,10 @@ def check_settings(path: Path, data: Mapping[str, Any], layers: Layers) -> list[
     for _, layer in together:
         merged = merge(merged, layer)
     settings = Settings(merged, tuple(together))
+    # The other blocks start-up refuses when broken (a dotted key reaches inside them).
+    parse_hooks(together)
+    read_webhooks(merged, {**os.environ, **settings.env})
+    parse_sandbox_settings(merged, source=str(path))
     if "model" in data or "providers" in data:
         spec = settings.model
         if spec is not None:

@@ -12,8 +12,10 @@ rules stay out)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast, get_args
@@ -142,10 +144,22 @@ def update_settings(path: Path, change: Callable[[dict[str, Any]], None]) -> Non
     everything else it holds; `ConfigError` when it cannot be read as a JSON object."""
     data = _read(path)
     change(data)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    # A link (into a dotfiles repository) is written through, not replaced by a file; the
+    # file keeps its mode (one made read-only is refused, not made writable again).
+    target = path.resolve() if path.is_symlink() else path
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+        if mode is not None and (not mode & 0o222 or not os.access(target, os.W_OK)):
+            raise PermissionError(errno.EACCES, "the file is read-only", str(target))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        if mode is not None:
+            temporary.chmod(mode)
+        os.replace(temporary, target)
+    except OSError as e:
+        temporary.unlink(missing_ok=True)
+        raise ConfigError(f"cannot write {target}: {e.strerror or e}") from None
 
 
 def _with_rule(rules: dict[str, Any], kind: str, rule: str) -> dict[str, Any]:
