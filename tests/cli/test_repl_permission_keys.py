@@ -88,10 +88,11 @@ def test_keys_spent_on_the_question_stay_out_of_the_message(
         repl.send("make the other\r")
         repl.wait_for(ANSWER_LINE, 2)
         repl.send("ok do it\r")
+        repl.send("and more\r")  # a second line: a new word, not glued to the first
         repl.send("3")
         repl.wait_for(TURN_END, 2)
         repl.wait_reading(TURN_END)
-        assert any(line.startswith("> ok do it") for line in repl.lines), repl.screen
+        assert any(line.startswith("> ok do it and more") for line in repl.lines), repl.screen
     finally:
         repl.close()
     assert "ok do it" not in str(model_env.requests[3].messages())

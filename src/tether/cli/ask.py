@@ -14,8 +14,8 @@ that message may answer it. Keys typed before the question was on screen never r
 REPL gives them to the draft first); a digit answers only as the first key at the question, and
 a word answer takes Enter after a line that is only the answer: "quickly" or "when you are
 ready" typed on into the question answers nothing. A line that is not an answer is what the
-user was typing: Enter sends it on as the steering message it continues, and the question
-stays.
+user was typing: Enter keeps it in the draft for the prompt, unsent (sent beside the answer it
+would read as part of it), and the question stays.
 """
 
 from __future__ import annotations
@@ -136,7 +136,10 @@ async def _read_answer_line(
         if meaning is not None:
             event.app.exit(result=meaning)
         elif typed.strip() and draft is not None:
-            draft.add(typed)  # kept for the prompt: not sent along with the answer
+            # Kept for the prompt, not sent along with the answer; a line after another is
+            # a new word, not glued to the last ("first", "second": "first second").
+            joined = draft.text and not draft.text[-1].isspace() and not typed[0].isspace()
+            draft.add(f" {typed}" if joined else typed)
 
     @bindings.add("c-d")
     def _deny_on_empty(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
