@@ -51,6 +51,11 @@ class Sub:
     nobody has seen, unless a rule names the subcommand (bash_judge_code._fetched)."""
     fetch_options: frozenset[str] = frozenset()
     """Options naming a package it fetches and runs (`npx --package X`)."""
+    program: str = ""
+    """The words after the subcommand are this program's (`cmake -E env ARGS` is `env ARGS`)."""
+    chdir: bool = False
+    """The first word is the directory the command runs in (`cmake -E chdir DIR CMD`), judged
+    as `cd DIR && CMD` (a word not literal: asked)."""
 
 
 @dataclass(frozen=True)
@@ -321,6 +326,17 @@ LAUNCHERS: Mapping[str, Launcher] = {
     ),
     "micromamba": Launcher(
         WrapperSpec(), {("run",): Sub("command", _MICROMAMBA_RUN)}, closed=False
+    ),
+    # cmcmd.cxx: `-E` is read only as the first word; `time` and `chdir` take no options,
+    # `env` takes env's `--unset=NAME` and `NAME=VALUE` (its `--modify` is asked by env).
+    "cmake": Launcher(
+        WrapperSpec(),
+        {
+            ("-E", "env"): Sub("command", program="env"),
+            ("-E", "time"): Sub("command"),
+            ("-E", "chdir"): Sub("command", chdir=True),
+        },
+        closed=False,
     ),
 }
 """Launchers by program or `python3 -m` module name."""

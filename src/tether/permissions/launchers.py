@@ -13,6 +13,7 @@ starts, is not knowing what runs: asked, with deny rules tried on every tail.
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -104,6 +105,8 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
     if isinstance(overrides, str):
         return unparsed(plain, "command", f"{name} {overrides}")
     launched = _launched(sub, args[at:])
+    if isinstance(launched, _Moved):
+        return _moved(plain, name, launched, code)
     if isinstance(launched, str):
         return unparsed(plain, "command", f"cannot tell what {name} runs: {launched}")
     runs = [*overrides, *(code(text, "command") for text in launched.shell)]
@@ -184,6 +187,8 @@ def _subcommand(launcher: Launcher, args: tuple[str, ...]) -> tuple[Sub | None, 
     launches nothing through it, or why it cannot be told."""
     if set(launcher.subcommands) == {()}:
         return launcher.subcommands[()], 0  # `npx [OPTIONS] CMD`: the options are the command's
+    if args[:2] in launcher.subcommands:
+        return launcher.subcommands[args[:2]], 2  # `cmake -E env`: an option as first word
     if launcher.closed:
         parsed = parse_options(args, launcher.options)
         if isinstance(parsed, str):
@@ -222,10 +227,33 @@ class _Launched:
     """Package directories it installs and runs, as `python3 DIR`."""
 
 
-def _launched(sub: Sub, args: tuple[str, ...]) -> _Launched | str:
+@dataclass(frozen=True)
+class _Moved:
+    directory: str
+    words: tuple[str, ...]
+    """`cmake -E chdir DIR CMD`: CMD run in DIR."""
+
+
+def _moved(plain: Invocation, name: str, moved: _Moved, code: Code) -> Invocation:
+    """The command run in another directory, judged as `cd DIR && CMD` is (its relative
+    paths from DIR)."""
+    words = (moved.directory, *moved.words)
+    if not moved.words or not all(is_literal(w) for w in words):
+        return unparsed(plain, "command", f"cannot tell what {name} runs in {moved.directory}")
+    ran = code(f"cd -- {shlex.quote(moved.directory)} && {shlex.join(moved.words)}", "command")
+    return Invocation(
+        plain.argv, plain.assignments, plain.redirects, inner=ran.inner, problems=ran.problems
+    )
+
+
+def _launched(sub: Sub, args: tuple[str, ...]) -> _Launched | _Moved | str:
     """What `sub` launches with `args`, or why it cannot be told."""
     if sub.how == "nothing":
         return _Launched()
+    if sub.program:
+        return _Launched((sub.program, *args))
+    if sub.chdir:
+        return _Moved(args[0], args[1:]) if args else "no directory"
     if sub.how == "after_dashdash":
         return _Launched(args[args.index("--") + 1 :] if "--" in args else ())
     parsed = parse_options(args, sub.options)
