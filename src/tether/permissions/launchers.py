@@ -158,10 +158,20 @@ def fetched_package(argv: tuple[str, ...]) -> tuple[str, tuple[int, ...]] | None
     if sub.fetches:
         if sub.how == "nothing" and all(a.startswith("-") for a in rest):
             return None  # `npm init -y`: no package named
+        parsed = parse_options(rest, sub.options) if sub.how == "command" else ""
+        if (
+            not isinstance(parsed, str)
+            and parsed.rest >= len(rest)
+            and not {n for n, _ in parsed.options} & sub.fetch_options
+        ):
+            return None  # `npm exec -c 'CMD'`: no package named
     elif sub.fetch_options:
         parsed = parse_options(rest, sub.options)
-        if isinstance(parsed, str) or not {n for n, _ in parsed.options} & sub.fetch_options:
-            return None
+        if isinstance(parsed, str) or not any(
+            n in sub.fetch_options and v is not None and not _PLACE.match(v)
+            for n, v in parsed.options
+        ):
+            return None  # `uv run --with ./pkg`: a package directory, judged as its code
     else:
         return None
     offset = len(argv) - len(args)
@@ -205,14 +215,15 @@ def _subcommand(launcher: Launcher, args: tuple[str, ...]) -> tuple[Sub | None, 
         return sub, at
     if not is_literal(args[at]):
         return "a subcommand that is not a literal"
-    pair = (args[at], args[at + 1]) if at + 1 < len(args) else None
+    word = (launcher.names(args[at]) if launcher.names else None) or args[at]
+    pair = (word, args[at + 1]) if at + 1 < len(args) else None
     if pair is not None and pair in launcher.subcommands:
         return launcher.subcommands[pair], at + 2
-    if (args[at],) in launcher.subcommands:
-        return launcher.subcommands[(args[at],)], at + 1
-    if any(key[:1] == (args[at],) for key in launcher.subcommands):
-        return f"`{args[at]}` with an unknown subcommand"
-    return f"an unknown subcommand `{args[at]}`" if launcher.closed else (None, at)
+    if (word,) in launcher.subcommands:
+        return launcher.subcommands[(word,)], at + 1
+    if any(key[:1] == (word,) for key in launcher.subcommands):
+        return f"`{word}` with an unknown subcommand"
+    return f"an unknown subcommand `{word}`" if launcher.closed else (None, at)
 
 
 @dataclass(frozen=True)
