@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from fnmatch import fnmatchcase
+from importlib.machinery import all_suffixes
 from pathlib import Path
 
 from tether.permissions import steps
@@ -25,7 +26,7 @@ from tether.permissions.runner_argv import RunnerCall, runner_calls
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_words import is_literal, program_name, readable, shown
-from tether.permissions.verdict import Verdict
+from tether.permissions.verdict import Verdict, ask
 from tether.permissions.wrappers import look_through
 
 
@@ -275,6 +276,31 @@ class ScriptJudge(CodeJudge):
                     self.code_files.append((real / module, f"Python imports {module} from {entry}"))
         return True
 
+    def startup_code(self, inv: Invocation, read_only: bool) -> list[Verdict]:
+        """Python's `site` imports `sitecustomize` and `usercustomize` from the module path
+        before any program runs: one in a directory of the command's PYTHONPATH is run by every
+        Python program the command starts (`pip --version`, a console script, one a recipe
+        runs), code tether does not read. Judged as a script a shell runs (asked where a Bash
+        deny or ask rule exists), and, for a command allowed as read-only, asked."""
+        if inv.role != "command" or not inv.argv:
+            return []
+        found: list[Verdict] = []
+        program = program_name(inv.argv[0])
+        for entry in _module_path(inv):
+            for target in self.places.targets(entry):
+                real = self.files.real(target) if isinstance(target, Path) else None
+                module = _startup_module(real) if real is not None else None
+                if module is None:
+                    continue
+                path = f"{entry.rstrip('/')}/{module}"
+                why = "which Python imports at start-up in every Python program it starts"
+                bypass = self.ctx.mode == "bypassPermissions"
+                verdict = script_verdict(self.ctx.rules, program, path, bypass=bypass, why=why)
+                if verdict is None and read_only:
+                    verdict = ask(f"{program} runs {readable(path)}, {why}: not read-only")
+                found += [verdict] if verdict is not None else []
+        return found
+
     def _read_denied(self, directory: Path) -> bool:
         """Whether a Read rule denies the directory, or a module directly in it (what Python
         reads from it is its modules; one further down is judged when a command names it)."""
@@ -306,6 +332,16 @@ _INSTALLED = frozenset({"site-packages", "dist-packages", "node_modules", "__pyp
 """Directories holding code installed into the workspace, not its own."""
 _STARTUP_MODULES = ("sitecustomize.py", "usercustomize.py")
 """What Python's `site` imports from the module path before any program runs."""
+
+
+def _startup_module(directory: Path) -> str | None:
+    """The start-up module (`sitecustomize.py`, a package, a compiled one) `directory` holds."""
+    for module in ("sitecustomize", "usercustomize"):
+        names = [f"{module}/__init__{s}" for s in all_suffixes()]
+        for name in (*(module + s for s in all_suffixes()), *names):
+            if (directory / name).is_file():
+                return name
+    return None
 
 
 def _module_path(inv: Invocation) -> tuple[str, ...]:

@@ -210,6 +210,9 @@ class _Judge(FileJudge):
         configured = self._configured(inv)
         own = self.own(inv, configured.hosts)
         parts.append(own)
+        startup = self.startup_code(inv, own.reason == _READ_ONLY_REASON)
+        parts.extend(startup)
+        self.read_only = self.read_only and not startup
         parts.extend(v for code in configured.runs for v in self.commands_run(code))
         for word in configured.reads:  # a repository git reads here
             parts.extend(self.files.read(t, recursive=True) for t in self.places.targets(word))

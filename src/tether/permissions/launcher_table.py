@@ -14,10 +14,11 @@ subcommand's grammar means not knowing where the command starts, and the command
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from tether.permissions.runner_argv import npm_command
 from tether.permissions.wrapper_options import WrapperSpec
 from tether.permissions.wrapper_options import names as _s
 
@@ -51,6 +52,11 @@ class Sub:
     nobody has seen, unless a rule names the subcommand (bash_judge_code._fetched)."""
     fetch_options: frozenset[str] = frozenset()
     """Options naming a package it fetches and runs (`npx --package X`)."""
+    program: str = ""
+    """The words after the subcommand are this program's (`cmake -E env ARGS` is `env ARGS`)."""
+    chdir: bool = False
+    """The first word is the directory the command runs in (`cmake -E chdir DIR CMD`), judged
+    as `cd DIR && CMD` (a word not literal: asked)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,9 @@ class Launcher:
     """Every subcommand is listed: another one is asked."""
     overrides: frozenset[str] = field(default_factory=frozenset[str])
     """Options whose `KEY=VALUE` may set a command line (`tox -x testenv.commands=CMD`)."""
+    names: Callable[[str], str | None] | None = None
+    """The subcommand a word names, as the program reads it (npm's aliases and abbreviations:
+    `npm innit`, `npm exe`); None: as written."""
 
 
 _NOTHING = Sub("nothing")
@@ -113,6 +122,7 @@ _UVX = Sub(
     _UV_RUN,
     scripts=True,
     packages=_s("--from", "--with", "-w", "--with-editable", "--with-requirements"),
+    fetch_options=_s("--with", "-w"),
 )
 _UVX_FETCHED = replace(_UVX, fetches=True)
 _PIPX_RUN = WrapperSpec(
@@ -301,8 +311,9 @@ LAUNCHERS: Mapping[str, Launcher] = {
     **dict.fromkeys(("npx", "pnpx", "bunx"), Launcher(WrapperSpec(), {(): _NPX})),
     "npm": Launcher(
         WrapperSpec(),
-        {("exec",): _NPX, ("x",): _NPX, ("init",): _FETCHED, ("create",): _FETCHED},
+        {("exec",): _NPX, ("init",): _FETCHED},
         closed=False,
+        names=npm_command,
     ),
     "pnpm": Launcher(
         WrapperSpec(),
@@ -314,13 +325,24 @@ LAUNCHERS: Mapping[str, Launcher] = {
         {("exec",): _NPX, ("dlx",): _NPX_FETCHED, ("create",): _FETCHED},
         closed=False,
     ),
-    "bun": Launcher(WrapperSpec(), {("x",): _NPX}, closed=False),
+    "bun": Launcher(WrapperSpec(), {("x",): _NPX_FETCHED}, closed=False),  # bunx
     **dict.fromkeys(
         ("conda", "mamba"),
         Launcher(WrapperSpec(), {("run",): Sub("command", _CONDA_RUN)}, closed=False),
     ),
     "micromamba": Launcher(
         WrapperSpec(), {("run",): Sub("command", _MICROMAMBA_RUN)}, closed=False
+    ),
+    # cmcmd.cxx: `-E` is read only as the first word; `time` and `chdir` take no options,
+    # `env` takes env's `--unset=NAME` and `NAME=VALUE` (its `--modify` is asked by env).
+    "cmake": Launcher(
+        WrapperSpec(),
+        {
+            ("-E", "env"): Sub("command", program="env"),
+            ("-E", "time"): Sub("command"),
+            ("-E", "chdir"): Sub("command", chdir=True),
+        },
+        closed=False,
     ),
 }
 """Launchers by program or `python3 -m` module name."""

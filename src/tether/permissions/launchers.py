@@ -13,6 +13,7 @@ starts, is not knowing what runs: asked, with deny rules tried on every tail.
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -104,6 +105,8 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
     if isinstance(overrides, str):
         return unparsed(plain, "command", f"{name} {overrides}")
     launched = _launched(sub, args[at:])
+    if isinstance(launched, _Moved):
+        return _moved(plain, name, launched, code)
     if isinstance(launched, str):
         return unparsed(plain, "command", f"cannot tell what {name} runs: {launched}")
     runs = [*overrides, *(code(text, "command") for text in launched.shell)]
@@ -155,10 +158,20 @@ def fetched_package(argv: tuple[str, ...]) -> tuple[str, tuple[int, ...]] | None
     if sub.fetches:
         if sub.how == "nothing" and all(a.startswith("-") for a in rest):
             return None  # `npm init -y`: no package named
+        parsed = parse_options(rest, sub.options) if sub.how == "command" else ""
+        if (
+            not isinstance(parsed, str)
+            and parsed.rest >= len(rest)
+            and not {n for n, _ in parsed.options} & sub.fetch_options
+        ):
+            return None  # `npm exec -c 'CMD'`: no package named
     elif sub.fetch_options:
         parsed = parse_options(rest, sub.options)
-        if isinstance(parsed, str) or not {n for n, _ in parsed.options} & sub.fetch_options:
-            return None
+        if isinstance(parsed, str) or not any(
+            n in sub.fetch_options and v is not None and not _PLACE.match(v)
+            for n, v in parsed.options
+        ):
+            return None  # `uv run --with ./pkg`: a package directory, judged as its code
     else:
         return None
     offset = len(argv) - len(args)
@@ -184,6 +197,8 @@ def _subcommand(launcher: Launcher, args: tuple[str, ...]) -> tuple[Sub | None, 
     launches nothing through it, or why it cannot be told."""
     if set(launcher.subcommands) == {()}:
         return launcher.subcommands[()], 0  # `npx [OPTIONS] CMD`: the options are the command's
+    if args[:2] in launcher.subcommands:
+        return launcher.subcommands[args[:2]], 2  # `cmake -E env`: an option as first word
     if launcher.closed:
         parsed = parse_options(args, launcher.options)
         if isinstance(parsed, str):
@@ -200,14 +215,15 @@ def _subcommand(launcher: Launcher, args: tuple[str, ...]) -> tuple[Sub | None, 
         return sub, at
     if not is_literal(args[at]):
         return "a subcommand that is not a literal"
-    pair = (args[at], args[at + 1]) if at + 1 < len(args) else None
+    word = (launcher.names(args[at]) if launcher.names else None) or args[at]
+    pair = (word, args[at + 1]) if at + 1 < len(args) else None
     if pair is not None and pair in launcher.subcommands:
         return launcher.subcommands[pair], at + 2
-    if (args[at],) in launcher.subcommands:
-        return launcher.subcommands[(args[at],)], at + 1
-    if any(key[:1] == (args[at],) for key in launcher.subcommands):
-        return f"`{args[at]}` with an unknown subcommand"
-    return f"an unknown subcommand `{args[at]}`" if launcher.closed else (None, at)
+    if (word,) in launcher.subcommands:
+        return launcher.subcommands[(word,)], at + 1
+    if any(key[:1] == (word,) for key in launcher.subcommands):
+        return f"`{word}` with an unknown subcommand"
+    return f"an unknown subcommand `{word}`" if launcher.closed else (None, at)
 
 
 @dataclass(frozen=True)
@@ -222,10 +238,33 @@ class _Launched:
     """Package directories it installs and runs, as `python3 DIR`."""
 
 
-def _launched(sub: Sub, args: tuple[str, ...]) -> _Launched | str:
+@dataclass(frozen=True)
+class _Moved:
+    directory: str
+    words: tuple[str, ...]
+    """`cmake -E chdir DIR CMD`: CMD run in DIR."""
+
+
+def _moved(plain: Invocation, name: str, moved: _Moved, code: Code) -> Invocation:
+    """The command run in another directory, judged as `cd DIR && CMD` is (its relative
+    paths from DIR)."""
+    words = (moved.directory, *moved.words)
+    if not moved.words or not all(is_literal(w) for w in words):
+        return unparsed(plain, "command", f"cannot tell what {name} runs in {moved.directory}")
+    ran = code(f"cd -- {shlex.quote(moved.directory)} && {shlex.join(moved.words)}", "command")
+    return Invocation(
+        plain.argv, plain.assignments, plain.redirects, inner=ran.inner, problems=ran.problems
+    )
+
+
+def _launched(sub: Sub, args: tuple[str, ...]) -> _Launched | _Moved | str:
     """What `sub` launches with `args`, or why it cannot be told."""
     if sub.how == "nothing":
         return _Launched()
+    if sub.program:
+        return _Launched((sub.program, *args))
+    if sub.chdir:
+        return _Moved(args[0], args[1:]) if args else "no directory"
     if sub.how == "after_dashdash":
         return _Launched(args[args.index("--") + 1 :] if "--" in args else ())
     parsed = parse_options(args, sub.options)

@@ -24,7 +24,7 @@ from tether.permissions.shell_variables import (
     compound_assignments,
     variables_set,
 )
-from tether.permissions.shell_words import is_literal, word_of
+from tether.permissions.shell_words import is_literal, value_of, word_of
 from tether.permissions.wrappers import ParseCode
 
 
@@ -82,7 +82,7 @@ class AssignmentWalker:
                 self._arithmetic_value(name, word_of(value_node))
         if name_node is not None and name_node.type == "subscript":
             self.visit(name_node)
-        return name, word_of(value_node) if value_node is not None else ""
+        return name, value_of(value_node) if value_node is not None else ""
 
     def _assignments(self, nodes: list[Node]) -> None:
         pairs = tuple(self._assignment(n) for n in nodes if n.type == "variable_assignment")

@@ -64,6 +64,26 @@ def word_of(node: Node) -> str:
     return _finish(atoms)
 
 
+def value_of(node: Node) -> str:
+    """The value an assignment (`NAME=VALUE`, `export NAME=VALUE`) gives: a word whose every
+    unquoted `:` is followed by a tilde prefix bash expands too (`PYTHONPATH=src:~` holds the
+    home), as it does for any variable."""
+    if node.type == "word" and ":" not in _text(node):
+        return word_of(node)
+    atoms: list[Atom] = []
+    nodes = _collect(node, atoms, quoted=False)
+    shell_budget.spend(nodes + len(atoms) // CHARACTERS_PER_STEP)
+    if _has_brace_expansion(atoms):
+        return DYN
+    parts: list[list[Atom]] = [[]]
+    for atom in atoms:
+        if atom == (":", False):
+            parts.append([])
+        else:
+            parts[-1].append(atom)
+    return ":".join(_finish(part) for part in parts)
+
+
 _BOUND: ContextVar[Mapping[str, tuple[Atom, ...]] | None] = ContextVar("_BOUND", default=None)
 """Loop variables that stand for one known word while the walk is inside their loop
 (for_values.py): `"$f"` and `"${f}"` read as that word's atoms. Only quoted: unquoted, the
