@@ -1,5 +1,5 @@
 """A plan is answered from the command line: `team status` shows a `--plan` teammate's plan
-request and its id, `team send --reject-plan ID "why"` sends the explicit protocol's
+request and its id, `team send "why" --reject-plan --plan-id ID` sends the explicit protocol's
 plan_approval_response (it stays in plan mode, told why), `team send --approve-plan` (its one
 plan awaiting approval) lets it write. Measured before: `team send` had no way to answer a
 plan (`--reply-to` was refused: "it is answered with a plan_approval_response, not a
@@ -49,12 +49,14 @@ def test_a_plan_is_rejected_then_approved_from_the_cli(
         first = wait_state(repo, team, "alice", "waiting")["pending_request"]
         shown = tether(repo, "team", "status", team)
         assert f"waiting on plan approval {first}" in shown, shown
-        assert f"plan {first}: tether team send {team} alice --approve-plan {first}" in shown
+        assert f"alice --approve-plan --plan-id {first}" in shown, shown
 
         code, _, err = run(repo, "team", "send", team, "alice", "ok", "--reply-to", first)
         assert code == 2
-        assert f"--approve-plan {first}" in err, err  # it says how
-        out = tether(repo, "team", "send", team, "alice", "--reject-plan", first, "too broad")
+        assert f"--approve-plan --plan-id {first}" in err, err  # it says how
+        out = tether(
+            repo, "team", "send", team, "alice", "--reject-plan", "--plan-id", first, "too broad"
+        )
         assert f"plan {first} rejected" in out, out
         second = wait_for_new_plan(repo, team, first)
         assert member(status(repo, team), "alice")["plan_mode"] is True

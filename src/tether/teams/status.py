@@ -106,7 +106,7 @@ def status_lines(record: dict[str, Any]) -> list[str]:
         for plan in plans:
             lines.append(
                 f"      plan {plan}: tether team send {record['team']} {m['name']} "
-                f'--approve-plan {plan} (or "why" --reject-plan {plan})'
+                f'--approve-plan --plan-id {plan} (or "why" --reject-plan --plan-id {plan})'
             )
         for e in m["events"]:
             lines.append(f"      {e.get('before')} -> {e.get('after')}: {e.get('cause')}")
