@@ -7,16 +7,13 @@ no plan of the member's awaiting approval (the answered requests were not kept b
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tether.config.settings import tether_home
-from tether.config.trust import record_trust
-from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
-from tether.testing.teammates import Letter, mate_answers, member_of, polite
+from tether.testing import FakeModelServer
+from tether.testing.teammates import member_of
 
 from .mates import member, new_team, status, wait_state
-from .test_team_cli_plan import wait_for_new_plan
+from .test_team_cli_plan import plans_then_writes, wait_for_new_plan
 from .test_team_errors import run
 from .workers import tether, wait_for
 
@@ -24,25 +21,7 @@ from .workers import tether, wait_for
 def test_a_plan_answer_names_its_plan_or_changes_nothing(
     repo: Path, model_env: FakeModelServer
 ) -> None:
-    assert record_trust(repo, True, tether_home=tether_home(), user_home=Path.home())
-    (repo / ".tether").mkdir(exist_ok=True)
-    (repo / ".tether" / "settings.json").write_text(
-        json.dumps({"permissions": {"allow": ["Write"]}})
-    )
-    write = tool_use("Write", file_path=str(repo / "c.txt"), content="c\n")
-
-    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
-        if letters and letters[0].kind in ("message", "plan_approval_response"):
-            return write
-        return polite(mate, letters, request)
-
-    def after_tools(mate: str, request: RecordedRequest) -> Turn:
-        if "plan mode" in request.tool_results()[0]:
-            plan = {"type": "plan_approval_request", "plan": "write c.txt"}
-            return tool_use("SendMessage", to="team-lead", message=plan)
-        return text(f"{mate} done")
-
-    model_env.responder = mate_answers(answer, after_tools=after_tools)
+    plans_then_writes(repo, model_env)
     team = new_team()
     tether(repo, "team", "up", team, "--member", "alice", "--plan")
     try:
