@@ -1,5 +1,5 @@
 """A plan is answered from the command line: `team status` shows a `--plan` teammate's plan
-request and its id, `team send --reject-plan ID "why"` sends the explicit protocol's
+request and its id, `team send "why" --reject-plan --plan-id ID` sends the explicit protocol's
 plan_approval_response (it stays in plan mode, told why), `team send --approve-plan` (its one
 plan awaiting approval) lets it write. Measured before: `team send` had no way to answer a
 plan (`--reply-to` was refused: "it is answered with a plan_approval_response, not a
@@ -23,25 +23,7 @@ from .workers import tether, wait_for
 def test_a_plan_is_rejected_then_approved_from_the_cli(
     repo: Path, model_env: FakeModelServer
 ) -> None:
-    assert record_trust(repo, True, tether_home=tether_home(), user_home=Path.home())
-    (repo / ".tether").mkdir(exist_ok=True)
-    (repo / ".tether" / "settings.json").write_text(
-        json.dumps({"permissions": {"allow": ["Write"]}})
-    )  # out of plan mode, it may write (headless: nobody to ask)
-    write = tool_use("Write", file_path=str(repo / "c.txt"), content="c\n")
-
-    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
-        if letters and letters[0].kind in ("message", "plan_approval_response"):
-            return write
-        return polite(mate, letters, request)
-
-    def after_tools(mate: str, request: RecordedRequest) -> Turn:
-        if "plan mode" in request.tool_results()[0]:
-            plan = {"type": "plan_approval_request", "plan": "write c.txt"}
-            return tool_use("SendMessage", to="team-lead", message=plan)
-        return text(f"{mate} done")
-
-    model_env.responder = mate_answers(answer, after_tools=after_tools)
+    plans_then_writes(repo, model_env)
     team = new_team()
     tether(repo, "team", "up", team, "--member", "alice", "--plan")
     try:
@@ -49,12 +31,14 @@ def test_a_plan_is_rejected_then_approved_from_the_cli(
         first = wait_state(repo, team, "alice", "waiting")["pending_request"]
         shown = tether(repo, "team", "status", team)
         assert f"waiting on plan approval {first}" in shown, shown
-        assert f"plan {first}: tether team send {team} alice --approve-plan {first}" in shown
+        assert f"alice --approve-plan --plan-id {first}" in shown, shown
 
         code, _, err = run(repo, "team", "send", team, "alice", "ok", "--reply-to", first)
         assert code == 2
-        assert f"--approve-plan {first}" in err, err  # it says how
-        out = tether(repo, "team", "send", team, "alice", "--reject-plan", first, "too broad")
+        assert f"--approve-plan --plan-id {first}" in err, err  # it says how
+        out = tether(
+            repo, "team", "send", team, "alice", "--reject-plan", "--plan-id", first, "too broad"
+        )
         assert f"plan {first} rejected" in out, out
         second = wait_for_new_plan(repo, team, first)
         assert member(status(repo, team), "alice")["plan_mode"] is True
@@ -81,6 +65,30 @@ def test_a_plan_is_rejected_then_approved_from_the_cli(
         )
     finally:
         tether(repo, "team", "down", team, "--wait", "5")
+
+
+def plans_then_writes(repo: Path, model_env: FakeModelServer) -> None:
+    """A trusted project where Write is allowed, and teammates that, told to write c.txt, ask
+    the lead to approve their plan while in plan mode and write it once approved."""
+    assert record_trust(repo, True, tether_home=tether_home(), user_home=Path.home())
+    (repo / ".tether").mkdir(exist_ok=True)
+    (repo / ".tether" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Write"]}})
+    )  # out of plan mode, it may write (headless: nobody to ask)
+    write = tool_use("Write", file_path=str(repo / "c.txt"), content="c\n")
+
+    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
+        if letters and letters[0].kind in ("message", "plan_approval_response"):
+            return write
+        return polite(mate, letters, request)
+
+    def after_tools(mate: str, request: RecordedRequest) -> Turn:
+        if "plan mode" in request.tool_results()[0]:
+            plan = {"type": "plan_approval_request", "plan": "write c.txt"}
+            return tool_use("SendMessage", to="team-lead", message=plan)
+        return text(f"{mate} done")
+
+    model_env.responder = mate_answers(answer, after_tools=after_tools)
 
 
 def wait_for_new_plan(repo: Path, team: str, before: str) -> str:

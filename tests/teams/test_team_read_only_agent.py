@@ -4,7 +4,8 @@ and its plan_approval_request is refused, saying why: no approval can make it wr
 Measured before: its denials began "plan mode: only read-only tools run", and its plan request
 was sent, leaving it waiting up to 600 s for nothing.
 A teammate started with `--plan` keeps plan mode's label. Measured before: the Explore
-teammate was shown "plan mode (read-only)" (`plan_mode` true in `--json`)."""
+teammate was shown "plan mode (read-only)" (`plan_mode` true in `--json`), and so was one
+started with `--plan` (as if an approval could help it)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_us
 from tether.testing.teammates import Letter, mate_answers, member_of, polite
 
 from .mates import lead_reads_until, lead_store, member, new_team, status
-from .workers import tether
+from .workers import tether, wait_for
 
 
 def test_an_explore_teammate_is_read_only_not_in_plan_mode(
@@ -35,7 +36,7 @@ def test_an_explore_teammate_is_read_only_not_in_plan_mode(
     model_env.responder = mate_answers(answer, after_tools=after_tools)
     team = new_team()
     tether(repo, "team", "up", team, "--member", "alice=Explore")
-    tether(repo, "team", "up", team, "--member", "bob", "--plan")
+    tether(repo, "team", "up", team, "--member", "bob", "--member", "carol=Explore", "--plan")
     lead = lead_store(repo, team)
     try:
         tether(repo, "team", "send", team, "alice", "write")
@@ -58,12 +59,16 @@ def test_an_explore_teammate_is_read_only_not_in_plan_mode(
         alice, bob = member(record, "alice"), member(record, "bob")
         assert (alice["read_only"], alice["plan_mode"]) == (True, False)
         assert (bob["read_only"], bob["plan_mode"]) == (False, True)
+        wait_for(lambda: member(status(repo, team), "carol")["read_only"], "carol started")
         lines = tether(repo, "team", "status", team).splitlines()
         alice_line = next(line for line in lines if line.strip().startswith("alice "))
         bob_line = next(line for line in lines if line.strip().startswith("bob "))
         assert "read-only (Explore agent)" in alice_line
         assert "plan mode" not in alice_line
         assert "plan mode (read-only)" in bob_line
+        carol_line = next(line for line in lines if line.strip().startswith("carol "))
+        assert "read-only (Explore agent)" in carol_line
+        assert "plan mode" not in carol_line
     finally:
         lead.close()
         tether(repo, "team", "down", team)

@@ -3,7 +3,7 @@
     tether team up NAME [--member NAME[=AGENT]]... [--plan] [--store URL]   start them
     tether team status NAME [--json]                                members, states, unread, spend
     tether team send NAME MEMBER TEXT [--wait [--timeout S] | --reply-to ID]   from the lead
-    tether team send NAME MEMBER [FEEDBACK] --approve-plan|--reject-plan [ID]   answer a plan
+    tether team send NAME MEMBER [WHY] --approve-plan|--reject-plan [--plan-id ID]   a plan
     tether team inbox NAME [--follow] [--json]                      what was sent to the lead
     tether team down NAME                                           ask each to finish, then stop
 
@@ -15,8 +15,9 @@ once each is ready: what is sent meanwhile waits in its mailbox. A teammate's
 output goes to `.tether/teams/<team>/<member>.log`. What teammates
 send the lead, `inbox` shows (and marks read); `send --wait` sends a request and prints the
 reply that answers it, `send --reply-to` answers a teammate's request, `send --approve-plan`
-(`--reject-plan`, the text its feedback) a teammate's plan (`team status` shows its id): each
-as the lead in the protocol (its state in the roster and the event log: `team_inbox`).
+(`--reject-plan`, the text its feedback) a teammate's plan (`team status` shows its id,
+`--plan-id` names it): each as the lead in the protocol (its state in the roster and the
+event log: `team_inbox`).
 
 Exit codes: 0 done; 1 a teammate did not start (its log's end is shown); 2 bad input, or the
 store cannot be used, naming it.
@@ -61,7 +62,7 @@ def main(argv: list[str]) -> int:
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "send" and not args.text and len(extra) == 1 and extra[0][:1] != "-":
-        # `send T M --reject-plan ID "why"`: argparse gives the optional TEXT its empty
+        # `send T M --reject-plan "why"`: argparse gives the optional TEXT its empty
         # default before it reads the option, and the text after it is left over: TEXT.
         args.text, extra = extra[0], []
     if extra:
@@ -180,26 +181,26 @@ def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         raise UnknownMember(
             f"no member named {args.member!r} in team {store.team} (members: {', '.join(names)})"
         )
-    plan_id = args.approve_plan if args.approve_plan is not None else args.reject_plan
-    if plan_id is not None:
+    if args.approve_plan or args.reject_plan:
         if args.wait or args.reply_to:
             raise ConfigError(
                 "--approve-plan/--reject-plan answer a plan: not with --wait or --reply-to"
             )
-        if args.approve_plan is not None and args.reject_plan is not None:
+        if args.approve_plan and args.reject_plan:
             raise ConfigError("--approve-plan or --reject-plan: one of them")
         from tether.cli.team_inbox import answer_plan
 
-        approve = args.approve_plan is not None
         return answer_plan(
             store,
             project,
             args.member,
-            approve=approve,
-            request_id=plan_id or None,
-            feedback=args.text.strip(),
+            approve=args.approve_plan,
+            request_id=args.plan_id,
+            feedback=args.text,
         )
-    if not args.text.strip():
+    if args.plan_id is not None:
+        raise ConfigError("--plan-id names the plan --approve-plan or --reject-plan answers")
+    if not (args.text or "").strip():
         raise ConfigError(f"an empty message to {args.member}: nothing sent")
     if args.wait and args.reply_to:
         raise ConfigError("--wait sends a request, --reply-to a reply: one of them")
@@ -370,7 +371,7 @@ def _parser() -> argparse.ArgumentParser:
     send = sub.add_parser("send", parents=[common], help="send a message as the lead")
     send.add_argument("team")
     send.add_argument("member")
-    send.add_argument("text", nargs="?", default="", help="the message (with --reject-plan: why)")
+    send.add_argument("text", nargs="?", help="the message (with --reject-plan: why)")
     send.add_argument(
         "--wait",
         action="store_true",
@@ -391,18 +392,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     send.add_argument(
         "--approve-plan",
-        nargs="?",
-        const="",
-        metavar="ID",
-        help="approve the member's plan (its plan_approval_request; default: its one awaiting "
-        "approval): it leaves plan mode",
+        action="store_true",
+        help="approve the member's plan (its plan_approval_request awaiting approval, or the "
+        "one --plan-id names): it leaves plan mode",
     )
     send.add_argument(
         "--reject-plan",
-        nargs="?",
-        const="",
-        metavar="ID",
+        action="store_true",
         help="reject the member's plan, the text saying why: it stays in plan mode",
+    )
+    send.add_argument(
+        "--plan-id",
+        metavar="ID",
+        help="with --approve-plan/--reject-plan: the plan request answered (`team status` shows "
+        "it; default: the member's one awaiting approval)",
     )
     inbox = sub.add_parser(
         "inbox", parents=[common], help="print what teammates sent the lead, marked read"

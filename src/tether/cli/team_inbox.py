@@ -3,8 +3,8 @@
     tether team inbox NAME [--follow] [--json]     what teammates sent the lead, marked read
     tether team send NAME MEMBER TEXT --wait       a request, and the reply that answers it
     tether team send NAME MEMBER TEXT --reply-to ID    the lead's reply to a teammate's request
-    tether team send NAME MEMBER --approve-plan [ID]   a plan_approval_response approving it
-    tether team send NAME MEMBER [FEEDBACK] --reject-plan [ID]   ... rejecting it, saying why
+    tether team send NAME MEMBER --approve-plan [--plan-id ID]   a plan_approval_response: approved
+    tether team send NAME MEMBER [WHY] --reject-plan [--plan-id ID]   ... rejected, saying why
 
 Each message is printed (and stdout flushed) before it is acknowledged: one killed between
 the two is shown again the next time, never lost (at least once, as every mailbox). While it
@@ -84,7 +84,7 @@ def as_lead(store: TeamStore, project: Path, work: Callable[[TeamLink], Awaitabl
 def _link(store: TeamStore, project: Path, me: Member, lead: str) -> TeamLink:
     protocol = MemberProtocol(name=LEAD, lead=lead, members=tuple(m.name for m in store.members()))
     # taken back before the link listens: the same state again is no transition to log
-    protocol.restore(me.requests_sent, me.requests_owed, time.time())
+    protocol.restore(me.requests_sent, me.requests_owed, time.time(), me.requests_answered)
     return TeamLink(
         team=store.team,
         member=LEAD,
@@ -181,8 +181,9 @@ def reply(store: TeamStore, project: Path, member: str, text: str, reply_to: str
         except ProtocolError as e:
             if _kind_asked(link, member, reply_to) == "plan_approval_request":
                 hint = (
-                    f"tether team send {link.team} {member} --approve-plan {reply_to}, or "
-                    f'tether team send {link.team} {member} "why" --reject-plan {reply_to}'
+                    f"tether team send {link.team} {member} --approve-plan --plan-id {reply_to}, "
+                    f'or tether team send {link.team} {member} "why" --reject-plan '
+                    f"--plan-id {reply_to}"
                 )
                 raise ConfigError(f"{e}: {hint}") from None
             raise ConfigError(str(e)) from None
@@ -210,19 +211,25 @@ def answer_plan(
     *,
     approve: bool,
     request_id: str | None,
-    feedback: str,
+    feedback: str | None,
 ) -> int:
     """The lead's plan_approval_response to `member`'s plan_approval_request `request_id`
     (none named: its one plan awaiting approval), approving it (the teammate leaves plan mode)
-    or rejecting it with `feedback`. A request still unread in the lead's mailbox is taken in
-    first (printed, then acknowledged): answering it is reading it; other mail stays unread."""
+    or rejecting it with `feedback` (None: none given). A request still unread in the lead's
+    mailbox is taken in first; it is printed and acknowledged (answering it is reading it)
+    only once the answer is checked: a refused command leaves it unread. Other mail stays
+    unread."""
 
     async def send(link: TeamLink) -> Message:
-        await _take_in_plans(link, member)
-        asked = _plan_request(link, member, request_id)
+        plans = await _plans_unread(link, member)
+        for delivery in plans:
+            link.protocol.incoming(delivery.message, link.clock())
+        asked = _plan_request(link, member, request_id, feedback)
         data: dict[str, object] = {"approve": approve}
         if feedback:
-            data["feedback"] = feedback
+            data["feedback"] = feedback.strip()
+        if plans:
+            await _show(link, plans, as_json=False, taken=True)
         try:
             (sent,) = await link.send(
                 member, "plan_approval_response", reply_to=asked.id, data=data
@@ -237,49 +244,69 @@ def answer_plan(
     return 0
 
 
-async def _take_in_plans(link: TeamLink, member: str) -> None:
+async def _plans_unread(link: TeamLink, member: str) -> list[Delivery]:
     batch = await asyncio.to_thread(
         link.store.receive, LEAD, f"plans-{link.team}", max_count=256, reclaim_after_s=0.0
     )
-    plans = [
+    return [
         d for d in batch if d.message.kind == "plan_approval_request" and d.message.sender == member
     ]
-    if plans:
-        await _show(link, plans, as_json=False)
 
 
-def _plan_request(link: TeamLink, member: str, request_id: str | None) -> Message:
+def _plan_request(
+    link: TeamLink, member: str, request_id: str | None, feedback: str | None
+) -> Message:
+    """The plan request of `member`'s the lead answers; `ConfigError` saying why none is. An
+    id given as the text (`--approve-plan ID`, `--approve-plan "$ID"` with no ID) is refused:
+    the flags take no value, and taking the one plan waiting instead answers a plan unseen."""
     owed = [
         m
         for m in link.protocol.owed.values()
         if m.kind == "plan_approval_request" and m.sender == member
     ]
-    if request_id:
+    listed = ", ".join(m.id for m in owed)
+    waiting = f"awaiting approval: {listed}" if owed else "none awaits approval"
+    given = (feedback or "").strip()
+    if feedback is not None and not given:
+        raise ConfigError(
+            f"an empty text given with the plan's answer: --approve-plan and --reject-plan "
+            f"take no value, --plan-id ID names {member}'s plan ({waiting})"
+        )
+    if given in link.protocol.answered or any(m.id == given for m in owed):
+        raise ConfigError(
+            f"{given} is a plan request's id, given as the text: --approve-plan and "
+            f"--reject-plan take no value; name the plan with --plan-id {given}"
+        )
+    if request_id is not None:
         found = link.protocol.owed.get(request_id)
         if found is not None and found in owed:
             return found
         if request_id in link.protocol.answered:
             raise ConfigError(f"plan request {request_id} has been answered already")
+        if not request_id.strip():
+            raise ConfigError(f"an empty plan id (--plan-id) for {member}'s plan ({waiting})")
     elif len(owed) == 1:
         return owed[0]
-    listed = ", ".join(m.id for m in owed)
     if not owed:
         why = f"{member} has no plan awaiting the lead's approval"
-    elif request_id:
+    elif request_id is not None:
         why = f"{request_id} is not a plan request of {member}'s awaiting approval ({listed})"
     else:
         why = f"{member} has {len(owed)} plans awaiting approval ({listed}): name one"
     raise ConfigError(why)
 
 
-async def _show(link: TeamLink, batch: list[Delivery], as_json: bool) -> None:
+async def _show(
+    link: TeamLink, batch: list[Delivery], as_json: bool, *, taken: bool = False
+) -> None:
     """Print the batch, then take it into the lead's protocol (a reply ends its waiting, a
-    request is owed its answer), its state written to the roster, then acknowledge it."""
+    request is owed its answer; `taken`: it is already), its state written to the roster, then
+    acknowledge it."""
     render: Callable[[Message], str] = _json_line if as_json else _text
     for delivery in batch:
         print(render(delivery.message))
     sys.stdout.flush()
-    for delivery in batch:
+    for delivery in [] if taken else batch:
         link.protocol.incoming(delivery.message, link.clock())
     link.expire_due()
     await link.publish()

@@ -284,7 +284,7 @@ async def serve_teammate(
     protocol.listeners.append(on_change)
     # A shutdown that ended the last run is done, not owed (`team down` recorded it).
     owed = [m for m in member.requests_owed if m.id != member.shutdown_done]
-    protocol.restore(member.requests_sent, owed, link.clock())
+    protocol.restore(member.requests_sent, owed, link.clock(), member.requests_answered)
     mate = Teammate(
         link=link,
         inbox=inbox,

@@ -176,6 +176,9 @@ class Member(BaseModel):
     a restart waits on them again."""
     requests_owed: list[Message] = Field(default_factory=list[Message])
     """The requests it received and has not replied to: a restart still owes them."""
+    requests_answered: list[str] = Field(default_factory=list[str])
+    """The ids of the requests it replied to last (the newest few): one answered again, in a
+    later run, is refused as answered already."""
     pid_started: str | None = None
     """Its process's start time (as its system counts it), so that a pid used again by
     another process is not taken for it."""

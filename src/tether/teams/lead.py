@@ -303,7 +303,9 @@ class LeadTeams:
             on_timeout=[self._timed_out],
         )
         self.link.protocol.members = tuple(m.name for m in store.members())
-        self.link.protocol.restore(me.requests_sent, me.requests_owed, self.link.clock())
+        self.link.protocol.restore(
+            me.requests_sent, me.requests_owed, self.link.clock(), me.requests_answered
+        )
         self._inbox = self._open(team)
         # Everything held is taken back: a killed lead's run held it, and nobody else reads
         # the lead's mailbox.

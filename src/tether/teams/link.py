@@ -168,6 +168,7 @@ class TeamLink:
             "pending_request": waiting.message.id if waiting is not None else None,
             "requests_sent": sent,
             "requests_owed": owed,
+            "requests_answered": self.protocol.answered_kept(),
             "plan_mode": self.protocol.plan_mode,
         }
 

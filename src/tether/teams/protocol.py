@@ -18,7 +18,7 @@ or shutdown) is a `Transition`, given to the listeners and kept in `transitions`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -28,6 +28,8 @@ from tether.store.mailbox_records import INVALID_KIND
 State = Literal["idle", "requesting", "waiting", "responding"]
 
 DEFAULT_REQUEST_TIMEOUT_S = 600.0
+ANSWERED_KEPT = 64
+"""How many answered requests' ids the roster keeps for a member (`answered_kept`)."""
 """How long a request waits for its reply before its sender is returned to idle."""
 
 REQUESTS = frozenset({"request", "shutdown_request", "plan_approval_request"})
@@ -121,7 +123,9 @@ class MemberProtocol:
     """Requests that timed out, kept to match a late reply."""
     owed: dict[str, Message] = field(default_factory=dict[str, Message])
     """Requests received and not replied to, by id."""
-    answered: set[str] = field(default_factory=set[str])
+    answered: dict[str, None] = field(default_factory=dict[str, None])
+    """Requests replied to, by id, oldest first (an ordered set): one answered again is
+    refused as such (the last `ANSWERED_KEPT` are kept in the roster for a restart)."""
 
     @property
     def is_lead(self) -> bool:
@@ -158,7 +162,7 @@ class MemberProtocol:
         if message.kind in REPLIES and message.reply_to in self.owed:
             with self._watch(self._cause_out(message), message.id, now):
                 del self.owed[message.reply_to]
-                self.answered.add(message.reply_to)
+                self.answered[message.reply_to] = None
                 if message.kind == "shutdown_response" and message.data.get("approve") is True:
                     self.stopping = True
             return
@@ -356,9 +360,24 @@ class MemberProtocol:
         ]
         return sent, list(self.owed.values())
 
-    def restore(self, sent: list[HeldRequest], owed: list[Message], now: float) -> None:
+    def answered_kept(self) -> list[str]:
+        """The ids of the requests it answered last, for the roster (`restore` takes them
+        back): the newest `ANSWERED_KEPT`."""
+        return list(self.answered)[-ANSWERED_KEPT:]
+
+    def restore(
+        self,
+        sent: list[HeldRequest],
+        owed: list[Message],
+        now: float,
+        answered: Sequence[str] = (),
+    ) -> None:
         """Take back what an earlier run of this member had sent and owed (`held`): waiting
-        and responding again, a transition saying so."""
+        and responding again, a transition saying so; and the requests it had answered
+        (`answered_kept`), so that one answered again is refused as answered already."""
+        for request_id in answered:
+            if request_id not in self.owed:
+                self.answered[request_id] = None
         if not sent and not owed:
             return
         with self._watch("restarted: its requests and owed replies taken back", None, now):

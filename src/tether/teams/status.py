@@ -91,11 +91,11 @@ def status_lines(record: dict[str, Any]) -> list[str]:
         task = f" · {m['current_task']}" if m["current_task"] else ""
         if m.get("board_task"):
             task += f" · on task #{m['board_task']}"
-        plan = (
-            " plan mode (read-only)"
-            if m["plan_mode"]
-            else f" read-only ({m['agent']} agent)"
+        plan = (  # a read-only agent started with --plan: no approval would make it writable
+            f" read-only ({m['agent']} agent)"
             if m.get("read_only")
+            else " plan mode (read-only)"
+            if m["plan_mode"]
             else ""
         )
         state = f"exited (see {m['log']})" if m.get("exited") else m["state"]
@@ -106,7 +106,7 @@ def status_lines(record: dict[str, Any]) -> list[str]:
         for plan in plans:
             lines.append(
                 f"      plan {plan}: tether team send {record['team']} {m['name']} "
-                f'--approve-plan {plan} (or "why" --reject-plan {plan})'
+                f'--approve-plan --plan-id {plan} (or "why" --reject-plan --plan-id {plan})'
             )
         for e in m["events"]:
             lines.append(f"      {e.get('before')} -> {e.get('after')}: {e.get('cause')}")
