@@ -212,7 +212,17 @@ def team_processes(store: TeamStore) -> list[TeamProcess]:
         member = _environ_mark(pid, store) or _held_mark(pid, forked)
         if member is not None and pid_runs(pid):
             found.append(TeamProcess(pid, process_start(pid), member))
-    return found
+    # A teammate's own child carries its mark a moment (forked, not yet past exec, it holds
+    # the memfd too): the teammate is its process, not each of its children.
+    members = {(p.pid, p.member) for p in found}
+    return [p for p in found if (_parent(p.pid), p.member) not in members]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _environ_mark(pid: int, store: TeamStore) -> str | None:
