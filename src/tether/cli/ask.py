@@ -127,6 +127,7 @@ async def _read_answer_line(
     (not an answer left without Enter)."""
     line = Buffer(multiline=False)
     bindings = KeyBindings()
+    lines_kept: list[str] = []
 
     @bindings.add("enter")
     def _enter(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
@@ -136,10 +137,11 @@ async def _read_answer_line(
         if meaning is not None:
             event.app.exit(result=meaning)
         elif typed.strip() and draft is not None:
-            # Kept for the prompt, not sent along with the answer; a line after another is
-            # a new word, not glued to the last ("first", "second": "first second").
-            joined = draft.text and not draft.text[-1].isspace() and not typed[0].isspace()
-            draft.add(f" {typed}" if joined else typed)
+            # Kept for the prompt, not sent along with the answer. The first line goes on
+            # the word being typed when the question came; a line after another one typed
+            # here is a new word ("first", "second": "first second", not glued).
+            draft.add(f" {typed}" if lines_kept else typed)
+            lines_kept.append(typed)
 
     @bindings.add("c-d")
     def _deny_on_empty(event: KeyPressEvent) -> None:  # pyright: ignore[reportUnusedFunction]
