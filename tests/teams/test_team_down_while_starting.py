@@ -32,9 +32,9 @@ while True:
 """
 
 
-def test_down_while_an_mcp_server_starts_ends_the_server(
-    repo: Path, model_env: FakeModelServer
-) -> None:
+def up_with_a_silent_server(repo: Path, model_env: FakeModelServer) -> tuple[str, int]:
+    """A team whose member `m` is still starting (its MCP server never answers): the team's
+    name and the server's pid."""
     pid_file = repo.parent / "server.pid"
     (repo / "silent.py").write_text(SILENT_SERVER)
     server = {"command": sys.executable, "args": [str(repo / "silent.py"), str(pid_file)]}
@@ -43,7 +43,13 @@ def test_down_while_an_mcp_server_starts_ends_the_server(
     team = new_team()
     tether(repo, "team", "up", team, "--member", "m", "--trust-workspace")
     wait_for(lambda: pid_file.exists() and pid_file.read_text() != "", "its MCP server")
-    server_pid = int(pid_file.read_text())
+    return team, int(pid_file.read_text())
+
+
+def test_down_while_an_mcp_server_starts_ends_the_server(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    team, server_pid = up_with_a_silent_server(repo, model_env)
     try:
         assert member(status(repo, team), "m")["state"] == "starting"
         out = tether(repo, "team", "down", team, "--wait", "1")

@@ -11,10 +11,8 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import sys
 from pathlib import Path
 
 from tether.teams.claims import pid_runs
@@ -22,22 +20,14 @@ from tether.testing import FakeModelServer, RecordedRequest, Turn, text
 from tether.testing.teammates import Letter, mate_answers, polite
 
 from .mates import member, new_team, status, wait_state
-from .test_team_down_while_starting import SILENT_SERVER
+from .test_team_down_while_starting import up_with_a_silent_server
 from .workers import tether, wait_for
 
 
 def test_a_teammate_dead_while_starting_is_shown_exited_and_down_says_so(
     repo: Path, model_env: FakeModelServer
 ) -> None:
-    pid_file = repo.parent / "server.pid"
-    (repo / "silent.py").write_text(SILENT_SERVER)
-    server = {"command": sys.executable, "args": [str(repo / "silent.py"), str(pid_file)]}
-    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"silent": server}}))
-    model_env.responder = mate_answers(polite)
-    team = new_team()
-    tether(repo, "team", "up", team, "--member", "m", "--trust-workspace")
-    wait_for(lambda: pid_file.exists() and pid_file.read_text() != "", "its MCP server")
-    server_pid = int(pid_file.read_text())
+    team, server_pid = up_with_a_silent_server(repo, model_env)
     try:
         m = member(status(repo, team), "m")
         assert (m["state"], m["running"], m["exited"]) == ("starting", True, False)

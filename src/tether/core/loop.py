@@ -331,12 +331,13 @@ async def _run_tools(
         # A bug in a tool: said once, by the turn that it ends (`turn_failed`).
         _commit(history, stopped.results, emit)
         raise stopped.cause from None
+    awaited = [name for wait in agent.waits for name in wait()]  # asked once a batch
     try:
         repeated = stats.repeats.saw(
             calls,
             [result.block for result in results],
-            waiting_on=_running_background(agent),
-            delegated=any(wait() for wait in agent.waits),
+            waiting_on=[*_running_background(agent), *awaited],
+            delegated=bool(awaited),
             cwd=agent.tool_context.shell_cwd,
             compactions=history.compactions,
         )
@@ -355,11 +356,9 @@ async def _run_tools(
 
 
 def _running_background(agent: Agent) -> list[str]:
-    """The ids of the session's background commands and subagents still running, and of
-    what else it waits on (`Agent.waits`)."""
+    """The ids of the session's background commands and subagents still running."""
     background = agent.tool_context.background
-    running = [*(a.id for a in background.running_agents()), *(s.id for s in background.running())]
-    return [*running, *(awaited for wait in agent.waits for awaited in wait())]
+    return [*(a.id for a in background.running_agents()), *(s.id for s in background.running())]
 
 
 def _commit(
