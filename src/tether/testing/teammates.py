@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tether.testing.recorded import RecordedRequest
+from tether.testing.recorded import RecordedRequest, content_text
 from tether.testing.script import Turn, reply, text, tool_use
 
 _MEMBER = re.compile(r"You are (\S+), a teammate in team")
@@ -62,10 +62,25 @@ def mate_answers(
     def respond(request: RecordedRequest) -> Turn:
         member = member_of(request) or "lead"
         if request.tool_results():
+            steered = letters_in(steered_text(request))
+            if steered:  # came during the turn: answered as a model reading them would
+                return answer(member, steered, request)
             return after_tools(member, request) if after_tools else text(f"{member} done")
         return answer(member, letters_in(request.last_user_text()), request)
 
     return respond
+
+
+def steered_text(request: RecordedRequest) -> str:
+    """The user text sent since the model's latest reply, beside its tool results: what came
+    while the turn ran (steered in)."""
+    since: list[str] = []
+    for message in reversed(request.messages()):
+        if message.get("role") == "assistant":
+            break
+        if message.get("role") == "user":
+            since.append(content_text(message.get("content")))
+    return "\n".join(reversed(since))
 
 
 def first_line(body: str) -> str:
