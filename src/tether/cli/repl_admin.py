@@ -5,7 +5,10 @@ What they read is the session's: its agent catalogue, its settings layers, its m
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -124,17 +127,21 @@ def describe_config(session: Session) -> Text:
 def export_conversation(session: Session, args: str, workspace: Path) -> Text:
     """`/export [FILE]`: the conversation as text (as `tether sessions show` prints it) written
     to FILE, or to a file named for the time in the workspace (no clipboard is assumed). A
-    file already there is left as it is: the export is refused."""
+    name already there (a file, or a link even to nothing) is left as it is: the export is
+    refused, as it is when a link on the way leads out of the workspace or to nothing. The
+    file appears whole or not at all."""
     from tether.cli.sessions_cmd import describe_message
 
     name = args.strip() or time.strftime("conversation-%Y-%m-%d-%H%M%S.txt")
-    path = (workspace / Path(name).expanduser()).resolve()
+    path = Path(os.path.abspath(workspace / Path(name).expanduser()))
+    refused = _link_refusal(path, Path(name).expanduser(), workspace)
+    if refused is not None:
+        return Text(f"✗ /export: {refused}; nothing written. Name another file.", style="red")
     parts = [f"session {session.session_id} · model {session.agent.model_id}"]
     parts.extend(describe_message(message) for message in session.messages)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("x", encoding="utf-8") as file:  # "x": never over a file there
-            file.write("\n\n".join(parts) + "\n")
+        _write_new_file(path, "\n\n".join(parts) + "\n")
     except FileExistsError:
         return Text(
             f"✗ /export: {path} exists; it is not overwritten. Name another file.", style="red"
@@ -143,6 +150,59 @@ def export_conversation(session: Session, args: str, workspace: Path) -> Text:
         return Text(f"✗ /export: cannot write {path}: {e.strerror or e}", style="red")
     count = len(session.messages)
     return Text(f"✓ Conversation ({count} messages) exported to {path}", style="green")
+
+
+def _link_refusal(path: Path, given: Path, workspace: Path) -> str | None:
+    """Why `path` is not written through the links on its way, if it is not: the name itself
+    a link (to nothing: writing would create its target, wherever it points), a directory on
+    the way a link to nothing (it would be created there), or, for a name given inside the
+    workspace, a link that leads out of it."""
+    if path.is_symlink():
+        target = os.readlink(path)
+        if path.exists():
+            return f"{path} is a link to {target}; it is not written through"
+        return f"{path} is a link to {target}, which does not exist; it is not followed"
+    for directory in reversed(path.parents):
+        if directory.is_symlink() and not directory.exists():
+            target = os.readlink(directory)
+            return f"{directory} is a link to {target}, which does not exist; it is not followed"
+    if given.is_absolute() or not path.is_relative_to(workspace):
+        return None  # a place named outside the workspace on purpose
+    real_workspace = workspace.resolve()
+    real = path.parent.resolve()
+    if real.is_relative_to(real_workspace):
+        return None
+    for directory in reversed(path.parents):
+        if directory.is_relative_to(workspace) and directory.is_symlink():
+            target = os.readlink(directory)
+            return f"{directory} is a link out of the workspace (to {target}); it is not followed"
+    return f"{path.parent} leads out of the workspace (to {real}); it is not followed"
+
+
+def _write_new_file(path: Path, content: str) -> None:
+    """Write `path` whole or not at all, never over anything there: the text goes to a
+    temporary file beside it, which is then linked in under the name (`link` fails on any
+    name there, a link to nothing included, and follows none)."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(content)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            raise
+        except OSError as e:
+            if e.errno not in (errno.EPERM, errno.EOPNOTSUPP):
+                raise
+            _write_exclusively(path, content)  # a file system without hard links
+    finally:
+        os.unlink(temporary)
+
+
+def _write_exclusively(path: Path, content: str) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(path, flags, 0o600), "w", encoding="utf-8") as file:
+        file.write(content)
 
 
 ADMIN_COMMANDS = ("/export", "/doctor", "/config", "/agents")

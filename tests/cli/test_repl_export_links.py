@@ -1,0 +1,47 @@
+"""/export on a real terminal with links where the file would go: a link to nothing is not
+followed (writing through it would create its target, outside the workspace), nor a directory
+link that leads out of the workspace or to nothing; the file appears whole, no temporary left."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.pty_terminal import PtyRepl
+from tests.cli.test_repl_commands import anthropic_only
+from tether.testing import FakeModelServer, reply, text
+
+
+def test_export_follows_no_link_to_nothing_nor_out_of_the_workspace(
+    model_env: FakeModelServer, workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim.txt"
+    (workspace / "notes.md").symlink_to(victim)
+    (workspace / "gone").symlink_to(tmp_path / "no-such-dir")
+    (tmp_path / "elsewhere").mkdir()
+    (workspace / "out").symlink_to(tmp_path / "elsewhere")
+    (workspace / "docs").mkdir()
+    model_env.script(reply(text("EXPORTED-REPLY")))
+    repl = PtyRepl(workspace, anthropic_only(home))
+    try:
+        repl.wait_for("> ")
+        repl.send("say something\r")
+        repl.wait_for("EXPORTED-REPLY")
+        repl.send("/export notes.md\r")
+        repl.wait_for("nothing written")
+        repl.send("/export gone/chat.txt\r")
+        repl.wait_for("nothing written", count=2)
+        repl.send("/export out/chat.txt\r")
+        repl.wait_for("nothing written", count=3)
+        repl.send("/export docs/chat.txt\r")
+        repl.wait_for("exported to")
+        screen = repl.screen.replace("\n", "")
+    finally:
+        repl.close()
+    assert not victim.exists()
+    assert not (tmp_path / "no-such-dir").exists()
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+    assert "which does not exist; it is not followed" in screen, screen
+    assert "is a link out of the workspace" in screen, screen
+    assert (workspace / "notes.md").is_symlink()
+    assert [p.name for p in (workspace / "docs").iterdir()] == ["chat.txt"]  # no temporary
+    assert "EXPORTED-REPLY" in (workspace / "docs" / "chat.txt").read_text()
