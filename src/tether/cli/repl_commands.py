@@ -133,24 +133,34 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
     name = name.strip()
     if verb not in ("reconnect", "enable", "disable") or not name:
         return Text(f"Usage: {MCP_USAGE}", style="yellow")
-    kept = _kept_decision(mcp, name, verb)
     if verb == "enable" and mcp is not None and mcp.enable_declined(name):
-        return Text(f"✓ {name}: starting{kept}", style="green")
+        return Text(f"✓ {name}: starting{_kept_decision(mcp, name, verb)}", style="green")
     manager = mcp.manager if mcp is not None else None
     if manager is None or name not in manager.statuses():
+        if verb == "disable" and mcp is not None and mcp.state(name) == "disabled":
+            kept = _kept_decision(mcp, name, verb)
+            return Text(f"✓ {name}: disabled already{kept}", style="green")
         return Text(f"✗ There is no MCP server called {terminal_safe(name)!r}.", style="red")
-    if verb == "reconnect" and server_state(manager.statuses()[name]) == "disabled":
+    before = manager.statuses()[name]
+    if verb == "reconnect" and server_state(before) == "disabled":
         return Text(f"✗ {name} is disabled: /mcp enable {name} first.", style="red")
     if verb == "reconnect":
         status = await manager.reconnect(name)
     else:
         status = await manager.set_enabled(name, verb == "enable")
+    kept = _kept_decision(mcp, name, verb)
     if status.error:
         reason = terminal_safe(status.error.splitlines()[0])
+        if verb == "enable":
+            return Text(f"✗ {name}: enabled{kept}, but it failed to connect: {reason}", style="red")
         return Text(f"✗ {name} did not {verb}: {reason}", style="red")
     state = server_state(status)
     counted = f", {status.tools} tool{'' if status.tools == 1 else 's'}" if status.tools else ""
-    return Text(f"✓ {name}: {state}{counted}{kept}", style="green")
+    was = ""
+    if verb == "disable" and before.error:
+        why = terminal_safe(before.error.splitlines()[0])
+        was = f"; it was not running (it had failed to connect: {why})"
+    return Text(f"✓ {name}: {state}{counted}{kept}{was}", style="green")
 
 
 def _kept_decision(mcp: McpSetup | None, name: str, verb: str) -> str:
@@ -168,7 +178,8 @@ def _kept_decision(mcp: McpSetup | None, name: str, verb: str) -> str:
     decide_servers(
         mcp.local_settings, enabled=[name] if yes else [], disabled=[] if yes else [name]
     )
-    return " (kept for this project)"
+    key = "enabledMcpjsonServers" if yes else "disabledMcpjsonServers"
+    return f" (kept for this project: {key} in {shorten_home(mcp.local_settings)})"
 
 
 def _server_lines(mcp: McpSetup | None, *, brief: bool) -> list[str]:

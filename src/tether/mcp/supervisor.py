@@ -121,6 +121,7 @@ class SupervisedServer:
         async with self._lock:
             await self._close_connection()
             self.closed = not enabled
+            self.down = None  # off, or connecting anew: no longer down for what happened before
             if enabled:
                 await self.connect()
 

@@ -1,0 +1,52 @@
+"""`/mcp disable` of a repository's server that failed to connect (the usual reason to turn
+one off), on a real terminal: it is disabled at once, the answer says so, where the decision
+is kept and that the server was not running; /mcp lists it disabled, and so does the next
+start."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.cli.pty_terminal import PtyRepl
+from tether.config.settings import tether_home
+from tether.config.trust import remembered_settings
+from tether.testing import FakeModelServer
+
+
+@pytest.mark.timeout(120)
+def test_disabling_a_server_that_failed_says_it_is_disabled_and_lists_it_so(
+    model_env: FakeModelServer, trusted_workspace: Path, home: Path
+) -> None:
+    servers = {"bad": {"command": "/nonexistent/bin"}}
+    (trusted_workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    store = remembered_settings(tether_home(), trusted_workspace)
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text(json.dumps({"enabledMcpjsonServers": ["bad"]}))
+    env = {**os.environ, "HOME": str(home)}
+    repl = PtyRepl(trusted_workspace, env)
+    try:
+        repl.wait_for("> ")
+        repl.send("/mcp\r")
+        repl.wait_for("failed")
+        repl.send("/mcp disable bad\r")
+        repl.wait_for("was not running")
+        repl.send("/mcp\r")
+        repl.wait_for("/mcp enable bad")
+        screen = repl.screen.replace("\n", "")
+    finally:
+        repl.close()
+    assert "✓ bad: disabled (kept for this project: disabledMcpjsonServers in" in screen, screen
+    assert "it had failed to connect" in screen, screen
+    assert "did not disable" not in screen, screen
+    assert json.loads(store.read_text())["disabledMcpjsonServers"] == ["bad"]
+    again = PtyRepl(trusted_workspace, env)
+    try:
+        again.wait_for("> ")
+        again.send("/mcp\r")
+        again.wait_for("/mcp enable bad")
+    finally:
+        again.close()
