@@ -75,14 +75,25 @@ def test_the_status_line_shows_the_commands_first_line_and_follows_the_conversat
     assert seen["workspace"] == {
         "current_dir": str(workspace.resolve()),
         "project_dir": str(workspace.resolve()),
+        "added_dirs": [],
     }
+    assert seen["permission_mode"] == "default"
     assert isinstance(seen["model"], dict)
     assert set(seen["model"]) == {"id", "display_name"}
     assert seen["output_style"] == {"name": "default"}
     assert isinstance(seen["version"], str)
     assert isinstance(seen["cost"], dict)
     assert "total_cost_usd" in seen["cost"]
-    assert isinstance(seen["context_window"], dict)
+    window = seen["context_window"]
+    assert isinstance(window, dict)
+    assert set(window["current_usage"]) == {
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    }
+    assert 0 < window["used_percentage"] < 100
+    assert window["used_percentage"] + window["remaining_percentage"] == pytest.approx(100)
 
 
 @pytest.mark.timeout(90)
@@ -189,6 +200,9 @@ def test_the_status_line_runs_again_on_shift_tab(
         repl.wait_until(lambda _s: len(_runs(workspace)) > before, "a run after Shift+Tab")
     finally:
         repl.close()
+    modes = [run["permission_mode"] for run in _runs(workspace)]
+    assert modes[0] == "acceptEdits"
+    assert modes[-1] == "plan", modes  # the mode Shift+Tab chose, for the script to show
     spent = _runs(workspace)[-1]["cost"]
     assert isinstance(spent, dict)
     assert (spent["total_lines_added"], spent["total_lines_removed"]) == (3, 0), spent

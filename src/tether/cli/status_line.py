@@ -1,7 +1,9 @@
 """The `statusLine` setting run as Claude Code runs it (`{"type": "command", "command": ...,
 "padding": N}`): the command gets the session as JSON on its stdin (`session_id`,
-`transcript_path`, `cwd`, `model {id, display_name}`, `workspace {current_dir, project_dir}`,
-`version`, `output_style {name}`, `cost`, `context_window`), and the first line it prints is
+`transcript_path`, `cwd`, `permission_mode`, `model {id, display_name}`, `workspace
+{current_dir, project_dir, added_dirs}`, `version`, `output_style {name}`, `cost`,
+`context_window` with the last request's `current_usage` and `used_percentage`), and the first
+line it prints is
 shown under the message prompt, its ANSI colours kept (other escapes are not).
 
 It runs again when the conversation changed (each time the prompt comes back: after a turn, a
@@ -9,7 +11,7 @@ compaction, a rewind, a session switch), one run at a time and at most every 300
 key. Its settings come through the workspace's trust (an untrusted project's `statusLine` is
 dropped with its other commands) and `disableAllHooks: true` turns it off, as in Claude Code. A
 command that fails, or takes longer than `TIMEOUT_S` (then it is killed, by its process group's
-id), is said once; the prompt never waits for it."""
+id), is said once; the prompt never waits for it. Shift+Tab runs it again: the mode changed."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import ANSI, FormattedText
 
     from tether.cli.startup import Ready
+    from tether.protocol import Usage
 
 REFRESH_S = 0.3
 TIMEOUT_S = 5.0
@@ -170,6 +173,7 @@ def _kept_colours(line: str) -> str:
 def status_input(ready: Ready, started: float) -> dict[str, Any]:
     """What the command reads on its stdin, in Claude Code's shape."""
     from tether import __version__
+    from tether.cli.repl_commands import permission_mode
     from tether.core.cut_replies import display_name
 
     session = ready.session
@@ -178,13 +182,19 @@ def status_input(ready: Ready, started: float) -> dict[str, Any]:
     recorder = session.recorder
     usage = session.usage
     window = session.agent.compaction.policy.window if session.agent.compaction else 0
+    added = [str(d) for d in session.agent.tool_context.extra_dirs]
     return {
         "hook_event_name": "Status",
         "session_id": session.session_id,
         "transcript_path": str(recorder.path) if recorder is not None and recorder.path else "",
         "cwd": cwd,
+        "permission_mode": permission_mode(session),
         "model": {"id": model, "display_name": display_name(model)},
-        "workspace": {"current_dir": cwd, "project_dir": str(ready.options.cwd)},
+        "workspace": {
+            "current_dir": cwd,
+            "project_dir": str(ready.options.cwd),
+            "added_dirs": added,
+        },
         "version": __version__,
         "output_style": {"name": ready.output_style},
         "cost": {
@@ -198,8 +208,29 @@ def status_input(ready: Ready, started: float) -> dict[str, Any]:
             "total_input_tokens": usage.input_tokens,
             "total_output_tokens": usage.output_tokens,
             "context_window_size": window,
+            **_window_now(session.last_usage, window),
         },
         "exceeds_200k_tokens": session.context_tokens > 200_000,
+    }
+
+
+def _window_now(last: Usage | None, window: int) -> dict[str, Any]:
+    """Claude Code's `current_usage` (the last request's counts; null before the first) and
+    the share of the window its input fills (`used_percentage`, from the input alone, and
+    `remaining_percentage`; null while nothing was measured)."""
+    if last is None or window <= 0:
+        return {"current_usage": None, "used_percentage": None, "remaining_percentage": None}
+    used = min(100.0, round(last.context_tokens * 100 / window, 1))
+    current = {
+        "input_tokens": last.input_tokens,
+        "output_tokens": last.output_tokens,
+        "cache_creation_input_tokens": last.cache_creation_input_tokens,
+        "cache_read_input_tokens": last.cache_read_input_tokens,
+    }
+    return {
+        "current_usage": current,
+        "used_percentage": used,
+        "remaining_percentage": round(100.0 - used, 1),
     }
 
 

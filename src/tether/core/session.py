@@ -114,6 +114,11 @@ class Session(FrontEndHooks):
         return self._history.view()
 
     @property
+    def last_usage(self) -> Usage | None:
+        """What the last request measured (None before the first, and after a compaction)."""
+        return self._history.last_usage
+
+    @property
     def context_tokens(self) -> int:
         """What the conversation fills of the model's window now: the last request's input and
         its answer; after a compaction (no request since), what the next one sends, estimated
