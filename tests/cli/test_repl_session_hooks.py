@@ -93,3 +93,45 @@ async def test_compaction_fires_session_start_compact_and_its_context_reaches_th
     last = model_env.requests[-1]
     assert "context after compact" in str(last.messages())
     assert "context after startup" not in str(model_env.requests[0].messages())
+
+
+async def test_add_dir_goes_on_with_the_session_and_fires_no_session_end_nor_start(
+    model_env: FakeModelServer, trusted_workspace: Path
+) -> None:
+    """/add-dir rebuilds the session but it goes on: no SessionEnd, no second SessionStart,
+    and what SessionStart added before the first message still reaches it."""
+    dumps = trusted_workspace.parent / "dumps"
+    context = python_hook(trusted_workspace.parent / "ctx.py", "print('the build uses make')\n")
+    dump = [{"hooks": [{"type": "command", "command": dump_command(dumps)}]}]
+    say = python_hook(trusted_workspace.parent / "say.py", SAY)
+    write_settings(
+        trusted_workspace,
+        {
+            "SessionStart": [
+                *dump,
+                {"hooks": [{"type": "command", "command": context}]},
+                {"hooks": [{"type": "command", "command": say}]},
+            ],
+            "SessionEnd": dump,
+        },
+    )
+    for name in ("first", "second"):
+        (trusted_workspace.parent / name).mkdir()
+    model_env.script(reply(text("Noted.")), reply(text("Again.")))
+    terminal = Terminal()
+    with create_pipe_input() as pipe:
+        repl = asyncio.create_task(terminal.run_with(trusted_workspace, pipe))
+        await terminal.wait_for("hook saw SessionStart startup")
+        pipe.send_text("/add-dir ../first\r")  # before any message
+        await terminal.wait_for("✓ Added")
+        pipe.send_text("hello\r")
+        await terminal.wait_for("Noted.")
+        pipe.send_text("/add-dir ../second\r")  # after one
+        await terminal.wait_for("✓ Added", count=2)
+        pipe.send_text("again\r")
+        await terminal.wait_for("Again.")
+        pipe.send_text(CTRL_D)
+        assert await repl == 0
+    assert [d["source"] for d in dumped(dumps, "SessionStart")] == ["startup"]
+    assert [d["reason"] for d in dumped(dumps, "SessionEnd")] == ["prompt_input_exit"]
+    assert "the build uses make" in str(model_env.requests[0].messages())

@@ -224,10 +224,13 @@ class ReplCommands:
             self.console.print(Text(f"{terminal_safe(str(directory))} is already added.", "dim"))
             return
         saved = bool(ready.session.messages)  # a session is saved from its first message
+        lifecycle = ready.session.lifecycle  # the session goes on: no SessionEnd, no Start
+        lifecycle.hand_over()
         more = self._carried_over(
             ready,
             resume=ready.session.session_id if saved else None,
             add_dirs=(*ready.options.add_dirs, directory),
+            goes_on_from=lifecycle,
         )
         if not saved:  # nothing to resume yet: a new session that keeps this one's id
             more = replace(more, session_id=ready.session.session_id)

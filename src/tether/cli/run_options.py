@@ -13,6 +13,7 @@ from tether.tools.base import Tool
 
 if TYPE_CHECKING:
     from tether.cli.mcp_setup import McpSetup
+    from tether.core.lifecycle import Lifecycle
 
 
 @dataclass
@@ -47,6 +48,9 @@ class RunOptions:
     kept_run: str | None = None
     """The run marker `/clear`'s ended session handed over (`RunRecord.hand_over`): the
     processes it started (the kept servers among them) are the new run's."""
+    goes_on_from: Lifecycle | None = None
+    """The lifecycle of the session this one goes on from, rebuilt (`/add-dir`): no
+    SessionStart for it, and what that one's SessionStart gave is kept."""
     start_source: str | None = None
     """What SessionStart hooks are told when not the default ("startup", or "resume" for a
     resumed session): "clear" for the session `/clear` starts."""

@@ -304,6 +304,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         workspace=workspace,
         env=env,
     )
+    if opts.goes_on_from is not None:
+        session.lifecycle.go_on_from(opts.goes_on_from)
     attach_ledger(
         session, home=home, env=env, info=resolved.info, project=settings_root, board=board
     )

@@ -30,9 +30,12 @@ it, as Claude Code: once; then the turn ends as it is."""
 
 class Lifecycle(Slotted):
     __slots__ = (
+        "_env_found",
         "_first_asked",
+        "_handed_over",
         "_start_context",
         "_starting",
+        "_went_on",
         "first_prompt_context",
         "hooks",
         "on_env",
@@ -59,6 +62,12 @@ class Lifecycle(Slotted):
     _starting: asyncio.Future[None] | None
     _start_context: list[str]
     """What SessionStart hooks added, for the first prompt."""
+    _env_found: dict[str, str]
+    """What SessionStart hooks wrote to `CLAUDE_ENV_FILE`, for a session that goes on."""
+    _handed_over: bool
+    """The session goes on in another one (`go_on_from`): its end is no SessionEnd."""
+    _went_on: bool
+    """The session is another one going on (`go_on_from`): no SessionStart of its own."""
 
     def __init__(
         self,
@@ -81,12 +90,38 @@ class Lifecycle(Slotted):
         self._first_asked = _first_asked
         self._starting = _starting
         self._start_context = [] if _start_context is None else _start_context
+        self._env_found: dict[str, str] = {}
+        self._handed_over = False
+        self._went_on = False
+
+    def hand_over(self) -> None:
+        """The session goes on in another (`go_on_from`): its end fires no SessionEnd."""
+        self._handed_over = True
+
+    def go_on_from(self, earlier: Lifecycle) -> None:
+        """This session is `earlier` going on, rebuilt (`/add-dir` gives it one more working
+        directory): no SessionStart (nor Setup) for it, no SessionEnd for `earlier`. What
+        `earlier`'s SessionStart hooks gave is kept: the context still waiting for the first
+        prompt, the variables they exported for Bash."""
+        earlier.hand_over()
+        if earlier._starting is None:  # it never started: this one starts, not it
+            earlier._went_on = True
+        else:
+            self._starting = earlier._starting  # done, or still running: then waited for
+            self._went_on = True
+        self._first_asked = earlier._first_asked
+        self._start_context = earlier._start_context
+        self._env_found = earlier._env_found
+        if earlier._env_found and self.on_env is not None:
+            self.on_env(dict(earlier._env_found))
 
     async def start(self, emit: Callable[[Event], None]) -> None:
         """Fire SessionStart, once, however many callers ask: a REPL fires it as soon as the
         session is built (as Claude Code does), a headless run before its first prompt. What
         the hooks add waits for the first prompt."""
         if self._starting is None:
+            if self._went_on:
+                return
             self._starting = asyncio.ensure_future(self._fire_start(emit))
         await asyncio.shield(self._starting)
 
@@ -145,6 +180,7 @@ class Lifecycle(Slotted):
             return
         found = await env_file_variables(hooks.env_file, hooks.env)
         if found:
+            self._env_found.update(found)
             self.on_env(found)
 
     async def on_stop(
@@ -176,7 +212,7 @@ class Lifecycle(Slotted):
         "prompt_input_exit" or "other"."""
         if self._starting is not None:  # never before its SessionStart hooks are done
             await asyncio.gather(asyncio.shield(self._starting), return_exceptions=True)
-        if self.hooks is not None and self.hooks.has("SessionEnd"):
+        if self.hooks is not None and self.hooks.has("SessionEnd") and not self._handed_over:
             await self.hooks.fire("SessionEnd", {"reason": reason})
         if self.hooks is not None:  # hooks still running in the background (`async`) stop
             await self.hooks.aclose()
