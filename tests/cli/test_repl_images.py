@@ -39,10 +39,14 @@ def test_a_dropped_image_path_is_sent_as_an_image_quoted_or_escaped(
         escaped = str(pictures / "plain.png").replace(" ", "\\ ")
         repl.send(f"{PASTE_START}{escaped}{PASTE_END} and this\r")
         repl.wait_for("Another.")
-        repl.send(f"see {pictures / 'notes.png'}\r")
+        repl.send(f"{PASTE_START}'{pictures / 'notes.png'}'{PASTE_END} see\r")
         repl.wait_for("Text.")
+        screen = repl.screen.replace("\n", "")
     finally:
         repl.close()
+    said = f"{pictures / 'notes.png'} is not an image: it is sent as its path, as text"
+    assert said in screen, screen  # said, not silently left as a word
+    assert "attaches its content" in screen, screen
     assert len(images_sent(model_env, 0)) == 1
     assert len(images_sent(model_env, 1)) == 1
     assert images_sent(model_env, 2) == []  # a file named .png that is not a picture is a word

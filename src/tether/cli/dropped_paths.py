@@ -1,7 +1,8 @@
 """Image files dropped or pasted into the REPL's prompt: terminals write a dropped file as its
 path, bare, quoted (`'/a b/pic.png'`), with its spaces escaped (`/a\\ b/pic.png`) or as a
 `file://` URL. Claude Code sends such an image as an image; so does tether, whatever the file's
-name says, when its first bytes are a picture's."""
+name says, when its first bytes are a picture's. Any other file stays its path, in the text, as
+in Claude Code (the model reads it if it needs to); the REPL says so, and how to attach it."""
 
 from __future__ import annotations
 
@@ -14,17 +15,30 @@ _WORD = re.compile(r"'([^']+)'|\"([^\"]+)\"|((?:\\.|[^\s'\"])+)")
 _ESCAPED = re.compile(r"\\(.)")
 
 
-def dropped_image_paths(text: str, base: Path) -> list[Path]:
-    """The image files the words of `text` name by an absolute, `~` or `file://` path (a
-    relative word is a word: `@pic.png` mentions a workspace file), in order, each once."""
-    found: list[Path] = []
+def dropped_paths(text: str, base: Path) -> tuple[list[Path], list[Path]]:
+    """The files the words of `text` name by an absolute, `~` or `file://` path, in order,
+    each once: the images, and the other files (sent as their paths)."""
+    images: list[Path] = []
+    others: list[Path] = []
     for match in _WORD.finditer(text):
         quoted = match.group(1) or match.group(2)
         word = quoted if quoted is not None else _ESCAPED.sub(r"\1", match.group(3))
         path = _path_of(word, base)
-        if path is not None and path not in found and _is_image(path):
-            found.append(path)
-    return found
+        if path is None or path in images or path in others:
+            continue
+        if _is_image(path):
+            images.append(path)
+        elif path.is_file():
+            others.append(path)
+    return images, others
+
+
+def not_attached(path: Path) -> str:
+    """What the REPL says of a file path in a message that is not an image's."""
+    return (
+        f"{path} is not an image: it is sent as its path, as text (the model reads the file if "
+        f"it needs to); @{str(path).replace(' ', chr(92) + ' ')} attaches its content"
+    )
 
 
 def _path_of(word: str, base: Path) -> Path | None:

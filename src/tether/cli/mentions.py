@@ -81,16 +81,21 @@ async def with_mentions(
     that reads it and its result, as Claude Code sends them: a file's Read (the result's
     text, then the images it returned, which its text names), a directory's listing, an MCP
     resource. A mention that names nothing stays text. `dropped_images` (the REPL's prompt):
-    an image file's path, as a terminal writes a dropped or pasted file, is read too."""
+    an image file's path, as a terminal writes a dropped or pasted file, is read too; another
+    file's path stays text, and a notice says so."""
     from tether.protocol import TextBlock
 
     blocks: list[TextBlock | ImageBlock] = [TextBlock(text=text)]
     workspace = session.agent.tool_context.shell_cwd
     calls = [call for m in mentioned_paths(text) if (call := _reading(session, workspace, m))]
     if dropped_images:
-        from tether.cli.dropped_paths import dropped_image_paths
+        from tether.cli.dropped_paths import dropped_paths, not_attached
+        from tether.protocol import Notice
 
-        calls.extend(("Read", {"file_path": str(p)}) for p in dropped_image_paths(text, workspace))
+        images, others = dropped_paths(text, workspace)
+        calls.extend(("Read", {"file_path": str(p)}) for p in images)
+        for other in others:
+            emit(Notice(message=not_attached(other)))
     for index, (tool, tool_input) in enumerate(calls):
         if (tool, tool_input) not in calls[:index]:  # `@src/` and `@src` name one directory
             blocks.extend(await _read_for_user(session, tool, tool_input, emit))
