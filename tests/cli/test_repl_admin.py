@@ -203,12 +203,21 @@ def test_config_refuses_what_start_up_would_refuse_and_sets_dotted_keys_nested(
         repl.wait_for("is not a setting tether reads")
         repl.send("/config permissions.defaultMode plan\r")
         repl.wait_for("the next session", count=2)
+        repl.send("/config enabledPlugins 7\r")  # start-up warns of it: so does /config
+        repl.wait_for("the next session", count=3)
+        repl.send("/config extraKnownMarketplaces.local 5\r")
+        repl.wait_for("the next session", count=4)
+        screen = repl.screen.replace("\n", "")
     finally:
         repl.close()
+    assert "enabledPlugins must be an object" in screen, screen
+    assert "extraKnownMarketplaces.local: must be an object" in screen, screen
     assert json.loads(settings.read_text()) == {
         "theme": "dark",
         "nonsenseKey": 1,
         "permissions": {"defaultMode": "plan"},
+        "enabledPlugins": 7,
+        "extraKnownMarketplaces": {"local": 5},
     }
 
 

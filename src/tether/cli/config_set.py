@@ -96,9 +96,11 @@ def check_settings(path: Path, data: Mapping[str, Any], layers: Layers) -> list[
     from tether.hooks.config import parse_hooks
     from tether.observe.webhook_settings import read_webhooks
     from tether.permissions.rules import additional_directories, default_mode, load_rules
+    from tether.plugins.loading import setting_warnings
     from tether.sandbox.settings import parse_sandbox_settings
 
     notes = key_notes(path, data)
+    notes.extend(setting_warnings(path, data))  # start-up's warnings, said before writing
     for key in data:
         if (
             key not in READ_KEYS

@@ -80,33 +80,48 @@ def _settings(
     enabled: dict[str, bool] = {}
     marketplaces: dict[str, tuple[Path, Mapping[str, Any]]] = {}
     for path, data in layers:
+        warnings.extend(setting_warnings(path, data))
         table = data.get("enabledPlugins")
         if isinstance(table, dict):
             for plugin_id, on in cast(dict[str, Any], table).items():
-                if not isinstance(on, bool):
-                    warnings.append(
-                        f"settings file {file_name(path)}: enabledPlugins.{plugin_id}: "
-                        "must be true or false"
-                    )
-                    continue
-                enabled[plugin_id] = on
-        elif table is not None:
-            warnings.append(f"settings file {file_name(path)}: enabledPlugins must be an object")
+                if isinstance(on, bool):
+                    enabled[plugin_id] = on
         known = data.get("extraKnownMarketplaces")
         if isinstance(known, dict):
             for name, entry in cast(dict[str, Any], known).items():
                 if isinstance(entry, dict):
                     marketplaces[name] = (path, cast(dict[str, Any], entry))
-                else:
-                    warnings.append(
-                        f"settings file {file_name(path)}: extraKnownMarketplaces.{name}: "
-                        "must be an object"
-                    )
-        elif known is not None:
-            warnings.append(
-                f"settings file {file_name(path)}: extraKnownMarketplaces must be an object"
-            )
     return [plugin_id for plugin_id, on in enabled.items() if on], marketplaces
+
+
+def setting_warnings(path: Path, data: Mapping[str, Any]) -> list[str]:
+    """What start-up says of the plugin settings of one settings file whose shape is wrong
+    (the entry is then left out): `enabledPlugins` an object of ids to true or false,
+    `extraKnownMarketplaces` an object of objects. `/config` says it too, before writing."""
+    warnings: list[str] = []
+    table = data.get("enabledPlugins")
+    if isinstance(table, dict):
+        for plugin_id, on in cast(dict[str, Any], table).items():
+            if not isinstance(on, bool):
+                warnings.append(
+                    f"settings file {file_name(path)}: enabledPlugins.{plugin_id}: "
+                    "must be true or false"
+                )
+    elif table is not None:
+        warnings.append(f"settings file {file_name(path)}: enabledPlugins must be an object")
+    known = data.get("extraKnownMarketplaces")
+    if isinstance(known, dict):
+        for name, entry in cast(dict[str, Any], known).items():
+            if not isinstance(entry, dict):
+                warnings.append(
+                    f"settings file {file_name(path)}: extraKnownMarketplaces.{name}: "
+                    "must be an object"
+                )
+    elif known is not None:
+        warnings.append(
+            f"settings file {file_name(path)}: extraKnownMarketplaces must be an object"
+        )
+    return warnings
 
 
 @dataclass
