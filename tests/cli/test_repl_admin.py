@@ -4,6 +4,7 @@ terminal: what each shows, and what /add-dir, /export and /config change."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from tests.cli.pty_terminal import PtyRepl
@@ -116,6 +117,10 @@ def test_export_writes_the_conversation_and_doctor_checks_the_settings_and_endpo
     finally:
         repl.close()
     exported = (workspace / "notes" / "chat.txt").read_text()
+    umask = os.umask(0o022)
+    os.umask(umask)  # the REPL's, inherited: the file's mode is a new file's, as `>` makes it
+    assert (workspace / "notes" / "chat.txt").stat().st_mode & 0o777 == 0o666 & ~umask
+    assert not list((workspace / "notes").glob(".*.tmp"))  # the temporary is gone
     assert "> say something EXPORT-ME" in exported
     assert "EXPORTED-REPLY" in exported
     assert (workspace / "CLAUDE.md").read_text() == "KEEP-ME\n"

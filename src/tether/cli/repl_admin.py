@@ -8,7 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
-import tempfile
+import secrets
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -179,11 +179,16 @@ def _link_refusal(path: Path, given: Path, workspace: Path) -> str | None:
     return f"{path.parent} leads out of the workspace (to {real}); it is not followed"
 
 
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def _write_new_file(path: Path, content: str) -> None:
     """Write `path` whole or not at all, never over anything there: the text goes to a
     temporary file beside it, which is then linked in under the name (`link` fails on any
-    name there, a link to nothing included, and follows none)."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    name there, a link to nothing included, and follows none). Its mode is what the umask
+    gives a new file, as a shell's redirection would."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(temporary, _NEW_FILE, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(content)
@@ -200,8 +205,7 @@ def _write_new_file(path: Path, content: str) -> None:
 
 
 def _write_exclusively(path: Path, content: str) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    with os.fdopen(os.open(path, flags, 0o600), "w", encoding="utf-8") as file:
+    with os.fdopen(os.open(path, _NEW_FILE, 0o666), "w", encoding="utf-8") as file:
         file.write(content)
 
 
