@@ -58,6 +58,7 @@ from tether.permissions.shell_words import (
 from tether.permissions.ssh_configs import config_text
 from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
+from tether.permissions.vcs_programs import vcs_use
 from tether.permissions.verdict import Verdict, allow, ask
 from tether.permissions.working_code import runs_working_code
 
@@ -165,6 +166,11 @@ class FileJudge(ProjectJudge):
                 verdicts.extend(self._program_use(flags))
                 reads += flags.reads
                 writes += flags.writes
+            vcs = vcs_use(inv.argv, inv.assignments)
+            if vcs is not None:
+                verdicts.extend(self._program_use(vcs))
+                reads += vcs.reads
+                writes += vcs.writes
             verdicts.extend(self._mounted(inv, explicit))
             containers = container_files(inv.argv)
             reads += containers.reads

@@ -191,10 +191,12 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         harmless_values={"--config": _HG_HARMLESS},
     ),
     # svn's `--config-option FILE:SECTION:OPTION=VALUE`: `config:tunnels:NAME` is the command
-    # `svn+NAME://` starts, `config:helpers:*` run editors and diff and merge tools.
+    # `svn+NAME://` starts, `config:helpers:*` run editors and diff and merge tools, as
+    # `--diff-cmd`, `--diff3-cmd` and `--editor-cmd` do (the rest of svn: vcs_programs.py).
     "svn": CommandSpec(
         "none",
         valued=_s("-r", "--revision", "-m", "--message", "--username", "--password", "-c"),
+        runs=_s("--diff-cmd", "--diff3-cmd", "--editor-cmd"),
         unseen=_s("--config-option", "--config-dir"),
         harmless_values={"--config-option": ("config:miscellany:", "servers:global:http-timeout")},
     ),
