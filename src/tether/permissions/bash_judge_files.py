@@ -42,7 +42,7 @@ from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files
-from tether.permissions.rclone_paths import rclone_places
+from tether.permissions.rclone_paths import RclonePlaces, rclone_places
 from tether.permissions.rclone_remotes import local_roots
 from tether.permissions.response_files import response_files
 from tether.permissions.script import Invocation
@@ -112,11 +112,11 @@ class FileJudge(ProjectJudge):
             return inv.argv
         return tuple(PRODUCED_WORD if word == DYN else word for word in inv.argv)
 
-    def _rclone(self, inv: Invocation) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def _rclone(self, inv: Invocation) -> RclonePlaces:
         """The local paths rclone reads and writes (rclone_paths), its configuration's local
         remotes read from where the command runs."""
         if program_name(inv.argv[0]) != "rclone":
-            return (), ()
+            return RclonePlaces()
         cwds = list(self.places.cwds)
         cwd = cwds[0] if len(cwds) == 1 else None
         roots = local_roots(inv.argv[1:], inv.assignments, self.ctx.home, cwd, config_text)
@@ -184,6 +184,8 @@ class FileJudge(ProjectJudge):
                 verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
         recursive = False
+        trees: list[str] = []  # read whole whatever `recursive` says (rclone's directories)
+        follows_trees = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
         use = program_use(self._table_words(inv)) if inv.argv and inv.role == "command" else None
@@ -219,9 +221,11 @@ class FileJudge(ProjectJudge):
             if toolchain is not None:
                 verdicts.extend(self._program_use(toolchain))
                 reads += toolchain.reads
-            reads_here, writes_here = self._rclone(inv)
-            reads += reads_here
-            writes += writes_here
+            rclone = self._rclone(inv)
+            reads += rclone.reads
+            trees += rclone.trees
+            writes += rclone.writes
+            follows_trees = rclone.follows
             client = client_use(inv.argv)
             if client is not None:
                 reads += client.reads
@@ -246,6 +250,12 @@ class FileJudge(ProjectJudge):
                         target, explicit=explicit, recursive=deep, only=only, follows=follows
                     )
                 )
+        for word in trees:
+            verdicts.extend(
+                self.files.read(target, explicit=explicit, recursive=True, follows=follows_trees)
+                for target in self._targets(inv, word)
+                if target != _PIPE
+            )
         for word in writes:
             for target in self._targets(inv, word):
                 if target == _PIPE or (
