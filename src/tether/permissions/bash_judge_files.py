@@ -20,6 +20,7 @@ from tether.permissions.bash_rules import (
     is_unknown,
 )
 from tether.permissions.build_flags import build_flags
+from tether.permissions.build_generators import generator_writes
 from tether.permissions.config_writers import config_writes
 from tether.permissions.container_files import container_files
 from tether.permissions.defaults import is_device
@@ -176,6 +177,7 @@ class FileJudge(ProjectJudge):
             reads += containers.reads
             writes += containers.writes
             writes += [*pip_writes(inv.argv, inv.assignments), *pack_writes(inv.argv)]
+            writes += generator_writes(inv.argv)
             verdicts.extend(self._served(containers.trees, explicit))
             verdicts.extend(self._loads(containers.loads))
             if reads_env_app(inv.argv, inv.assignments):

@@ -50,6 +50,13 @@ _PYTEST = CommandSpec(
     harmless_values={"-p": ("no:",)},
     # `-W action:message:category:module:lineno` imports a dotted category's module.
     module_fields={"-W": 2, "--pythonwarnings": 2},
+    # pytest-cov's `--cov-report=TYPE:DEST` writes its report there (`term:...` prints).
+    write_prefixed={
+        "--cov-report": (
+            *("html:", "xml:", "json:", "lcov:", "annotate:", "markdown:"),
+            "markdown-append:",
+        )
+    },
     collects=True,
     # Text files whose names match are read for doctests, in every directory collected.
     name_globs=_s("--doctest-glob"),
