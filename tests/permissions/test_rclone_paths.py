@@ -110,6 +110,8 @@ DENYING = {
         ("rclone sync ./ bucket:b", "grep -r x ./"),
         ("rclone copy src/.. bucket:b", "grep -r x src/.."),
         ("rclone serve http .", "grep -r x ."),
+        ("rclone serve http --addr :8080 .", "grep -r x ."),
+        ("rclone serve webdav --addr :8080 src", "grep -r x src"),
         ("rclone check . bucket:b", "grep -r x ."),
         ("rclone cryptcheck . crypt:", "grep -r x ."),
         ("rclone copy --include .env . bucket:b", "grep -r x ."),

@@ -49,6 +49,9 @@ ALLOWING = {"permissions": {"allow": RULES["permissions"]["allow"]}}
         "cvs -e curl commit",
         "SVN_MERGE=curl svn resolve",
         "svn commit .env",
+        "hg commit -e --config ui.editor=curl",
+        "hg pull -e curl",
+        "hg pull --ssh=curl",
     ],
 )
 def test_programs_they_name_meet_the_deny_rules(
@@ -96,6 +99,25 @@ def test_places_outside_the_workspace_are_asked(
 @pytest.mark.parametrize(
     "command",
     [
+        "hg -R {outside} log",
+        "hg --cwd {outside} status",
+        "cvs -d :local:{outside}/r commit",
+        "export CVSROOT={outside}/r; cvs import m v t",
+        "svn log file://{outside}/r",
+        "git -C {outside} log",
+    ],
+)
+def test_a_repository_outside_meets_the_deny_rules_as_gits_does(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """Its configuration and hooks are code not seen: any deny rule may match what they run."""
+    verdict = decide("Bash", {"command": tree.fill(command)}, make_ctx(RULES))
+    assert verdict.behavior == "deny", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
         "hg log -p",
         "hg update -c",
         "hg extdiff -c 3",
@@ -103,6 +125,7 @@ def test_places_outside_the_workspace_are_asked(
         "hg resolve -t internal:local -a",
         "hg -R sub log",
         "hg --cwd src status",
+        "hg commit -e -m x",
         "svn diff",
         "svn commit -m x .",
         "svn commit -m x src",

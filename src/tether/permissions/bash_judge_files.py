@@ -39,6 +39,7 @@ from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.name_filters import configured
 from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.pack_writes import pack_writes
+from tether.permissions.paths import is_below
 from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
@@ -381,5 +382,14 @@ class FileJudge(ProjectJudge):
         return verdicts
 
     def _repositories(self, use: ProgramUse) -> list[Verdict]:
-        """git reading a repository that is not the project's (git_repository.py)."""
-        return [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
+        """git reading a repository that is not the project's (git_repository.py); svn, hg
+        and cvs using one outside the workspace (vcs_programs.py)."""
+        found = [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
+        for word in use.repositories:
+            for target in self.places.targets(word):
+                real = self.files.real(target) if isinstance(target, Path) else None
+                if real is None or not is_below(real, self.ctx.write_roots):
+                    where = "outside the workspace" if is_literal(word) else "chosen as it runs"
+                    what = f"uses the repository {readable(word)}, {where}"
+                    found.append(self.unseen(f"{what}, whose configuration and hooks run code"))
+        return found

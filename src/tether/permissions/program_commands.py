@@ -193,7 +193,8 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
     "hg": CommandSpec(
         "none",
         valued=_s("-R", "--repository", "--cwd", "-r", "--rev", "-b", "--branch", "-m", "-u"),
-        runs=_s("--config=ui.ssh", "-e", "--ssh"),
+        # `-e CMD` (ssh's command) only where hg reaches a remote: vcs_programs.py.
+        runs=_s("--config=ui.ssh", "--ssh"),
         unseen=_s("--config", "--remotecmd"),
         harmless_values={"--config": _HG_HARMLESS},
     ),

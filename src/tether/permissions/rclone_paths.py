@@ -33,7 +33,8 @@ _WRITE_OPTIONS = frozenset({"--backup-dir", "--log-file", "--dump-filters"})
 _READ_OPTIONS = frozenset(
     {"--compare-dest", "--copy-dest", "--exclude-from", "--include-from", "--filter-from"}
     | {"--files-from", "--files-from-raw", "--password-command", "--config", "--client-cert"}
-    | {"--client-key", "--ca-cert"}
+    | {"--client-key", "--ca-cert", "--htpasswd", "--cert", "--key", "--client-ca"}
+    | {"--template"}
 )
 _TREES = frozenset(
     {"copy", "sync", "copyto", "move", "moveto", "bisync", "check", "cryptcheck", "checksum"}
@@ -50,6 +51,7 @@ _VALUED = (
     | {"--retries", "--low-level-retries", "--timeout", "--contimeout", "--stats"}
     | {"--order-by", "--max-transfer", "--max-depth", "--buffer-size", "--user-agent"}
     | {"--multi-thread-streams", "--track-renames-strategy", "--cache-dir", "--header"}
+    | {"--addr", "--baseurl", "--realm", "--user", "--pass", "--salt"}  # serve's
 )
 
 

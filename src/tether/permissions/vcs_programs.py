@@ -1,12 +1,13 @@
 """svn, hg and cvs as git is seen (git_commands.py, git_repository.py), one place for the three:
 the options that name a program they run, judged as that command is (`svn diff --diff-cmd
-CMD`, `--diff3-cmd`, `--editor-cmd`; `hg extdiff -p CMD`, `hg bisect -c CMD`, `hg merge --tool
-CMD`; `cvs -e CMD`); the repositories they use outside the workspace, whose configuration and
-hooks run code no rule has seen, loaded as `git -C DIR` is asked (`hg -R DIR`, `hg --cwd DIR`,
-a local cvs root from `-d` or `$CVSROOT`, an svn `file://` URL); and the working copies and
-repositories they write (`svn export SRC DEST`, `svn checkout URL DEST`, `svn commit WC`,
-`svnadmin create DIR`). The variables naming programs they start (`HGEDITOR`, `CVSEDITOR`,
-`CVS_SERVER`, `HGMERGE`, `SVN_MERGE`) and hg's `HGRCPATH` are dangerous_variables'."""
+CMD`, `--diff3-cmd`, `--editor-cmd`; `hg pull -e CMD`, `hg extdiff -p CMD`, `hg bisect -c
+CMD`, `hg merge --tool CMD`; `cvs -e CMD`); the repositories they use outside the workspace,
+whose configuration and hooks run code no rule has seen, judged as the repository `git -C
+DIR` finds there is (`hg -R DIR`, `hg --cwd DIR`, a local cvs root from `-d` or `$CVSROOT`,
+an svn `file://` URL); and the working copies and repositories they write (`svn export SRC
+DEST`, `svn checkout URL DEST`, `svn commit WC`, `svnadmin create DIR`). The variables naming
+programs they start (`HGEDITOR`, `CVSEDITOR`, `CVS_SERVER`, `HGMERGE`, `SVN_MERGE`) and hg's
+`HGRCPATH` are dangerous_variables'."""
 
 from __future__ import annotations
 
@@ -28,7 +29,12 @@ _HG_GLOBAL_VALUED = frozenset(
     | {"--color", "--pager"}
 )
 _HG_TOOL = ("-t", "--tool")
+_HG_SSH = ("-e", "--ssh")
 _HG_RUNS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        ("pull", "push", "clone", "incoming", "outgoing", "in", "out", "bundle", "identify", "id"),
+        _HG_SSH,
+    ),
     "extdiff": ("-p", "--program"),
     "bisect": ("-c", "--command"),
     **dict.fromkeys(
@@ -36,8 +42,9 @@ _HG_RUNS: dict[str, tuple[str, ...]] = {
         _HG_TOOL,
     ),
 }
-"""hg commands whose options name a program run: extdiff's diff program, bisect's test
-command, a merge tool (one not configured under that name is the program of that name)."""
+"""hg commands whose options name a program run: the ssh command of those reaching a
+remote (`-e CMD`; `commit -e` edits), extdiff's diff program, bisect's test command, a merge
+tool (one not configured under that name is the program of that name)."""
 _HG_BUILTIN_TOOL = re.compile(r"(?::|internal:)")
 """hg's own merge tools (`:merge3`, `internal:local`): no program."""
 
@@ -129,7 +136,7 @@ def _hg(args: Argv) -> ProgramUse:
             grammar = OptionGrammar(names, prefixes=True)
             runs += [v for v in option_values(args[at + 1 :], grammar) if v not in runs]
     runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
-    return ProgramUse(runs=tuple(runs), loads=tuple(loads))
+    return ProgramUse(runs=tuple(runs), repositories=tuple(loads))
 
 
 def _svn(args: Argv) -> ProgramUse:
@@ -147,7 +154,7 @@ def _svn(args: Argv) -> ProgramUse:
         writes += [w for w in operands if "://" not in w and _path_like(w) and w not in _HERE]
     # What it sends: a file named is read (`svn commit .env`), a directory's versioned files.
     reads = [w for w in operands if "://" not in w] if command in _SVN_SENDS else []
-    return ProgramUse(loads=tuple(loads), writes=tuple(writes), reads=tuple(reads))
+    return ProgramUse(repositories=tuple(loads), writes=tuple(writes), reads=tuple(reads))
 
 
 def _path_like(word: str) -> bool:
@@ -167,7 +174,7 @@ def _svnadmin(args: Argv) -> ProgramUse:
     command = args[at] if at < len(args) else ""
     operands = _operands(args[at + 1 :], frozenset({"-r", "--revision", "-F", "--file", "-M"}))
     if command in _SVNADMIN_READS:
-        return ProgramUse(loads=tuple(operands[:1]))
+        return ProgramUse(repositories=tuple(operands[:1]))
     return ProgramUse(writes=tuple(operands))
 
 
@@ -187,4 +194,4 @@ def _cvs(args: Argv, assignments: Assignments) -> ProgramUse:
             loads.append(found.group(1))
         elif root.startswith("/") or not is_literal(root):
             loads.append(root)
-    return ProgramUse(runs=tuple(runs), loads=tuple(loads))
+    return ProgramUse(runs=tuple(runs), repositories=tuple(loads))
