@@ -87,3 +87,64 @@ def test_local_writes_inside_the_workspace_are_allowed(
     text = configured.fill(command)
     verdict = decide("Bash", {"command": text}, make_ctx(RULES))
     assert verdict.behavior == "allow", (text, verdict.reason)
+
+
+DENYING = {
+    "permissions": {
+        "allow": ["Bash(rclone *)", "Bash(grep *)"],
+        "deny": ["Read(**/.env)", "Read(secrets/**)"],
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "same"),
+    [
+        ("rclone copy secrets bucket:b", "grep -r x secrets"),
+        ("rclone sync secrets/ bucket:b", "grep -r x secrets/"),
+        ("rclone serve webdav secrets", "grep -r x secrets"),
+        ("rclone md5sum secrets", "grep -r x secrets"),
+        ("rclone hashsum md5 secrets", "grep -r x secrets"),
+        ("rclone cat secrets", "grep -r x secrets"),
+        ("rclone copy . bucket:b", "grep -r x ."),
+        ("rclone sync ./ bucket:b", "grep -r x ./"),
+        ("rclone copy src/.. bucket:b", "grep -r x src/.."),
+        ("rclone serve http .", "grep -r x ."),
+        ("rclone serve http --addr :8080 .", "grep -r x ."),
+        ("rclone serve webdav --addr :8080 src", "grep -r x src"),
+        ("rclone check . bucket:b", "grep -r x ."),
+        ("rclone cryptcheck . crypt:", "grep -r x ."),
+        ("rclone copy --include .env . bucket:b", "grep -r x ."),
+        ("rclone copy -L src bucket:b", "grep -R x src"),
+        ("rclone --config .env ls bucket:", "cat .env"),
+        ("rclone copy --client-cert .env src bucket:b", "cat .env"),
+        ("rclone copy --client-cert=.env src bucket:b", "cat .env"),
+        ("rclone copy src bucket:b", "grep -r x src"),
+        ("rclone hashsum md5 src", "grep -r x src"),
+        ("rclone ls .", "ls ."),
+    ],
+)
+def test_a_local_directory_it_sends_is_read_whole_as_grep_r_reads_it(
+    command: str, same: str, configured: Tree, make_ctx: ContextFactory
+) -> None:
+    """rclone reads every file below a directory it copies, serves, checks or hashes, dotfiles
+    too: judged as `grep -r` over it (deny where a denied file lies below, else asked where
+    one may), a file an option names as `cat` of it; the symlinks below are followed with
+    `-L` only."""
+    verdict = decide("Bash", {"command": command}, make_ctx(DENYING))
+    expected = decide("Bash", {"command": same}, make_ctx(DENYING)).behavior
+    assert verdict.behavior == expected, (command, verdict.reason)
+
+
+def test_a_denied_file_below_a_directory_it_sends_is_not_allowed(
+    configured: Tree, make_ctx: ContextFactory
+) -> None:
+    configured.write({"conf/app/.env": "KEY=1\n", "conf/app/settings.toml": "x = 1\n"})
+    for command in (
+        "rclone copy conf bucket:b",
+        "rclone serve http conf/app",
+        "rclone md5sum conf",
+    ):
+        verdict = decide("Bash", {"command": command}, make_ctx(DENYING))
+        same = decide("Bash", {"command": "grep -r x conf"}, make_ctx(DENYING))
+        assert verdict.behavior == same.behavior != "allow", (command, verdict.reason)

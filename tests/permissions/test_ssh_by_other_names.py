@@ -47,7 +47,7 @@ def test_ssh_by_another_name_is_denied(command: str, tree: Tree, make_ctx: Conte
 @pytest.mark.parametrize(
     "command",
     [
-        "cvs -d /srv/cvs co x",
+        "cvs -d {ws}/cvsroot co x",
         "cvs -d :pserver:anon@h:/r co x",
         "cvs co -d dir x",
         "svn up",
@@ -57,5 +57,6 @@ def test_ssh_by_another_name_is_denied(command: str, tree: Tree, make_ctx: Conte
 def test_local_and_direct_uses_stay_allowed(
     command: str, tree: Tree, make_ctx: ContextFactory
 ) -> None:
-    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    """A local cvs root inside the workspace (one outside is asked: test_vcs_programs)."""
+    verdict = decide("Bash", {"command": tree.fill(command)}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)

@@ -1,7 +1,7 @@
 """Commands that write a program's user-level configuration without naming a file (`git config
---global`, `pip config set`, `npm config set`, `gh alias set`, `go env -w`...): writes of a
-home file whose settings run programs later, asked in every mode but bypassPermissions
-whatever the rules allow, denied in plan mode."""
+--global`, `pip config set`, `npm config set`, `gh alias set`, `go env -w`, `conda init`...):
+writes of a home file whose settings run programs later, asked in every mode but
+bypassPermissions whatever the rules allow, denied in plan mode."""
 
 from __future__ import annotations
 
@@ -35,6 +35,14 @@ WRITERS = [
     ("go env -w CGO_CFLAGS=-O2", "go"),
     ("bundle config set --global build.x --with-x", "bundle"),
     ("conda config --set channel_priority strict", "conda"),
+    ("conda config --append channels file:///x", "conda"),
+    ("conda init", "conda"),
+    ("conda init --all", "conda"),
+    ("conda init --reverse zsh", "conda"),
+    ("mamba init", "mamba"),
+    ("mamba shell init -s bash", "mamba"),
+    ("micromamba shell init -s bash", "micromamba"),
+    ("micromamba config prepend channels x", "micromamba"),
     ("direnv allow", "direnv"),
     ("kubectl config set-credentials u --exec-command=./x", "kubectl"),
     ("aws configure set credential_process ./x", "aws"),
@@ -47,6 +55,9 @@ READERS = [
     "go env GOPATH",
     "gh alias list",
     "kubectl config view",
+    "conda config --show",
+    "conda list",
+    "micromamba shell hook -s bash",
 ]
 
 

@@ -84,7 +84,7 @@ def test_settings_that_run_code_are_asked(
         "svn up",
         "svn log -r 5",
         "svn --config-option config:miscellany:use-commit-times=yes up",
-        "export CVSROOT=/srv/cvs; cvs up",
+        "export CVSROOT=:pserver:u@h:/srv/cvs; cvs up",
         "export CVSROOT=:ext:u@h:/r; echo done",
         "export FOO=1; cvs up",
     ],

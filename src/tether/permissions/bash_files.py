@@ -77,6 +77,11 @@ def _use(words: tuple[str, ...], spec: CommandSpec) -> ProgramUse:
     args = split_arguments(_unbundle(words, spec), spec)
     option_reads = args.values(spec.read_valued | spec.read_pairs)
     writes = args.values(spec.write_valued)
+    for option, prefixes in spec.write_prefixed.items():
+        for value in args.values((option,)):
+            kind = next((p for p in prefixes if value.startswith(p)), None)
+            if kind is not None and value[len(kind) :]:
+                writes.append(value[len(kind) :])
     if spec.archive_writes:
         both = spec.read_valued & spec.write_valued
         archives = args.values(both)

@@ -20,6 +20,7 @@ from tether.permissions.bash_rules import (
     is_unknown,
 )
 from tether.permissions.build_flags import build_flags
+from tether.permissions.build_generators import generator_writes
 from tether.permissions.config_writers import config_writes
 from tether.permissions.container_files import container_files
 from tether.permissions.defaults import is_device
@@ -38,11 +39,12 @@ from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.name_filters import configured
 from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.pack_writes import pack_writes
+from tether.permissions.paths import is_below
 from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files
-from tether.permissions.rclone_paths import rclone_places
+from tether.permissions.rclone_paths import RclonePlaces, rclone_places
 from tether.permissions.rclone_remotes import local_roots
 from tether.permissions.response_files import response_files
 from tether.permissions.script import Invocation
@@ -58,6 +60,7 @@ from tether.permissions.shell_words import (
 from tether.permissions.ssh_configs import config_text
 from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
+from tether.permissions.vcs_programs import vcs_use
 from tether.permissions.verdict import Verdict, allow, ask
 from tether.permissions.working_code import runs_working_code
 
@@ -111,11 +114,11 @@ class FileJudge(ProjectJudge):
             return inv.argv
         return tuple(PRODUCED_WORD if word == DYN else word for word in inv.argv)
 
-    def _rclone(self, inv: Invocation) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def _rclone(self, inv: Invocation) -> RclonePlaces:
         """The local paths rclone reads and writes (rclone_paths), its configuration's local
         remotes read from where the command runs."""
         if program_name(inv.argv[0]) != "rclone":
-            return (), ()
+            return RclonePlaces()
         cwds = list(self.places.cwds)
         cwd = cwds[0] if len(cwds) == 1 else None
         roots = local_roots(inv.argv[1:], inv.assignments, self.ctx.home, cwd, config_text)
@@ -165,11 +168,17 @@ class FileJudge(ProjectJudge):
                 verdicts.extend(self._program_use(flags))
                 reads += flags.reads
                 writes += flags.writes
+            vcs = vcs_use(inv.argv, inv.assignments)
+            if vcs is not None:
+                verdicts.extend(self._program_use(vcs))
+                reads += vcs.reads
+                writes += vcs.writes
             verdicts.extend(self._mounted(inv, explicit))
             containers = container_files(inv.argv)
             reads += containers.reads
             writes += containers.writes
             writes += [*pip_writes(inv.argv, inv.assignments), *pack_writes(inv.argv)]
+            writes += generator_writes(inv.argv)
             verdicts.extend(self._served(containers.trees, explicit))
             verdicts.extend(self._loads(containers.loads))
             if reads_env_app(inv.argv, inv.assignments):
@@ -178,6 +187,8 @@ class FileJudge(ProjectJudge):
                 verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
         recursive = False
+        trees: list[str] = []  # read whole whatever `recursive` says (rclone's directories)
+        follows_trees = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
         use = program_use(self._table_words(inv)) if inv.argv and inv.role == "command" else None
@@ -213,9 +224,11 @@ class FileJudge(ProjectJudge):
             if toolchain is not None:
                 verdicts.extend(self._program_use(toolchain))
                 reads += toolchain.reads
-            reads_here, writes_here = self._rclone(inv)
-            reads += reads_here
-            writes += writes_here
+            rclone = self._rclone(inv)
+            reads += rclone.reads
+            trees += rclone.trees
+            writes += rclone.writes
+            follows_trees = rclone.follows
             client = client_use(inv.argv)
             if client is not None:
                 reads += client.reads
@@ -240,6 +253,12 @@ class FileJudge(ProjectJudge):
                         target, explicit=explicit, recursive=deep, only=only, follows=follows
                     )
                 )
+        for word in trees:
+            verdicts.extend(
+                self.files.read(target, explicit=explicit, recursive=True, follows=follows_trees)
+                for target in self._targets(inv, word)
+                if target != _PIPE
+            )
         for word in writes:
             for target in self._targets(inv, word):
                 if target == _PIPE or (
@@ -363,5 +382,14 @@ class FileJudge(ProjectJudge):
         return verdicts
 
     def _repositories(self, use: ProgramUse) -> list[Verdict]:
-        """git reading a repository that is not the project's (git_repository.py)."""
-        return [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
+        """git reading a repository that is not the project's (git_repository.py); svn, hg
+        and cvs using one outside the workspace (vcs_programs.py)."""
+        found = [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
+        for word in use.repositories:
+            for target in self.places.targets(word):
+                real = self.files.real(target) if isinstance(target, Path) else None
+                if real is None or not is_below(real, self.ctx.write_roots):
+                    where = "outside the workspace" if is_literal(word) else "chosen as it runs"
+                    what = f"uses the repository {readable(word)}, {where}"
+                    found.append(self.unseen(f"{what}, whose configuration and hooks run code"))
+        return found

@@ -18,7 +18,11 @@ from pathlib import Path
 from tether.permissions.bash_judge_scripts import ScriptJudge, script_text
 from tether.permissions.bash_rules import MAX_NESTING
 from tether.permissions.build_generators import cmake_build, generator_unread
-from tether.permissions.conda_environments import environment_files, pip_lines
+from tether.permissions.conda_environments import (
+    environment_channels,
+    environment_files,
+    pip_lines,
+)
 from tether.permissions.file_targets import GlobPath
 from tether.permissions.glob_disk import disk_matches
 from tether.permissions.go_generate import generate_text, generate_words
@@ -265,6 +269,10 @@ class ProjectJudge(ScriptJudge):
                     continue
                 seen.add(real)
                 text = script_text(real)
+                if environment and text is not None:
+                    channels = environment_channels(text)
+                    what = f"{readable(word)} takes packages from"
+                    found += self._loads(channels, inv, what=what)
                 # A conda environment file's `pip:` section is a requirements file pip reads
                 # from the environment file's directory (its `-e ./x` too).
                 text = pip_lines(text) if environment and text is not None else text

@@ -6,10 +6,11 @@ runs meson.build (`run_command`), and `compile`, `test`, `install` and the rest 
 build it generated, which regenerates first. `cmake --build DIR` runs the build DIR holds:
 judged as `make -C DIR` (or `ninja -C DIR`) is, its targets as the goals (`--target`).
 Only the forms that run nothing are left out: `cmake -E` (cmake_commands), `--version`,
-`--help`, `meson --version`, `meson help`, `meson init` (writes a template)."""
+`--help`, `meson --version`, `meson help`, `meson init` (writes a template: `generator_writes`)."""
 
 from __future__ import annotations
 
+from tether.permissions.option_names import option_values
 from tether.permissions.shell_words import is_literal, program_name
 
 _CMAKE = frozenset({"cmake", "ccmake", "cmake-gui"})
@@ -48,6 +49,14 @@ def generator_unread(argv: tuple[str, ...]) -> str | None:
             "which tether does not read"
         )
     return None
+
+
+def generator_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """What `meson init -C DIR` writes, as written: the project template in DIR (without
+    `-C`, in the directory it runs in, as any write there is judged)."""
+    if len(argv) < 2 or program_name(argv[0]) != "meson" or argv[1] != "init":
+        return ()
+    return tuple(f"{d.rstrip('/') or '/'}/meson.build" for d in option_values(argv[2:], ("-C",)))
 
 
 def cmake_build(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:

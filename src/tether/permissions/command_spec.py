@@ -128,6 +128,11 @@ class CommandSpec:
     """Written when no positional says otherwise (`split` writes `x*`)."""
     lists_cwd: bool = False
     """With no file arguments it reads the current directory (`ls`)."""
+    write_prefixed: Mapping[str, tuple[str, ...]] = field(
+        default_factory=dict[str, tuple[str, ...]]
+    )
+    """Options whose value, after one of these prefixes, is a file or directory written
+    (`pytest --cov-report=html:DIR`); a value without one writes nothing it names."""
     module_fields: Mapping[str, int] = field(default_factory=dict[str, int])
     """Options whose value's `:`-separated field N names a class by its module when dotted,
     which it imports (`pytest -W error::pkg.Warn`): code not seen, like `unseen`."""

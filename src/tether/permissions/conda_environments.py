@@ -5,9 +5,11 @@ PATH`, a local project) are judged as pip's requirement lines are (bash_judge_pr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import yaml
 
-from tether.permissions.option_names import OptionGrammar, option_values
+from tether.permissions.option_names import OptionGrammar, option_values, plain_operands
 from tether.permissions.shell_words import is_literal, program_name
 
 CONDA_PROGRAMS = frozenset({"conda", "mamba", "micromamba"})
@@ -23,21 +25,88 @@ def environment_files(argv: tuple[str, ...]) -> tuple[str, ...]:
     values, or `environment.yml` for `env create`/`env update` without one."""
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in CONDA_PROGRAMS:
         return ()
-    words = [a for a in argv[1:] if not a.startswith("-")]
+    words = plain_operands(argv[1:], _VALUED)
     files = tuple(option_values(argv[1:], _FILES))
     if files:
         return files
-    return (_DEFAULT,) if words[:1] == ["env"] and words[1:2] and words[1] in _ENV_VERBS else ()
+    if words[:1] == ["env"] and words[1:2] and words[1] in _ENV_VERBS:
+        return tuple(words[2:]) or (_DEFAULT,)  # `env create FILE` (newer conda)
+    return ()
+
+
+_CHANNELS = OptionGrammar(("-c", "--channel"), prefixes=True)
+_VALUED = frozenset(
+    {"-n", "--name", "-p", "--prefix", "-c", "--channel", "-f", "--file", "--cwd", "--solver"}
+    | {"--repodata-fn", "--subdir", "--platform", "--output-folder", "--croot", "-m"}
+    | {"--variant-config-files", "-e", "--exclusive-config-file", "--python", "--numpy"}
+)
+_INSTALLS = frozenset({"install", "create", "update", "upgrade"})
+_BUILDS = frozenset({"build", "develop", "mambabuild"})
+"""Commands whose operands are directories whose code they run (a recipe's build script, a
+package put on the path)."""
+_PACKAGE_FILE = (".conda", ".tar.bz2")
+
+
+def conda_sources(args: Sequence[str]) -> tuple[str, ...]:
+    """The local places, as written, that conda (mamba, micromamba) takes packages and code
+    from: a channel on this machine (`-c DIR`, `-c file:///x`), a package file or path
+    installed (`install /x/p.conda`), a recipe built or a directory developed (`build DIR`),
+    an environment file given as an operand (`env create /x/environment.yml`). Outside the
+    workspace they are code no rule has seen (outside_code)."""
+    found = [c for v in option_values(args, _CHANNELS) if (c := local_channel(v)) is not None]
+    words = plain_operands(args, _VALUED)
+    command = words[:1]
+    if words[:1] == ["env"] and words[1:2] and words[1] in _ENV_VERBS:
+        found += words[2:]
+    elif command and command[0] in _BUILDS:
+        found += words[1:]
+    elif command and command[0] in _INSTALLS:
+        found += [local_channel(w) or w for w in words[1:] if _package_path(w)]
+    return tuple(found)
+
+
+def local_channel(channel: str) -> str | None:
+    """The directory a channel on this machine is (`/x/chan`, `./chan`, `file:///x`); None for
+    a named or remote one (`conda-forge`, `https://...`)."""
+    if channel[:7].lower() == "file://":
+        return channel[7:] or "/"
+    if channel.startswith(("/", ".", "~")) or not is_literal(channel):
+        return channel
+    return None
+
+
+def _package_path(word: str) -> bool:
+    if "::" in word:  # `conda-forge::numpy`
+        return False
+    if word[:7].lower() == "file://" or word.startswith(("/", "./", "../", "~")):
+        return True
+    return word.endswith(_PACKAGE_FILE)
+
+
+def _environment(text: str) -> dict[object, object] | None:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    return data if isinstance(data, dict) else None  # pyright: ignore[reportUnknownVariableType]
+
+
+def environment_channels(text: str) -> tuple[str, ...]:
+    """The channels on this machine an environment file's `channels:` list names (`file:///x`,
+    `/x/chan`): conda installs packages, and their scripts, from there."""
+    data = _environment(text)
+    channels = data.get("channels") if data is not None else None
+    if not isinstance(channels, list):
+        return ()
+    named = [local_channel(str(c)) for c in channels]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return tuple(c for c in named if c is not None)
 
 
 def pip_lines(text: str) -> str | None:
     """The requirements text an environment file's `pip:` section gives pip (its entries, a
     line each); None when the text is not an environment file (a list of conda specs)."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
-    if not isinstance(data, dict):
+    data = _environment(text)
+    if data is None:
         return None
     dependencies = data.get("dependencies")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     if not isinstance(dependencies, list):

@@ -17,6 +17,11 @@ from tether.permissions.go_generate import go_global
 from tether.permissions.shell_words import HOME, program_name
 
 _PIP = HOME + "/.config/pip/pip.conf"
+_SHELL_STARTUP = tuple(
+    HOME + name for name in ("/.bashrc", "/.bash_profile", "/.zshrc", "/.config/fish/config.fish")
+)
+_CONDA_CONFIG = ("--set", "--add", "--append", "--prepend", "--remove", "--remove-key")
+_MAMBA_CONFIG = ("set", "append", "prepend", "remove", "remove-key")
 _NPM = HOME + "/.npmrc"
 
 CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
@@ -48,7 +53,21 @@ CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
     ),
     "go": ((("env", "-w"), HOME + "/.config/go/env"), (("env", "-u"), HOME + "/.config/go/env")),
     "bundle": ((("config",), HOME + "/.bundle/config"),),
-    "conda": tuple((("config", verb), HOME + "/.condarc") for verb in ("--set", "--add")),
+    # `conda init` (and mamba's, micromamba's `shell init`) writes the shells' start-up files,
+    # which every later shell runs; `--reverse` rewrites them too.
+    "conda": (
+        *((("config", verb), HOME + "/.condarc") for verb in _CONDA_CONFIG),
+        *((("init",), path) for path in _SHELL_STARTUP),
+    ),
+    "mamba": (
+        *((("config", verb), HOME + "/.condarc") for verb in _CONDA_CONFIG),
+        *((verbs, path) for verbs in (("init",), ("shell", "init")) for path in _SHELL_STARTUP),
+        *((("shell", "deinit"), path) for path in _SHELL_STARTUP),
+    ),
+    "micromamba": (
+        *((("config", verb), HOME + "/.mambarc") for verb in _MAMBA_CONFIG),
+        *((("shell", verb), path) for verb in ("init", "deinit") for path in _SHELL_STARTUP),
+    ),
     "poetry": ((("config",), HOME + "/.config/pypoetry/config.toml"),),
     "direnv": ((("allow",), HOME + "/.local/share/direnv/allow"),),
     "mise": (
@@ -87,7 +106,7 @@ def config_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     if name == "go":  # `go -C DIR env -w`: go's global options before the subcommand
         words = go_global(words)[1]
-    plain = tuple(w for w in words if not w.startswith("-") or w in ("-w", "-u", "--set", "--add"))
+    plain = tuple(w for w in words if not w.startswith("-") or w in ("-w", "-u", *_CONDA_CONFIG))
     found = [path for selector, path in forms if plain[: len(selector)] == selector]
     if found and name in _PROJECT_LEVEL:
         found.append(_PROJECT_LEVEL[name])

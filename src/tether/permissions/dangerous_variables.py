@@ -24,6 +24,9 @@ DANGEROUS_VARIABLES = _names(
     # git (GIT_CONFIG_*, GIT_SSH, GIT_EXEC_PATH...), ssh's helpers, rsync's and cvs's remote
     # shell, svn's ssh tunnel program.
     "GIT_* SSH_ASKPASS SUDO_ASKPASS SSH_AUTH_SOCK *_RSH RSYNC_CONNECT_PROG SVN_SSH "
+    # hg's, cvs's and svn's editors and merge tools, the program cvs starts as its server
+    # (`:fork:`), hg's configuration files (hooks, extensions: vcs_programs.py).
+    "HGEDITOR HGMERGE HGRCPATH HGRCSKIPREPO CVSEDITOR CVS_SERVER SVN_MERGE "
     # vim/ex (man vim, :help startup): Ex commands or runtime files run at start.
     "VIM* EXINIT GVIMINIT MYVIMRC MYGVIMRC NVIM_* "
     # less (man less): input preprocessors, key bindings with commands, history file, its

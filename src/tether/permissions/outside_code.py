@@ -5,10 +5,12 @@ shell, package directory and node options (`npm run --script-shell=X`, `--prefix
 imports or includes), ruby's and perl's include directories and required files (`-I DIR`,
 `-r FILE`), npm's workspaces (`-w DIR`, `--workspace=DIR`), a program make's recipes run
 named by a command-line variable (`make CC=/tmp/x`, `CROSS_COMPILE=`, `PYTHON=`), conda's,
-mamba's and micromamba's environment files (`env create -f FILE`, `--file`) and `run --cwd
-DIR`, and the script an interpreter runs (interpreter_scripts.py). bash_policy judges each as
-code a program imports (`_loads`): outside the workspace it is code no rule has seen, asked.
-A bare module name (`-r ts-node/register`) is found in the workspace's own packages."""
+mamba's and micromamba's environment files (`env create -f FILE`, `--file`), `run --cwd
+DIR` and local channels and packages (conda_environments.conda_sources), the packages `npm
+pack DIR` packs, and the script an interpreter runs (interpreter_scripts.py). bash_policy
+judges each as code a program imports (`_loads`): outside the workspace it is code no rule
+has seen, asked. A bare module name (`-r ts-node/register`) is found in the workspace's own
+packages."""
 
 from __future__ import annotations
 
@@ -16,11 +18,13 @@ import re
 import shlex
 
 from tether.permissions.commands import SYSTEM_BIN_DIRS
+from tether.permissions.conda_environments import conda_sources
 from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.module_urls import module_specifier
 from tether.permissions.option_names import OptionGrammar, option_pairs, option_values
+from tether.permissions.pack_writes import pack_sources
 from tether.permissions.package_sources import installed_specs, installs
 from tether.permissions.pip_sources import ADDERS, PIP_PROGRAMS, pip_loads, pip_module
 from tether.permissions.python_imports import pycache_dirs
@@ -132,12 +136,12 @@ def loaded_code(
                 )
             else:
                 found.append(value)
-        found += installed_specs(argv)
+        found += [*installed_specs(argv), *pack_sources(argv)]
         return (*found, *_workspaces(args), *_runner_package(name, args), *tools)
     if name in PIP_PROGRAMS | ADDERS or (scripts == () and pip_module(argv) is not None):
         return pip_loads(argv)
     if name in _CONDA:
-        return tuple(option_values(args, _CONDA_PLACES))
+        return (*option_values(args, _CONDA_PLACES), *conda_sources(args))
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
         # Only a program that imports or includes reads code from `-L` (jq_program.py).
         return tuple(option_values(args, ("-L", "--library-path")))

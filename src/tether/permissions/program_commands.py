@@ -50,6 +50,13 @@ _PYTEST = CommandSpec(
     harmless_values={"-p": ("no:",)},
     # `-W action:message:category:module:lineno` imports a dotted category's module.
     module_fields={"-W": 2, "--pythonwarnings": 2},
+    # pytest-cov's `--cov-report=TYPE:DEST` writes its report there (`term:...` prints).
+    write_prefixed={
+        "--cov-report": (
+            *("html:", "xml:", "json:", "lcov:", "annotate:", "markdown:"),
+            "markdown-append:",
+        )
+    },
     collects=True,
     # Text files whose names match are read for doctests, in every directory collected.
     name_globs=_s("--doctest-glob"),
@@ -186,15 +193,18 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
     "hg": CommandSpec(
         "none",
         valued=_s("-R", "--repository", "--cwd", "-r", "--rev", "-b", "--branch", "-m", "-u"),
-        runs=_s("--config=ui.ssh", "-e", "--ssh"),
+        # `-e CMD` (ssh's command) only where hg reaches a remote: vcs_programs.py.
+        runs=_s("--config=ui.ssh", "--ssh"),
         unseen=_s("--config", "--remotecmd"),
         harmless_values={"--config": _HG_HARMLESS},
     ),
     # svn's `--config-option FILE:SECTION:OPTION=VALUE`: `config:tunnels:NAME` is the command
-    # `svn+NAME://` starts, `config:helpers:*` run editors and diff and merge tools.
+    # `svn+NAME://` starts, `config:helpers:*` run editors and diff and merge tools, as
+    # `--diff-cmd`, `--diff3-cmd` and `--editor-cmd` do (the rest of svn: vcs_programs.py).
     "svn": CommandSpec(
         "none",
         valued=_s("-r", "--revision", "-m", "--message", "--username", "--password", "-c"),
+        runs=_s("--diff-cmd", "--diff3-cmd", "--editor-cmd"),
         unseen=_s("--config-option", "--config-dir"),
         harmless_values={"--config-option": ("config:miscellany:", "servers:global:http-timeout")},
     ),

@@ -38,6 +38,10 @@ class ProgramUse:
     loads: tuple[str, ...] = ()
     """Files and directories whose code it runs (`pytest ../other`): asked outside the
     workspace."""
+    repositories: tuple[str, ...] = ()
+    """Directories whose repository it uses, its configuration and hooks run (`hg -R DIR`, a
+    local cvs root, an svn `file://` URL): outside the workspace, code not seen, as the
+    repository `git -C DIR` finds there is (vcs_programs)."""
     runs: tuple[str, ...] = ()
     """Shell commands it runs (`rg --pre CMD`, `git -c core.pager=CMD`): each must be allowed
     itself."""

@@ -5,12 +5,17 @@ rclone_remotes.local_roots). Copying and syncing read the sources and write the 
 (`move` deletes its sources: written too); deleting and making commands write their
 operand; listing and checking ones read. Flags may stand anywhere (cobra's parser): the
 values of those known to take one are not operands, and `--backup-dir`/`--log-file` are
-writes, `--compare-dest`/`--copy-dest` and the filter files reads."""
+writes, `--compare-dest`/`--copy-dest`, the filter files, `--config` and the TLS files reads.
+A local directory it copies, serves, checks, hashes or prints is read whole, dotfiles and
+all, as `grep -r` reads it (`trees`); the symlinks below are followed with `-L` only."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Final
+
+from tether.slotted import Slotted
 
 _REMOTE = re.compile(r"(:?)([^:/\\,]+)(,[^:]*)?:(.*)", re.S)
 _COPIES = frozenset({"copy", "sync", "copyto", "move", "moveto", "bisync", "copyurl"})
@@ -27,8 +32,17 @@ _MOUNTS = frozenset({"mount", "nfsmount", "cmount"})
 _WRITE_OPTIONS = frozenset({"--backup-dir", "--log-file", "--dump-filters"})
 _READ_OPTIONS = frozenset(
     {"--compare-dest", "--copy-dest", "--exclude-from", "--include-from", "--filter-from"}
-    | {"--files-from", "--files-from-raw", "--password-command", "--config"}
+    | {"--files-from", "--files-from-raw", "--password-command", "--config", "--client-cert"}
+    | {"--client-key", "--ca-cert", "--htpasswd", "--cert", "--key", "--client-ca"}
+    | {"--template"}
 )
+_TREES = frozenset(
+    {"copy", "sync", "copyto", "move", "moveto", "bisync", "check", "cryptcheck", "checksum"}
+    | {"md5sum", "sha1sum", "hashsum", "cat", "serve"}
+    | _MOUNTS
+)
+"""Commands that read what is below a directory operand, not only its names (`ls` lists)."""
+_FOLLOWS = frozenset({"-L", "--copy-links"})
 _VALUED = (
     _WRITE_OPTIONS
     | _READ_OPTIONS
@@ -37,14 +51,37 @@ _VALUED = (
     | {"--retries", "--low-level-retries", "--timeout", "--contimeout", "--stats"}
     | {"--order-by", "--max-transfer", "--max-depth", "--buffer-size", "--user-agent"}
     | {"--multi-thread-streams", "--track-renames-strategy", "--cache-dir", "--header"}
+    | {"--addr", "--baseurl", "--realm", "--user", "--pass", "--salt"}  # serve's
 )
 
 
-def rclone_places(
-    argv: tuple[str, ...], roots: Mapping[str, str] | None
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(the local paths read, the local paths written) by `rclone ARGS`, as written;
-    `roots`: the configuration's local remotes (None: not read, none taken as local)."""
+class RclonePlaces(Slotted):
+    """The local paths rclone reads as files, reads whole (`trees`) and writes, as written,
+    and whether it follows symlinks below the trees."""
+
+    __slots__ = ("follows", "reads", "trees", "writes")
+    reads: Final[tuple[str, ...]]
+    trees: Final[tuple[str, ...]]
+    writes: Final[tuple[str, ...]]
+    follows: Final[bool]
+
+    def __init__(
+        self,
+        reads: tuple[str, ...] = (),
+        trees: tuple[str, ...] = (),
+        writes: tuple[str, ...] = (),
+        *,
+        follows: bool = False,
+    ) -> None:
+        self.reads = reads
+        self.trees = trees
+        self.writes = writes
+        self.follows = follows
+
+
+def rclone_places(argv: tuple[str, ...], roots: Mapping[str, str] | None) -> RclonePlaces:
+    """What `rclone ARGS` reads and writes of the local disk; `roots`: the configuration's
+    local remotes (None: not read, none taken as local)."""
     reads: list[str] = []
     writes: list[str] = []
     words: list[str] = []
@@ -65,13 +102,13 @@ def rclone_places(
             i += 1
         if name in _WRITE_OPTIONS:
             writes.append(value)
-        elif name in _READ_OPTIONS and name != "--config":
+        elif name in _READ_OPTIONS:
             reads.append(value)
     if not words:
-        return (), ()
+        return RclonePlaces(tuple(reads), (), tuple(writes))
     command, operands = words[0], words[1:]
-    if command == "serve" and operands:
-        operands = operands[1:]  # `rclone serve http REMOTE`
+    if command in ("serve", "hashsum") and operands:
+        operands = operands[1:]  # `rclone serve http REMOTE`, `rclone hashsum md5 REMOTE`
     if command == "copyurl" and operands:
         operands = operands[1:]  # `rclone copyurl URL DEST`: the URL is fetched
         reads_now: list[str] = []
@@ -86,9 +123,14 @@ def rclone_places(
         reads_now, written = operands, []
     else:
         reads_now, written = [], []
-    reads += [p for o in reads_now if (p := _local(o, roots)) is not None]
+    read = [p for o in reads_now if (p := _local(o, roots)) is not None]
     writes += [p for o in written if (p := _local(o, roots)) is not None]
-    return tuple(reads), tuple(writes)
+    if command in _TREES:
+        trees = read
+    else:
+        reads, trees = reads + read, []
+    follows = any(a in _FOLLOWS for a in args)
+    return RclonePlaces(tuple(reads), tuple(trees), tuple(writes), follows=follows)
 
 
 def _local(operand: str, roots: Mapping[str, str] | None) -> str | None:

@@ -1,0 +1,197 @@
+"""svn, hg and cvs as git is seen (git_commands.py, git_repository.py), one place for the three:
+the options that name a program they run, judged as that command is (`svn diff --diff-cmd
+CMD`, `--diff3-cmd`, `--editor-cmd`; `hg pull -e CMD`, `hg extdiff -p CMD`, `hg bisect -c
+CMD`, `hg merge --tool CMD`; `cvs -e CMD`); the repositories they use outside the workspace,
+whose configuration and hooks run code no rule has seen, judged as the repository `git -C
+DIR` finds there is (`hg -R DIR`, `hg --cwd DIR`, a local cvs root from `-d` or `$CVSROOT`,
+an svn `file://` URL); and the working copies and repositories they write (`svn export SRC
+DEST`, `svn checkout URL DEST`, `svn commit WC`, `svnadmin create DIR`). The variables naming
+programs they start (`HGEDITOR`, `CVSEDITOR`, `CVS_SERVER`, `HGMERGE`, `SVN_MERGE`) and hg's
+`HGRCPATH` are dangerous_variables'."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tether.permissions.option_names import OptionGrammar, option_pairs, option_values
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.shell_words import is_literal, program_name
+
+Argv = tuple[str, ...]
+Assignments = tuple[tuple[str, str], ...]
+
+_HG_PLACES = OptionGrammar(("-R", "--repository", "--repo", "--cwd"), prefixes=True)
+"""hg's global options naming the repository it reads (and whose `.hg/hgrc` hooks run) or the
+directory it starts in; hg takes them before or after its command, by any prefix."""
+_HG_GLOBAL_VALUED = frozenset(
+    {"-R", "--repository", "--repo", "--cwd", "--config", "--encoding", "--encodingmode"}
+    | {"--color", "--pager"}
+)
+_HG_TOOL = ("-t", "--tool")
+_HG_SSH = ("-e", "--ssh")
+_HG_RUNS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        ("pull", "push", "clone", "incoming", "outgoing", "in", "out", "bundle", "identify", "id"),
+        _HG_SSH,
+    ),
+    "extdiff": ("-p", "--program"),
+    "bisect": ("-c", "--command"),
+    **dict.fromkeys(
+        ("merge", "resolve", "rebase", "graft", "backout", "unshelve", "update", "checkout"),
+        _HG_TOOL,
+    ),
+}
+"""hg commands whose options name a program run: the ssh command of those reaching a
+remote (`-e CMD`; `commit -e` edits), extdiff's diff program, bisect's test command, a merge
+tool (one not configured under that name is the program of that name)."""
+_HG_BUILTIN_TOOL = re.compile(r"(?::|internal:)")
+"""hg's own merge tools (`:merge3`, `internal:local`): no program."""
+
+_SVN_VALUED = frozenset(
+    {"-r", "--revision", "-m", "--message", "--username", "--password", "-c", "--change"}
+    | {"--config-option", "--config-dir", "--depth", "--set-depth", "-F", "--file"}
+    | {"--targets", "--encoding", "-x", "--extensions", "--diff-cmd", "--diff3-cmd"}
+    | {"--editor-cmd", "--accept", "--cl", "--changelist", "-l", "--limit", "--native-eol"}
+    | {"--search", "--search-and", "--show-item", "--old", "--new", "--with-revprop"}
+    | {"--strip"}
+)
+_SVN_WRITES = frozenset(
+    {"add", "checkout", "co", "cleanup", "commit", "ci", "copy", "cp", "delete", "del"}
+    | {"remove", "rm", "export", "lock", "merge", "mkdir", "move", "mv", "rename", "ren"}
+    | {"patch", "propdel", "pdel", "pd", "propedit", "pedit", "pe", "propset", "pset", "ps"}
+    | {"relocate", "resolve", "resolved", "revert", "switch", "sw", "unlock", "update", "up"}
+    | {"upgrade", "changelist", "cl"}
+)
+"""svn commands that write their working-copy operands (and the repository they commit to)."""
+_SVN_SENDS = frozenset({"commit", "ci", "import"})
+_HERE = frozenset({".", "./"})
+_SVN_NEW_COPY = frozenset({"checkout", "co", "export"})
+"""Of those, the ones whose last operand is the copy made from the ones before."""
+_SVNADMIN_READS = frozenset(
+    {"dump", "dump-revprops", "info", "lslocks", "lstxns", "verify", "help", "list-dblogs"}
+    | {"list-unused-dblogs", "youngest"}
+)
+
+_CVS_VALUED = frozenset({"-d", "-e", "-s", "-T", "-z"})
+_CVS_LOCAL = re.compile(r":(?:local|fork)(?:;[^:]*)?:(.*)", re.I | re.S)
+"""A cvs root on this machine (`:local:/r`, `:fork:/r`; a root starting with `/` is one too)."""
+
+
+def vcs_use(argv: Argv, assignments: Assignments = ()) -> ProgramUse | None:
+    """What svn, svnadmin, hg or cvs runs, loads and writes beyond their table
+    (program_commands.py); None for other programs."""
+    if not argv or not is_literal(argv[0]):
+        return None
+    name = program_name(argv[0])
+    args = argv[1:]
+    if name in ("hg", "chg"):
+        return _hg(args)
+    if name == "svn":
+        return _svn(args)
+    if name == "svnadmin":
+        return _svnadmin(args)
+    if name == "cvs":
+        return _cvs(args, assignments)
+    return None
+
+
+def _command_at(args: Sequence[str], valued: frozenset[str]) -> int:
+    """Where the command word is, after the global options before it; len(args) for none."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return i + 1
+        if not arg.startswith("-") or arg == "-":
+            return i
+        i += 2 if arg in valued else 1
+    return i
+
+
+def _operands(args: Sequence[str], valued: frozenset[str]) -> list[str]:
+    """The words after the command that are no option nor an option's separate value."""
+    found: list[str] = []
+    skip = ended = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif ended or not arg.startswith("-") or arg == "-":
+            found.append(arg)
+        elif arg == "--":
+            ended = True
+        else:
+            skip = arg in valued
+    return found
+
+
+def _hg(args: Argv) -> ProgramUse:
+    loads = option_values(args, _HG_PLACES)
+    at = _command_at(args, _HG_GLOBAL_VALUED)
+    word = args[at] if at < len(args) else ""
+    runs: list[str] = []
+    for command, names in _HG_RUNS.items():
+        # hg takes any unambiguous prefix of a command; an ambiguous one is refused.
+        if word and command.startswith(word):
+            grammar = OptionGrammar(names, prefixes=True)
+            runs += [v for v in option_values(args[at + 1 :], grammar) if v not in runs]
+    runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
+    return ProgramUse(runs=tuple(runs), repositories=tuple(loads))
+
+
+def _svn(args: Argv) -> ProgramUse:
+    at = _command_at(args, _SVN_VALUED)
+    command = args[at] if at < len(args) else ""
+    operands = _operands(args[at + 1 :], _SVN_VALUED)
+    urls = [w for w in operands if "://" in w]
+    loads = [_file_url_path(w) for w in urls if w[:7].lower() == "file://"]
+    writes: list[str] = []
+    if command in _SVN_NEW_COPY:
+        if len(operands) > 1 and "://" not in operands[-1]:
+            writes.append(operands[-1])
+    elif command in _SVN_WRITES:
+        # `.` is the working copy it works on when given none (`svn commit`, `svn up`).
+        writes += [w for w in operands if "://" not in w and _path_like(w) and w not in _HERE]
+    # What it sends: a file named is read (`svn commit .env`), a directory's versioned files.
+    reads = [w for w in operands if "://" not in w] if command in _SVN_SENDS else []
+    return ProgramUse(repositories=tuple(loads), writes=tuple(writes), reads=tuple(reads))
+
+
+def _path_like(word: str) -> bool:
+    """An operand that names a file rather than a property's name or value: svn's `propset
+    NAME VALUE PATH` operands are all positional; only those with a `/` or `.` start, or a
+    word not literal, are taken as paths where svn writes."""
+    return not is_literal(word) or word.startswith(("/", ".", "~")) or "/" in word
+
+
+def _file_url_path(url: str) -> str:
+    path = url[7:]
+    return path if path.startswith("/") else "/" + path.partition("/")[2]
+
+
+def _svnadmin(args: Argv) -> ProgramUse:
+    at = _command_at(args, frozenset({"--config-dir"}))
+    command = args[at] if at < len(args) else ""
+    operands = _operands(args[at + 1 :], frozenset({"-r", "--revision", "-F", "--file", "-M"}))
+    if command in _SVNADMIN_READS:
+        return ProgramUse(repositories=tuple(operands[:1]))
+    return ProgramUse(writes=tuple(operands))
+
+
+def _cvs(args: Argv, assignments: Assignments) -> ProgramUse:
+    """cvs's global options (before its command): `-e EDITOR` runs EDITOR; the root of `-d`
+    (or `$CVSROOT`) on this machine is a repository whose CVSROOT scripts run."""
+    head = args[: _command_at(args, _CVS_VALUED)]
+    pairs = option_pairs(head, ("-d", "-e"))
+    runs = [value for option, value in pairs if option == "-e"]
+    roots = [value for option, value in pairs if option == "-d"]
+    if not roots:
+        roots = [value for key, value in assignments if key == "CVSROOT"][-1:]
+    loads: list[str] = []
+    for root in roots:
+        found = _CVS_LOCAL.fullmatch(root)
+        if found is not None:
+            loads.append(found.group(1))
+        elif root.startswith("/") or not is_literal(root):
+            loads.append(root)
+    return ProgramUse(runs=tuple(runs), repositories=tuple(loads))

@@ -1,0 +1,87 @@
+"""Code and writes outside the workspace that program rules do not cover: conda's (mamba's,
+micromamba's) local channels, package files, recipes and environment files from elsewhere,
+an environment file's `file://` channels (conda_environments.conda_sources); the packages
+`npm pack DIR` packs, whose prepack scripts run (pack_writes.pack_sources); and writes of
+the places `meson init -C DIR` and `pytest --cov-report=TYPE:DEST` name."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.permissions import decide
+
+from .conftest import ContextFactory, Tree
+
+PROGRAMS = ("conda", "mamba", "micromamba", "npm", "pnpm", "meson", "pytest")
+RULES = {"permissions": {"allow": [f"Bash({p} *)" for p in PROGRAMS]}}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "conda install -c {outside}/chan x",
+        "conda install --channel=file://{outside}/chan x",
+        "conda install --chan file://{outside} x",
+        "mamba install -c {outside}/chan x",
+        "micromamba create -n e -c {outside}/chan x",
+        "conda install {outside}/x.conda",
+        "conda install file://{outside}/x.tar.bz2",
+        "conda build {outside}",
+        "conda develop {outside}",
+        "conda env create {outside}/environment.yml",
+        "conda env update {outside}/environment.yml",
+        "conda env create -f environment-chan.yml",
+        "npm pack {outside}/pkg",
+        "npm pack file:{outside}/pkg",
+        "npm pack --pack-destination {outside}",
+        "pnpm pack {outside}/pkg",
+        "meson init -C {outside}",
+        "pytest --cov-report=html:{outside}/c",
+        "pytest --cov-report xml:{outside}/c.xml",
+        "pytest --cov-report=markdown-append:{outside}/m.md",
+    ],
+)
+def test_code_and_writes_outside_are_asked(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    tree.write({"environment-chan.yml": f"channels:\n  - file://{tree.outside}/chan\n"})
+    text = tree.fill(command)
+    verdict = decide("Bash", {"command": text}, make_ctx(RULES))
+    assert verdict.behavior == "ask", (text, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "conda install -c conda-forge numpy",
+        "conda install -c https://conda.anaconda.org/x numpy",
+        "conda install conda-forge::numpy",
+        "conda install -p /opt/env numpy",
+        "conda create -n e python=3.12",
+        "conda install ./local.conda",
+        "conda build recipe",
+        "conda env create",
+        "conda env create -n e",
+        "conda env create -f environment-named.yml",
+        "npm pack",
+        "npm pack ./sub",
+        "npm pack --pack-destination dist",
+        "meson init",
+        "meson init -C sub",
+        "pytest --cov-report html",
+        "pytest --cov-report=html:cov",
+        "pytest --cov-report=term-missing:skip-covered",
+    ],
+)
+def test_the_same_inside_stay_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
+    tree.write({"environment-named.yml": "channels:\n  - conda-forge\ndependencies: [numpy]\n"})
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+def test_a_denied_file_written_as_the_report_is_denied(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    rules = {"permissions": {"allow": ["Bash(pytest *)"], "deny": ["Edit(**/.env)"]}}
+    verdict = decide("Bash", {"command": "pytest --cov-report=xml:.env"}, make_ctx(rules))
+    assert verdict.behavior == "deny", verdict.reason

@@ -1,0 +1,143 @@
+"""svn, hg and cvs judged as git is (vcs_programs.py): the options and variables naming a
+program they run are that program, judged as typed (`svn diff --diff-cmd CMD`, `hg extdiff -p
+CMD`, `hg bisect -c CMD`, `hg merge --tool CMD`, `cvs -e CMD`, `HGEDITOR`, `CVSEDITOR`,
+`CVS_SERVER`); a repository or configuration outside the workspace (`hg -R DIR`, `hg --cwd
+DIR`, `HGRCPATH`, a local cvs root, an svn `file://` URL) is asked as `git -C DIR` is; what
+svn and svnadmin write outside the workspace is asked as a write."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.permissions import decide
+
+from .conftest import ContextFactory, Tree
+
+PROGRAMS = ("hg", "svn", "svnadmin", "cvs")
+RULES = {
+    "permissions": {
+        "allow": [f"Bash({p} *)" for p in PROGRAMS],
+        "deny": ["Bash(curl *)", "Read(**/.env)"],
+    }
+}
+ALLOWING = {"permissions": {"allow": RULES["permissions"]["allow"]}}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "svn diff --diff-cmd curl",
+        "svn diff --diff-cmd=curl",
+        "svn merge --diff3-cmd curl ^/trunk",
+        "svn commit --editor-cmd curl",
+        "svn propedit --editor-cmd=curl svn:log .",
+        "hg extdiff -p curl",
+        "hg extdiff --program=curl",
+        "hg extd --prog curl",
+        "hg bisect --command curl",
+        "hg bisect -c curl",
+        "hg -R . bisect -ccurl",
+        "hg merge --tool curl",
+        "hg up -t curl tip",
+        "HGEDITOR=curl hg commit",
+        "export HGEDITOR=curl; hg commit",
+        "HGMERGE=curl hg merge",
+        "CVSEDITOR=curl cvs commit",
+        "export CVSEDITOR=curl; cvs commit",
+        "CVS_SERVER=curl cvs -d :fork:/r co x",
+        "export CVS_SERVER=curl; cvs -d :fork:/r co x",
+        "cvs -e curl commit",
+        "SVN_MERGE=curl svn resolve",
+        "svn commit .env",
+        "hg commit -e --config ui.editor=curl",
+        "hg pull -e curl",
+        "hg pull --ssh=curl",
+    ],
+)
+def test_programs_they_name_meet_the_deny_rules(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "deny", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "hg -R {outside} log",
+        "hg --repository={outside} log",
+        "hg --repo {outside} log",
+        "hg --cwd {outside} status",
+        "hg log -R {outside}",
+        "hg -R{outside} log",
+        "HGRCPATH={outside}/rc hg status",
+        "export HGRCPATH={outside}/rc; hg status",
+        "cvs -d {outside}/r init",
+        "cvs -d{outside}/r commit",
+        "cvs -d :local:{outside}/r commit",
+        "cvs -d :fork:{outside}/r commit",
+        "export CVSROOT={outside}/r; cvs import m v t",
+        "CVSROOT=:local:{outside}/r cvs commit",
+        "svn checkout file://{outside}/r wc",
+        "svn log file://{outside}/r",
+        "svn import . file://{outside}/r -m x",
+        "svn export . {outside}/x",
+        "svn commit {outside}/wc",
+        "svn up ..",
+        "svnadmin create {outside}/r",
+        "svnadmin hotcopy repo {outside}/r",
+        "svnadmin dump {outside}/r",
+    ],
+)
+def test_places_outside_the_workspace_are_asked(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    verdict = decide("Bash", {"command": tree.fill(command)}, make_ctx(ALLOWING))
+    assert verdict.behavior == "ask", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "hg -R {outside} log",
+        "hg --cwd {outside} status",
+        "cvs -d :local:{outside}/r commit",
+        "export CVSROOT={outside}/r; cvs import m v t",
+        "svn log file://{outside}/r",
+        "git -C {outside} log",
+    ],
+)
+def test_a_repository_outside_meets_the_deny_rules_as_gits_does(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """Its configuration and hooks are code not seen: any deny rule may match what they run."""
+    verdict = decide("Bash", {"command": tree.fill(command)}, make_ctx(RULES))
+    assert verdict.behavior == "deny", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "hg log -p",
+        "hg update -c",
+        "hg extdiff -c 3",
+        "hg merge --tool :merge3",
+        "hg resolve -t internal:local -a",
+        "hg -R sub log",
+        "hg --cwd src status",
+        "hg commit -e -m x",
+        "svn diff",
+        "svn commit -m x .",
+        "svn commit -m x src",
+        "svn propset svn:ignore build .",
+        "svn export https://h/r/trunk out",
+        "svn checkout https://h/r/trunk wc",
+        "svnadmin create repo",
+        "cvs up",
+        "cvs -d :pserver:u@h:/r co m",
+        "cvs -d {ws}/cvsroot commit -m x",
+    ],
+)
+def test_ordinary_uses_stay_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
+    verdict = decide("Bash", {"command": tree.fill(command)}, make_ctx(RULES))
+    assert verdict.behavior == "allow", (command, verdict.reason)
