@@ -34,6 +34,7 @@ from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
 from tether.teams.claims import (
     STARTING_ELSEWHERE,
+    STOPPED,
     TEAM_RUN_ENV,
     TeamProcess,
     alive,
@@ -196,7 +197,7 @@ def _ended(store: TeamStore, name: str, pid: int) -> None:
     def another_runs(member: Member) -> str | None:
         return "another process runs" if member.pid != pid and alive(member) else None
 
-    changes = {"state": "stopped", "pid": None, "pid_started": None, "start_claim": None}
+    changes = {**STOPPED, "start_claim": None}
     with contextlib.suppress(MemberBusy):
         store.update_member(name, changes, unless=another_runs)
 
@@ -304,7 +305,7 @@ async def _stop(store: TeamStore, mate: Member, wait_s: float, request: str) -> 
             said = "killed (SIGKILL)"
     changes: dict[str, Any] = {"shutdown_done": request}
     if said.startswith("killed"):
-        changes |= {"state": "stopped", "pid": None}
+        changes |= STOPPED
     await asyncio.to_thread(store.update_member, mate.name, changes)
     print(f"{mate.name}: {said}")
 

@@ -55,6 +55,8 @@ def status_record(
             shown["requests_owed"] = [
                 r for r in shown["requests_owed"] if r["id"] != m.shutdown_done
             ]
+            # No process works on anything (a record its dead process left says otherwise).
+            shown["current_task"] = None
         members.append(
             {
                 **shown,
