@@ -19,7 +19,8 @@ from pathlib import Path
 from tether.testing import FakeModelServer, RecordedRequest, Turn, reply, text
 from tether.testing.teammates import Letter, mate_answers, member_of, polite
 
-from .mates import lead_store, member, new_team, status
+from .mates import lead_store, member, new_team, status, wait_state
+from .test_team_cli_plan import plans_then_writes
 from .workers import tether, wait_for
 
 
@@ -59,3 +60,34 @@ def test_a_teammate_killed_mid_turn_then_brought_down_has_no_current_task(
     finally:
         roster.close()
     assert (recorded.state, recorded.current_task) == ("stopped", None)
+
+
+def test_a_plan_approved_while_its_teammate_is_stopped_is_shown_approved(
+    repo: Path, model_env: FakeModelServer, store: list[str]
+) -> None:
+    plans_then_writes(repo, model_env)
+    team = new_team()
+    tether(repo, "team", "up", team, "--member", "alice", "--plan", *store)
+    try:
+        tether(repo, "team", "send", team, "alice", "add c.txt", *store)
+        plan = wait_state(repo, team, "alice", "waiting", *store)["pending_request"]
+        tether(repo, "team", "down", team, "--wait", "5", *store)
+        out = tether(repo, "team", "send", team, "alice", "--approve-plan", *store)
+        assert f"plan {plan} approved" in out, out
+        shown = tether(repo, "team", "status", team, *store)
+        assert f"plan {plan} approved: delivered when alice starts" in shown, shown
+        assert "waiting on plan approval" not in shown, shown
+        assert "--approve-plan" not in shown, shown
+        alice = member(status(repo, team, *store), "alice")
+        assert (alice["state"], alice["plan_answers"]) == ("stopped", {plan: True})
+        assert not (repo / "c.txt").exists()
+
+        tether(repo, "team", "up", team, *store)
+        wait_for(lambda: (repo / "c.txt").exists(), "alice's write after the approval")
+        wait_for(
+            lambda: member(status(repo, team, *store), "alice")["plan_mode"] is False,
+            "alice out of plan mode",
+        )
+        assert f"plan {plan}" not in tether(repo, "team", "status", team, *store)
+    finally:
+        tether(repo, "team", "down", team, "--wait", "5", *store)
