@@ -57,6 +57,8 @@ def status_record(
             ]
             # No process works on anything (a record its dead process left says otherwise).
             shown["current_task"] = None
+        if m.read_only:  # read-only for good, in no plan mode (a record from before says so)
+            shown["plan_mode"] = False
         members.append(
             {
                 **shown,
