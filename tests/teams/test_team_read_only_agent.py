@@ -5,7 +5,8 @@ Measured before: its denials began "plan mode: only read-only tools run", and it
 was sent, leaving it waiting up to 600 s for nothing.
 A teammate started with `--plan` keeps plan mode's label. Measured before: the Explore
 teammate was shown "plan mode (read-only)" (`plan_mode` true in `--json`), and so was one
-started with `--plan` (as if an approval could help it)."""
+started with `--plan` (as if an approval could help it); then, labelled read-only, the one
+started with `--plan` still had `plan_mode: true` in `--json`."""
 
 from __future__ import annotations
 
@@ -60,6 +61,10 @@ def test_an_explore_teammate_is_read_only_not_in_plan_mode(
         assert (alice["read_only"], alice["plan_mode"]) == (True, False)
         assert (bob["read_only"], bob["plan_mode"]) == (False, True)
         wait_for(lambda: member(status(repo, team), "carol")["read_only"], "carol started")
+        carol = member(status(repo, team), "carol")
+        assert (carol["read_only"], carol["plan_mode"]) == (True, False)  # as its label says
+        recorded = next(m for m in lead.members() if m.name == "carol")
+        assert (recorded.read_only, recorded.plan_mode) == (True, False)
         lines = tether(repo, "team", "status", team).splitlines()
         alice_line = next(line for line in lines if line.strip().startswith("alice "))
         bob_line = next(line for line in lines if line.strip().startswith("bob "))

@@ -248,8 +248,12 @@ async def serve_teammate(
             plan = plan or (agent.read_only and not read_only)
         protocol.plan_mode = plan
     protocol.read_only_as = f"a read-only {member.agent} agent" if read_only else None
-    if read_only != member.read_only:  # for `team status`: what it is, not plan mode
-        await asyncio.to_thread(store.update_member, member.name, {"read_only": read_only})
+    if read_only:  # read-only for good, in no plan mode (`--plan` or not): nothing to approve
+        plan = protocol.plan_mode = False
+    if read_only != member.read_only or (read_only and member.plan_mode):
+        # for `team status`: what it is, not plan mode
+        fixed = {"read_only": read_only} | ({"plan_mode": False} if read_only else {})
+        await asyncio.to_thread(store.update_member, member.name, fixed)
     session = await asyncio.to_thread(
         session_for,
         project,

@@ -179,6 +179,10 @@ class Member(BaseModel):
     requests_answered: list[str] = Field(default_factory=list[str])
     """The ids of the requests it replied to last (the newest few): one answered again, in a
     later run, is refused as answered already."""
+    plan_answers: dict[str, bool] = Field(default_factory=dict[str, bool])
+    """The lead's answers to its plan requests still in `requests_sent` (True: approved), by
+    request id, written as the lead sends them: one answered while it does not run is shown
+    answered, not awaited, until it starts and takes the answer in."""
     pid_started: str | None = None
     """Its process's start time (as its system counts it), so that a pid used again by
     another process is not taken for it."""

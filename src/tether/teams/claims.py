@@ -62,6 +62,17 @@ def runs_as(pid: int, started: str | None) -> bool:
     return started is None or now is None or now == started
 
 
+STOPPED: dict[str, object] = {
+    "state": "stopped",
+    "pid": None,
+    "pid_started": None,
+    "current_task": None,
+}
+"""What the roster records of a member whose process ended, however it ended: no process,
+and no task under way (one it was given and did not finish is taken up again at its next
+start, from its session)."""
+
+
 def alive(member: Member) -> bool:
     """Whether the member's process runs (known only on its own machine: elsewhere, by its
     record): its pid runs, and is the same process (its start time), not another that took

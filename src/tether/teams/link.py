@@ -138,6 +138,8 @@ class TeamLink:
         self.protocol.sent(message, self.clock(), timeout_s=timeout_s)
         if message.kind in ("message", "request"):
             self.working.add(message.recipient)
+        if message.kind == "plan_approval_response" and message.reply_to is not None:
+            await asyncio.to_thread(_note_plan_answer, self.store, message)
 
     async def notify(
         self, to: str, kind: str, text: str = "", *, data: dict[str, Any] | None = None
@@ -296,3 +298,18 @@ def read_events(path: Path, member: str | None = None, last: int = 10) -> list[d
 
 def member_names(names: Sequence[str]) -> str:
     return ", ".join(names) if names else "none"
+
+
+def _note_plan_answer(store: TeamStore, answer: Message) -> None:
+    """The plan answer on its recipient's roster record (`plan_answers`), with those of its
+    plan requests still held: until it takes the answer in (it may not run), `team status`
+    shows the plan answered, not awaited. Best effort: the answer itself is stored."""
+    assert answer.reply_to is not None
+    with contextlib.suppress(UnknownMember, StoreUnavailable):
+        record = next((m for m in store.members() if m.name == answer.recipient), None)
+        if record is None:
+            return
+        held = {h.message.id for h in record.requests_sent}
+        answers = {i: ok for i, ok in record.plan_answers.items() if i in held}
+        answers[answer.reply_to] = answer.data.get("approve") is True
+        store.update_member(answer.recipient, {"plan_answers": answers})

@@ -34,6 +34,7 @@ from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
 from tether.teams.claims import (
     STARTING_ELSEWHERE,
+    STOPPED,
     TEAM_RUN_ENV,
     TeamProcess,
     alive,
@@ -47,7 +48,7 @@ from tether.teams.claims import (
     starting_by,
     team_processes,
 )
-from tether.teams.forked import Child, can_fork, fork
+from tether.teams.forked import Child, can_fork, fork, warm
 
 __all__ = ["alive", "pid_runs", "process_start", "runs_as"]
 
@@ -85,6 +86,11 @@ class Started:
     """What happened, for the user (a failure with its log's end)."""
 
 
+BEFORE_CLAIM = ("tether.cli.teammate_check", "tether.cli.session_place", "tether.cli.model_options")
+"""What a teammate process runs before it claims its member (`tether team run`: its agent and
+model checked): `up` waits for the claim."""
+
+
 def start_members(
     project: Path,
     store: TeamStore,
@@ -113,8 +119,12 @@ def start_members(
         else:
             claimed.append(mate)
     # Forked at once, each importing what its session runs itself, side by side: `up` does
-    # not import it first (it runs no session), nor waits for any of them to be ready.
+    # not import it first (it runs no session), nor waits for any of them to be ready. What
+    # each runs before its claim, which `up` does wait for, is imported here once (with the
+    # models' validators built): no child imports and builds it again before it claims.
     forking = serve is not None and can_fork()
+    if forking and claimed:
+        warm(BEFORE_CLAIM)
     # Counted as `team status` counts them, before any process of theirs could read one: what
     # it held when it stopped (a turn it will run again) is unread still.
     unread = {mate.name: store.unread(mate.name) for mate in claimed}
@@ -196,7 +206,7 @@ def _ended(store: TeamStore, name: str, pid: int) -> None:
     def another_runs(member: Member) -> str | None:
         return "another process runs" if member.pid != pid and alive(member) else None
 
-    changes = {"state": "stopped", "pid": None, "pid_started": None, "start_claim": None}
+    changes = {**STOPPED, "start_claim": None}
     with contextlib.suppress(MemberBusy):
         store.update_member(name, changes, unless=another_runs)
 
@@ -304,7 +314,7 @@ async def _stop(store: TeamStore, mate: Member, wait_s: float, request: str) -> 
             said = "killed (SIGKILL)"
     changes: dict[str, Any] = {"shutdown_done": request}
     if said.startswith("killed"):
-        changes |= {"state": "stopped", "pid": None}
+        changes |= STOPPED
     await asyncio.to_thread(store.update_member, mate.name, changes)
     print(f"{mate.name}: {said}")
 

@@ -55,6 +55,10 @@ def status_record(
             shown["requests_owed"] = [
                 r for r in shown["requests_owed"] if r["id"] != m.shutdown_done
             ]
+            # No process works on anything (a record its dead process left says otherwise).
+            shown["current_task"] = None
+        if m.read_only:  # read-only for good, in no plan mode (a record from before says so)
+            shown["plan_mode"] = False
         members.append(
             {
                 **shown,
@@ -82,10 +86,13 @@ def status_lines(record: dict[str, Any]) -> list[str]:
     lines = [f"team {record['team']} (lead {record['lead']}) in {record['store']}"]
     for m in record["members"]:
         running = "" if m["running"] is None else (" running" if m["running"] else " not running")
-        plans = _plans_asked(m)
+        answers: dict[str, bool] = m.get("plan_answers") or {}
+        plans = [p for p in _plans_asked(m) if p not in answers]
         pending = f" waiting on {m['pending_request']}" if m["pending_request"] else ""
         if m["pending_request"] in plans:
             pending = f" waiting on plan approval {m['pending_request']}"
+        elif m["pending_request"] in answers:  # answered; it takes the answer in (at its start)
+            pending = ""
         owed = [f"{r['id']} from {r['sender']}" for r in m.get("requests_owed") or []]
         pending += f" owes a reply to {', '.join(owed)}" if owed else ""
         task = f" · {m['current_task']}" if m["current_task"] else ""
@@ -103,6 +110,10 @@ def status_lines(record: dict[str, Any]) -> list[str]:
             f"  {m['name']:<16} {state:<10}{plan}{pending}{running} · {m['unread']} unread · "
             f"${m['spend_usd']:.4f}{task}"
         )
+        for plan in [p for p in _plans_asked(m) if p in answers]:
+            said = "approved" if answers[plan] else "rejected"
+            when = "" if m["running"] else f": delivered when {m['name']} starts"
+            lines.append(f"      plan {plan} {said}{when}")
         for plan in plans:
             lines.append(
                 f"      plan {plan}: tether team send {record['team']} {m['name']} "

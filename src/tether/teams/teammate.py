@@ -35,6 +35,7 @@ from tether.protocol import (
 )
 from tether.store.mailbox import Delivery, Message, TeamStore
 from tether.store.task_records import StoreDamaged, StoreLost
+from tether.teams.claims import STOPPED
 from tether.teams.idle import when_idle
 from tether.teams.intake import Intake
 from tether.teams.letters import held_ids, timed_out
@@ -139,9 +140,7 @@ class Teammate:
         """Record that its process ends: called last, once the session is closed (its
         SessionEnd hooks done), so that the roster never says stopped while it still runs."""
         with contextlib.suppress(Exception):
-            await self.link.publish(
-                state="stopped", pid=None, pid_started=None, spend_usd=self.session.cost_usd
-            )
+            await self.link.publish(**STOPPED, spend_usd=self.session.cost_usd)
         await self.link.close()
 
     def _note_restart(self) -> None:
