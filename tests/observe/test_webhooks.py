@@ -124,6 +124,19 @@ def test_an_endpoint_that_keeps_failing_loses_the_event_and_says_so(
     }
 
 
+def test_the_last_record_is_retried_like_the_others(sink_server: SinkServer) -> None:
+    # An endpoint failing now and then: the record telling what was lost is tried again
+    # (tried once, a 500 left the receiver knowing nothing of its losses).
+    sink_server.statuses = [404, 500]
+    sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
+    sink.offer(record(0))
+    report = close_now(sink)
+    assert report is not None
+    assert report.endswith("1 answered HTTP 404) (the endpoint was told, in record 2)")
+    assert len(sink_server.received) == 3
+    assert last_told(sink_server)["payload"]["lost"] == {"http_404": 1}
+
+
 def test_a_kept_alive_connection_carries_every_record() -> None:
     server = SinkServer(keep_alive=True)
     try:

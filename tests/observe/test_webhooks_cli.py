@@ -82,7 +82,17 @@ def test_a_slow_endpoint_never_holds_up_the_turn(
 ) -> None:
     _settings(
         workspace,
-        {"webhooks": [{"url": sink_server.url, "events": ["tool_started", "tool_finished"]}]},
+        # A timeout longer than any run: a request held is never tried again (on a busy
+        # machine a run took over the 5 s default, and the first record was posted twice).
+        {
+            "webhooks": [
+                {
+                    "url": sink_server.url,
+                    "events": ["tool_started", "tool_finished"],
+                    "timeout": 120,
+                }
+            ]
+        },
     )
     sink_server.hold()  # not one answer until the run is over
     fake_model.script(
@@ -104,7 +114,7 @@ def test_a_slow_endpoint_never_holds_up_the_turn(
     bodies = [json.loads(r.body) for r in sink_server.in_order()]
     assert [b["kind"] for b in bodies] == ["tool_started", "tool_finished"] * 2 + [
         "webhook_dropped"
-    ]
+    ], [(b["seq"], b["kind"], b["ts"]) for b in bodies]
     host = sink_server.url.removesuffix("/hook")
     message = f"webhook {host}: 4 of 4 events sent, unanswered at exit: may have arrived"
     assert f"tether: {message}" in result.stderr

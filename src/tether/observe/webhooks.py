@@ -192,10 +192,10 @@ class WebhookSink:
         return report
 
     def tell(self, message: str, deadline: float) -> int | None:
-        """Post the last record, `webhook_dropped` with what was lost (`Tally.payload`), once,
-        by `deadline`: its `seq` when the endpoint took it. Sent whatever the webhook's
-        `events` (it is about them all); not tried when the endpoint is left alone (the
-        circuit open) or too little time is left."""
+        """Post the last record, `webhook_dropped` with what was lost (`Tally.payload`), by
+        `deadline`, retried as the others while there is time: its `seq` when the endpoint
+        took it. Sent whatever the webhook's `events` (it is about them all); not tried when
+        the endpoint is left alone (the circuit open) or too little time is left."""
         last, left = self._last, deadline - time.monotonic()
         if last is None or left < MIN_TELL_S:
             return None
@@ -210,17 +210,23 @@ class WebhookSink:
         body = body_for(self.config, record, seq, self.stream)
         answers: list[int | str] = []
 
-        def post() -> None:
+        def post() -> None:  # retried as the others are, while the time lasts
             connection = WebhookConnection(self.config.url, min(self.config.timeout_s, left))
             try:
-                answers.append(connection.post(body, self._headers(body)))
+                for delay in backoffs(self.first_backoff_s, ATTEMPTS):
+                    if delay > deadline - time.monotonic():
+                        return
+                    time.sleep(delay)
+                    answers.append(answer := connection.post(body, self._headers(body)))
+                    if isinstance(answer, int) and answer < 500 and answer not in RETRIED:
+                        return  # taken, or refused for good
             finally:
                 connection.close()
 
         thread = threading.Thread(target=post, name="tether-webhook-last", daemon=True)
         thread.start()
         thread.join(max(0.0, deadline - time.monotonic()))
-        answer = answers[0] if answers else None
+        answer = answers[-1] if answers else None
         return seq if isinstance(answer, int) and 200 <= answer < 300 else None
 
     def report(self) -> str | None:
