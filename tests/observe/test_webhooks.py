@@ -8,6 +8,7 @@ import hmac
 import json
 import socket
 import time
+from typing import Any
 
 from tether.observe.records import EventRecord
 from tether.observe.webhook_settings import WebhookConfig
@@ -39,6 +40,13 @@ def settled(sink: WebhookSink, count: int) -> None:
     """Wait until `count` records have an outcome (delivered, refused, failed, dropped)."""
     while sink.tally.delivered + sink.tally.dropped < count:
         time.sleep(0.01)
+
+
+def last_told(server: SinkServer) -> dict[str, Any]:
+    """The last record the sink told `server`: `webhook_dropped`, what was lost."""
+    told = json.loads(server.in_order()[-1].body)
+    assert told["kind"] == "webhook_dropped"
+    return told
 
 
 def body(n: int, sink: WebhookSink) -> bytes:
@@ -87,18 +95,46 @@ def test_an_endpoint_that_keeps_failing_loses_the_event_and_says_so(
     sink_server: SinkServer,
 ) -> None:
     sink_server.statuses = [500] * 3 + [503, 404, 410, 404]
-    sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
+    config = WebhookConfig(sink_server.url, secret=b"k", events=frozenset({"tool_finished"}))
+    sink = WebhookSink(config, first_backoff_s=FAST)
     sink.offer(record(0))
     settled(sink, 1)  # failing: the rest go one at a time
     for n in range(1, 4):
         sink.offer(record(n))  # the 4xx are not retried
     report = close_now(sink)
-    assert len(sink_server.received) == 7
+    assert len(sink_server.received) == 7 + 1  # and the last record, telling what was lost
     host = sink_server.url.removesuffix("/hook")
-    assert report == (
+    message = (
         f"webhook {host}: 4 of 4 events not delivered (1 failed after 4 attempts (the last: "
         "HTTP 503); 2 answered HTTP 404; 1 answered HTTP 410)"
     )
+    assert report == f"{message} (the endpoint was told, in record 5)"
+    told = last_told(sink_server)  # though its kind is not among `events`; signed
+    assert told["seq"] == 5
+    last = sink_server.in_order()[-1]
+    expected = hmac.new(b"k", last.body, hashlib.sha256).hexdigest()
+    assert last.headers["x-tether-signature"] == f"sha256={expected}"
+    assert told["payload"] == {
+        "message": message,
+        "offered": 4,
+        "lost": {"failed": 1, "http_404": 2, "http_410": 1},
+        "first_seq": 1,
+        "last_seq": 4,
+        "unanswered": [],
+    }
+
+
+def test_the_last_record_is_retried_like_the_others(sink_server: SinkServer) -> None:
+    # An endpoint failing now and then: the record telling what was lost is tried again
+    # (tried once, a 500 left the receiver knowing nothing of its losses).
+    sink_server.statuses = [404, 500]
+    sink = WebhookSink(WebhookConfig(sink_server.url), first_backoff_s=FAST)
+    sink.offer(record(0))
+    report = close_now(sink)
+    assert report is not None
+    assert report.endswith("1 answered HTTP 404) (the endpoint was told, in record 2)")
+    assert len(sink_server.received) == 3
+    assert last_told(sink_server)["payload"]["lost"] == {"http_404": 1}
 
 
 def test_a_kept_alive_connection_carries_every_record() -> None:
@@ -167,8 +203,10 @@ def test_an_endpoint_back_up_is_tried_once_and_used_again(sink_server: SinkServe
         sink.offer(record(n))
     close_now(sink)
     # Two refused open it; the third is tried once (500) and opens it again; the fourth
-    # gets through and closes it; the fifth is posted as usual.
-    assert len(sink_server.received) == 5
+    # gets through and closes it; the fifth is posted as usual; the last record says what
+    # was lost (the circuit is closed again).
+    assert len(sink_server.received) == 5 + 1
+    assert last_told(sink_server)["payload"]["lost"] == {"http_404": 2, "endpoint_down": 1}
     t = sink.tally
     assert (t.refused[404], t.failed, t.circuit, t.delivered) == (2, 0, 1, 2)
 
@@ -178,7 +216,8 @@ def test_timeouts_are_retried_then_given_up(sink_server: SinkServer) -> None:
     sink = WebhookSink(WebhookConfig(sink_server.url, timeout_s=0.2), first_backoff_s=FAST)
     sink.offer(record(1))
     report = close_now(sink)
-    assert len(sink_server.received) == 4
+    sink_server.wait_for(4 + 1)  # the last record too, telling what was lost: not answered
+    assert last_told(sink_server)["payload"]["lost"] == {"failed": 1}
     assert sink_server.answered == 0
     assert report is not None
     assert "1 of 1 events not delivered (1 failed after 4 attempts (the last: timed out))" in report
@@ -206,12 +245,26 @@ def test_a_full_queue_drops_and_what_is_left_at_the_deadline_is_counted(
         sink_server.wait_for(n + 1)  # on its way: the queue is empty again
     for n in range(IN_FLIGHT, IN_FLIGHT + 5):
         sink.offer(record(n))  # two queued, three dropped
-    report = close_now(sink, seconds=0.3)
+    report = close_now(sink, seconds=2.0)
     host = sink_server.url.removesuffix("/hook")
-    assert report == (
-        f"webhook {host}: {IN_FLIGHT + 5} of {IN_FLIGHT + 5} events not delivered "
-        f"(3 dropped: queue full; {IN_FLIGHT + 2} not sent before exit)"
+    # The IN_FLIGHT the endpoint holds were sent: they may arrive (they were "not sent").
+    message = (
+        f"webhook {host}: 5 of {IN_FLIGHT + 5} events not delivered "
+        f"(3 dropped: queue full; 2 not sent before exit); "
+        f"{IN_FLIGHT} sent, unanswered at exit: may have arrived"
     )
+    assert report == message
+    sink_server.wait_for(IN_FLIGHT + 1)  # and the last record, held unanswered too
+    told = last_told(sink_server)
+    assert told["seq"] == IN_FLIGHT + 6
+    assert told["payload"] == {
+        "message": message,
+        "offered": IN_FLIGHT + 5,
+        "lost": {"queue_full": 3, "not_sent": 2},
+        "first_seq": IN_FLIGHT + 1,
+        "last_seq": IN_FLIGHT + 5,
+        "unanswered": list(range(1, IN_FLIGHT + 1)),
+    }
     sink_server.release()
 
 
@@ -245,8 +298,9 @@ def test_credentials_in_the_url_are_sent_as_basic_and_never_said(sink_server: Si
     sink = WebhookSink(WebhookConfig(url), first_backoff_s=FAST)
     sink.offer(record(1))
     report = close_now(sink)
-    [received] = sink_server.received
-    assert received.headers["authorization"] == "Basic YWRtaW46aHVudGVyMg=="
+    assert len(sink_server.received) == 2  # the record, and the last telling it was lost
+    for received in sink_server.received:
+        assert received.headers["authorization"] == "Basic YWRtaW46aHVudGVyMg=="
     assert report is not None
     for secret in ("hunter2", "admin", "abc123"):
         assert secret not in report

@@ -100,8 +100,8 @@ class ProjectMemory:
         self._opening = threading.Lock()
         self._told: str | None = None
 
-    async def save(self, text: str, tags: tuple[str, ...]) -> Saved:
-        return await asyncio.to_thread(self._save, text, tags)
+    async def save(self, text: str, tags: tuple[str, ...], replaces: int | None = None) -> Saved:
+        return await asyncio.to_thread(self._save, text, tags, replaces)
 
     async def search(self, query: str, limit: int) -> Hits:
         return await asyncio.to_thread(self._search, query, limit, None)
@@ -152,7 +152,7 @@ class ProjectMemory:
                 self._store.close()
                 self._store = None
 
-    def _save(self, text: str, tags: tuple[str, ...]) -> Saved:
+    def _save(self, text: str, tags: tuple[str, ...], replaces: int | None = None) -> Saved:
         """Save in the memory; when it cannot be used, keep the text whole beside it (added at
         its next opening) and say where: what the model asked to keep is never lost."""
         from tether.memory.pending import keep
@@ -160,16 +160,24 @@ class ProjectMemory:
 
         try:
             store = self._opened()
-            memory = store.save(text, tags)
+            memory = store.save(text, tags, replaces=replaces)
         except MemoryFileError as e:
             why = str(e)
         else:
             if memory.already:
-                return Saved(memory.id, already=True)
+                return Saved(memory.id, already=True, replaced=memory.replaced)
             problem = store.embedding_problem
             if problem is not None:
                 self._tell(f"memory: saving by words only for now: {problem}")
-            return Saved(memory.id, None, problem)
+            near = tuple((n.id, n.text, n.similarity) for n in memory.near)
+            return Saved(
+                memory.id,
+                None,
+                problem,
+                replaced=memory.replaced,
+                not_found=memory.not_found,
+                near=near,
+            )
         _warn(f"Memory cannot be used: {why}")
         try:
             kept = keep(self.path, text, tags, why)

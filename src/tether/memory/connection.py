@@ -61,3 +61,20 @@ def _load_vec(db: Any) -> bool:
     finally:
         db.enable_load_extension(False)
     return True
+
+
+def explain(path: Path, error: BaseException) -> str:
+    """What went wrong with the memory file at `path`, and what to do."""
+    text = str(error)
+    if "not a database" in text or "malformed" in text:
+        return (
+            f"{path} is damaged or not a memory file ({text}); move it away to start an empty "
+            "one (its memories are not read)"
+        )
+    name = str(getattr(error, "sqlite_errorname", ""))
+    if name == "SQLITE_FULL" or name.startswith("SQLITE_IOERR"):
+        return (
+            f"{path} cannot be written ({text}: the disk is full, or the file is past a size "
+            "limit); what was being saved is not kept, the memories before it are"
+        )
+    return f"{path}: {text}"

@@ -9,16 +9,26 @@ only, and the vectors of those saved so are added once an embedder is there."""
 from __future__ import annotations
 
 import re
-import struct
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from tether.memory.connection import connect, database_errors
+from tether.memory.connection import connect, database_errors, explain
 from tether.memory.embedders import Embedder, EmbeddingError
+from tether.memory.saving import (
+    NEAR_COUNT,
+    NEAR_SIMILARITY,
+    Memory,
+    Near,
+    memory_of,
+    packed,
+    remove,
+    rewrite,
+    same_text,
+)
 from tether.memory.vectors import Mark, VectorMatrix, mark_of
 
 MEMORY_FILE = "memory.db"
@@ -42,16 +52,6 @@ _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 class MemoryFileError(Exception):
     """The memory file cannot be opened, read or written; the message says which and why."""
-
-
-@dataclass(frozen=True)
-class Memory:
-    id: int
-    text: str
-    tags: tuple[str, ...]
-    created_at: str
-    already: bool = False
-    """Saved before with the same text (`save` gave back that memory, its tags merged)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class MemoryStore:
             self._db, loaded = connect(path, with_vectors=embedder is not None)
             self._migrate()
         except (OSError, *self._errors) as e:
-            raise MemoryFileError(_explain(path, e)) from None
+            raise MemoryFileError(explain(path, e)) from None
         self.embedder = embedder if loaded else None
         self._vectors = False  # the vector table made for `embedder`: at its first use
         self._retry_after = retry_after
@@ -113,17 +113,25 @@ class MemoryStore:
         self._db.close()
 
     def save(
-        self, text: str, tags: tuple[str, ...] = (), *, timeout: float | None = None
+        self,
+        text: str,
+        tags: tuple[str, ...] = (),
+        *,
+        replaces: int | None = None,
+        timeout: float | None = None,
     ) -> Memory:
         """Keep `text`; when the embedder cannot be used, by its words only (said in
         `embedding_problem`), its vector made at a later search. `timeout`: how long a remote
         embedder is waited for (None: its default). The same text saved again (spaces at its
         ends aside) is not kept twice: the earlier memory comes back, `already`, with the new
-        tags added to its own, so a fact re-saved each session does not crowd the others out."""
+        tags added to its own, so a fact re-saved each session does not crowd the others out.
+        `replaces`: the id of the memory the saver says this text corrects or supersedes:
+        that memory becomes this text, its id kept (`saving.rewrite`). Nothing is replaced
+        otherwise: a new memory names those near it by meaning (`Memory.near`)."""
 
         def earlier() -> Memory | None:
             with self._transaction():
-                return self._same_text(text, tags)
+                return same_text(self._db, text, tags, replaces, self._has_vector_table())
 
         if (found := self._guarded(earlier)) is not None:  # no embedding made for nothing
             return found
@@ -132,8 +140,13 @@ class MemoryStore:
 
         def write() -> Memory:
             with self._transaction():
-                if (found := self._same_text(text, tags)) is not None:  # saved meanwhile
-                    return found
+                vectors = self._has_vector_table()
+                if (found := same_text(self._db, text, tags, replaces, vectors)) is not None:
+                    return found  # saved meanwhile
+                if replaces is not None:
+                    done = rewrite(self._db, replaces, text, tags, now, vector, vectors)
+                    if done is not None:
+                        return done
                 row = self._db.execute(
                     "INSERT INTO memories (text, tags, created_at) VALUES (?, ?, ?)",
                     (text, " ".join(tags), now),
@@ -146,27 +159,39 @@ class MemoryStore:
                 if vector is not None:
                     self._db.execute(
                         "INSERT INTO memories_vec (rowid, embedding) VALUES (?, ?)",
-                        (rowid, _packed(vector)),
+                        (rowid, packed(vector)),
                     )
-            return Memory(rowid, text, tags, now)
+            return Memory(rowid, text, tags, now, not_found=replaces)
 
-        return self._guarded(write)
+        saved: Memory = self._guarded(write)
+        if vector is None or saved.replaced is not None:
+            return saved
+        return replace(saved, near=self._guarded(self._near, vector, saved.id))
 
-    def _same_text(self, text: str, tags: tuple[str, ...]) -> Memory | None:
-        """The memory saved before with `text` (in the caller's transaction), `tags` added."""
-        found = self._db.execute(
-            "SELECT id, tags, created_at FROM memories WHERE trim(text) = ? LIMIT 1",
-            (text.strip(),),
-        ).fetchone()
-        if found is None:
-            return None
-        rowid, had, created_at = int(found[0]), str(found[1]).split(), str(found[2])
-        merged = tuple(dict.fromkeys([*had, *tags]))
-        if len(merged) > len(had):
-            joined = " ".join(merged)
-            self._db.execute("UPDATE memories SET tags = ? WHERE id = ?", (joined, rowid))
-            self._db.execute("UPDATE memories_fts SET tags = ? WHERE rowid = ?", (joined, rowid))
-        return Memory(rowid, text, merged, created_at, already=True)
+    def _near(self, vector: list[float], saved: int) -> tuple[Near, ...]:
+        """The memories but `saved` within `NEAR_SIMILARITY` of `vector`, nearest first."""
+        near = [
+            (i, s)
+            for i, s in self._nearest(vector, NEAR_COUNT + 1)
+            if i != saved and s >= NEAR_SIMILARITY
+        ][:NEAR_COUNT]
+        if not near:
+            return ()
+        marks = ",".join("?" * len(near))
+        sql = f"SELECT id, text FROM memories WHERE id IN ({marks})"
+        texts = {int(r[0]): str(r[1]) for r in self._db.execute(sql, [i for i, _ in near])}
+        return tuple(Near(i, texts[i], round(s, 3)) for i, s in near if i in texts)
+
+    def _nearest(self, vector: list[float], depth: int) -> list[tuple[int, float]]:
+        """The `depth` memories nearest `vector` by meaning and their cosine, nearest first."""
+        near = self._matrix.nearest(self._db, vector, depth)
+        if near is None:  # without NumPy: sqlite-vec's own scan
+            rows = self._db.execute(
+                "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
+                (packed(vector), depth),
+            ).fetchall()
+            near = [(int(rowid), 1 - distance) for rowid, distance in rows]
+        return near
 
     def search(
         self,
@@ -191,7 +216,7 @@ class MemoryStore:
         """The newest first."""
         sql = "SELECT id, text, tags, created_at FROM memories ORDER BY id DESC"
         rows = self._guarded(self._rows, sql + (f" LIMIT {int(limit)}" if limit else ""), ())
-        return [_memory(row) for row in rows]
+        return [memory_of(row) for row in rows]
 
     def has(self, text: str) -> bool:
         """Whether a memory with exactly this text is kept."""
@@ -205,17 +230,9 @@ class MemoryStore:
         """Remove the memories with these ids; the ids that were there."""
 
         def delete() -> list[int]:
-            gone: list[int] = []
             with self._transaction():
-                for memory_id in ids:
-                    if self._db.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount:
-                        gone.append(memory_id)
-                        self._db.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
-                        if self._has_vector_table():
-                            self._db.execute(
-                                "DELETE FROM memories_vec WHERE rowid = ?", (memory_id,)
-                            )
-            return gone
+                vectors = self._has_vector_table()
+                return [i for i in ids if remove(self._db, i, vectors)]
 
         return self._guarded(delete)
 
@@ -225,13 +242,7 @@ class MemoryStore:
         by_words = self._by_words(query, depth)
         by_meaning: list[int] = []
         if vector is not None:
-            near = self._matrix.nearest(self._db, vector, depth)
-            if near is None:  # without NumPy: sqlite-vec's own scan
-                rows = self._db.execute(
-                    "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
-                    (_packed(vector), depth),
-                ).fetchall()
-                near = [(int(rowid), 1 - distance) for rowid, distance in rows]
+            near = self._nearest(vector, depth)
             by_meaning = [rowid for rowid, similarity in near if similarity >= floor]
         scores: dict[int, float] = {}
         for ranking in (by_words, by_meaning):
@@ -244,7 +255,7 @@ class MemoryStore:
         rows = self._db.execute(
             f"SELECT id, text, tags, created_at FROM memories WHERE id IN ({marks})", best
         ).fetchall()
-        memories = {int(row[0]): _memory(row) for row in rows}
+        memories = {int(row[0]): memory_of(row) for row in rows}
         words, meaning = set(by_words), set(by_meaning)
         return [
             Found(memories[i], _by(i in words, i in meaning), scores[i])
@@ -331,7 +342,7 @@ class MemoryStore:
             for (memory_id, _), vector in zip(rows, vectors, strict=True):
                 self._db.execute(
                     "INSERT OR IGNORE INTO memories_vec (rowid, embedding) VALUES (?, ?)",
-                    (memory_id, _packed(vector)),
+                    (memory_id, packed(vector)),
                 )
 
     def _migrate(self) -> None:
@@ -370,7 +381,7 @@ class MemoryStore:
             try:
                 return work(*args)
             except self._errors as e:
-                raise MemoryFileError(_explain(self.path, e)) from None
+                raise MemoryFileError(explain(self.path, e)) from None
 
 
 class _Transaction:
@@ -384,29 +395,5 @@ class _Transaction:
         self._db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _explain(path: Path, error: BaseException) -> str:
-    text = str(error)
-    if "not a database" in text or "malformed" in text:
-        return (
-            f"{path} is damaged or not a memory file ({text}); move it away to start an empty "
-            "one (its memories are not read)"
-        )
-    name = str(getattr(error, "sqlite_errorname", ""))
-    if name == "SQLITE_FULL" or name.startswith("SQLITE_IOERR"):
-        return (
-            f"{path} cannot be written ({text}: the disk is full, or the file is past a size "
-            "limit); what was being saved is not kept, the memories before it are"
-        )
-    return f"{path}: {text}"
-
-
 def _by(words: bool, meaning: bool) -> Literal["words", "meaning", "both"]:
     return "both" if words and meaning else "words" if words else "meaning"
-
-
-def _memory(row: Any) -> Memory:
-    return Memory(int(row[0]), str(row[1]), tuple(str(row[2]).split()), str(row[3]))
-
-
-def _packed(vector: list[float]) -> bytes:
-    return struct.pack(f"{len(vector)}f", *vector)

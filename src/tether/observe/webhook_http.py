@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import http.client
 import time
+from collections.abc import Callable
 from urllib.parse import unquote, urlsplit
 
 MAX_ANSWER_BYTES = 64 * 1024
@@ -46,14 +47,18 @@ class WebhookConnection:
             pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
             self._auth = {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
 
-    def post(self, body: bytes, headers: dict[str, str]) -> int | str:
+    def post(
+        self, body: bytes, headers: dict[str, str], on_sent: Callable[[], None] | None = None
+    ) -> int | str:
         """The answer's status, or how the request failed ("connection refused", "timed
-        out")."""
+        out"). `on_sent` is called once the request is written whole, before its answer."""
         try:
             if self._http is None:
                 kind = http.client.HTTPSConnection if self._secure else http.client.HTTPConnection
                 self._http = kind(self._host, self._port, timeout=self._timeout_s)
             self._http.request("POST", self._target, body=body, headers={**headers, **self._auth})
+            if on_sent is not None:
+                on_sent()
             response = self._http.getresponse()
             if not _read_bounded(response, time.monotonic() + self._timeout_s):
                 self.close()  # an answer past the bound or the time: not read on

@@ -10,8 +10,11 @@ and 5xx answers are retried with a doubling backoff; another 4xx is not retried 
 counted as the status it was. An endpoint that fails `CIRCUIT_FAILURES` records in a row is
 left alone for `CIRCUIT_OPEN_S` (the circuit opens): what comes meanwhile is dropped and
 counted, said once when it first happens; then one record is tried once, and a success
-closes the circuit. `close` lets them deliver what is queued and on its way until a
-deadline, then counts the rest as lost.
+closes the circuit. `close` lets them deliver what is queued and on its way until shortly
+before a deadline, then counts the rest: not delivered, or sent (the request written) and
+unanswered, which may have arrived. When any is, and the endpoint is not left alone, one last
+record, `webhook_dropped` (`webhook_tally.Tally.payload`), tells the receiver what it lost,
+by the deadline.
 """
 
 from __future__ import annotations
@@ -25,14 +28,13 @@ import queue
 import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from tether.observe.records import EventRecord
+from tether.observe.records import EventRecord, timestamp
 from tether.observe.summary import detail, whose
 from tether.observe.webhook_http import WebhookConnection
-from tether.observe.webhook_settings import WebhookConfig
+from tether.observe.webhook_settings import DROPPED_KIND, WebhookConfig
+from tether.observe.webhook_tally import Tally
 
 ATTEMPTS = 4
 FIRST_BACKOFF_S = 0.25
@@ -46,31 +48,11 @@ CIRCUIT_OPEN_S = 30.0
 """How long it is left alone before one record is tried again."""
 RETRIED = frozenset({408, 429})
 """The 4xx answers worth another try (the request timed out; too many requests)."""
-
-
-@dataclass
-class Tally:
-    delivered: int = 0
-    full: int = 0
-    """Dropped because the queue was full."""
-    failed: int = 0
-    """Given up after the retries (`last_failure` says how the last one ended)."""
-    refused: Counter[int] = field(default_factory=Counter[int])
-    """Answered with a 4xx that is not retried, by status."""
-    circuit: int = 0
-    """Dropped while the endpoint was left alone (the circuit open)."""
-    unsent: int = 0
-    """Still queued (or on their way, not answered yet) when the deadline came."""
-    last_failure: str = ""
-    cut: int = 0
-    """Failed, and their retries cut short by the deadline (`cut_failure`: the last try)."""
-    cut_failure: str = ""
-
-    @property
-    def dropped(self) -> int:
-        return (
-            self.full + self.failed + self.refused.total() + self.circuit + self.unsent + self.cut
-        )
+TELL_S = 0.5
+"""Of the time given at exit, what is kept at most (a quarter at most) to post the last
+record, `webhook_dropped`, telling the receiver what it lost."""
+MIN_TELL_S = 0.05
+"""Less time left than this at exit: the last record is not tried."""
 
 
 def signature(secret: bytes, body: bytes) -> str:
@@ -98,6 +80,10 @@ class _Poster:
 
     def __init__(self) -> None:
         self.holding = False
+        self.seq = 0
+        """The `seq` of the record held."""
+        self.sent = False
+        """Its request is written (this try's), its answer not read yet: it may arrive."""
         self.tried = ""
         self.thread: threading.Thread | None = None
 
@@ -129,7 +115,7 @@ class WebhookSink:
         self._open_until: float | None = None
         """While set, the circuit is open: nothing is posted before it."""
         self._circuit_said = False
-        self.tally = Tally()
+        self.tally = Tally(ATTEMPTS)
         self._queue: queue.Queue[_Queued | None] = queue.Queue(config.queue_size)
         self._seq = itertools.count(1)
         self.stream = uuid.uuid4().hex
@@ -146,16 +132,20 @@ class WebhookSink:
         """Records on their way (posted, not answered)."""
         self._closing = False
         self._final = False
+        self._last: EventRecord | None = None
+        """The last record offered: whose the last record, `webhook_dropped`, is."""
 
     def offer(self, record: EventRecord) -> None:
         if not self.config.wants(record.kind) or self._abandon.is_set():
             return
         seq = next(self._seq)  # a record dropped leaves a gap a receiver can see
+        self._last = record
         try:
             self._queue.put_nowait((seq, record))
         except queue.Full:
             with self._lock:
                 self.tally.full += 1
+                self.tally.lost(seq)
             return
         with self._lock:
             if self._idle or self._closing or len(self._posters) >= self.in_flight:
@@ -169,49 +159,84 @@ class WebhookSink:
         poster.thread.start()
 
     def close(self, deadline: float) -> str | None:
+        """Deliver what is queued and on its way until shortly before `deadline`, count the
+        rest, then tell the endpoint what it lost in one last record, `webhook_dropped`, by
+        `deadline` (`tell`); what was lost, for the user (None: nothing)."""
         with self._lock:
             self._closing = True
             posters = list(self._posters)
-        if posters:
-            for _ in posters:  # each poster's last item, after every record queued
-                with contextlib.suppress(queue.Full):  # full: it stops at the deadline
-                    self._queue.put(None, timeout=max(0.0, deadline - time.monotonic()))
+        if not posters:
+            self._abandon.set()
+            return self.report()
+        cut = deadline - min(TELL_S, max(0.0, deadline - time.monotonic()) / 4)
+        for _ in posters:  # each poster's last item, after every record queued
+            with contextlib.suppress(queue.Full):  # full: it stops at the deadline
+                self._queue.put(None, timeout=max(0.0, cut - time.monotonic()))
+        for poster in posters:
+            assert poster.thread is not None
+            poster.thread.join(max(0.0, cut - time.monotonic()))
+        self._abandon.set()  # a backoff under way ends; the queue is not read again
+        with self._lock, self._queue.mutex:
+            self._lock.notify_all()
+            for item in self._queue.queue:
+                if item is not None:
+                    self.tally.unsent += 1
+                    self.tally.lost(item[0])
             for poster in posters:
-                assert poster.thread is not None
-                poster.thread.join(max(0.0, deadline - time.monotonic()))
-            self._abandon.set()  # a backoff under way ends; the queue is not read again
-            with self._lock, self._queue.mutex:
-                self._lock.notify_all()
-                left = sum(item is not None for item in self._queue.queue)
-                self.tally.unsent += left
-                for poster in posters:
-                    if poster.holding:
-                        self._count(None, False, poster.tried)
-                self._final = True  # what the threads still finish is not counted twice
-        return self.report()
+                if poster.holding:
+                    self._count(None, False, poster)
+            self._final = True  # what the threads still finish is not counted twice
+            report = self.report()
+        if report is not None and (seq := self.tell(report, deadline)) is not None:
+            report += f" (the endpoint was told, in record {seq})"
+        return report
+
+    def tell(self, message: str, deadline: float) -> int | None:
+        """Post the last record, `webhook_dropped` with what was lost (`Tally.payload`), by
+        `deadline`, retried as the others while there is time: its `seq` when the endpoint
+        took it. Sent whatever the webhook's `events` (it is about them all); not tried when
+        the endpoint is left alone (the circuit open) or too little time is left."""
+        last, left = self._last, deadline - time.monotonic()
+        if last is None or left < MIN_TELL_S:
+            return None
+        with self._lock:
+            if self._open_until is not None and time.monotonic() < self._open_until:
+                return None
+            seq = next(self._seq)
+            payload = self.tally.payload(message, seq - 1)
+        record = EventRecord(
+            last.session_id, last.agent_id, last.task_id, timestamp(), DROPPED_KIND, payload
+        )
+        body = body_for(self.config, record, seq, self.stream)
+        answers: list[int | str] = []
+
+        def post() -> None:  # retried as the others are, while the time lasts
+            connection = WebhookConnection(self.config.url, min(self.config.timeout_s, left))
+            try:
+                for delay in backoffs(self.first_backoff_s, ATTEMPTS):
+                    if delay > deadline - time.monotonic():
+                        return
+                    time.sleep(delay)
+                    answers.append(answer := connection.post(body, self._headers(body)))
+                    if isinstance(answer, int) and answer < 500 and answer not in RETRIED:
+                        return  # taken, or refused for good
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=post, name="tether-webhook-last", daemon=True)
+        thread.start()
+        thread.join(max(0.0, deadline - time.monotonic()))
+        answer = answers[-1] if answers else None
+        return seq if isinstance(answer, int) and 200 <= answer < 300 else None
 
     def report(self) -> str | None:
-        t = self.tally
-        if t.dropped == 0:
-            return None
-        refused = [(n, f"answered HTTP {status}") for status, n in sorted(t.refused.items())]
-        reasons = [
-            f"{n} {why}"
-            for n, why in (
-                (t.full, "dropped: queue full"),
-                (t.failed, f"failed after {ATTEMPTS} attempts (the last: {t.last_failure})"),
-                (t.cut, f"failed, not tried again before exit (the last: {t.cut_failure})"),
-                *refused,
-                (t.circuit, "dropped while the endpoint was down"),
-                (t.unsent, "not sent before exit"),
-            )
-            if n
-        ]
-        total = t.delivered + t.dropped
-        return (
-            f"webhook {self.config.place}: {t.dropped} of {total} events not delivered "
-            f"({'; '.join(reasons)})"
-        )
+        return self.tally.report(self.config.place)
+
+    def _headers(self, body: bytes) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "User-Agent": "tether-webhook"}
+        if self.config.secret is not None:
+            headers[SIGNATURE_HEADER] = signature(self.config.secret, body)
+        return headers
 
     def _limit(self) -> int:
         """Records on their way at once at most: one while the endpoint fails."""
@@ -232,7 +257,7 @@ class WebhookSink:
                     self._idle -= 1
                     if item is None or self._final:
                         return
-                    me.holding, me.tried = True, ""
+                    me.holding, me.tried, me.seq = True, "", item[0]
                     while self._posting >= self._limit() and not self._abandon.is_set():
                         self._lock.wait()  # the endpoint fails: one record at a time
                     if self._abandon.is_set():
@@ -241,6 +266,7 @@ class WebhookSink:
                     half_open = until is not None
                     if until is not None and time.monotonic() < until:
                         self.tally.circuit += 1
+                        self.tally.lost(item[0])
                         me.holding = False
                         continue
                     self._posting += 1
@@ -251,25 +277,31 @@ class WebhookSink:
                     self._lock.notify_all()
                     if self._final:
                         return
+                    self._count(outcome, half_open, me)
                     me.holding = False
-                    self._count(outcome, half_open, me.tried)
                     said = self._follow(outcome)
                 if said:
                     self._on_circuit(said)
         finally:
             connection.close()
 
-    def _count(self, outcome: int | str | None, half_open: bool, tried: str) -> None:
+    def _count(self, outcome: int | str | None, half_open: bool, poster: _Poster) -> None:
+        """Count the record `poster` holds by its `outcome` (None: the deadline came first)."""
         t = self.tally
+        if outcome is None and poster.sent:  # written, unanswered: it may have arrived
+            t.unanswered.append(poster.seq)
+            return
+        if outcome == 0:
+            t.delivered += 1
+            return
+        t.lost(poster.seq)
         if half_open and isinstance(outcome, str):  # one try of an endpoint still down
             t.circuit += 1
-        elif outcome is None and tried:
+        elif outcome is None and poster.tried:
             t.cut += 1
-            t.cut_failure = tried
+            t.cut_failure = poster.tried
         elif outcome is None:
             t.unsent += 1
-        elif outcome == 0:
-            t.delivered += 1
         elif isinstance(outcome, int):
             t.refused[outcome] += 1
         else:
@@ -309,14 +341,17 @@ class WebhookSink:
         """0: delivered; a 4xx status not worth retrying; how the last attempt failed
         (given up); None: abandoned at the deadline."""
         body = body_for(self.config, record, seq, self.stream)
-        headers = {"Content-Type": "application/json", "User-Agent": "tether-webhook"}
-        if self.config.secret is not None:
-            headers[SIGNATURE_HEADER] = signature(self.config.secret, body)
+        headers = self._headers(body)
         failure = ""
+
+        def sent() -> None:
+            me.sent = True
+
         for attempt, delay in enumerate(backoffs(self.first_backoff_s, attempts)):
             if delay and self._abandon.wait(delay):
                 return None
-            answer = connection.post(body, headers)
+            answer = connection.post(body, headers, on_sent=sent)
+            me.sent = False
             if isinstance(answer, str):
                 failure = answer
             elif 200 <= answer < 300:

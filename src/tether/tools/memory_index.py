@@ -39,17 +39,27 @@ class Hits(list[MemoryHit]):
         self.words_only = words_only
 
 
+NearMemory = tuple[int, str, float]
+"""A memory near a new one by meaning: its id, its text, their cosine similarity."""
+
+
 class Saved(Slotted):
     """Where a memory was kept: in the memory under `id`, or, when the memory could not be
     used, whole in the file `kept_in`, added to the memory once it can be (`why` it could not).
     `id` and `why` both: kept by its words only, its meaning added later (`why` not now).
-    `already`: the same text was saved before, as `id`."""
+    `already`: the same text was saved before, as `id`. `replaced`: the text of the memory
+    the saver said this one replaces (now `id`, or removed when the same text was `id`
+    already); `not_found`: the id it named, not in the memory. `near`: other memories near
+    the new one by meaning, which it may replace."""
 
-    __slots__ = ("already", "id", "kept_in", "why")
+    __slots__ = ("already", "id", "kept_in", "near", "not_found", "replaced", "why")
     id: Final[int | None]
     kept_in: Final[str | None]
     why: Final[str | None]
     already: Final[bool]
+    replaced: Final[str | None]
+    not_found: Final[int | None]
+    near: Final[tuple[NearMemory, ...]]
 
     def __init__(
         self,
@@ -58,11 +68,17 @@ class Saved(Slotted):
         why: str | None = None,
         *,
         already: bool = False,
+        replaced: str | None = None,
+        not_found: int | None = None,
+        near: tuple[NearMemory, ...] = (),
     ) -> None:
         self.id = id
         self.kept_in = kept_in
         self.why = why
         self.already = already
+        self.replaced = replaced
+        self.not_found = not_found
+        self.near = near
 
 
 class MemoryIndex(Protocol):
@@ -71,8 +87,9 @@ class MemoryIndex(Protocol):
     raising only when it could be kept nowhere. An embedding that cannot be made is no such
     failure: memory goes on by words (`Hits.words_only`, `Saved.why`)."""
 
-    async def save(self, text: str, tags: tuple[str, ...]) -> Saved:
-        """Keep `text`."""
+    async def save(self, text: str, tags: tuple[str, ...], replaces: int | None = None) -> Saved:
+        """Keep `text`; `replaces`: the id of the memory it corrects or supersedes, which
+        becomes this text (never one chosen by similarity alone)."""
         ...
 
     async def search(self, query: str, limit: int) -> Hits:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.context import ToolContext
-from tether.tools.memory_index import MemoryIndex, render_hits
+from tether.tools.memory_index import MemoryIndex, Saved, render_hits
 
 MAX_MEMORY_CHARS = 4_000
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -29,6 +29,14 @@ class MemorySaveInput(BaseModel):
     tags: list[Tag] = Field(
         default_factory=list[str],
         description="Optional single-word labels that help find it ('testing', 'deploy').",
+    )
+    replaces: int | None = Field(
+        default=None,
+        ge=1,
+        description="The id of a memory this one corrects or supersedes (the same subject, "
+        "now said differently: a port changed, a version upgraded, a preference reversed): "
+        "that memory becomes this text, keeping its id. Only for the same subject; a "
+        "different fact, however alike, is saved beside it without this.",
     )
 
 
@@ -49,28 +57,63 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
     its docs already, not the task at hand, and never secrets (keys, passwords, tokens).
     Each memory should stand on its own: later it is found by its meaning or its words,
     without this conversation."""
-    saved = await _index(ctx).save(args.text, tuple(args.tags))
+    saved = await _index(ctx).save(args.text, tuple(args.tags), args.replaces)
     structured: dict[str, object] = {"id": saved.id, "text": args.text, "tags": list(args.tags)}
+    if saved.replaced is not None:
+        structured["replaced"] = {"id": args.replaces, "text": saved.replaced}
+    if saved.near:
+        structured["near"] = [{"id": i, "text": t, "similarity": s} for i, t, s in saved.near]
+    if saved.not_found is not None:
+        structured["notFound"] = saved.not_found
+    if saved.already and saved.replaced is not None:
+        said = (
+            f'Memory {args.replaces} ("{saved.replaced}") is removed: memory {saved.id} '
+            "already says this."
+        )
+        return ToolOutput(said, structured=structured)
     if saved.already:
         structured["already"] = True
         return ToolOutput(
             f"Already saved as memory {saved.id} (the same text); not saved again.",
             structured=structured,
         )
-    if saved.id is not None and saved.why is not None:
+    if saved.id is not None and saved.replaced is not None:
+        said = f'Saved as memory {saved.id}, replacing its earlier text: "{saved.replaced}".'
+    elif saved.id is not None and saved.not_found is not None:
+        said = (
+            f"There is no memory {saved.not_found} (removed since?): nothing was replaced. "
+            f"Saved as memory {saved.id}."
+        )
+    elif saved.id is not None:
+        said = f"Saved as memory {saved.id}."
+    else:
+        structured["keptIn"] = saved.kept_in
         return ToolOutput(
-            f"Saved as memory {saved.id}, by its words only for now ({saved.why}); its "
-            "meaning is added when the embedding can be made.",
+            f"The memory could not be saved in the project's memory ({saved.why}). Its text "
+            f"is kept whole in {saved.kept_in}, and is added to the memory when it can be used "
+            "again; until then MemorySearch finds it by its words only. Do not save it again.",
             structured=structured,
         )
-    if saved.id is not None:
-        return ToolOutput(f"Saved as memory {saved.id}.", structured=structured)
-    structured["keptIn"] = saved.kept_in
-    return ToolOutput(
-        f"The memory could not be saved in the project's memory ({saved.why}). Its text is "
-        f"kept whole in {saved.kept_in}, and is added to the memory when it can be used "
-        "again; until then MemorySearch finds it by its words only. Do not save it again.",
-        structured=structured,
+    if saved.why is not None:
+        said = said.removesuffix(".") + (
+            f", by its words only for now ({saved.why}); its meaning is added when the "
+            "embedding can be made."
+        )
+    return ToolOutput(said + _near_note(saved), structured=structured)
+
+
+def _near_note(saved: Saved) -> str:
+    """The memories near a new one, for the model to judge: kept side by side unless it says
+    the new one replaces one (nothing is replaced on likeness alone)."""
+    if not saved.near:
+        return ""
+    lines = "\n".join(f"- Memory {i}: {text}" for i, text, _ in saved.near)
+    return (
+        "\n\nSaved before, near in meaning (kept as they are):\n"
+        f"{lines}\n\nIf the new memory corrects or supersedes one of these (the same "
+        "subject, now different), call MemorySave again with the same text and `replaces` "
+        "set to that memory's id: the stale one is then removed. Different facts stay side "
+        "by side; do nothing for them."
     )
 
 

@@ -1,0 +1,131 @@
+"""What a save does to the memories besides adding one, in the caller's transaction: the same
+text saved again gives back the earlier memory (`same_text`); a memory named by the saver as
+the one the new text corrects or supersedes is rewritten in place, keeping its id
+(`rewrite`). Nothing is replaced on similarity alone: facts near in meaning can be different
+facts ("The frontend is written in TypeScript" / "The backend is written in TypeScript", a
+cosine of 0.92) and a correction can be further from its fact than a different fact is
+("... port 8080" / "... port 9090", 0.79), so the memories near a new one are only named to
+the saver (`Memory.near`), which chooses."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+NEAR_SIMILARITY = 0.7
+"""A memory this near a new one by meaning (cosine) is named to the saver, which may say the
+new one replaces it: the corrections and rewordings measured were 0.79-0.93 from their fact;
+different facts 0.34-0.95."""
+NEAR_COUNT = 3
+"""Named at most."""
+
+
+@dataclass(frozen=True)
+class Near:
+    id: int
+    text: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: int
+    text: str
+    tags: tuple[str, ...]
+    created_at: str
+    already: bool = False
+    """Saved before with the same text (`save` gave back that memory, its tags merged)."""
+    replaced: str | None = None
+    """The text of the memory this one replaced, as its saver asked (`rewrite`)."""
+    not_found: int | None = None
+    """The id the saver asked to replace, not in the memory (removed meanwhile): nothing was
+    replaced, the text saved as a new memory."""
+    near: tuple[Near, ...] = ()
+    """Other memories near this new one by meaning, nearest first: the saver may say it
+    replaces one of them."""
+
+
+def same_text(
+    db: Any, text: str, tags: tuple[str, ...], replaces: int | None, with_vectors: bool
+) -> Memory | None:
+    """The memory saved before with `text`, `tags` added; when the saver names another memory
+    it `replaces`, that one is removed and its tags added too (the new text was saved first,
+    the old one named after)."""
+    found = db.execute(
+        "SELECT id, tags, created_at FROM memories WHERE trim(text) = ? LIMIT 1",
+        (text.strip(),),
+    ).fetchone()
+    if found is None:
+        return None
+    rowid, had, created_at = int(found[0]), str(found[1]).split(), str(found[2])
+    replaced: str | None = None
+    if replaces is not None and replaces != rowid:
+        old = _row(db, replaces)
+        if old is not None:
+            replaced = old[0]
+            tags = (*old[1], *tags)
+            remove(db, replaces, with_vectors)
+    merged = tuple(dict.fromkeys([*had, *tags]))
+    if len(merged) > len(had):
+        joined = " ".join(merged)
+        db.execute("UPDATE memories SET tags = ? WHERE id = ?", (joined, rowid))
+        db.execute("UPDATE memories_fts SET tags = ? WHERE rowid = ?", (joined, rowid))
+    return Memory(rowid, text, merged, created_at, already=True, replaced=replaced)
+
+
+def rewrite(
+    db: Any,
+    memory_id: int,
+    text: str,
+    tags: tuple[str, ...],
+    now: str,
+    vector: list[float] | None,
+    with_vectors: bool,
+) -> Memory | None:
+    """Memory `memory_id` made `text`, its tags and `tags` merged, its words and vector
+    made again; None when it is not there."""
+    old = _row(db, memory_id)
+    if old is None:
+        return None
+    merged = tuple(dict.fromkeys([*old[1], *tags]))
+    joined = " ".join(merged)
+    db.execute(
+        "UPDATE memories SET text = ?, tags = ?, created_at = ? WHERE id = ?",
+        (text, joined, now, memory_id),
+    )
+    db.execute(
+        "UPDATE memories_fts SET text = ?, tags = ? WHERE rowid = ?", (text, joined, memory_id)
+    )
+    if with_vectors:  # the old text's vector goes; the new one's, or a later search's
+        db.execute("DELETE FROM memories_vec WHERE rowid = ?", (memory_id,))
+        if vector is not None:
+            db.execute(
+                "INSERT INTO memories_vec (rowid, embedding) VALUES (?, ?)",
+                (memory_id, packed(vector)),
+            )
+    return Memory(memory_id, text, merged, now, replaced=old[0])
+
+
+def remove(db: Any, memory_id: int, with_vectors: bool) -> bool:
+    """Remove memory `memory_id` (its words, and its vector `with_vectors`: the file has
+    them and they can be changed here); whether it was there."""
+    if not db.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount:
+        return False
+    db.execute("DELETE FROM memories_fts WHERE rowid = ?", (memory_id,))
+    if with_vectors:
+        db.execute("DELETE FROM memories_vec WHERE rowid = ?", (memory_id,))
+    return True
+
+
+def _row(db: Any, memory_id: int) -> tuple[str, tuple[str, ...]] | None:
+    row = db.execute("SELECT text, tags FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    return None if row is None else (str(row[0]), tuple(str(row[1]).split()))
+
+
+def memory_of(row: Any) -> Memory:
+    return Memory(int(row[0]), str(row[1]), tuple(str(row[2]).split()), str(row[3]))
+
+
+def packed(vector: list[float]) -> bytes:
+    return struct.pack(f"{len(vector)}f", *vector)
