@@ -63,6 +63,7 @@ async def test_without_thinking_the_level_is_held_at_high(
     [
         ("claude-opus-5-5", {"type": "adaptive"}, "high"),
         ("claude-sonnet-4-6", {"type": "adaptive"}, "high"),
+        ("claude-opus-4-7", {"type": "adaptive"}, "xhigh"),  # Claude Code's for this model
         ("claude-opus-4-5", {"type": "enabled", "budget_tokens": 31999}, "high"),
         ("claude-haiku-4-5", {"type": "enabled", "budget_tokens": 31999}, None),
         ("claude-mystery-9", {"type": "adaptive"}, None),  # unknown: no level it may refuse
@@ -202,17 +203,20 @@ async def test_hooks_of_a_call_or_a_stop_are_told_the_effort(
     sdk.assert_lines_parse()
 
 
-async def test_unasked_hooks_are_told_the_api_default_on_a_model_that_takes_a_level(
-    sdk: SdkRun, fake_model: FakeModelServer
+@pytest.mark.parametrize(
+    ("model", "level"), [("claude-opus-5-5", "high"), ("claude-opus-4-7", "xhigh")]
+)
+async def test_unasked_hooks_are_told_the_default_on_a_model_that_takes_a_level(
+    sdk: SdkRun, fake_model: FakeModelServer, model: str, level: str
 ) -> None:
-    # As Claude Code: a model that takes a level always works at one (the API's default,
-    # high, when none is asked), and names it.
+    # As Claude Code: a model that takes a level always works at one (when none is asked,
+    # the model's default in Claude Code, else the API's, high), and names it.
     fake_model.script(reply(tool_use("Bash", command="echo hi")), reply(text("done")))
     inputs: Inputs = {}
     hooks = {"PreToolUse": [HookMatcher(hooks=[_recording(inputs)])]}
-    await sdk.query("go", model="claude-opus-5-5", hooks=hooks, permission_mode="bypassPermissions")
-    assert inputs["PreToolUse"][0]["effort"] == {"level": "high"}
-    assert fake_model.requests[0].body["output_config"] == {"effort": "high"}  # as Claude Code
+    await sdk.query("go", model=model, hooks=hooks, permission_mode="bypassPermissions")
+    assert inputs["PreToolUse"][0]["effort"] == {"level": level}
+    assert fake_model.requests[0].body["output_config"] == {"effort": level}  # as Claude Code
 
 
 async def test_no_effort_for_hooks_on_a_model_that_takes_none(

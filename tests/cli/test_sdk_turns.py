@@ -26,6 +26,22 @@ from tether.protocol import Usage
 from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.anthropic_wire import pieces
 
+CLAUDE_CODE_USAGE = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+    "output_tokens_details",
+    "server_tool_use",
+    "service_tier",
+    "cache_creation",
+    "inference_geo",
+    "iterations",
+    "speed",
+    "fallback_credit",
+)
+"""The keys of a result's `usage` in Claude Code's (its stream-json `result` line)."""
+
 
 async def test_the_turn_limit_runs_the_last_calls_then_stops(
     sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
@@ -72,7 +88,18 @@ async def test_cost_is_the_sessions_running_total(sdk: SdkRun, fake_model: FakeM
     )
     assert [r.num_turns for r in results] == [1, 2, 1]
     assert results[2].usage is not None
-    assert results[2].usage == Usage(**fake_model.requests[3].usage or {}).model_dump()
+    served = fake_model.requests[3].usage or {}
+    assert {k: results[2].usage[k] for k in served} == served
+    # Claude Code's twelve keys, the cache written split by lifetime (five minutes: tether's).
+    assert sorted(results[2].usage) == sorted(CLAUDE_CODE_USAGE)
+    assert results[2].usage["cache_creation"] == {
+        "ephemeral_1h_input_tokens": 0,
+        "ephemeral_5m_input_tokens": served["cache_creation_input_tokens"],
+    }
+    assert results[2].usage["server_tool_use"] == {
+        "web_search_requests": 0,
+        "web_fetch_requests": 0,
+    }
     assert results[1].duration_api_ms >= results[0].duration_api_ms
 
 

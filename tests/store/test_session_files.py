@@ -90,10 +90,12 @@ def test_every_kind_of_entry_reads_back_as_written(tmp_path: Path) -> None:
     assert [entry.line for entry in loaded.branch] == list(range(1, 10))
     assert tuple(loaded.records()) == (
         user("list the files"),
-        AssistantRecord(REPLY, USAGE),
+        AssistantRecord(REPLY, USAGE, model="m-1"),  # each reply names its model
         UserRecord((*RESULTS, TextBlock(text="and now?"))),
         AssistantRecord(
-            Message(role="assistant", content=(RedactedThinkingBlock(data="x"),)), None
+            Message(role="assistant", content=(RedactedThinkingBlock(data="x"),)),
+            None,
+            model="m-1",
         ),
         CompactionRecord((Message.user_text("Summary: files listed."),), 1),
         SpendRecord(USAGE, 0.25),

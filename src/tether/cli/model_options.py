@@ -103,13 +103,14 @@ def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
 def effort_in_force(agent: Agent, resolved: ResolvedModel) -> str | None:
     """The effort level the session's model works at now (the model switched to since,
     `set_model` or the fallback, on the session's provider): the level asked for after any
-    downgrade for the model; unasked, the Messages API's default (`API_DEFAULT_EFFORT`) on a
-    model that takes a level, as Claude Code's hooks are told one whenever the model takes
-    it."""
+    downgrade for the model; unasked, the model's default in Claude Code, else the Messages
+    API's (`API_DEFAULT_EFFORT`), on a model that takes a level, as Claude Code's hooks are
+    told one whenever the model takes it."""
     from tether.models.catalogue import model_info
     from tether.models.effort import API_DEFAULT_EFFORT, effort_sent
 
     info = model_info(agent.model_id, resolved.provider)
     wire = resolved.provider.wire
-    asked = agent.effort or (API_DEFAULT_EFFORT if wire == "anthropic" else None)
+    unasked = (info.default_effort or API_DEFAULT_EFFORT) if wire == "anthropic" else None
+    asked = agent.effort or unasked
     return effort_sent(asked, info.efforts, wire, info.thinking, agent.thinking_budget)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tether.config.settings import Settings
+from tether.core.boundary import without_thinking
 from tether.core.loop import Agent
 from tether.models.base import Model, ModelEvent, ModelRequest
 from tether.models.catalogue import cost_usd, model_info
@@ -69,6 +70,11 @@ class FallbackModel:
         model, model_id = self._fallback = self._switch()
         for watch in self.watchers:
             watch(request.model, model_id)
+        # The call made again, without the thinking the session's model signed (refused by
+        # another: 400 invalid signature); the history drops it as the answer comes.
+        if model_id != request.model:
+            messages = tuple(without_thinking(m) for m in request.messages)
+            request = replace(request, messages=messages)
         async for event in model.stream(replace(request, model=model_id)):
             yield event
 

@@ -116,3 +116,29 @@ def new_uuid() -> str:
 def new_message_id() -> str:
     """An id for a reply whose endpoint gave none, shaped as the Messages API's."""
     return f"msg_{uuid.uuid4().hex[:24]}"
+
+
+def result_usage(usage: Usage) -> Line:
+    """A turn's usage on its `result` line, with Claude Code's twelve keys: the counts the API
+    gave, the searches and fetches its server tools ran (tether offers no fetch tool), the
+    cache written split by lifetime (tether's breakpoints are all the API's five-minute
+    ones), and what Claude Code says of the tier, region, speed and compaction iterations
+    when the API names none (tether asks for no priority tier, region or fast mode)."""
+    counts = usage.model_dump(exclude=("web_search_requests",))
+    return {
+        **counts,
+        "output_tokens_details": {"thinking_tokens": 0},
+        "server_tool_use": {
+            "web_search_requests": usage.web_search_requests,
+            "web_fetch_requests": 0,
+        },
+        "service_tier": "standard",
+        "cache_creation": {
+            "ephemeral_1h_input_tokens": 0,
+            "ephemeral_5m_input_tokens": usage.cache_creation_input_tokens,
+        },
+        "inference_geo": "",
+        "iterations": [],
+        "speed": "standard",
+        "fallback_credit": None,
+    }

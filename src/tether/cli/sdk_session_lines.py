@@ -10,6 +10,7 @@ from typing import Any
 
 from tether import __version__
 from tether.cli import sdk_api_error
+from tether.cli.sdk_line_shapes import result_usage
 from tether.protocol import SessionStarted, TurnFinished, Usage
 
 Line = dict[str, Any]
@@ -104,7 +105,7 @@ def result_line(
         "stop_reason": finished.stop_reason,
         "session_id": so_far.session_id,
         "total_cost_usd": round(so_far.cost_usd, 6),
-        "usage": finished.usage.model_dump(),
+        "usage": result_usage(finished.usage),
         "modelUsage": model_usage(so_far.spend, facts),
         "permission_denials": [
             {"tool_name": d.tool_name, "tool_use_id": d.tool_use_id, "tool_input": d.tool_input}

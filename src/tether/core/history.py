@@ -120,9 +120,12 @@ class History:
         return self._messages[-1] if self._messages else None
 
     def thinking_for(self, model: str) -> None:
-        """Before a request to `model`: when the replies held were written by another model,
-        their thinking blocks go (a signature holds for the model that made it only: the API
-        refuses another's), as Claude Code drops them on a change of model."""
+        """Before a request to `model`, and as a reply `model` wrote is added or replayed:
+        when the replies held were written by another model, their thinking blocks go (a
+        signature holds for the model that made it only: the API refuses another's), as
+        Claude Code drops them on a change of model. A reply whose model is not known (a
+        session file without it) counts as the model's before it, or, with none before it,
+        as the model the session asks first: its thinking goes once the model changes."""
         if self._thinking_of is not None and self._thinking_of != model:
             self._messages = [without_thinking(m) for m in self._messages]
         self._thinking_of = model
@@ -350,6 +353,8 @@ class History:
         `reply` names its entries in the session file (`newest_entries` has those kept).
         Returns the message as kept: run the calls of that one (their ids may differ)."""
         reply = (reply or ReplyEntries()).fitted(len(message.content))
+        if reply.model is not None:
+            self.thinking_for(reply.model)
         pairs = [
             (b, u)
             for b, u in zip(message.content, reply.uuids, strict=True)
@@ -367,7 +372,11 @@ class History:
             self.journal.assistant(kept, usage, self.newest_entries)
         return kept
 
-    def replay_assistant(self, message: Message) -> Message:
+    def replay_assistant(self, message: Message, model: str | None = None) -> Message:
+        """Append a reply read back from the session file, written by `model` (None: not
+        known, see `thinking_for`)."""
+        if model is not None:
+            self.thinking_for(model)
         kept = self._admit_assistant(message.content)
         self._messages.append(kept)
         return kept

@@ -197,7 +197,9 @@ async def run_turn(
         cost_usd = agent.price(response.usage)
         stats.cost_usd += cost_usd
         stats.stop_reason = response.stop_reason
-        named = ReplyEntries(response.block_uuids, response.message_id, response.request_id)
+        named = ReplyEntries(
+            response.block_uuids, response.message_id, response.request_id, agent.model_id
+        )
         kept = history.add_assistant(response.message, response.usage, named)
         if kept is None:
             # Nothing said: a cut with nothing to go on from ends the turn saying why.
@@ -278,7 +280,7 @@ class _Spoken:
         if not blocks:
             return
         # The closed blocks keep the entries their lines were written with.
-        named = ReplyEntries(tuple(entry for _, entry in self._closed))
+        named = ReplyEntries(tuple(entry for _, entry in self._closed), model=agent.model_id)
         kept = history.add_assistant(Message(role="assistant", content=tuple(blocks)), None, named)
         if kept is not None:
             uuids = history.newest_entries.uuids

@@ -224,13 +224,14 @@ class SessionRecorder:
     def assistant(self, message: Message, usage: Usage | None, reply: ReplyEntries) -> None:
         """The reply, an entry per block (each written once, as any entry is)."""
         message_id, request_id = reply.message_id or new_message_id(), reply.request_id
+        model = reply.model
         count = len(message.content)
         uuids = reply.uuids if len(reply.uuids) == count else (None,) * count
 
         def block(index: int) -> _Entry:
             named = uuids[index]
             shown = message.content[index]
-            return lambda w: w.reply_block(shown, usage, named, message_id, request_id)
+            return lambda w: w.reply_block(shown, usage, named, message_id, request_id, model)
 
         self._record(*(block(i) for i in range(count)))
 

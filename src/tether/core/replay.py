@@ -169,7 +169,9 @@ class RecordRepair:
         )
         self._pending = [b.id for b in admitted if isinstance(b, ToolUseBlock)]
         self._add_role("assistant")
-        yield AssistantRecord(Message(role="assistant", content=admitted), record.usage)
+        yield AssistantRecord(
+            Message(role="assistant", content=admitted), record.usage, model=record.model
+        )
 
     def _compaction(self, record: CompactionRecord) -> Iterator[Record]:
         summary = _usable_summary(record.summary)
@@ -202,7 +204,9 @@ def _same_response(first: AssistantRecord, then: AssistantRecord) -> bool:
 def _joined(first: AssistantRecord, then: AssistantRecord) -> AssistantRecord:
     content = (*first.message.content, *then.message.content)
     usage = then.usage or first.usage  # each entry repeats the response's usage: count it once
-    return AssistantRecord(Message(role="assistant", content=content), usage, first.message_id)
+    return AssistantRecord(
+        Message(role="assistant", content=content), usage, first.message_id, first.model
+    )
 
 
 def _usable_summary(summary: Sequence[Message]) -> tuple[Message, ...] | None:

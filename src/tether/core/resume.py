@@ -113,7 +113,7 @@ def restore(
                 history.lighten_newest()
                 history.fold()
         elif isinstance(record, AssistantRecord):
-            plan.saw(history.replay_assistant(record.message))
+            plan.saw(history.replay_assistant(record.message, record.model))
             if read < tail:
                 history.lighten_newest()
                 history.fold()

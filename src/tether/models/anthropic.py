@@ -89,10 +89,12 @@ class AnthropicModel:
         thinking: ThinkingStyle = "budget",
         efforts: tuple[str, ...] = (),
         idle: IdleLimits | None = None,
+        default_effort: str | None = None,
     ) -> None:
         self.model = model
         self._thinking: ThinkingStyle = thinking
         self._efforts = efforts
+        self._default_effort = default_effort
         self._usage_said = SaidOnce()
         self._converted = ConvertedMessages(convert_message)
         self._encoded = ConvertedMessages(lambda m: dumps(convert_message(m)))
@@ -125,6 +127,7 @@ class AnthropicModel:
             thinking=self._thinking,
             efforts=self._efforts,
             converted=self._converted,
+            default_effort=self._default_effort,
         )
         content = encode_body(
             body,

@@ -42,10 +42,12 @@ def build_body(
     thinking: ThinkingStyle = "budget",
     efforts: tuple[str, ...] = (),
     converted: ConvertedMessages[dict[str, Any]] | None = None,
+    default_effort: str | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of `messages.create` (without `stream`). `efforts`: the effort
-    levels the model takes. `converted` keeps the wire form of messages already sent, so a
-    long history is not converted again each turn."""
+    levels the model takes; `default_effort`, its level when none is asked (None: the
+    API's). `converted` keeps the wire form of messages already sent, so a long history is
+    not converted again each turn."""
     messages = (
         converted.convert_all(request.messages)
         if converted is not None
@@ -76,7 +78,12 @@ def build_body(
         body["tools"] = [*body.get("tools", ()), *request.server_tools]
     mark_newest_messages(body["messages"], min(2, MAX_CACHE_BREAKPOINTS - breakpoints))
     thinking_field, effort = thinking_and_effort(
-        request.thinking_budget, request.max_tokens, request.effort, efforts, thinking
+        request.thinking_budget,
+        request.max_tokens,
+        request.effort,
+        efforts,
+        thinking,
+        default_effort,
     )
     if thinking_field is not None:
         body["thinking"] = thinking_field
@@ -94,6 +101,7 @@ def thinking_and_effort(
     asked: str | None,
     efforts: tuple[str, ...],
     style: ThinkingStyle,
+    default_effort: str | None = None,
 ) -> tuple[dict[str, Any] | None, str | None]:
     """A request's `thinking` and `output_config.effort` (`tether.models.effort`), each None
     when not sent (`thinking` is `disabled` when turned off: `budget` 0). A budget goes below
@@ -105,7 +113,7 @@ def thinking_and_effort(
     if style == "budget" and budget:
         budget = min(max(budget, MIN_THINKING_BUDGET), max_tokens - 1)
         budget = budget if budget >= MIN_THINKING_BUDGET else 0
-    thinks, effort = anthropic_effort(asked, efforts, style, budget)
+    thinks, effort = anthropic_effort(asked, efforts, style, budget, default_effort)
     if not thinks:  # said so when the session turned it off, as Claude Code says it
         return ({"type": "disabled"} if budget == 0 else None), effort
     if style == "adaptive":

@@ -71,6 +71,7 @@ class ModelInfo(Slotted):
         "cache_read_per_mtok",
         "cache_write_per_mtok",
         "context_window",
+        "default_effort",
         "efforts",
         "id",
         "input_per_mtok",
@@ -95,6 +96,9 @@ class ModelInfo(Slotted):
     efforts: Final[tuple[str, ...]]
     """The effort levels the model takes (`output_config.effort` on the Messages API,
     `reasoning_effort` on Chat Completions), least first; none: it takes no effort level."""
+    default_effort: Final[str | None]
+    """The level a request carries when none is asked, where Claude Code's differs from the
+    Messages API's own (`effort.API_DEFAULT_EFFORT`, `high`); None: the API's."""
 
     def __init__(
         self,
@@ -108,6 +112,7 @@ class ModelInfo(Slotted):
         cache_read_per_mtok: float = 0.0,
         thinking: ThinkingStyle = "adaptive",
         efforts: tuple[str, ...] = (),
+        default_effort: str | None = None,
     ) -> None:
         self.id = id
         self.provider = provider
@@ -119,6 +124,7 @@ class ModelInfo(Slotted):
         self.cache_read_per_mtok = cache_read_per_mtok
         self.thinking = thinking
         self.efforts = efforts
+        self.default_effort = default_effort
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -195,6 +201,7 @@ def _claude(
     price_out: float,
     thinking: ThinkingStyle,
     efforts: tuple[str, ...] = (),
+    default_effort: str | None = None,
 ) -> ModelInfo:
     # Anthropic's cache prices follow the input price: five-minute writes 1.25x, reads 0.1x.
     cache_write, cache_read = price_in * 1.25, price_in * 0.1
@@ -209,6 +216,7 @@ def _claude(
         cache_read,
         thinking,
         efforts,
+        default_effort,
     )
 
 
@@ -245,7 +253,8 @@ _LISTED: tuple[ModelInfo, ...] = (
     _claude("claude-opus-5", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
     _claude("claude-sonnet-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL),
     _claude("claude-opus-4-8", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
-    _claude("claude-opus-4-7", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
+    # Claude Code asks Opus 4.7 for `xhigh` when no level is asked (the others: the API's `high`).
+    _claude("claude-opus-4-7", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL, "xhigh"),
     _claude("claude-opus-4-6", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_4_6),
     _claude("claude-sonnet-4-6", _M, 128 * _K, 3.0, 15.0, "adaptive", _E_4_6),
     _claude("claude-opus-4-5", 200 * _K, 64 * _K, 5.0, 25.0, "budget", _E_OPUS_4_5),

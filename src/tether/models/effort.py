@@ -44,20 +44,21 @@ def anthropic_effort(
     taken: tuple[str, ...],
     style: Literal["budget", "adaptive", "none"],
     budget: int | None,
+    default: str | None = None,
 ) -> tuple[bool, str | None]:
     """For a Messages API request: whether it asks for thinking, and its
     `output_config.effort`. The session's requests carry its thinking budget (Claude Code's
     default, `DEFAULT_THINKING_TOKENS`, unless thinking was turned off: 0) and name a level
-    on a model that takes one (the API's default, `high`, when none was asked), as Claude
-    Code's do; a request that carries no budget (None) thinks only when a level is asked of
-    a model that thinks adaptively. A request that does not think is held at `high`, as far
-    as the API allows it then."""
+    on a model that takes one (when none was asked, `default`: the model's own in Claude
+    Code, else the API's default, `high`), as Claude Code's do; a request that carries no
+    budget (None) thinks only when a level is asked of a model that thinks adaptively. A
+    request that does not think is held at `high`, as far as the API allows it then."""
     if style == "none":
         return False, None
     level = nearest_effort(asked, taken)
     thinks = budget != 0 if level is not None and style == "adaptive" else bool(budget)
     if level is None and budget is not None:
-        level = nearest_effort(API_DEFAULT_EFFORT, taken)
+        level = nearest_effort(default or API_DEFAULT_EFFORT, taken)
     if level is not None and not thinks and _ORDER.index(level) > _ORDER.index(_WITHOUT_THINKING):
         level = _WITHOUT_THINKING
     return thinks, level

@@ -346,6 +346,7 @@ def build_model(resolved: ResolvedModel, *, idle: IdleLimits | None = None) -> M
             key_env=provider.key_env,
             thinking=resolved.info.thinking,
             efforts=resolved.info.efforts,
+            default_effort=resolved.info.default_effort,
             betas=beta_names(
                 ",".join((*resolved.betas, LONG_CONTEXT_BETA if resolved.long_context else ""))
             ),

@@ -21,6 +21,10 @@ from tether.store.records import (
     WindowRecord,
 )
 
+_NO_MODEL = frozenset({"", "<synthetic>"})
+"""`message.model` values that name no model: Claude Code's own messages (an API error said
+as a reply) are `<synthetic>`."""
+
 
 class BadEntry(Exception):
     pass
@@ -48,10 +52,12 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
             raw = fields.get("message")
             message = _message(raw, "assistant", dropped)
             message_id = cast(dict[str, Any], raw).get("id")
+            model = cast(dict[str, Any], raw).get("model")
             return AssistantRecord(
                 message,
                 _usage(cast(dict[str, Any], raw).get("usage")),
                 message_id if isinstance(message_id, str) else None,
+                model if isinstance(model, str) and model not in _NO_MODEL else None,
             )
         case "compaction":
             summary, kept = fields.get("summary"), fields.get("kept")

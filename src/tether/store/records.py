@@ -21,6 +21,8 @@ class AssistantRecord:
     usage: Usage | None
     message_id: str | None = None
     """The API's id of the response: Claude Code writes one entry per block of a response."""
+    model: str | None = None
+    """The model that wrote it (its entries' `message.model`); None: not known."""
 
 
 @dataclass(frozen=True)

@@ -12,22 +12,27 @@ from tether.slotted import Slotted, replaced
 class ReplyEntries(Slotted):
     """How a reply is written to the session file, as Claude Code writes it: an entry per
     content block (`uuids`, one per block), each with the endpoint's message and request ids
-    (a message id is made when the endpoint gave none: the entries of one reply share it)."""
+    (a message id is made when the endpoint gave none: the entries of one reply share it),
+    and the `model` that wrote it (its thinking blocks are signed for that model only)."""
 
-    __slots__ = ("message_id", "request_id", "uuids")
+    __slots__ = ("message_id", "model", "request_id", "uuids")
     uuids: Final[tuple[str, ...]]
     message_id: Final[str | None]
     request_id: Final[str | None]
+    model: Final[str | None]
+    """The model that wrote the reply; None: not known (the session's, as far as it knows)."""
 
     def __init__(
         self,
         uuids: tuple[str, ...] = (),
         message_id: str | None = None,
         request_id: str | None = None,
+        model: str | None = None,
     ) -> None:
         self.uuids = uuids
         self.message_id = message_id
         self.request_id = request_id
+        self.model = model
 
     def fitted(self, count: int) -> ReplyEntries:
         """One uuid for each of `count` blocks: those named as the blocks closed, new ones

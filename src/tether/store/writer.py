@@ -189,7 +189,7 @@ class SessionWriter(HeldFile):
         reply = reply.fitted(len(message.content))
         message_id = reply.message_id or new_message_id()
         for block, entry_uuid in zip(message.content, reply.uuids, strict=True):
-            self.reply_block(block, usage, entry_uuid, message_id, reply.request_id)
+            self.reply_block(block, usage, entry_uuid, message_id, reply.request_id, reply.model)
 
     def reply_block(
         self,
@@ -198,8 +198,10 @@ class SessionWriter(HeldFile):
         entry_uuid: str | None,
         message_id: str,
         request_id: str | None,
+        model: str | None = None,
     ) -> None:
-        """One block of a reply, as its own entry (see `assistant`)."""
+        """One block of a reply, as its own entry (see `assistant`), naming the `model` that
+        wrote it, as Claude Code's entries do (None: the writer's, the session's model)."""
         extra: dict[str, Any] = {} if request_id is None else {"requestId": request_id}
         self.append(
             "assistant",
@@ -208,7 +210,7 @@ class SessionWriter(HeldFile):
                 "id": message_id,
                 "type": "message",
                 "role": "assistant",
-                "model": self.model,
+                "model": model or self.model,
                 "content": [entry_block(block)],
                 "usage": None if usage is None else usage.model_dump(mode="json"),
             },

@@ -33,6 +33,7 @@ from tether.testing.script import (
     as_reply_or_error,
     is_turn,
 )
+from tether.testing.signatures import SignedThinking
 from tether.testing.tokens import estimate_output_tokens, estimate_prompt_tokens
 from tether.testing.validation import (
     Rejection,
@@ -87,6 +88,8 @@ class FakeModelServer:
         sent rather than from the order requests happen to arrive in."""
         self._lock = threading.Lock()
         self._counters = {"reply": 0, "tool": 0}
+        self.signed = SignedThinking()
+        """Thinking signatures given out, by model: one sent back to another is refused."""
         self.prompt_cache = PromptCache()
         """Simulated prompt cache: shapes the cache fields of the usage each reply reports."""
         self._stopping = threading.Event()
@@ -225,6 +228,9 @@ class FakeModelServer:
         if rejection is None:
             validate = validate_anthropic if record.wire == "anthropic" else validate_openai
             rejection = validate(record.body, self.context_window, self._factor(record.body))
+        if rejection is None and record.wire == "anthropic":
+            problem = self.signed.problem(record.body)
+            rejection = None if problem is None else Rejection(problem)
         if rejection is None and self.output_in_window:
             factor = self._factor(record.body)
             rejection = output_past_window(record.body, self.context_window, factor)
@@ -324,6 +330,7 @@ class FakeModelServer:
         if reply.final_stop_reason() == "stop_sequence" and isinstance(sequences, list):
             stop_sequence = next(iter(cast(list[str], sequences)), None)
         render = anthropic_wire.stream_events if stream else anthropic_wire.whole_message
+        self.signed.given(model, reply)
         return render(
             reply,
             message_id=f"msg_{number}",

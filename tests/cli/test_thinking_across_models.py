@@ -1,0 +1,200 @@
+"""A thinking block's signature holds for the model that wrote it: the real API refuses a request
+that sends it to another (400 invalid signature), and so does the fake model server. Driven over
+the wire through the real Claude Agent SDK (a fallback, a resume under another model) and the
+CLI (session files written before replies named their model)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.sdk_harness import SdkRun, result_of
+from tether.store import project_dir
+from tether.testing import FakeModelServer, http_error, reply, text, thinking
+from tether.testing.cli_runner import CliResult
+
+SONNET, HAIKU = "claude-sonnet-4-6", "claude-haiku-4-5"
+
+
+def _thinking_sent(request: Any) -> list[str]:
+    """The signatures of the thinking blocks a request sends back."""
+    return [
+        block.get("signature", "")
+        for message in request.messages()
+        if message["role"] == "assistant" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") in ("thinking", "redacted_thinking")
+    ]
+
+
+@pytest.mark.parametrize("switch", [True, False])
+async def test_another_models_thinking_is_not_sent_back(
+    sdk: SdkRun, fake_model: FakeModelServer, switch: bool
+) -> None:
+    """A thinking block's signature holds for the model that wrote it: after `set_model` the
+    earlier replies go without theirs (the API refuses them: 400 invalid signature); the same
+    model gets them back as before."""
+    fake_model.script(reply(thinking("plan", "sig-A"), text("one")), reply(text("two")))
+    async with sdk.client(model=SONNET) as c:
+        await c.query("first")
+        [m async for m in c.receive_response()]
+        if switch:
+            await c.set_model(HAIKU)
+        await c.query("second")
+        [m async for m in c.receive_response()]
+    second = fake_model.requests[-1]
+    assert "one" in str(second.messages())  # the reply itself is kept
+    assert _thinking_sent(second) == ([] if switch else ["sig-A"])
+    assert not fake_model.rejections
+
+
+async def test_the_fallback_model_is_not_sent_the_first_models_thinking(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """The fallback takes over in the second turn: its call (the one made again) and the
+    calls after it go without the thinking the first model signed; its own goes back."""
+    overloaded = http_error(529, "Overloaded", "overloaded_error")
+    fake_model.script(
+        reply(thinking("plan", "sig-sonnet"), text("one")),
+        overloaded,
+        overloaded,
+        overloaded,
+        reply(thinking("again", "sig-haiku"), text("two")),
+        reply(text("three")),
+    )
+    async with sdk.client(
+        model=SONNET, fallback_model=HAIKU, env={"TETHER_RETRY_DELAY_MS": "10"}
+    ) as c:
+        for prompt in ("first", "second", "third"):
+            await c.query(prompt)
+            [m async for m in c.receive_response()]
+    fallback, after = fake_model.requests[-2], fake_model.requests[-1]
+    assert (fallback.body["model"], after.body["model"]) == (HAIKU, HAIKU)
+    assert "one" in str(fallback.messages())  # the reply itself is kept
+    assert _thinking_sent(fallback) == []
+    assert _thinking_sent(after) == ["sig-haiku"]
+    assert not fake_model.rejections
+
+
+@pytest.mark.parametrize("model", [SONNET, HAIKU])
+async def test_a_session_resumed_under_another_model_sends_no_thinking_of_the_first(
+    sdk: SdkRun, fake_model: FakeModelServer, model: str
+) -> None:
+    """Each reply's model is in the session file: resumed under the same model its thinking
+    goes back, under another it does not."""
+    fake_model.script(reply(thinking("plan", "sig-sonnet"), text("one")), reply(text("two")))
+    first = result_of(await sdk.query("first", model=SONNET))
+    result_of(await sdk.query("second", model=model, resume=first.session_id))
+    resumed = fake_model.requests[-1]
+    assert resumed.body["model"] == model
+    assert "one" in str(resumed.messages())
+    assert _thinking_sent(resumed) == (["sig-sonnet"] if model == SONNET else [])
+    assert not fake_model.rejections
+
+
+async def test_each_reply_names_the_model_that_wrote_it_in_the_session_file(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """After set_model the replies name the new model (as Claude Code's entries do), and a
+    session resumed under it sends its thinking back, not the first model's."""
+    fake_model.script(
+        reply(thinking("plan", "sig-sonnet"), text("one")),
+        reply(thinking("more", "sig-haiku"), text("two")),
+        reply(text("three")),
+    )
+    async with sdk.client(model=SONNET) as c:
+        await c.query("first")
+        [m async for m in c.receive_response()]
+        await c.set_model(HAIKU)
+        await c.query("second")
+        session_id = result_of([m async for m in c.receive_response()]).session_id
+    [path] = Path(os.environ["TETHER_HOME"]).glob(f"projects/*/{session_id}.jsonl")
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    models = [e["message"]["model"] for e in entries if e["type"] == "assistant"]
+    assert models == [SONNET, SONNET, HAIKU, HAIKU]  # an entry per block
+    result_of(await sdk.query("third", model=HAIKU, resume=session_id))
+    assert _thinking_sent(fake_model.requests[-1]) == ["sig-haiku"]
+    assert not fake_model.rejections
+
+
+def _written_before(home: Path, workspace: Path, model: str | None) -> str:
+    """A session file as tether wrote it before replies named the model that wrote them:
+    `model` on every reply (the model the session started with), or none at all."""
+    sid = "7a1d0c2e-0000-4000-8000-000000000002"
+    base = {"sessionId": sid, "cwd": str(workspace), "timestamp": "2026-12-01T00:00:00.000Z"}
+    message: dict[str, Any] = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "thinking", "thinking": "plan", "signature": "sig-old"}],
+        "usage": {"input_tokens": 5, "output_tokens": 2},
+    }
+    if model is not None:
+        message["model"] = model
+    said = {**message, "content": [{"type": "text", "text": "one"}]}
+    lines = [
+        {**base, "type": "meta", "uuid": "m0", "parentUuid": None, "data": {"model": model}},
+        {
+            **base,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "message": {"role": "user", "content": "first"},
+        },
+        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": message},
+        {**base, "type": "assistant", "uuid": "a2", "parentUuid": "a1", "message": said},
+    ]
+    directory = project_dir(home, workspace)
+    directory.mkdir(parents=True)
+    (directory / f"{sid}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return sid
+
+
+@pytest.mark.parametrize(
+    ("written", "resumed", "kept"),
+    [
+        (SONNET, SONNET, True),
+        (SONNET, HAIKU, False),
+        # No model named: the session's model did not change, as far as anyone knows.
+        (None, SONNET, True),
+    ],
+)
+def test_a_session_file_written_before_resumes(
+    fake_model: FakeModelServer,
+    tether: Callable[..., CliResult],
+    workspace: Path,
+    written: str | None,
+    resumed: str,
+    kept: bool,
+) -> None:
+    sid = _written_before(Path(os.environ["TETHER_HOME"]), workspace, written)
+    fake_model.script(reply(text("two")))
+    result = tether("-r", sid, "-p", "second", "--model", resumed)
+    assert (result.exit_code, result.stdout) == (0, "two\n"), result.stderr
+    sent = fake_model.requests[-1]
+    assert "one" in str(sent.messages())
+    assert _thinking_sent(sent) == (["sig-old"] if kept else [])
+
+
+async def test_a_reply_of_no_known_model_loses_its_thinking_when_the_model_changes(
+    sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    """A file without the replies' model, resumed: on the same model its thinking goes back;
+    once set_model changes the model, it is another's and goes."""
+    sid = _written_before(Path(os.environ["TETHER_HOME"]), workspace, None)
+    fake_model.script(reply(text("two")), reply(text("three")))
+    async with sdk.client(model=SONNET, resume=sid) as c:
+        await c.query("second")
+        [m async for m in c.receive_response()]
+        await c.set_model(HAIKU)
+        await c.query("third")
+        [m async for m in c.receive_response()]
+    same, changed = fake_model.requests[-2], fake_model.requests[-1]
+    assert _thinking_sent(same) == ["sig-old"]
+    assert _thinking_sent(changed) == []
+    assert "one" in str(changed.messages())
