@@ -238,7 +238,7 @@ class ScriptJudge(CodeJudge):
         `python3 FILE` is (`_loads`); one that is not there runs nothing from here, unless
         the command writes it later (late_code)."""
         found: list[Verdict] = []
-        module_path = _module_path(inv)
+        module_path = _module_path(inv, self.steady_pwd)
         words = python_import_files(inv.own_argv, module_path) if inv.role == "command" else ()
         for word in words:
             if any(c in word for c in "*?["):  # `unittest discover -p 'test*.py'`
@@ -260,7 +260,7 @@ class ScriptJudge(CodeJudge):
         virtual environment's site-packages, node_modules) or hidden, none is one a Read rule
         denies, and no earlier part of the command wrote into one. The modules Python imports
         from it unasked (`sitecustomize`) are code the command must not write later."""
-        entries = module_path_entries(name, value) if is_literal(value) else None
+        entries = module_path_entries(name, value, steady_pwd=self.steady_pwd)
         if entries is None:
             return False
         for entry in entries:
@@ -286,7 +286,7 @@ class ScriptJudge(CodeJudge):
             return []
         found: list[Verdict] = []
         program = program_name(inv.argv[0])
-        for entry in _module_path(inv):
+        for entry in _module_path(inv, self.steady_pwd):
             for target in self.places.targets(entry):
                 real = self.files.real(target) if isinstance(target, Path) else None
                 module = _startup_module(real) if real is not None else None
@@ -344,11 +344,11 @@ def _startup_module(directory: Path) -> str | None:
     return None
 
 
-def _module_path(inv: Invocation) -> tuple[str, ...]:
+def _module_path(inv: Invocation, steady_pwd: bool) -> tuple[str, ...]:
     """The module path the command is given (PYTHONPATH's directories), where it is written
     as it is."""
     for name, value in reversed(inv.assignments):
-        entries = module_path_entries(name, value) if is_literal(value) else None
+        entries = module_path_entries(name, value, steady_pwd=steady_pwd)
         if entries is not None:
             return entries
     return ()

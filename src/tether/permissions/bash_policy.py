@@ -59,6 +59,7 @@ from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_globbing import DEFERRING, GlobState
 from tether.permissions.shell_places import ShellPlaces
+from tether.permissions.shell_pwd import steady_pwd
 from tether.permissions.shell_words import (
     DYN,
     is_literal,
@@ -119,6 +120,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.generating = may_generate(script.invocations)
     judge.regenerator = regenerator(script.invocations)
     judge.tree_stays = tree_stays(script.invocations)
+    judge.steady_pwd = steady_pwd(command, all_invocations(script.invocations))
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     parts.extend(judge.late_code())
     return BashJudgement(worst(parts), judge.read_only)
@@ -162,6 +164,8 @@ class _Judge(FileJudge):
     tree_stays: bool = False
     """The command is one simple command: what git writes is asked of the repository as it
     is now (git_tree_probe), which no earlier part has changed."""
+    steady_pwd: bool = False
+    """`$PWD` and `$(pwd)` in the command are the directory the shell is in (shell_pwd)."""
     plain_git: bool = False
     """Every command is git writing no file of the working tree, so none changes which files
     git ignores before another reads (git_listing)."""
