@@ -103,7 +103,7 @@ def module_path_entries(
     order Python searches them (an empty entry is the working directory, as Python reads
     it), or None for another variable, an empty value or one with unknown parts. An entry
     starting with `$PWD` or `$(pwd)` (shell_words.HERE) is the directory the command runs
-    in, as a relative one is, when `steady_pwd` (shell_pwd: nothing in the command may
+    in, as a relative one is, when `steady_pwd` (shell_steady: nothing in the command may
     change what they say). Where each leads, through symlinks, and which modules Python
     finds there, are the caller's to judge."""
     if name not in _MODULE_PATHS or not value:

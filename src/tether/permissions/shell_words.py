@@ -29,7 +29,7 @@ marker followed by the name (bash_policy looks it up; `~+`, `~-` are the directo
 HERE = "\x04"
 """A module path entry's leading `$PWD`, `${PWD}` or `$(pwd)` (only there: `value_of` with
 `here`): the directory the shell is in, which the judge resolves as it does a relative path
-when nothing in the command may change what they say (shell_pwd). Unknown everywhere else."""
+when nothing in the command may change what they say (shell_steady). Unknown everywhere else."""
 MARKERS = DYN + STAR + ONE
 PROCESS_SUBSTITUTION_PATH = "/dev/fd/63"
 """What `<(cmd)` becomes as an argument: a pipe, not a file on disk."""
