@@ -7,13 +7,15 @@ Only a plain extraction: the options below (none that renames members, runs a pr
 another archive or follows links), one local archive, at most one `-C`, no member operands.
 Only an archive whose members are plain files and directories with plain relative names
 (a symlink member leads its later members anywhere; `..` climbs out), at most `MAX_MEMBERS`
-of them, in a file of at most `MAX_ARCHIVE` bytes. Anything else stays a write of any path
-below the directory (bash_files). The command must not write the archive (the judge keeps it
-among the files it reads before it runs: `code_files`)."""
+of them, in a file of at most `MAX_ARCHIVE` bytes (`MAX_READ` decompressed). Anything else
+stays a write of any path below the directory (bash_files). The command must not write the
+archive (the judge keeps it among the files it reads before it runs: `code_files`)."""
 
 from __future__ import annotations
 
+import lzma
 import tarfile
+import zlib
 from pathlib import Path
 
 from tether.permissions.shell_words import MARKERS, is_literal, program_name
@@ -29,6 +31,9 @@ _LONG = frozenset(
 _VALUED_LONG = {"--file": "f", "--directory": "C"}
 MAX_MEMBERS = 500
 MAX_ARCHIVE = 16 * 1024 * 1024
+MAX_READ = 64 * 1024 * 1024
+"""The most bytes of the (decompressed) archive read to list it: past them, not known (a
+small compressed file may stand for a huge archive)."""
 
 
 class Extraction:
@@ -98,11 +103,11 @@ def member_names(archive: Path) -> list[str] | None:
             for member in tar:
                 if len(names) >= MAX_MEMBERS or not (member.isfile() or member.isdir()):
                     return None
-                if not _plain_name(member.name):
+                if not _plain_name(member.name) or member.offset_data + member.size > MAX_READ:
                     return None
                 names.append(member.name)
         return names
-    except (OSError, tarfile.TarError, EOFError, ValueError):
+    except (OSError, tarfile.TarError, EOFError, ValueError, zlib.error, lzma.LZMAError):
         return None
 
 
