@@ -29,12 +29,17 @@ def bins(tree: Tree) -> Tree:
         {
             "package.json": '{"name": "p", "scripts": {"build": "true"}}\n',
             "node_modules/.bin/evilbin": EVIL,
+            "node_modules/.bin/tsc": "#!/bin/sh\nexit 0\n",  # `npm exec tsc` runs it
             "pkgs/f/package.json": '{"name": "f"}\n',
             "pkgs/f/node_modules/.bin/jest": EVIL,
         }
     )
-    for path in (tree.ws / "node_modules/.bin/evilbin", tree.ws / "pkgs/f/node_modules/.bin/jest"):
-        path.chmod(0o755)
+    for name in (
+        "node_modules/.bin/evilbin",
+        "node_modules/.bin/tsc",
+        "pkgs/f/node_modules/.bin/jest",
+    ):
+        (tree.ws / name).chmod(0o755)
     return tree
 
 

@@ -34,7 +34,7 @@ def _bin(tree: Tree, where: str, name: str) -> None:
 @pytest.fixture
 def packages(tree: Tree) -> Tree:
     """`evilbin` at the root's `node_modules/.bin`, `jest` only in `pkgs/f`'s, `deep` only in
-    `apps/web/sub`'s."""
+    `apps/web/sub`'s; a harmless `tsc` at the root's."""
     tree.write(
         {
             "package.json": json.dumps({"name": "r", "workspaces": ["pkgs/*"]}),
@@ -45,6 +45,8 @@ def packages(tree: Tree) -> Tree:
     _bin(tree, ".", "evilbin")
     _bin(tree, "pkgs/f", "jest")
     _bin(tree, "apps/web/sub", "deep")
+    (tree.ws / "node_modules" / ".bin" / "tsc").write_text("#!/bin/sh\nexit 0\n")
+    (tree.ws / "node_modules" / ".bin" / "tsc").chmod(0o755)
     return tree
 
 

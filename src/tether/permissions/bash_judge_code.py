@@ -64,6 +64,7 @@ class CodeJudge:
     generating: bool
     regenerator: str | None
     tree_stays: bool
+    steady_pwd: bool
     plain_git: bool
     written: set[Path]
     """The files the command writes, as judged so far (shared with nested judges);

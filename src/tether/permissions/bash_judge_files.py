@@ -58,6 +58,7 @@ from tether.permissions.shell_words import (
     readable,
 )
 from tether.permissions.ssh_configs import config_text
+from tether.permissions.tar_members import below, member_names, plain_extraction
 from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
 from tether.permissions.vcs_programs import vcs_use
@@ -193,6 +194,9 @@ class FileJudge(ProjectJudge):
             (writes if redirect.writes else reads).append(redirect.target)
         use = program_use(self._table_words(inv)) if inv.argv and inv.role == "command" else None
         if use is not None and inv.own is None:
+            members = self._extracted(inv)
+            if members is not None:  # `tar -xzf dist.tgz -C build`: what dist.tgz holds
+                use = replace(use, writes=members)
             listed = git_listed(use, self.plain_git, self.places, self.files)
             if listed is not None:  # git's list stands for its pathspecs
                 use = replace(use, reads=pathspecs_dropped(use))
@@ -281,6 +285,21 @@ class FileJudge(ProjectJudge):
                         found = replace(found, reason=f"deletes {readable(word)}: {found.reason}")
                     verdicts.append(found)
         return verdicts
+
+    def _extracted(self, inv: Invocation) -> tuple[str, ...] | None:
+        """The paths a plain tar extraction writes, read from its archive (tar_members); the
+        archive is then among the files read before the command runs (`code_files`)."""
+        found = plain_extraction(inv.argv)
+        targets = self.places.targets(found.archive) if found is not None else []
+        if found is None or len(targets) != 1 or not isinstance(targets[0], Path):
+            return None
+        real = self.files.real(targets[0])
+        names = member_names(real) if real is not None else None
+        if real is None or not names:
+            return None
+        what = f"extracts the members of {readable(found.archive)} read before it ran"
+        self.code_files.append((real, what))
+        return tuple(below(found.directory, name) for name in names)
 
     def _may_exist(self, target: Target) -> bool:
         """Whether there may be something at `target` now (its directory lists its name, or

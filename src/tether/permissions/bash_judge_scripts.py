@@ -18,11 +18,12 @@ from tether.permissions import steps
 from tether.permissions.bash_judge_code import CodeJudge, shortened
 from tether.permissions.bash_rules import MAX_NESTING, script_verdict
 from tether.permissions.dangerous_variables import module_path_entries
-from tether.permissions.package_bins import bin_file, package_dirs
+from tether.permissions.launchers import fetched_package
+from tether.permissions.package_bins import bin_file, npm_exec_fetches, package_dirs
 from tether.permissions.paths import is_below
 from tether.permissions.python_imports import python_import_files
 from tether.permissions.run_files import run_line, runs_by_path
-from tether.permissions.runner_argv import RunnerCall, runner_calls
+from tether.permissions.runner_argv import RunnerCall, npm_command, runner_calls
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_words import is_literal, program_name, readable, shown
@@ -130,6 +131,8 @@ class ScriptJudge(CodeJudge):
             inner = self.nested(self.cdpath)
             inner.places.cwds = places
             inner.package_bins = True
+            if call.words and fetched_package(inv.argv) is None:
+                found += self._registry_package(inv.argv, call.words[0], places)
             if call.words:
                 sub = look_through(
                     call.words, inv.assignments, (), parse_code=parse_command, depth=0
@@ -140,6 +143,19 @@ class ScriptJudge(CodeJudge):
                 what = f"{runner} runs `{shortened(readable(call.code))}` with its PATH:"
                 found += inner._judged_text(call.code, what, same_shell=False, package=True)
         return found
+
+    def _registry_package(
+        self, argv: tuple[str, ...], name: str, places: dict[Path | None, None]
+    ) -> list[Verdict]:
+        """`npm exec cowsay` where no runner PATH holds cowsay: a package npm fetches from
+        its registry and runs (package_bins.npm_exec_fetches), code not seen unless a rule
+        names what fetches it (`Bash(npm exec *)`)."""
+        dirs = [p for p in places if p is not None]
+        if not is_literal(name) or not npm_exec_fetches(argv, name, dirs):
+            return []
+        at = next((i for i, w in enumerate(argv) if i and npm_command(w) == "exec"), 1)
+        reason = f"`npm exec {readable(name)}` runs a package fetched from a registry, code"
+        return self._fetched_package(argv, f"{reason} tether cannot see", (at,))
 
     def _runner_places(self, call: RunnerCall) -> dict[Path | None, None] | None:
         """The directories a runner's call may find programs from: where the shell is, the
@@ -238,7 +254,7 @@ class ScriptJudge(CodeJudge):
         `python3 FILE` is (`_loads`); one that is not there runs nothing from here, unless
         the command writes it later (late_code)."""
         found: list[Verdict] = []
-        module_path = _module_path(inv)
+        module_path = _module_path(inv, self.steady_pwd)
         words = python_import_files(inv.own_argv, module_path) if inv.role == "command" else ()
         for word in words:
             if any(c in word for c in "*?["):  # `unittest discover -p 'test*.py'`
@@ -260,7 +276,7 @@ class ScriptJudge(CodeJudge):
         virtual environment's site-packages, node_modules) or hidden, none is one a Read rule
         denies, and no earlier part of the command wrote into one. The modules Python imports
         from it unasked (`sitecustomize`) are code the command must not write later."""
-        entries = module_path_entries(name, value) if is_literal(value) else None
+        entries = module_path_entries(name, value, steady_pwd=self.steady_pwd)
         if entries is None:
             return False
         for entry in entries:
@@ -286,7 +302,7 @@ class ScriptJudge(CodeJudge):
             return []
         found: list[Verdict] = []
         program = program_name(inv.argv[0])
-        for entry in _module_path(inv):
+        for entry in _module_path(inv, self.steady_pwd):
             for target in self.places.targets(entry):
                 real = self.files.real(target) if isinstance(target, Path) else None
                 module = _startup_module(real) if real is not None else None
@@ -344,11 +360,11 @@ def _startup_module(directory: Path) -> str | None:
     return None
 
 
-def _module_path(inv: Invocation) -> tuple[str, ...]:
+def _module_path(inv: Invocation, steady_pwd: bool) -> tuple[str, ...]:
     """The module path the command is given (PYTHONPATH's directories), where it is written
     as it is."""
     for name, value in reversed(inv.assignments):
-        entries = module_path_entries(name, value) if is_literal(value) else None
+        entries = module_path_entries(name, value, steady_pwd=steady_pwd)
         if entries is not None:
             return entries
     return ()

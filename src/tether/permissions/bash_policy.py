@@ -59,6 +59,7 @@ from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_globbing import DEFERRING, GlobState
 from tether.permissions.shell_places import ShellPlaces
+from tether.permissions.shell_steady import builtins_stay, for_builtin_alone, steady_pwd
 from tether.permissions.shell_words import (
     DYN,
     is_literal,
@@ -119,6 +120,8 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.generating = may_generate(script.invocations)
     judge.regenerator = regenerator(script.invocations)
     judge.tree_stays = tree_stays(script.invocations)
+    judge.steady_pwd = steady_pwd(command, all_invocations(script.invocations))
+    judge.builtins_stay = builtins_stay(command, all_invocations(script.invocations))
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     parts.extend(judge.late_code())
     return BashJudgement(worst(parts), judge.read_only)
@@ -162,6 +165,10 @@ class _Judge(FileJudge):
     tree_stays: bool = False
     """The command is one simple command: what git writes is asked of the repository as it
     is now (git_tree_probe), which no earlier part has changed."""
+    steady_pwd: bool = False
+    builtins_stay: bool = False
+    """A builtin's name in the command runs bash's builtin (shell_steady)."""
+    """`$PWD` and `$(pwd)` in the command are the directory the shell is in (shell_steady)."""
     plain_git: bool = False
     """Every command is git writing no file of the working tree, so none changes which files
     git ignores before another reads (git_listing)."""
@@ -194,6 +201,8 @@ class _Judge(FileJudge):
             if not is_literal(name):
                 parts.append(self.unseen("sets a variable whose name is not a literal"))
                 self.read_only = False
+            elif self.builtins_stay and for_builtin_alone(inv, name):
+                continue  # `IFS=, read -r a b`
             elif is_pager_variable(name) and is_literal(value):
                 parts.extend(self.commands_run(value, pager=True))  # `GIT_PAGER=cat git log`
             elif name == "PATH" and workspace_path_entries(value, self.places.inside):

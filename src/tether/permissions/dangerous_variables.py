@@ -8,6 +8,7 @@ import fnmatch
 import re
 
 from tether.permissions.command_spec import words as _names
+from tether.permissions.shell_words import HERE, is_literal
 
 DANGEROUS_VARIABLES = _names(
     # Shells and the dynamic loader: which program runs, what each shell sources first.
@@ -93,11 +94,26 @@ def is_dangerous_variable(name: str) -> bool:
 _MODULE_PATHS = frozenset({"PYTHONPATH"})
 
 
-def module_path_entries(name: str, value: str) -> tuple[str, ...] | None:
+def is_module_path(name: str) -> bool:
+    """Whether `name` is a module path (`PYTHONPATH`), whose entries are directories."""
+    return name in _MODULE_PATHS
+
+
+def module_path_entries(
+    name: str, value: str, *, steady_pwd: bool = False
+) -> tuple[str, ...] | None:
     """`PYTHONPATH=src:. python3 src/app.py`: the directories a module path names, in the
     order Python searches them (an empty entry is the working directory, as Python reads
-    it), or None for another variable or an empty value. Where each leads, through symlinks,
-    and which modules Python finds there, are the caller's to judge."""
+    it), or None for another variable, an empty value or one with unknown parts. An entry
+    starting with `$PWD` or `$(pwd)` (shell_words.HERE) is the directory the command runs
+    in, as a relative one is, when `steady_pwd` (shell_steady: nothing in the command may
+    change what they say). Where each leads, through symlinks, and which modules Python
+    finds there, are the caller's to judge."""
     if name not in _MODULE_PATHS or not value:
         return None
-    return tuple(part or "." for part in value.split(":"))
+    parts = value.split(":")
+    if steady_pwd:
+        parts = ["." + part[1:] if part.startswith(HERE) else part for part in parts]
+    if not all(is_literal(part) for part in parts):
+        return None
+    return tuple(part or "." for part in parts)

@@ -97,7 +97,7 @@ def _git(top: Path, *args: str) -> str | None:
 def git_in(top: Path, *args: str) -> str | None:
     """git's output for ARGS run in `top`, or None when it fails, is too slow or too long,
     or a word holds a marker for what is known only at run time (shell_words)."""
-    if any(marker in arg for arg in args for marker in "\x00\x01\x02\x03"):
+    if any(marker in arg for arg in args for marker in "\x00\x01\x02\x03\x04"):
         return None
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["GIT_TERMINAL_PROMPT"] = "0"

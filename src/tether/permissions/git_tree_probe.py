@@ -8,6 +8,7 @@ Answered where git can tell from what the repository holds now:
 | command | files written |
 | --- | --- |
 | `switch`/`checkout REV` (`-b NEW REV`) | `git diff --name-only HEAD REV` (`-f`: changed ones) |
+| `switch -c NEW`, `checkout -b NEW` | none (a branch where HEAD is) |
 | `checkout [REV] -- PATHS`, `restore [-s REV] PATHS` | the tracked files (REV's) below PATHS |
 | `reset --hard`/`--merge`/`--keep [REV]` | `git diff --name-only REV` (REV: HEAD) |
 | `merge REV...` | `git diff --name-only HEAD...REV` for each |
@@ -21,7 +22,9 @@ Answered where git can tell from what the repository holds now:
 | `bisect start BAD GOOD...`, `good`/`bad`/`skip` | `git diff HEAD BAD`, the range's changes |
 | `worktree add PATH [COMMIT]` | every file of COMMIT (HEAD), below PATH |
 
-Anything else (`pull` from a remote, whose commits are not fetched yet; `am --abort`; `bisect
+A name `switch`/`checkout` would make a branch of from a remote-tracking one (`origin/NAME`),
+or that `checkout` would restore as a tracked path, is not a missing revision. Anything else
+(`pull` from a remote, whose commits are not fetched yet; `am --abort`; `bisect
 run`; an option not listed; a range git cannot list) is not known: None, and the command is
 asked as before.
 """
@@ -206,6 +209,17 @@ def _missing(cwd: Path, words: list[str]) -> bool:
     )
 
 
+def _stops(cwd: Path, sub: str, word: str) -> bool:
+    """Whether `git switch WORD` (`checkout`) stops before it writes: WORD is no revision
+    here, no remote-tracking branch of that name (git would make WORD from it), and for
+    checkout no tracked path either (it would restore it)."""
+    if not _missing(cwd, [word]) or word.startswith("-"):
+        return False
+    if git_in(cwd, "for-each-ref", "--format=%(refname)", f"refs/remotes/*/{word}") != "":
+        return False
+    return sub == "switch" or git_in(cwd, "ls-files", "-z", "--", word) == ""
+
+
 def _nothing_to_pull(cwd: Path) -> bool:
     """Whether a bare `git pull` has nothing to merge: no remote and no branch upstream is
     configured (in any scope), so it fails before it writes the working tree."""
@@ -228,9 +242,13 @@ def _checkout(cwd: Path, sub: str, rest: tuple[str, ...]) -> set[str] | None:
         return None
     if sub == "checkout" and len(words) > 1:
         return _tracked(cwd, words[0], tuple(words[1:]))  # `checkout REV PATHS`
+    if not words and options & _CREATE and not options & _FORCE:
+        return set()  # `switch -c NEW`: a branch where HEAD is, the tree as it is
     if len(words) > 1 or (not words and not options & _FORCE):
         return None
     written = _diff(cwd, "HEAD", words[0]) if words else set[str]()
+    if written is None and not options & _FORCE and _stops(cwd, sub, words[0]):
+        return set()
     if options & _FORCE:
         written = _union([written, _diff(cwd, "HEAD")])
     return written

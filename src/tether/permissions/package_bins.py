@@ -7,6 +7,7 @@ its path (bash_judge_scripts `_run_file`), whatever rule allows the runner."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from tether.permissions import steps
@@ -39,3 +40,20 @@ def package_dirs(start: Path) -> list[Path] | None:
             found.append(Path(root))
         dirnames[:] = [d for d in dirnames if d not in ("node_modules", ".git")]
     return found
+
+
+_BIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+"""A command `npm exec` may find in a `node_modules/.bin` (no version, scope or place)."""
+_PLACE = re.compile(r"[/.~]|file:")
+"""A package named by where it is (`./pkg`, `/x/pkg`, `file:x`): judged as its files."""
+
+
+def npm_exec_fetches(argv: tuple[str, ...], name: str, places: list[Path]) -> bool:
+    """`npm exec NAME` (or `npm x`) given no `--package`: npm runs NAME from the first
+    `node_modules/.bin` up from where it runs, and otherwise fetches the package NAME
+    names from its registry (a version, a scope, `github:` too) and runs it, as
+    `npx --package NAME NAME` does. False when NAME is found in each of `places`' runner
+    PATHs, or names a place (judged as its files)."""
+    if not argv or os.path.basename(argv[0]) != "npm" or _PLACE.match(name):
+        return False
+    return not _BIN_NAME.fullmatch(name) or any(bin_file(name, p) is None for p in places)

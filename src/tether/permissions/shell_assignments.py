@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from tether.permissions.dangerous_variables import is_dangerous_variable
+from tether.permissions.dangerous_variables import is_dangerous_variable, is_module_path
 from tether.permissions.script import Invocation
 from tether.permissions.shell_checks import (
     expansion_problems,
@@ -82,7 +82,9 @@ class AssignmentWalker:
                 self._arithmetic_value(name, word_of(value_node))
         if name_node is not None and name_node.type == "subscript":
             self.visit(name_node)
-        return name, value_of(value_node) if value_node is not None else ""
+        if value_node is None:
+            return name, ""
+        return name, value_of(value_node, here=is_module_path(name))
 
     def _assignments(self, nodes: list[Node]) -> None:
         pairs = tuple(self._assignment(n) for n in nodes if n.type == "variable_assignment")

@@ -26,6 +26,10 @@ ONE = "\x02"
 HOME = "\x03"
 """An unquoted leading `~` (tilde expansion) or `$HOME`: the home directory. `~name` is the
 marker followed by the name (bash_policy looks it up; `~+`, `~-` are the directory stack)."""
+HERE = "\x04"
+"""A module path entry's leading `$PWD`, `${PWD}` or `$(pwd)` (only there: `value_of` with
+`here`): the directory the shell is in, which the judge resolves as it does a relative path
+when nothing in the command may change what they say (shell_steady). Unknown everywhere else."""
 MARKERS = DYN + STAR + ONE
 PROCESS_SUBSTITUTION_PATH = "/dev/fd/63"
 """What `<(cmd)` becomes as an argument: a pipe, not a file on disk."""
@@ -48,6 +52,12 @@ _PLAIN_WORD = re.compile(r"[^\\*?\[{~]*")
 # One character of a word: (character, quoted). DYN atoms are (DYN, True).
 Atom = tuple[str, bool]
 
+_HERE_ATOM = HERE + "$PWD"
+"""The atom of `$PWD` or `$(pwd)` where `value_of` marks them: no character of text is it."""
+_HERE_WORDS = re.compile(r"\$PWD|\$\{PWD\}|\$\(\s*pwd\s*\)|`\s*pwd\s*`")
+_HERE_KINDS = frozenset({"simple_expansion", "expansion", "command_substitution"})
+_MARK_HERE: ContextVar[bool] = ContextVar("_MARK_HERE", default=False)
+
 
 def word_of(node: Node) -> str:
     """The word `node` stands for (an argument, a command name, a redirect target...). Reading
@@ -64,14 +74,19 @@ def word_of(node: Node) -> str:
     return _finish(atoms)
 
 
-def value_of(node: Node) -> str:
+def value_of(node: Node, *, here: bool = False) -> str:
     """The value an assignment (`NAME=VALUE`, `export NAME=VALUE`) gives: a word whose every
     unquoted `:` is followed by a tilde prefix bash expands too (`PYTHONPATH=src:~` holds the
-    home), as it does for any variable."""
+    home), as it does for any variable. With `here`, a `$PWD` or `$(pwd)` starting a part is
+    marked `HERE` (a module path's entries: `PYTHONPATH=$PWD/src`)."""
     if node.type == "word" and ":" not in _text(node):
         return word_of(node)
     atoms: list[Atom] = []
-    nodes = _collect(node, atoms, quoted=False)
+    token = _MARK_HERE.set(here)
+    try:
+        nodes = _collect(node, atoms, quoted=False)
+    finally:
+        _MARK_HERE.reset(token)
     shell_budget.spend(nodes + len(atoms) // CHARACTERS_PER_STEP)
     if _has_brace_expansion(atoms):
         return DYN
@@ -132,7 +147,7 @@ def is_locale_dollar(node: Node) -> bool:
 
 
 def is_literal(word: str) -> bool:
-    return DYN not in word and STAR not in word and ONE not in word
+    return DYN not in word and STAR not in word and ONE not in word and HERE not in word
 
 
 def shown(word: str) -> str:
@@ -142,7 +157,8 @@ def shown(word: str) -> str:
 
 def readable(text: str) -> str:
     """Text for messages: unknown parts as `…`, globs as written."""
-    return text.replace(HOME, "~").replace(DYN, "…").replace(STAR, "*").replace(ONE, "?")
+    text = text.replace(HOME, "~").replace(DYN, "…").replace(HERE, "$PWD")
+    return text.replace(STAR, "*").replace(ONE, "?")
 
 
 def program_name(word: str) -> str:
@@ -176,6 +192,8 @@ def _collect(node: Node, atoms: list[Atom], *, quoted: bool) -> int:
                 atoms.extend((c, True) for c in _text(child))
     elif kind == "process_substitution":
         atoms.extend((c, True) for c in PROCESS_SUBSTITUTION_PATH)
+    elif kind in _HERE_KINDS and _MARK_HERE.get() and _HERE_WORDS.fullmatch(_text(node)):
+        atoms.append((_HERE_ATOM, True))
     elif (
         kind in ("simple_expansion", "expansion")
         and quoted
@@ -278,7 +296,9 @@ def _finish(atoms: list[Atom]) -> str:
     brackets = _Brackets(atoms) if ("[", False) in atoms else None
     while i < len(atoms):
         c, quoted = atoms[i]
-        if c == HOME and quoted:
+        if c == _HERE_ATOM and _starts_entry(atoms, i):
+            out.append(HERE)  # `"$PWD/src:$PWD"`: a module path's entry after a quoted `:`
+        elif (c == HOME and quoted) or c in (_HERE_ATOM, HERE):
             out.append(DYN)  # `$HOME` that does not start a path: some text
         elif quoted:
             out.append(c)
@@ -295,6 +315,13 @@ def _finish(atoms: list[Atom]) -> str:
             out.append(c)
         i += 1
     return "".join(out)
+
+
+def _starts_entry(atoms: list[Atom], i: int) -> bool:
+    """Whether atom `i` starts an entry of a list of paths and a path of its own (a `:`, or
+    the start, before it; a `/`, a `:` or the end after it)."""
+    before = i == 0 or atoms[i - 1][0] == ":"
+    return before and (i + 1 == len(atoms) or atoms[i + 1][0] in "/:")
 
 
 _TILDE_PREFIX = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\$?|[+-][0-9]*|")
