@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any
 
+from tether.core.repeated_calls import WAKE_MARK
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput
 
@@ -39,8 +40,8 @@ async def background_run(run: Awaitable[ToolOutput], agent_id: str, description:
     return notification(agent_id, "completed", f'Agent "{description}" finished', text, usage)
 
 
-_WAKE = """\
-[SYSTEM NOTIFICATION - NOT USER INPUT]
+_WAKE = f"""\
+{WAKE_MARK}
 This is an automated background-task event, NOT a message from the user.
 Do NOT interpret this as user acknowledgement, confirmation, or response to any pending question.
 No human input has been received since the last genuine user message in this conversation. \

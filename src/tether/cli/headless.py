@@ -134,7 +134,10 @@ async def run_headless(
             # As Claude Code: a background subagent or command still running is waited for,
             # and what it ends with is a turn of its own before the process exits. A signal
             # ends that wait at once: the session's close stops the commands, by their id.
-            turn = None if stopped_by else await unless_stopped(woken(session), signalled)
+            # Not after a turn the repeat guard ended: what it left running is stopped with
+            # the session (it would wake a loop again).
+            waits = not stopped_by and not session.looped
+            turn = await unless_stopped(woken(session), signalled) if waits else None
             if turn is not None and lines is None and finished_text(finished, out):
                 print(file=out)  # as Claude Code: each turn's answer, a blank line between
     finally:

@@ -59,7 +59,8 @@ class Wakes:
         turn that gives the model its notification, as Claude Code wakes the model. During a
         turn the model reads it at its next call; a prompt waiting reads it with its own."""
         background = session.agent.tool_context.background
-        if self._can_start() and background.unreported():
+        # Not after a turn the repeat guard ended: the loop is not woken again.
+        if self._can_start() and background.unreported() and not session.looped:
             from tether.agents.background import wake_prompt
 
             wake = UserInput(text=wake_prompt(background.finished_unreported()))
@@ -77,7 +78,7 @@ class Wakes:
         """The input ended with background subagents or commands running, or ended and not
         told yet: wait for them, then the turn they wake, as Claude Code does before it
         exits. False: there are none (or no session, or the process is stopping)."""
-        if session is None or not self._idle():
+        if session is None or not self._idle() or session.looped:
             return False
         background = session.agent.tool_context.background
         running = background.running_agents() or background.running()

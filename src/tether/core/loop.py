@@ -17,7 +17,7 @@ from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
 from tether.core.lifecycle import reminder
 from tether.core.model_call import RetryPolicy
-from tether.core.repeated_calls import RepeatedFailures
+from tether.core.repeated_calls import Awaited, RepeatedFailures
 from tether.core.surroundings import Surroundings
 from tether.core.tool_calls import CallsStopped, PathLocks, run_calls
 from tether.core.window import call_within_window
@@ -90,10 +90,13 @@ class Agent:
     inputs_entry: Callable[[], str | None] | None = None
     """After `inputs` were asked: the uuid their entry takes, when one of them named it (a
     queued message the REPL keeps a file checkpoint of); None: a new one."""
-    waits: list[Callable[[], list[str]]] = field(default_factory=list[Callable[[], list[str]]])
-    """Asked after each batch of calls for what the agent waits on beside its own tools, by
-    id (a reply a teammate owes a lead): while any is awaited, the repeat guard lets the model
-    poll as it does while background work runs."""
+    waits: list[Callable[[], list[Awaited]]] = field(
+        default_factory=list[Callable[[], list[Awaited]]]
+    )
+    """Asked after each batch of calls for what the agent waits on beside its own tools (a
+    teammate at work, a reply one owes a lead): while any is awaited, the repeat guard lets
+    the model poll as it does while background work runs, and a change of its state is
+    headway; one whose state does not change looks hung."""
 
     background_emit: Callable[[Event], None] | None = None
     """Where the events of work started beside the conversation go (a subagent run in the
@@ -119,7 +122,9 @@ class Agent:
 class TurnStats:
     """What one user turn cost; kept outside the loop so an interrupted turn still reports it."""
 
-    def __init__(self, *, spent_before_usd: float = 0.0) -> None:
+    def __init__(
+        self, *, spent_before_usd: float = 0.0, repeats: RepeatedFailures | None = None
+    ) -> None:
         self.num_turns = 0
         self.usage = Usage()
         self.cost_usd = 0.0
@@ -142,8 +147,9 @@ class TurnStats:
         self.stopped_while_speaking = False
         """The turn was interrupted while a reply streamed (its mark says so, as Claude
         Code's)."""
-        self.repeats = RepeatedFailures()
-        """Calls failing again and replies going nowhere (`repeated_calls`)."""
+        self.repeats = RepeatedFailures() if repeats is None else repeats
+        """Calls failing again and replies going nowhere (`repeated_calls`): a turn that the
+        end of background work woke goes on with the counts of the turn before."""
 
     def total_usage(self) -> Usage:
         return self.usage + self.side_usage
@@ -333,15 +339,16 @@ async def _run_tools(
         # A bug in a tool: said once, by the turn that it ends (`turn_failed`).
         _commit(history, stopped.results, emit)
         raise stopped.cause from None
-    awaited = [name for wait in agent.waits for name in wait()]  # asked once a batch
+    awaited = [each for wait in agent.waits for each in wait()]  # asked once a batch
     try:
         repeated = stats.repeats.saw(
             calls,
             [result.block for result in results],
-            waiting_on=[*_running_background(agent), *awaited],
-            delegated=bool(awaited),
+            waiting_on=_running_background(agent),
+            awaited=awaited,
             cwd=agent.tool_context.shell_cwd,
             compactions=history.compactions,
+            changes=sum(agent.tool_context.files.snapshots.mark().values()),
         )
     except HarnessError:  # the same failing calls once too often: answered, then the end
         _commit(history, [result.block for result in results], emit)

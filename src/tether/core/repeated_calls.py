@@ -26,41 +26,63 @@ The turn ends with an error that says why (the session is kept: the next prompt 
 model polling for what a background command or subagent of the session will produce (`test -f
 ready`, BashOutput with nothing new) is not cut short while one runs: it is told to end its
 reply instead (the end of the background work wakes it, in `-p` too), and only stopped at
-`WAITING_STOP_AT`, a bound that no plausible wait reaches.
+`WAITING_STOP_AT`. A background command's new output, polled, is headway (below).
 
 Neither measure bounds a loop whose every reply holds something unseen: a call that always
 gives a new output (`echo $RANDOM`, `date +%N`, a TodoWrite with a counter) beside a failing
 call varied by a counter in a string, or the same failing call every third reply. So a third
-measure counts *headway*, which the model could act on, not merely output it has not seen: a
-reply makes headway when one of its calls succeeds and changes the workspace (Write, Edit,
-NotebookEdit, Revert), hands a subagent or an MCP tool, whose work is not seen, or a search
-tool a task or query not asked before in the turn (numbers in it aside), shows a part of a file
-(Read's offset and limit) not shown before, shows what no call of the turn showed (its
-numbers and hex ids masked: a log paged with `sed -n`, another commit, a search for another
-name; not a clock, a counter or a random number), or names a path (a tool's `*path` or `url`,
-an existing file in a Bash command) not named before in the turn (since its last compaction:
-what was read before is gone) or changed since it was (a Bash `sed -i`, a build's output). From
-`IDLE_NOTE_AT` replies in a row without headway the model is told, and at `IDLE_STOP_AT` the
-turn ends: the bound on every loop above, whatever it varies, and far from legitimate loops
-(each test or build rerun follows an edit; exploring reads new files). A loop that writes new
-content, names a new existing file or URL, or asks a subagent, an MCP tool or a search something
-new in words every reply is work as far as the guard can tell, bounded only by `--max-turns` and
-`--max-budget-usd`.
+measure counts *headway* (`headway.py`), which the model could act on, not merely output it
+has not seen. A reply makes headway when one of its calls succeeds and:
+
+- changes the workspace (Write, Edit, NotebookEdit, Revert), or the session's files changed
+  since the last reply (a subagent's edits are its caller's headway);
+- hands a subagent or an MCP tool, whose work is not seen, or a search tool a task or query
+  not asked before in the turn, numbers in it aside;
+- Reads lines of a file not shown before in the turn (of the file as it is now), whatever
+  `offset` and `limit` it asks: the same lines again are nothing new;
+- shows what no call of the turn showed, numbers and hex ids masked (a search for another
+  name; not a clock, a counter or a random number); or is asked anew by its numbers alone
+  and shows what none did beyond the numbers it was given (`grep E1007`, `git show HEAD~7`,
+  `sed -n '701,800p' app.log`, a background command's output polled as it comes; not a
+  counter echoed back), at most `headway.NUMBERED_AT` times per call numbers aside;
+- names a path (a tool's `*path` or `url`, an existing file in a Bash command) not named
+  before in the turn, or whose content changed since (a `sed -i`, a build's output), but a
+  file the same command changes every time (a `tee`, `date > now.txt`) only
+  `headway.REWRITTEN_AT` times: it is the loop's own output. Content, not the modification
+  time, is compared.
+
+What was shown before a compaction is new again after it. While the model waits on
+teammates (`Awaited`: a lead), a change of one's state (a message from it, a reply given) is
+headway; one with none looks hung, and the model is told so, with its name and since when.
+
+The bound: from `IDLE_NOTE_AT` replies in a row without headway the model is told, and at
+`IDLE_STOP_AT` (`WAITING_STOP_AT` while background work or a teammate is waited on) the turn
+ends, whatever the loop varies. A turn that the end of background work woke (not the user)
+goes on with the counts of the turn before, and after a turn the guard ended nothing wakes
+the model again (`-p` ends, stopping what it left running): a chain of jobs each waking the
+model to start the next is bounded as one turn. Legitimate loops stay far from it: each test
+or build rerun follows an edit; exploring reads new files and new lines. A loop that writes
+new content, names a new existing file or URL, or asks a subagent, an MCP tool or a search
+something new in words every reply is work as far as the guard can tell, bounded only by
+`--max-turns` and `--max-budget-usd`; one that varies only numbers, by `NUMBERED_AT`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import posixpath
-import re
 import shlex
+import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Final, NoReturn
 
+from tether.core.headway import Headway
 from tether.protocol import HarnessError, ToolResultBlock, ToolUseBlock
+from tether.slotted import Slotted
 
 NOTE_AT = 3
 """From this many failures of one call (or replies in a row without progress), each reply's
@@ -82,55 +104,42 @@ IDLE_STOP_AT = 30
 """At this many replies in a row without headway, the turn ends (`HarnessError`)."""
 
 WAITING_STOP_AT = 40
-"""The bound for every count while background work of the session runs."""
+"""The bound for every count while background work of the session runs, or teammates are
+waited on."""
 
-_WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Revert"})
-"""Tools whose success changed the workspace."""
-
-_DELEGATES = frozenset({"Task", "Agent"})
-"""Tools that hand work to a subagent, which has a guard of its own."""
-
-_SEARCHES = frozenset({"Grep", "Glob", "WebSearch", "ToolSearch"})
-"""Tools that answer a question: one not asked before (numbers aside) is headway, as a
-subagent's task is (forty searches for forty names are work, not a loop)."""
-
-_PAGED = frozenset({"Read"})
-"""Tools that show a file a part at a time: a part not shown before is headway (a long log
-paged through a hundred lines at a time). Past the end they fail, so a file bounds it."""
-
-_DIGITS = re.compile(r"[0-9]+")
-"""Numbers in a call's strings, left out where a call is new only if asked differently."""
-
-_VARYING = re.compile(r"[0-9A-Fa-f]*[0-9][0-9A-Fa-f]*")
-"""A number, or a hex run with a digit in it (an id, a hash, a time): masked where what a call
-showed is compared (`_shows_new`)."""
-
-_SHELL_WORDS = 64
-"""How many words of a Bash command are looked at as paths."""
-
-_REDIRECT = re.compile(r"^[0-9]*[<>|&;()]+")
-"""A redirection or an operator written against a word (`>out.txt`, `2>err`, `(cd`)."""
-
-_NOT_FILES = ("/dev/", "/proc/", "/sys/")
-"""Where a path names no file whose change is headway (`/dev/null` written to, a clock)."""
+WAKE_MARK = "[SYSTEM NOTIFICATION - NOT USER INPUT]"
+"""How the prompt of a turn that background work's end woke begins (not the user's)."""
 
 _DEPTH = 16
 """Input nested deeper than this is cut in a signature (it stays whole in the call)."""
 
 
+class Awaited(Slotted):
+    """What an agent waits on beside its own tools (a teammate it gave work to, a reply one
+    owes it), as a lead sees it: `state` changes while it makes headway ('' : nothing seen)."""
+
+    __slots__ = ("id", "state")
+    id: Final[str]
+    state: Final[str]
+
+    def __init__(self, id: str, state: str = "") -> None:
+        self.id = id
+        self.state = state
+
+
 class RepeatedFailures:
-    """The counts, over one turn's replies, of calls failing again and replies going nowhere."""
+    """The counts, over one turn's replies (and the turns that background work's end woke
+    after it), of calls failing again and replies going nowhere."""
 
     __slots__ = (
-        "_asked",
+        "_awaited",
         "_compactions",
         "_failed",
+        "_headway",
         "_idle",
-        "_named",
-        "_parts",
         "_seen",
-        "_shown",
         "_stuck",
+        "stopped",
     )
 
     def __init__(self) -> None:
@@ -138,19 +147,14 @@ class RepeatedFailures:
         """Each of the latest replies' failing signatures."""
         self._seen: set[bytes] = set()
         """The outcomes (signature and result) of the turn's calls that succeeded."""
-        self._named: dict[str, tuple[int, int] | None] = {}
-        """The paths the turn's calls that succeeded named, with their modification time and
-        size when last named (None: not a file that could be looked at)."""
-        self._asked: set[str] = set()
-        """The signatures, numbers left out, of the turn's subagent, MCP and search calls
-        that succeeded."""
-        self._shown: set[bytes] = set()
-        """What the turn's calls that succeeded showed, numbers masked (see `_shows_new`)."""
-        self._parts: set[tuple[str, str]] = set()
-        """The parts of files shown (path, and the range asked) since the last compaction."""
+        self._headway = Headway()
+        self._awaited: dict[str, tuple[str, float]] = {}
+        """What is waited on, by id: its state when last asked, and since when it has it."""
         self._compactions = 0
         self._stuck = 0
         self._idle = 0
+        self.stopped = False
+        """A bound was reached: the turn was ended."""
 
     def saw(
         self,
@@ -158,26 +162,27 @@ class RepeatedFailures:
         results: Sequence[ToolResultBlock],
         *,
         waiting_on: Sequence[str] = (),
-        delegated: bool = False,
+        awaited: Sequence[Awaited] = (),
         cwd: Path | None = None,
         compactions: int = 0,
+        changes: int = 0,
     ) -> str | None:
         """Count one reply's calls with their results: a reminder for the model once it
         repeats itself, None otherwise; `HarnessError` at a bound. `waiting_on`: the
-        session's background commands and subagents still running (and other work it waits
-        on), by id; `delegated`: work handed to others (teammates) is under way, which counts
-        as headway while it lasts (a lead checking on its team until it reports is bounded by
-        that work, however long it takes); `cwd`: where
-        relative paths in a Bash command start (None: they are not looked at); `compactions`:
-        how many the conversation has had (a file read before one is new again after it)."""
+        session's background commands and subagents still running, by id; `awaited`: what
+        else it waits on (teammates), a change of whose state is headway (a lead checking on
+        a team at work); `cwd`: where relative paths in a Bash command start (None: they are
+        not looked at); `compactions`: how many the conversation has had (a file read before
+        one is new again after it); `changes`: how many changes of files the session made so
+        far (its subagents' count: their work is the caller's headway)."""
         if compactions != self._compactions:
             self._compactions = compactions
-            self._named.clear()
-            self._parts.clear()
-            self._shown.clear()
+            self._headway.forget_seen()
         by_id = {result.tool_use_id: result for result in results}
         failing: set[str] = set()
-        progress = headway = False
+        progress = False
+        headway = self._headway.files_changed(changes) | self._awaited_changed(awaited)
+        where = str(cwd) if cwd is not None else None
         for call in calls:
             result = by_id.get(call.id)
             if result is None:
@@ -192,115 +197,78 @@ class RepeatedFailures:
             if outcome not in self._seen:
                 self._seen.add(outcome)
                 progress = True
-            if self._headway(call, cwd) or self._shows_new(call, result.content):
+            if self._headway.made(call, result.content, key, where):
                 headway = True
         self._failed.append(frozenset(failing))
         self._stuck = 0 if progress or not failing else self._stuck + 1
-        self._idle = 0 if headway or delegated else self._idle + 1
+        self._idle = 0 if headway else self._idle + 1
         repeats = max((self._failures(key) for key in failing), default=0)
+        waiting = [*waiting_on, *(a.id for a in awaited)]
         stop_at, stuck_at, idle_at = (
-            (WAITING_STOP_AT,) * 3 if waiting_on else (STOP_AT, STUCK_STOP_AT, IDLE_STOP_AT)
+            (WAITING_STOP_AT,) * 3 if waiting else (STOP_AT, STUCK_STOP_AT, IDLE_STOP_AT)
         )
         if repeats >= stop_at:
-            raise HarnessError(
-                f"stopped: the model made the same failing call {repeats} times in its last "
-                f"{len(self._failed)} replies ({_named(calls, failing)}); the session is kept: "
-                "say what to do differently and go on"
+            self._stop(
+                f"the model made the same failing call {repeats} times in its last "
+                f"{len(self._failed)} replies ({_named(calls, failing)})"
             )
         if self._stuck >= stuck_at:
-            raise HarnessError(
-                f"stopped: the model made no progress in {self._stuck} replies in a row (each "
-                f"call failed or gave what it had given before: {_named(calls, set())}); the "
-                "session is kept: say what to do differently and go on"
+            self._stop(
+                f"the model made no progress in {self._stuck} replies in a row (each call "
+                f"failed or gave what it had given before: {_named(calls, set())})"
             )
         if self._idle >= idle_at:
-            raise HarnessError(
-                f"stopped: the model changed no file and looked at nothing new in {self._idle} "
-                f"replies in a row ({_named(calls, set())}); the session is kept: say what to "
-                "do differently and go on"
+            hung = self._hung(awaited)
+            self._stop(
+                f"the model changed no file and looked at nothing new in {self._idle} replies "
+                f"in a row ({_named(calls, set())})" + (f"; {hung}" if hung else "")
             )
         counts = (repeats, self._stuck, self._idle)
-        return _reminder(calls, failing, counts, (stop_at, stuck_at, idle_at), waiting_on)
+        said = _reminder(calls, failing, counts, (stop_at, stuck_at, idle_at), waiting)
+        if said is not None and self._idle >= IDLE_NOTE_AT and (hung := self._hung(awaited)):
+            said = f"{hung}. {said}"  # (a name is not capitalized)
+        return said
+
+    def _stop(self, why: str) -> NoReturn:
+        self.stopped = True
+        raise HarnessError(
+            f"stopped: {why}; the session is kept: say what to do differently and go on"
+        )
 
     def _failures(self, key: str) -> int:
         return sum(1 for reply in self._failed if key in reply)
 
-    def _shows_new(self, call: ToolUseBlock, content: str) -> bool:
-        """Whether a call that succeeded showed what no call of the turn showed before, its
-        numbers (and hex runs with them) masked: a log paged with `sed -n`, a search for
-        another name, another commit shown; not a clock, a counter or a random number."""
-        shown = _masked(f"{call.name}\0{content}")
-        if shown in self._shown:
-            return False
-        self._shown.add(shown)
-        return True
+    def _awaited_changed(self, awaited: Sequence[Awaited]) -> bool:
+        """Whether what is waited on changed since the last reply (one came or went, or its
+        state changed: a teammate at work); since when each has its state is kept."""
+        now = time.time()
+        was = self._awaited
+        self._awaited = {
+            a.id: was[a.id] if a.id in was and was[a.id][0] == a.state else (a.state, now)
+            for a in awaited
+        }
+        return self._awaited.keys() != was.keys() or any(
+            self._awaited[k][0] != was[k][0] for k in was
+        )
 
-    def _headway(self, call: ToolUseBlock, cwd: Path | None) -> bool:
-        """Whether a call that succeeded is headway (the module's docstring); the paths it
-        names are noted either way."""
-        headway = call.name in _WRITES
-        if call.name in _PAGED:
-            part = json.dumps([call.input.get(k) for k in ("offset", "limit")], default=str)
-            for path in _paths(call, cwd):
-                if (path, part) not in self._parts:
-                    self._parts.add((path, part))
-                    headway = True
-        if call.name in _DELEGATES or call.name in _SEARCHES or call.name.startswith("mcp__"):
-            # What they do is not seen: a task or a query not asked before (a counter in it
-            # aside) is headway; the same again, whatever it answers, is not.
-            asked = _DIGITS.sub("#", signature(call))
-            headway = asked not in self._asked
-            self._asked.add(asked)
-        for path in _paths(call, cwd):
-            try:
-                stat = os.stat(path)
-                state: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
-            except (OSError, ValueError):
-                state = None
-            if path not in self._named or (state is not None and self._named[path] != state):
-                headway = True
-            self._named[path] = state
-        return headway
+    def _hung(self, awaited: Sequence[Awaited]) -> str:
+        """Who of `awaited` looks hung (its state unchanged all the while), and since when."""
+        if not awaited:
+            return ""
+        since = min(self._awaited[a.id][1] for a in awaited)
+        names = [a.id for a in awaited if self._awaited[a.id][1] == since]
+        when = datetime.fromtimestamp(since, UTC).strftime("%H:%M:%S UTC")
+        who = ", ".join(names[:3]) + (" and more" if len(names) > 3 else "")
+        return (
+            f"{who} looks hung: no change since {when} (no message, no new state); ask it what "
+            "is in the way, stop it, or go on without it"
+        )
 
 
-def _masked(text: str) -> bytes:
-    return hashlib.blake2b(
-        _VARYING.sub("#", text).encode("utf-8", "surrogatepass"), digest_size=16
-    ).digest()
-
-
-def _paths(call: ToolUseBlock, cwd: Path | None) -> Iterator[str]:
-    """The paths a call names, made absolute and lexically normal: a tool's `*path` and `url`
-    strings, and the words of a Bash command that name an existing file (from `cwd`)."""
-    for key, value in call.input.items():
-        if not isinstance(value, str) or not value.strip():
-            continue
-        if key == "url":
-            yield value.strip()
-        elif key.endswith("path") and value.strip().startswith("/"):
-            yield from _file(posixpath.normpath(value.strip()))
-        elif key.endswith("path") and cwd is not None:
-            yield from _file(posixpath.normpath(posixpath.join(str(cwd), value.strip())))
-        elif key == "command" and call.name == "Bash" and cwd is not None:
-            for word in _words(value)[:_SHELL_WORDS]:
-                word = _REDIRECT.sub("", word).rstrip("|&;()")
-                if not word or word.startswith("-") or any(c in word for c in "$*?`{"):
-                    continue
-                path = posixpath.normpath(posixpath.join(str(cwd), word))
-                if os.path.lexists(path):
-                    yield from _file(path)
-
-
-def _file(path: str) -> Iterator[str]:
-    if not path.startswith(_NOT_FILES):
-        yield path
-
-
-def _words(command: str) -> list[str]:
-    try:
-        return shlex.split(command, comments=True)
-    except ValueError:  # unbalanced quotes
-        return command.split()
+def woke(prompt: str) -> bool:
+    """Whether a turn's prompt is the notice of background work's end (`WAKE_MARK`): such a
+    turn goes on with the counts of the turn before, so that wakes bound nothing anew."""
+    return prompt.lstrip().removeprefix("<system-reminder>").lstrip().startswith(WAKE_MARK)
 
 
 def _reminder(

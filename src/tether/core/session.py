@@ -18,6 +18,7 @@ from tether.core.loop import INTERRUPTED, Agent, TurnStats, answer_all, next_req
 from tether.core.preparations import Preparations
 from tether.core.questions import PendingAnswers
 from tether.core.recording import SessionRecorder
+from tether.core.repeated_calls import RepeatedFailures, woke
 from tether.permissions import Mode
 from tether.protocol import (
     Compact,
@@ -85,6 +86,8 @@ class Session(FrontEndHooks):
         self._steering: list[str] = []
         agent.side_spend = self.add_spend
         self._stats: TurnStats | None = None
+        self._repeats: RepeatedFailures | None = None
+        """The repeat guard's counts of the latest turn."""
         self._interrupted = "interrupted by the user"
         self._stop = interruption.StopAsked()
         """The running turn's stop, once asked: read before each model call and tool call."""
@@ -103,6 +106,12 @@ class Session(FrontEndHooks):
         """The running turn's events, until its last has gone out."""
         agent.background_emit = self._emit_beside
         agent.background_ask = self._answers.asker(self._emit_beside)
+
+    @property
+    def looped(self) -> bool:
+        """The repeat guard ended the latest turn (the end of background work it started
+        wakes no turn then: a chain of jobs each starting the next ends there)."""
+        return self._repeats is not None and self._repeats.stopped
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -394,7 +403,12 @@ class Session(FrontEndHooks):
         text = prompt.text
         self._prompt_kept = self.prompt_withdrawn = False
         started = time.perf_counter()
-        stats = self._stats = TurnStats(spent_before_usd=self.cost_usd)
+        # Background work's end wakes the model between the user's turns: what that turn does
+        # counts with the turn before's (a chain of jobs each starting the next, a model
+        # that polls across wakes, are bounded as one turn).
+        woken = self._repeats if self._repeats is not None and woke(text) else None
+        stats = self._stats = TurnStats(spent_before_usd=self.cost_usd, repeats=woken)
+        self._repeats = stats.repeats
         subtype: TurnSubtype = "error_during_execution"
         error: str | None = None
         api_error: tuple[int | None, str | None] = (None, None)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.core.repeated_calls import Awaited
 from tether.protocol import Record, TextBlock, ToolError
 from tether.store.mailbox import (
     Delivery,
@@ -70,6 +71,8 @@ class LeadTeams:
     _watching: asyncio.Task[None] | None = None
     _unacked: dict[str, str] = field(default_factory=dict[str, str])
     _acking: set[asyncio.Task[None]] = field(default_factory=set[asyncio.Task[None]])
+    _heard: dict[str, int] = field(default_factory=dict[str, int])
+    """How many messages each member sent the lead: its state as the lead sees it change."""
 
     @property
     def team(self) -> str | None:
@@ -261,6 +264,7 @@ class LeadTeams:
                 continue
             self._unacked[message.id] = delivery.receipt
             received = link.protocol.incoming(message, link.clock())
+            self._heard[message.sender] = self._heard.get(message.sender, 0) + 1
             if message.kind == "idle_notification":
                 link.working.discard(message.sender)
             self.steer(letter(message, received.note, answered=received.obeyed))
@@ -317,12 +321,20 @@ class LeadTeams:
         which = f"{team} again" if again else team
         return f"leading team {which}: {len(batch)} message(s) waiting for it"
 
-    def awaited(self) -> list[str]:
+    def awaited(self) -> list[Awaited]:
         """What this lead waits on: the teammates it gave work to that have not said they are
-        idle since, and the requests a teammate still owes a reply to, by id."""
+        idle since, and those that owe it a reply, by name; each one's state changes with
+        every message it sends and every reply it owes or gives (the repeat guard takes a
+        teammate whose state does not change for hung)."""
         if self.link is None:
             return []
-        return [*sorted(self.link.working), *self.link.protocol.pending]
+        owed: dict[str, list[str]] = {}
+        for request_id, pending in self.link.protocol.pending.items():
+            owed.setdefault(pending.message.recipient, []).append(request_id)
+        return [
+            Awaited(name, f"{self._heard.get(name, 0)} {' '.join(sorted(owed.get(name, ())))}")
+            for name in sorted({*self.link.working, *owed})
+        ]
 
     def start_listening(self) -> list[TextBlock]:
         """Start reading the mailbox of a team taken up again (`rejoin`), once a loop runs:
