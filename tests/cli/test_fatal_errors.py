@@ -3,7 +3,6 @@ with and without --verbose."""
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -99,12 +98,6 @@ def test_a_wrong_url_answering_an_html_page_gets_one_line(
     assert "retry" not in last
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.parametrize("wire", ["anthropic", "openai"])
 @pytest.mark.parametrize("verbose", [[], ["--verbose"]])
 def test_an_unreachable_endpoint_is_one_line_unless_verbose(
@@ -112,10 +105,11 @@ def test_an_unreachable_endpoint_is_one_line_unless_verbose(
     monkeypatch: pytest.MonkeyPatch,
     wire: str,
     verbose: list[str],
+    refused_port: int,
 ) -> None:
     """The README's promise: one line naming the endpoint; the retries before it are progress,
     shown with --verbose."""
-    url = f"http://127.0.0.1:{_closed_port()}"
+    url = f"http://127.0.0.1:{refused_port}"
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
     if wire == "openai":
         endpoint = f"{url}/v1"

@@ -4,6 +4,7 @@ the session saved and valid, the commands it started ended, one line, status 128
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import time
@@ -16,11 +17,19 @@ from tether.core.resume import restore
 from tether.store import list_sessions, load_session
 from tether.testing import FakeModelServer, reply, text, tool_use
 
-MARK = "2711.5"
-"""The length of the `sleep`s the turn starts: the processes to look for afterwards."""
+
+@pytest.fixture
+def mark() -> str:
+    """The length of the `sleep`s the turn starts: the processes to look for afterwards. The
+    test's own (its pid and a counter): another test running this file at the same time (an
+    xdist worker beside it) must not be counted, nor its sleeps be taken for ones left here."""
+    return f"2711.{os.getpid()}{next(_MARKS)}"
 
 
-def _sleepers() -> list[int]:
+_MARKS = itertools.count(1)
+
+
+def _sleepers(mark: str) -> list[int]:
     found: list[int] = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -28,14 +37,14 @@ def _sleepers() -> list[int]:
                 cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if cmdline == f"sleep\0{MARK}\0".encode():
+            if cmdline == f"sleep\0{mark}\0".encode():
                 found.append(int(entry.name))
     return found
 
 
-def _until_sleeping(count: int) -> None:
+def _until_sleeping(mark: str, count: int) -> None:
     deadline = time.monotonic() + WAIT_S
-    while len(_sleepers()) < count:
+    while len(_sleepers(mark)) < count:
         assert time.monotonic() < deadline, f"{count} commands never started"
         time.sleep(0.05)
 
@@ -54,11 +63,11 @@ def _exit_status(repl: PtyRepl) -> int:
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM], ids=["SIGHUP", "SIGTERM"])
 @pytest.mark.parametrize("when", ["at the prompt", "during a tool"])
 def test_a_signal_ends_the_repl_with_its_session_saved_and_its_commands_ended(
-    model_env: FakeModelServer, workspace: Path, home: Path, signum: int, when: str
+    model_env: FakeModelServer, workspace: Path, home: Path, signum: int, when: str, mark: str
 ) -> None:
     model_env.script(
-        reply(tool_use("Bash", command=f"sleep {MARK}", run_in_background=True)),
-        reply(tool_use("Bash", command=f"sleep {MARK} & wait")),
+        reply(tool_use("Bash", command=f"sleep {mark}", run_in_background=True)),
+        reply(tool_use("Bash", command=f"sleep {mark} & wait")),
         reply(text("never")),
     )
     repl = PtyRepl(
@@ -68,7 +77,7 @@ def test_a_signal_ends_the_repl_with_its_session_saved_and_its_commands_ended(
         repl.wait_for("> ")
         if when == "during a tool":
             repl.send("go\r")
-            _until_sleeping(2)
+            _until_sleeping(mark, 2)
         os.kill(repl.pid, signum)
         status = _exit_status(repl)
     except BaseException:
@@ -79,7 +88,7 @@ def test_a_signal_ends_the_repl_with_its_session_saved_and_its_commands_ended(
     assert status == 128 + signum, repl.screen[-2000:]
     assert repl.screen.count(f"tether: stopped by {name}") == 1, repl.screen[-2000:]
     assert "Traceback" not in repl.screen
-    assert _sleepers() == []  # the command running, and the one in the background, ended
+    assert _sleepers(mark) == []  # the command running, and the one in the background, ended
     sessions = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
     if when == "at the prompt":
         assert sessions == []
@@ -93,14 +102,14 @@ def test_a_signal_ends_the_repl_with_its_session_saved_and_its_commands_ended(
 
 @pytest.mark.timeout(90)
 def test_a_terminal_that_closes_mid_turn_ends_the_repl_as_sighup_does(
-    model_env: FakeModelServer, workspace: Path, home: Path
+    model_env: FakeModelServer, workspace: Path, home: Path, mark: str
 ) -> None:
     """The terminal itself goes away (its window closed): the kernel's SIGHUP, then every
     write to the terminal fails. The turn still stops, the session is saved and valid, the
     commands end, and the status is 129 (writing the turn's end failed, and it was 120)."""
     model_env.script(
-        reply(tool_use("Bash", command=f"sleep {MARK}", run_in_background=True)),
-        reply(tool_use("Bash", command=f"sleep {MARK} & wait")),
+        reply(tool_use("Bash", command=f"sleep {mark}", run_in_background=True)),
+        reply(tool_use("Bash", command=f"sleep {mark} & wait")),
         reply(text("never")),
     )
     repl = PtyRepl(
@@ -109,13 +118,13 @@ def test_a_terminal_that_closes_mid_turn_ends_the_repl_as_sighup_does(
     try:
         repl.wait_for("> ")
         repl.send("go\r")
-        _until_sleeping(2)
+        _until_sleeping(mark, 2)
     except BaseException:
         repl.close()
         raise
     os.close(repl.fd)  # the terminal hangs up
     assert _exit_status(repl) == 128 + signal.SIGHUP
-    assert _sleepers() == []
+    assert _sleepers(mark) == []
     [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
     restored = restore(load_session(info.path))
     assert restored.damage == ()

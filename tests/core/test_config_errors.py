@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,10 +21,10 @@ def test_no_key_says_what_to_set_and_exits_2(tether: Run, monkeypatch: pytest.Mo
     assert "Traceback" not in result.stderr
 
 
-def test_unreachable_endpoint_is_one_line(tether: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+def test_unreachable_endpoint_is_one_line(
+    tether: Run, monkeypatch: pytest.MonkeyPatch, refused_port: int
+) -> None:
+    port = refused_port
     monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
     result = tether("-p", "hi")

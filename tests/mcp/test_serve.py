@@ -223,7 +223,7 @@ async def test_a_bare_denied_tool_is_not_offered(connect: Connect, ws: Path) -> 
 async def test_exits_when_the_client_closes_and_stops_background_commands(
     connect: Connect, ws: Path, tmp_path: Path
 ) -> None:
-    marker = f"sleep 3{os.getpid() % 100:02d}1"  # a command line no other test runs
+    marker = f"sleep 3{os.getpid()}.1"  # a command line no other test runs (xdist workers too)
     log_path = tmp_path / "server-stderr.txt"
     with log_path.open("w") as errlog:
         async with connect("--allowedTools", "Bash(sleep *)", errlog=errlog) as client:
@@ -240,7 +240,8 @@ async def test_exits_when_the_client_closes_and_stops_background_commands(
 async def test_a_signal_stops_calls_in_flight_and_background_commands(
     connect: Connect, ws: Path, tmp_path: Path, signum: signal.Signals
 ) -> None:
-    background, foreground = f"sleep 4{os.getpid() % 100:02d}1", f"sleep 4{os.getpid() % 100:02d}2"
+    # Command lines of this process's own: the other parameter may run in another worker.
+    background, foreground = f"sleep 4{os.getpid()}.1", f"sleep 4{os.getpid()}.2"
     log_path = tmp_path / "server-stderr.txt"
     with log_path.open("w") as errlog:
         async with connect("--allowedTools", "Bash(sleep *)", errlog=errlog) as client:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -127,9 +126,6 @@ def use_endpoint(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
     monkeypatch.setenv("TETHER_MEMORY_EMBEDDINGS_MODEL", "tiny-embed")
 
 
-def closed_port_url() -> str:
-    """An endpoint's base URL on a loopback port nothing listens on."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+def refused_url(port: int) -> str:
+    """An endpoint's base URL on a loopback port that refuses connections (`refused_port`)."""
     return f"http://127.0.0.1:{port}/v1"

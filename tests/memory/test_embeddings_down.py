@@ -12,7 +12,7 @@ import pytest
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult
 
-from .conftest import Endpoint, closed_port_url, memory_cli, save_in_a_session, use_endpoint
+from .conftest import Endpoint, memory_cli, refused_url, save_in_a_session, use_endpoint
 
 Run = Callable[..., CliResult]
 
@@ -26,11 +26,12 @@ def test_with_the_endpoint_down_memory_lists_searches_saves_and_removes_by_words
     workspace: Path,
     endpoint: Endpoint,
     monkeypatch: pytest.MonkeyPatch,
+    refused_port: int,
 ) -> None:
     use_endpoint(monkeypatch, endpoint.base_url)
     save_in_a_session(fake_model, tether, CACHE)
 
-    down = closed_port_url()
+    down = refused_url(refused_port)
     use_endpoint(monkeypatch, down)
     listed = memory_cli("--cwd", str(workspace), "list")
     assert listed.exit_code == 0, listed.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 from tether.memory.embedders import HttpEmbedder, configured_embedder
 from tether.memory.store import MemoryStore
 
-from .conftest import Endpoint, closed_port_url
+from .conftest import Endpoint, refused_url
 
 
 def test_memories_are_embedded_by_the_configured_endpoint(
@@ -74,9 +74,9 @@ def test_a_store_tries_the_endpoint_again_after_its_retry_delay(
 
 
 def test_an_endpoint_that_is_not_there_leaves_memory_by_words_and_says_why(
-    tmp_path: Path,
+    tmp_path: Path, refused_port: int
 ) -> None:
-    url = closed_port_url()
+    url = refused_url(refused_port)
     store = MemoryStore(tmp_path / "m.db", HttpEmbedder(url, "tiny-embed"))
     assert store.list() == []  # listing never embeds
     saved = store.save("The cache lives in /var/cache/app")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any, Protocol, cast
 
 from tether.core.model_call import RetryPolicy, call_model
@@ -72,14 +71,6 @@ async def call_with_retries(
     finally:
         await model.aclose()
     return done, [e for e in events if isinstance(e, ModelRetry)]
-
-
-def closed_port_url(path: str = "") -> str:
-    """A URL on 127.0.0.1 where nothing listens."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}{path}"
 
 
 def count_cache_controls(value: object) -> int:

@@ -33,7 +33,6 @@ from .streams import (
     TOOLS,
     ask,
     call_with_retries,
-    closed_port_url,
     count_cache_controls,
     finish,
     run,
@@ -182,8 +181,8 @@ async def test_rejected_key_names_endpoint_and_variable(fake_model: FakeModelSer
     )
 
 
-async def test_unreachable_endpoint_is_named() -> None:
-    url = closed_port_url()
+async def test_unreachable_endpoint_is_named(refused_port: int) -> None:
+    url = f"http://127.0.0.1:{refused_port}"
     _, error = await run(claude(url), ask())
     assert error is not None
     assert str(error).startswith(f"cannot reach {url}: ")

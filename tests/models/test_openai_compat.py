@@ -30,7 +30,7 @@ from tether.testing import (
     tool_use,
 )
 
-from .streams import TOOLS, ask, call_with_retries, closed_port_url, finish, run
+from .streams import TOOLS, ask, call_with_retries, finish, run
 
 
 def gpt(
@@ -285,8 +285,8 @@ async def test_keyless_provider_still_sends_a_placeholder(fake_model: FakeModelS
     assert done.message.text() == "local answer"
 
 
-async def test_unreachable_endpoint_is_named() -> None:
-    url = closed_port_url("/v1")
+async def test_unreachable_endpoint_is_named(refused_port: int) -> None:
+    url = f"http://127.0.0.1:{refused_port}/v1"
     _, error = await run(gpt(url), ask())
     assert error is not None
     assert str(error).startswith(f"cannot reach {url}: ")

@@ -217,7 +217,7 @@ def test_a_dead_collector_never_holds_up_the_session(
 
 
 def test_a_collector_that_refuses_connections_costs_nothing_but_a_line(
-    fake_model: FakeModelServer, model_env: object, workspace: Path
+    fake_model: FakeModelServer, model_env: object, workspace: Path, refused_port: int
 ) -> None:
     fake_model.script(reply(text("done")))
     env = {
@@ -225,7 +225,7 @@ def test_a_collector_that_refuses_connections_costs_nothing_but_a_line(
         "TETHER_ENABLE_TELEMETRY": "1",
         "OTEL_METRICS_EXPORTER": "otlp",
         "OTEL_TRACES_EXPORTER": "otlp",
-        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{_closed_port()}",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{refused_port}",
         "OTEL_EXPORTER_OTLP_TIMEOUT": "500",
     }
     result = _run(workspace, env, "-p", "hi")
@@ -238,7 +238,7 @@ def test_a_collector_that_refuses_connections_costs_nothing_but_a_line(
 
 
 def test_the_endpoints_secrets_never_reach_the_terminal_in_the_sdks_errors(
-    fake_model: FakeModelServer, model_env: object, workspace: Path
+    fake_model: FakeModelServer, model_env: object, workspace: Path, refused_port: int
 ) -> None:
     fake_model.script(reply(text("done")))
     env = {
@@ -247,7 +247,7 @@ def test_the_endpoints_secrets_never_reach_the_terminal_in_the_sdks_errors(
         "OTEL_METRICS_EXPORTER": "otlp",  # its exporter's error quotes the URL it was given
         "OTEL_TRACES_EXPORTER": "none",
         "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
-        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://e:S3KRET@127.0.0.1:{_closed_port()}?t=Q-S3KRET#a",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://e:S3KRET@127.0.0.1:{refused_port}?t=Q-S3KRET#a",
     }
     result = _run(workspace, env, "-p", "hi")
     assert result.exit_code == 0, result.stderr
@@ -333,14 +333,6 @@ def test_telemetry_without_the_sdk_installed_is_one_clear_line(
     assert "telemetry is enabled but the OpenTelemetry SDK is not installed" in line
     assert "pip install 'tether[otel]'" in line
     assert fake_model.requests == []
-
-
-def _closed_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_lines_commits_and_edit_decisions_are_counted(

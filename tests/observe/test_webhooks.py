@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import socket
 import time
 from typing import Any
 
@@ -223,10 +222,8 @@ def test_timeouts_are_retried_then_given_up(sink_server: SinkServer) -> None:
     assert "1 of 1 events not delivered (1 failed after 4 attempts (the last: timed out))" in report
 
 
-def test_a_refused_connection_is_retried_then_given_up() -> None:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+def test_a_refused_connection_is_retried_then_given_up(refused_port: int) -> None:
+    port = refused_port
     sink = WebhookSink(WebhookConfig(f"http://127.0.0.1:{port}/x"), first_backoff_s=FAST)
     sink.offer(record(1))
     assert close_now(sink) == (

@@ -3,7 +3,6 @@ with its data, a store that cannot be opened, and URLs and team names that are r
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,15 +109,14 @@ def test_a_waiting_redis_receive_blocks_on_the_server(
     assert stats["cmdstat_xreadgroup"]["calls"] == 1
 
 
-def test_an_unreachable_redis_names_its_url_and_stops(tmp_path: Path) -> None:
-    with socket.socket() as sock:  # a port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"redis://:secret@127.0.0.1:{port}/0"
+def test_an_unreachable_redis_names_its_url_and_stops(tmp_path: Path, refused_port: int) -> None:
+    url = f"redis://:secret@127.0.0.1:{refused_port}/0"
     with pytest.raises(StoreUnavailable) as caught:
         open_roster(url, project=tmp_path, team="crew")
     message = str(caught.value)
-    assert message.startswith(f"cannot reach the mailbox store at redis://:***@127.0.0.1:{port}/0")
+    assert message.startswith(
+        f"cannot reach the mailbox store at redis://:***@127.0.0.1:{refused_port}/0"
+    )
     assert "secret" not in message
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import sqlite3
 import uuid
 from pathlib import Path
@@ -27,10 +26,8 @@ def test_a_corrupt_sqlite_file_is_named_and_left_alone(tmp_path: Path) -> None:
     assert path.read_bytes() == junk
 
 
-def test_an_unreachable_redis_names_its_url_and_stops() -> None:
-    with socket.socket() as sock:  # a port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+def test_an_unreachable_redis_names_its_url_and_stops(refused_port: int) -> None:
+    port = refused_port
     url = f"redis://:secret@127.0.0.1:{port}/0"
     with pytest.raises(StoreUnavailable) as caught:
         open_task_store(url, project=Path("/nonexistent"))

@@ -71,6 +71,9 @@ def test_requests_between_teammates_follow_the_protocol(
 ) -> None:
     """alice asks bob (and waits); a second request meanwhile and a message to nobody are
     error results saying why; bob's reply is matched to the request and reaches alice."""
+    # bob replies once alice has tried both: his reply steered into her turn before then
+    # would end her wait (her second request sent, not refused).
+    tried = threading.Event()
 
     def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
         if mate == "alice" and (letters[0].sender, letters[0].kind) == ("team-lead", "message"):
@@ -78,6 +81,8 @@ def test_requests_between_teammates_follow_the_protocol(
         if mate == "alice" and letters[0].kind == "reply":
             said = f"bob says: {first_line(letters[0].body)} (to {letters[0].reply_to})"
             return tool_use("SendMessage", to="team-lead", message=said)
+        if mate == "bob" and any(x.kind == "request" for x in letters):
+            assert tried.wait(WAIT_S), "alice never tried a second request and a stranger"
         return polite(mate, letters, request)
 
     def after_tools(mate: str, request: RecordedRequest) -> Turn:
@@ -86,6 +91,8 @@ def test_requests_between_teammates_follow_the_protocol(
             return tool_use("SendMessage", to="bob", message="and 3+3?", request=True)
         if mate == "alice" and "may not send a new request" in result:
             return tool_use("SendMessage", to="carol", message="hello")
+        if mate == "alice" and "no member named 'carol'" in result:
+            tried.set()
         return text(f"{mate} done")
 
     model_env.responder = mate_answers(answer, after_tools=after_tools)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -237,11 +236,9 @@ def test_a_worker_in_an_untrusted_workspace_says_so_and_trusts_with_the_flag(
 
 
 def test_an_unreachable_model_endpoint_gives_the_task_back_uncounted(
-    repo: Path, model_env: FakeModelServer
+    repo: Path, model_env: FakeModelServer, refused_port: int
 ) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    closed = f"http://127.0.0.1:{refused_port}"
     add_tasks(repo, [], "needs the model")
     env = {**os.environ, "ANTHROPIC_BASE_URL": closed, "TETHER_RETRY_DELAY_MS": "1"}
     worker = start_worker(repo, "--worktrees", env=env)

@@ -5,7 +5,6 @@ with backoff and carry on: nothing lost, nothing done twice), and Redis down at 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import threading
 import uuid
@@ -87,10 +86,8 @@ def _id(task: dict[str, object]) -> int:
     return int(str(task["id"]))
 
 
-def test_redis_down_at_the_start_is_named(repo: Path) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+def test_redis_down_at_the_start_is_named(repo: Path, refused_port: int) -> None:
+    port = refused_port
     done = run_cli_process(
         ["worker", "--store", f"redis://127.0.0.1:{port}/0", "--until-idle"], cwd=repo
     )

@@ -15,7 +15,7 @@ import socketserver
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -201,3 +201,14 @@ class LoopbackServer(ThreadingHTTPServer):
         if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
             return
         super().handle_error(request, client_address)
+
+
+@contextlib.contextmanager
+def refused_port() -> Generator[int]:
+    """A port on 127.0.0.1 where every connection is refused while the block runs: bound, not
+    listening. A port bound and closed again (to name one nobody listens on) is free for any
+    process meanwhile: another test's server may take it, or a client be given it as its own
+    end (a TCP connection to itself), and the endpoint answers."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]

@@ -3,6 +3,7 @@
 `fake_model` gives a running `FakeModelServer`. Any request it refused (an invalid transcript,
 an empty script) fails the test, unless the test set `fake_model.expect_rejections = True`.
 `model_env` points the SDKs, and tether, at it through environment variables.
+`refused_port` is a port on 127.0.0.1 that refuses every connection for the test's whole run.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tether.testing.loopback import refused_port as refusing
 from tether.testing.recorded import RecordedRequest
 from tether.testing.server import FakeModelServer
 
@@ -89,6 +91,14 @@ def model_env(
     for name in _OUTSIDE_SETTINGS:
         monkeypatch.delenv(name, raising=False)
     return fake_model
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses every connection until the test ends (an endpoint, a
+    store or a hook nobody answers at): held bound, so no other process can take it."""
+    with refusing() as port:
+        yield port
 
 
 _OUTSIDE_SETTINGS = (
