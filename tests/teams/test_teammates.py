@@ -167,17 +167,15 @@ def test_a_message_arriving_mid_turn_reaches_the_next_model_call(
             assert member(status(repo, team), "alice")["current_task"] == "first"
             arrived.set()
             return tool_use("SendMessage", to="team-lead", message="working on first")
-        return polite(mate, letters, request)
-
-    def after_tools(mate: str, request: RecordedRequest) -> Turn:
-        if "second" in request.last_user_text():  # the first call to hold it: now her task
+        if letters and letters[0].body == "second":  # steered in: the first call to hold it
             wait_for(
                 lambda: member(status(repo, team), "alice")["current_task"] == "second",
                 "status to show the message the model was given",
             )
-        return text(f"{mate} saw: {request.last_user_text()}")
+            return text(f"{mate} saw: {request.last_user_text()}")
+        return polite(mate, letters, request)
 
-    model_env.responder = mate_answers(answer, after_tools=after_tools)
+    model_env.responder = mate_answers(answer)
     tether(repo, "team", "up", team, "--member", "alice")
     lead = lead_store(repo, team)
     try:
