@@ -134,13 +134,19 @@ def export_conversation(session: Session, args: str, workspace: Path) -> Text:
 
     name = args.strip() or time.strftime("conversation-%Y-%m-%d-%H%M%S.txt")
     path = Path(os.path.abspath(workspace / Path(name).expanduser()))
-    refused = _link_refusal(path, Path(name).expanduser(), workspace)
+    refused = _link_refusal(path, workspace)
     if refused is not None:
         return Text(f"✗ /export: {refused}; nothing written. Name another file.", style="red")
     parts = [f"session {session.session_id} · model {session.agent.model_id}"]
     parts.extend(describe_message(message) for message in session.messages)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        on_way = next((p for p in path.parents if p.exists() and not p.is_dir()), path.parent)
+        return Text(f"✗ /export: {on_way} is a file, not a folder; nothing written.", style="red")
+    except OSError as e:
+        return Text(f"✗ /export: cannot write {path}: {e.strerror or e}", style="red")
+    try:
         _write_new_file(path, "\n\n".join(parts) + "\n")
     except FileExistsError:
         return Text(
@@ -152,11 +158,13 @@ def export_conversation(session: Session, args: str, workspace: Path) -> Text:
     return Text(f"✓ Conversation ({count} messages) exported to {path}", style="green")
 
 
-def _link_refusal(path: Path, given: Path, workspace: Path) -> str | None:
+def _link_refusal(path: Path, workspace: Path) -> str | None:
     """Why `path` is not written through the links on its way, if it is not: the name itself
-    a link (to nothing: writing would create its target, wherever it points), a directory on
-    the way a link to nothing (it would be created there), or, for a name given inside the
-    workspace, a link that leads out of it."""
+    a link (to nothing: writing would create its target, wherever it points) or a folder, a
+    directory on the way a link to nothing (it would be created there), or, for a name inside
+    the workspace (relative or absolute), a link that leads out of it."""
+    if path.is_dir() and not path.is_symlink():
+        return f"{path} is a folder; name a file in it"
     if path.is_symlink():
         target = os.readlink(path)
         if path.exists():
@@ -166,7 +174,7 @@ def _link_refusal(path: Path, given: Path, workspace: Path) -> str | None:
         if directory.is_symlink() and not directory.exists():
             target = os.readlink(directory)
             return f"{directory} is a link to {target}, which does not exist; it is not followed"
-    if given.is_absolute() or not path.is_relative_to(workspace):
+    if not path.is_relative_to(workspace):
         return None  # a place named outside the workspace on purpose
     real_workspace = workspace.resolve()
     real = path.parent.resolve()
@@ -187,7 +195,7 @@ def _write_new_file(path: Path, content: str) -> None:
     temporary file beside it, which is then linked in under the name (`link` fails on any
     name there, a link to nothing included, and follows none). Its mode is what the umask
     gives a new file, as a shell's redirection would."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    temporary = path.with_name(f".export-{secrets.token_hex(6)}.tmp")  # short: any name fits
     fd = os.open(temporary, _NEW_FILE, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
