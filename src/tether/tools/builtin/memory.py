@@ -13,6 +13,8 @@ from tether.tools.context import ToolContext
 from tether.tools.memory_index import MemoryIndex, Saved, render_hits
 
 MAX_MEMORY_CHARS = 4_000
+MAX_MEMORY_ID = 2**63 - 1
+"""The largest id SQLite can hold."""
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"^\S+$")]
 
@@ -33,6 +35,8 @@ class MemorySaveInput(BaseModel):
     replaces: int | None = Field(
         default=None,
         ge=1,
+        le=MAX_MEMORY_ID,
+        strict=True,  # `true` or "2" is no id: lax mode would make them memory 1 and 2
         description="The id of a memory this one corrects or supersedes (the same subject, "
         "now said differently: a port changed, a version upgraded, a preference reversed): "
         "that memory becomes this text, keeping its id. Only for the same subject; a "
