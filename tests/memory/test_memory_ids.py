@@ -107,3 +107,27 @@ def test_ids_are_not_given_again_in_a_memory_file_from_before_the_mark(
     assert said.startswith("Saved as memory 4."), said
     said = _saved(fake_model, tether, text="Docs use Sphinx.", replaces=3)
     assert said.startswith("There is no memory 3 (removed since?)"), said
+
+
+def test_a_replacement_kept_aside_is_told_pending_and_done_when_it_is_added(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    stale, fixed = "The API server listens on port 7070.", "The API server listens on port 6060."
+    assert _saved(fake_model, tether, text=stale) == "Saved as memory 1."
+    path = memory_path(Path(os.environ["TETHER_HOME"]), workspace)
+    with sqlite3.connect(path) as db:  # the memory file unusable: written by a newer tether
+        db.execute("PRAGMA user_version = 999")
+    said = _saved(fake_model, tether, text=fixed, replaces=1)
+    assert said.startswith("The memory could not be saved"), said
+    assert (
+        "It replaces memory 1 when it is added: not yet, memory 1 keeps its earlier text "
+        "until then. Do not save it again."
+    ) in said
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = 1")
+    listed = memory_cli("--cwd", str(workspace), "list")
+    assert "1 memory(ies) kept aside earlier added" in listed.stderr
+    assert fixed in listed.stdout
+    assert stale not in listed.stdout  # it was kept beside its correction
+    found = memory_cli("--cwd", str(workspace), "search", "6060")
+    assert found.stdout.startswith("    1  "), found.stdout  # the id of the one it replaced

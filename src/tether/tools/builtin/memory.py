@@ -92,10 +92,18 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
         said = f"Saved as memory {saved.id}."
     else:
         structured["keptIn"] = saved.kept_in
+        pending = ""
+        if args.replaces is not None:
+            structured["replacesWhenAdded"] = args.replaces
+            pending = (
+                f" It replaces memory {args.replaces} when it is added: not yet, memory "
+                f"{args.replaces} keeps its earlier text until then."
+            )
         return ToolOutput(
             f"The memory could not be saved in the project's memory ({saved.why}). Its text "
             f"is kept whole in {saved.kept_in}, and is added to the memory when it can be used "
-            "again; until then MemorySearch finds it by its words only. Do not save it again.",
+            f"again; until then MemorySearch finds it by its words only.{pending} Do not save "
+            "it again.",
             structured=structured,
         )
     if saved.why is not None:
