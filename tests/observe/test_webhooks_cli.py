@@ -212,3 +212,31 @@ def test_a_workers_sessions_share_its_webhooks_until_it_exits(
     reports = [line for line in err.splitlines() if "webhook" in line]
     assert len(reports) == 1, err
     assert "2 of 2 events sent, unanswered at exit: may have arrived" in reports[0]
+
+
+def test_each_of_two_webhooks_tells_its_receiver_what_it_lost_though_one_never_answers(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, sink_server: SinkServer
+) -> None:
+    """Closed one after another, the first endpoint (never answering) took the whole time
+    given at exit and the second was never sent its last record; side by side, each is."""
+    other = SinkServer()
+    try:
+        hooks = [
+            {"url": s.url, "events": ["tool_finished"], "timeout": 120}
+            for s in (sink_server, other)
+        ]
+        _settings(workspace, {"webhooks": hooks})
+        sink_server.hold()  # neither answers until the run is over
+        other.hold()
+        fake_model.script(
+            *(reply(tool_use("Bash", command=f"echo {n}")) for n in range(2)), reply(text("done"))
+        )
+        result = tether("-p", "run them", "--trust-workspace")
+        assert result.exit_code == 0, result.stderr
+        for server in (sink_server, other):
+            kinds = [json.loads(r.body)["kind"] for r in server.in_order()]
+            assert kinds == ["tool_finished"] * 2 + ["webhook_dropped"], (server.url, kinds)
+            host = server.url.removesuffix("/hook")
+            assert f"webhook {host}: 2 of 2 events sent, unanswered at exit" in result.stderr
+    finally:
+        other.stop()

@@ -180,7 +180,7 @@ class ProjectMemory:
             )
         _warn(f"Memory cannot be used: {why}")
         try:
-            kept = keep(self.path, text, tags, why)
+            kept = keep(self.path, text, tags, why, replaces)
         except OSError as e:
             raise ToolError(
                 f"Memory cannot be used: {why}; and the memory could not be kept aside "

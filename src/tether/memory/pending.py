@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.file_locks import flock
+from tether.memory.saving import MAX_ID
 
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
@@ -36,22 +37,27 @@ def pending_path(memory_file: Path) -> Path:
 class Pending:
     text: str
     tags: tuple[str, ...]
+    replaces: int | None = None
+    """The memory its saver said it replaces: replaced when it is added."""
 
 
-def keep(memory_file: Path, text: str, tags: tuple[str, ...], why: str) -> Path:
+def keep(
+    memory_file: Path, text: str, tags: tuple[str, ...], why: str, replaces: int | None = None
+) -> Path:
     """Append the memory to the pending file of `memory_file`, flushed to disk; its path.
-    Raises OSError when even that cannot be written."""
+    `replaces`: the id of the memory it replaces once added. Raises OSError when even that
+    cannot be written."""
     path = pending_path(memory_file)
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(
-        {
-            "text": text,
-            "tags": list(tags),
-            "at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "why": why,
-        },
-        ensure_ascii=False,
-    )
+    kept: dict[str, object] = {
+        "text": text,
+        "tags": list(tags),
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "why": why,
+    }
+    if replaces is not None:
+        kept["replaces"] = replaces
+    line = json.dumps(kept, ensure_ascii=False)
     with _locked(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT) as fd:
         data = (line + "\n").encode()
         # A line cut by an earlier crash must not swallow this one.
@@ -112,7 +118,9 @@ def add_pending(store: MemoryStore) -> int:
                 if line.strip():
                     unreadable.append(line)
                 continue
-            if not store.has(memory.text):
+            if memory.replaces is not None:  # the same text there still removes the named
+                added += not store.save(memory.text, memory.tags, replaces=memory.replaces).already
+            elif not store.has(memory.text):
                 store.save(memory.text, memory.tags)
                 added += 1
         if unreadable:
@@ -135,9 +143,12 @@ def _parsed(line: bytes) -> Pending | None:
         return None
     text = value.get("text")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     tags = value.get("tags", [])  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    replaces = value.get("replaces")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     if not isinstance(text, str) or not text.strip() or not isinstance(tags, list):
         return None
-    return Pending(text, tuple(str(tag) for tag in tags))  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    if type(replaces) is not int or not 1 <= replaces <= MAX_ID:
+        replaces = None  # none kept, or not an id: the text is added beside the others
+    return Pending(text, tuple(str(tag) for tag in tags), replaces)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ from tether.memory.saving import (
     Memory,
     Near,
     memory_of,
+    new_id,
     packed,
     remove,
     rewrite,
@@ -147,11 +148,11 @@ class MemoryStore:
                     done = rewrite(self._db, replaces, text, tags, now, vector, vectors)
                     if done is not None:
                         return done
-                row = self._db.execute(
-                    "INSERT INTO memories (text, tags, created_at) VALUES (?, ?, ?)",
-                    (text, " ".join(tags), now),
+                rowid = new_id(self._db)
+                self._db.execute(
+                    "INSERT INTO memories (id, text, tags, created_at) VALUES (?, ?, ?, ?)",
+                    (rowid, text, " ".join(tags), now),
                 )
-                rowid = int(row.lastrowid)
                 self._db.execute(
                     "INSERT INTO memories_fts (rowid, text, tags) VALUES (?, ?, ?)",
                     (rowid, text, " ".join(tags)),

@@ -62,6 +62,35 @@ class Sink(Protocol):
         ...
 
 
+REPORT_GRACE_S = 0.1
+"""How long after the deadline a sink closing is waited for still: it stops waiting at the
+deadline, then only counts what it lost, into the report."""
+
+
+def close_sinks(sinks: Sequence[Sink], deadline: float) -> list[str | None]:
+    """Each sink's `close(deadline)`, side by side: each has the time until the deadline to
+    itself, so an endpoint that never answers does not take the time of another (which then
+    could not tell its receiver what it lost). In their order; None for one that did not end
+    (or failed) in time."""
+    if len(sinks) <= 1:
+        return [sink.close(deadline) for sink in sinks]
+    reports: list[str | None] = [None] * len(sinks)
+
+    def close(n: int) -> None:
+        reports[n] = sinks[n].close(deadline)
+
+    threads = [
+        threading.Thread(target=close, args=(n,), name="tether-sink-close", daemon=True)
+        for n in range(1, len(sinks))
+    ]
+    for thread in threads:
+        thread.start()
+    close(0)
+    for thread in threads:
+        thread.join(max(0.0, deadline + REPORT_GRACE_S - time.monotonic()))
+    return reports
+
+
 WRITTEN_WAIT_S = 2.0
 """How long `written_observer` waits for its event to be written (a log locked meanwhile)."""
 
@@ -159,7 +188,7 @@ class EventHub:
             self._queue.put(None)
             self._hurry.set()
             self._thread.join(max(0.0, deadline - time.monotonic()))
-        reports = [r for sink in self.sinks if (r := sink.close(deadline)) is not None]
+        reports = [r for r in close_sinks(self.sinks, deadline) if r is not None]
         if reports and self.owner is not None:
             when = time.time()
             self._write([(*_whose(self.owner), when, _dropped(r)) for r in reports])

@@ -13,6 +13,8 @@ from tether.tools.context import ToolContext
 from tether.tools.memory_index import MemoryIndex, Saved, render_hits
 
 MAX_MEMORY_CHARS = 4_000
+MAX_MEMORY_ID = 2**63 - 1
+"""The largest id SQLite can hold."""
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"^\S+$")]
 
@@ -33,6 +35,8 @@ class MemorySaveInput(BaseModel):
     replaces: int | None = Field(
         default=None,
         ge=1,
+        le=MAX_MEMORY_ID,
+        strict=True,  # `true` or "2" is no id: lax mode would make them memory 1 and 2
         description="The id of a memory this one corrects or supersedes (the same subject, "
         "now said differently: a port changed, a version upgraded, a preference reversed): "
         "that memory becomes this text, keeping its id. Only for the same subject; a "
@@ -88,10 +92,18 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
         said = f"Saved as memory {saved.id}."
     else:
         structured["keptIn"] = saved.kept_in
+        pending = ""
+        if args.replaces is not None:
+            structured["replacesWhenAdded"] = args.replaces
+            pending = (
+                f" It replaces memory {args.replaces} when it is added: not yet, memory "
+                f"{args.replaces} keeps its earlier text until then."
+            )
         return ToolOutput(
             f"The memory could not be saved in the project's memory ({saved.why}). Its text "
             f"is kept whole in {saved.kept_in}, and is added to the memory when it can be used "
-            "again; until then MemorySearch finds it by its words only. Do not save it again.",
+            f"again; until then MemorySearch finds it by its words only.{pending} Do not save "
+            "it again.",
             structured=structured,
         )
     if saved.why is not None:
