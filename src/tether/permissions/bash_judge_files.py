@@ -21,6 +21,7 @@ from tether.permissions.bash_rules import (
 )
 from tether.permissions.build_flags import build_flags
 from tether.permissions.build_generators import generator_writes
+from tether.permissions.conda_environments import prefix_writes
 from tether.permissions.config_writers import config_writes
 from tether.permissions.container_files import container_files
 from tether.permissions.defaults import is_device
@@ -178,6 +179,7 @@ class FileJudge(ProjectJudge):
             reads += containers.reads
             writes += containers.writes
             writes += [*pip_writes(inv.argv, inv.assignments), *pack_writes(inv.argv)]
+            writes += prefix_writes(inv.argv)
             writes += generator_writes(inv.argv)
             verdicts.extend(self._served(containers.trees, explicit))
             verdicts.extend(self._loads(containers.loads))

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from tether.permissions.option_names import OptionGrammar, option_pairs, option_values
 from tether.permissions.program_use import ProgramUse
-from tether.permissions.shell_words import is_literal, program_name
+from tether.permissions.shell_words import PATH_STARTS, is_literal, program_name, tilde_expanded
 
 Argv = tuple[str, ...]
 Assignments = tuple[tuple[str, str], ...]
@@ -75,7 +75,8 @@ _SVNADMIN_READS = frozenset(
 
 _CVS_VALUED = frozenset({"-d", "-e", "-s", "-T", "-z"})
 _CVS_LOCAL = re.compile(r":(?:local|fork)(?:;[^:]*)?:(.*)", re.I | re.S)
-"""A cvs root on this machine (`:local:/r`, `:fork:/r`; a root starting with `/` is one too)."""
+"""A cvs root on this machine (`:local:/r`, `:fork:/r`; a root with no method nor host is one
+too)."""
 
 
 def vcs_use(argv: Argv, assignments: Assignments = ()) -> ProgramUse | None:
@@ -161,7 +162,7 @@ def _path_like(word: str) -> bool:
     """An operand that names a file rather than a property's name or value: svn's `propset
     NAME VALUE PATH` operands are all positional; only those with a `/` or `.` start, or a
     word not literal, are taken as paths where svn writes."""
-    return not is_literal(word) or word.startswith(("/", ".", "~")) or "/" in word
+    return not is_literal(word) or word.startswith(PATH_STARTS) or "/" in word
 
 
 def _file_url_path(url: str) -> str:
@@ -191,7 +192,7 @@ def _cvs(args: Argv, assignments: Assignments) -> ProgramUse:
     for root in roots:
         found = _CVS_LOCAL.fullmatch(root)
         if found is not None:
-            loads.append(found.group(1))
-        elif root.startswith("/") or not is_literal(root):
-            loads.append(root)
+            loads.append(tilde_expanded(found.group(1)))  # cvs's own `~` (`:local:~/r`)
+        elif ":" not in root or root.startswith(PATH_STARTS) or not is_literal(root):
+            loads.append(root)  # no method nor host: a directory here (`~/r`, `../r`)
     return ProgramUse(runs=tuple(runs), repositories=tuple(loads))
