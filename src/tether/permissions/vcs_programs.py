@@ -14,37 +14,60 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tether.permissions.option_names import OptionGrammar, option_pairs, option_values
+from tether.permissions.option_names import (
+    OptionGrammar,
+    first_operand,
+    option_pairs,
+    option_values,
+)
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import PATH_STARTS, is_literal, program_name, tilde_expanded
 
 Argv = tuple[str, ...]
 Assignments = tuple[tuple[str, str], ...]
 
-_HG_PLACES = OptionGrammar(("-R", "--repository", "--repo", "--cwd"), prefixes=True)
-"""hg's global options naming the repository it reads (and whose `.hg/hgrc` hooks run) or the
-directory it starts in; hg takes them before or after its command, by any prefix."""
-_HG_GLOBAL_VALUED = frozenset(
-    {"-R", "--repository", "--repo", "--cwd", "--config", "--encoding", "--encodingmode"}
-    | {"--color", "--pager"}
+_HG_VALUED = ("-R", "--repository", "--cwd", "--config", "--encoding", "--encodingmode")
+_HG_FLAGS = (
+    *("-y", "--noninteractive", "-q", "--quiet", "-v", "--verbose", "--debug", "--time"),
+    *("--debugger", "--traceback", "--profile", "--version", "-h", "--help", "--hidden"),
 )
+_HG_GLOBAL = OptionGrammar(
+    (*_HG_VALUED, "--color", "--pager"),
+    grouped=True,
+    prefixes=True,
+    known=_HG_FLAGS,
+)
+"""hg's global options, before or after its command, as its parser (fancyopts, getopt's)
+reads them: a long one by any unambiguous prefix (`--repos`, `--cw`, `--conf`), short ones
+packed (`-qR DIR`, `-yqRDIR`); those listed take a value, `known` are its flags."""
+_HG_PLACES = OptionGrammar(("-R", "--repository", "--cwd"), grouped=True, prefixes=True)
+"""Those naming the repository it reads (and whose `.hg/hgrc` hooks run) or the directory it
+starts in."""
 _HG_TOOL = ("-t", "--tool")
 _HG_SSH = ("-e", "--ssh")
-_HG_RUNS: dict[str, tuple[str, ...]] = {
+_HG_RUNS: dict[tuple[str, ...], tuple[str, ...]] = {
     **dict.fromkeys(
-        ("pull", "push", "clone", "incoming", "outgoing", "in", "out", "bundle", "identify", "id"),
+        (("push",), ("clone",), ("incoming", "in"), ("outgoing", "out"), ("bundle",)),
         _HG_SSH,
     ),
-    "extdiff": ("-p", "--program"),
-    "bisect": ("-c", "--command"),
+    ("identify", "id"): _HG_SSH,
+    ("pull",): (*_HG_SSH, *_HG_TOOL),  # the rebase extension's `pull --rebase --tool`
+    ("fetch",): _HG_SSH,
+    ("transplant",): ("--filter",),
+    ("extdiff",): ("-p", "--program"),
+    ("bisect",): ("-c", "--command"),
     **dict.fromkeys(
-        ("merge", "resolve", "rebase", "graft", "backout", "unshelve", "update", "checkout"),
+        (("merge",), ("resolve",), ("rebase",), ("graft",), ("backout",), ("unshelve",)),
         _HG_TOOL,
     ),
+    ("update", "up", "checkout", "co"): _HG_TOOL,
 }
-"""hg commands whose options name a program run: the ssh command of those reaching a
-remote (`-e CMD`; `commit -e` edits), extdiff's diff program, bisect's test command, a merge
-tool (one not configured under that name is the program of that name)."""
+"""hg commands, by their names and aliases (hg's table: `co` is update), whose options name a
+program run: the ssh command of those reaching a remote (`-e CMD`; `commit -e` edits), the
+fetch and transplant extensions' (`--filter CMD`), extdiff's diff program, bisect's test
+command, a merge tool (one not configured under that name is the program of that name). hg
+takes any unambiguous prefix of a name or alias (`chec`), and the command's short options
+packed (`resolve -at CMD`)."""
 _HG_BUILTIN_TOOL = re.compile(r"(?::|internal:)")
 """hg's own merge tools (`:merge3`, `internal:local`): no program."""
 
@@ -128,13 +151,13 @@ def _operands(args: Sequence[str], valued: frozenset[str]) -> list[str]:
 
 def _hg(args: Argv) -> ProgramUse:
     loads = option_values(args, _HG_PLACES)
-    at = _command_at(args, _HG_GLOBAL_VALUED)
+    at = first_operand(args, _HG_GLOBAL)
     word = args[at] if at < len(args) else ""
     runs: list[str] = []
-    for command, names in _HG_RUNS.items():
-        # hg takes any unambiguous prefix of a command; an ambiguous one is refused.
-        if word and command.startswith(word):
-            grammar = OptionGrammar(names, prefixes=True)
+    for names, options in _HG_RUNS.items():
+        # A prefix of several commands is refused by hg: taken as any of them.
+        if word and any(name.startswith(word) for name in names):
+            grammar = OptionGrammar(options, grouped=True, prefixes=True)
             runs += [v for v in option_values(args[at + 1 :], grammar) if v not in runs]
     runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
     return ProgramUse(runs=tuple(runs), repositories=tuple(loads))
