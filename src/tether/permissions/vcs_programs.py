@@ -96,7 +96,10 @@ _SVNADMIN_READS = frozenset(
     | {"list-unused-dblogs", "youngest"}
 )
 
-_CVS_VALUED = frozenset({"-d", "-e", "-s", "-T", "-z"})
+_CVS_GLOBAL = OptionGrammar(("-d", "-e", "-s", "-T", "-z"), grouped=True)
+"""cvs's global options taking a value (getopt's: packed, `-Qd ROOT`, `-qe CMD`)."""
+_CVS_METHOD_PROGRAMS = re.compile(r"(?:cvs_rsh|cvs_server)=([^;]*)", re.I)
+"""The method options of a root naming the program cvs starts (`:ext;CVS_RSH=CMD:h:/r`)."""
 _CVS_LOCAL = re.compile(r":(?:local|fork)(?:;[^:]*)?:(.*)", re.I | re.S)
 """A cvs root on this machine (`:local:/r`, `:fork:/r`; a root with no method nor host is one
 too)."""
@@ -205,14 +208,15 @@ def _svnadmin(args: Argv) -> ProgramUse:
 def _cvs(args: Argv, assignments: Assignments) -> ProgramUse:
     """cvs's global options (before its command): `-e EDITOR` runs EDITOR; the root of `-d`
     (or `$CVSROOT`) on this machine is a repository whose CVSROOT scripts run."""
-    head = args[: _command_at(args, _CVS_VALUED)]
-    pairs = option_pairs(head, ("-d", "-e"))
+    pairs = option_pairs(args[: first_operand(args, _CVS_GLOBAL)], _CVS_GLOBAL)
     runs = [value for option, value in pairs if option == "-e"]
     roots = [value for option, value in pairs if option == "-d"]
     if not roots:
         roots = [value for key, value in assignments if key == "CVSROOT"][-1:]
     loads: list[str] = []
     for root in roots:
+        method = root.partition(":")[2].partition(":")[0] if root.startswith(":") else ""
+        runs += _CVS_METHOD_PROGRAMS.findall(method)
         found = _CVS_LOCAL.fullmatch(root)
         if found is not None:
             loads.append(tilde_expanded(found.group(1)))  # cvs's own `~` (`:local:~/r`)
