@@ -5,7 +5,9 @@ CMD`, `hg merge --tool CMD`; `cvs -e CMD`); the repositories they use outside th
 whose configuration and hooks run code no rule has seen, judged as the repository `git -C
 DIR` finds there is (`hg -R DIR`, `hg --cwd DIR`, a local cvs root from `-d` or `$CVSROOT`,
 an svn `file://` URL); and the working copies and repositories they write (`svn export SRC
-DEST`, `svn checkout URL DEST`, `svn commit WC`, `svnadmin create DIR`). The variables naming
+DEST`, `svn checkout URL DEST`, `svn commit WC`, `svnadmin create DIR`) or read (`svn cat
+FILE`, `svn diff FILE`: the file or its pristine copy, a read as `git show HEAD:FILE` is). The
+variables naming
 programs they start (`HGEDITOR`, `CVSEDITOR`, `CVS_SERVER`, `HGMERGE`, `SVN_MERGE`) and hg's
 `HGRCPATH` are dangerous_variables'."""
 
@@ -88,6 +90,14 @@ _SVN_WRITES = frozenset(
 )
 """svn commands that write their working-copy operands (and the repository they commit to)."""
 _SVN_SENDS = frozenset({"commit", "ci", "import"})
+_SVN_READS = frozenset(
+    {*_SVN_SENDS, "cat", "diff", "di", "blame", "praise", "annotate", "ann", "log", "export"}
+)
+"""svn commands that read their working-copy operands' text, or their pristine copies (`svn
+cat .env`, `svn diff .env`, `svn export .env out`: the last operand of two or more is where
+export writes), or send them; `--old`/`--new` name what diff compares."""
+_SVN_PEG = re.compile(r"@[^/]*$")
+"""A peg revision after an operand (`.env@BASE`): the path is before it."""
 _HERE = frozenset({".", "./"})
 _SVN_NEW_COPY = frozenset({"checkout", "co", "export"})
 """Of those, the ones whose last operand is the copy made from the ones before."""
@@ -179,8 +189,11 @@ def _svn(args: Argv) -> ProgramUse:
     elif command in _SVN_WRITES:
         # `.` is the working copy it works on when given none (`svn commit`, `svn up`).
         writes += [w for w in operands if "://" not in w and _path_like(w) and w not in _HERE]
-    # What it sends: a file named is read (`svn commit .env`), a directory's versioned files.
-    reads = [w for w in operands if "://" not in w] if command in _SVN_SENDS else []
+    # What it reads or sends: a file named (`svn cat .env`), a directory's versioned files.
+    read = operands[:-1] if command in _SVN_NEW_COPY and len(operands) > 1 else operands
+    reads = [_SVN_PEG.sub("", w) for w in read if "://" not in w] if command in _SVN_READS else []
+    compared = option_values(args[at + 1 :], OptionGrammar(("--old", "--new"), prefixes=True))
+    reads += [_SVN_PEG.sub("", w) for w in compared if "://" not in w]
     return ProgramUse(repositories=tuple(loads), writes=tuple(writes), reads=tuple(reads))
 
 
