@@ -123,7 +123,7 @@ class FileJudge(ProjectJudge):
         cwds = list(self.places.cwds)
         cwd = cwds[0] if len(cwds) == 1 else None
         roots = local_roots(inv.argv[1:], inv.assignments, self.ctx.home, cwd, config_text)
-        return rclone_places(inv.argv, roots)
+        return rclone_places(inv.argv, roots, inv.assignments)
 
     def _env_files(self, inv: Invocation) -> list[Verdict]:
         """The variables that change what runs an env file the runtime loads sets
@@ -231,6 +231,7 @@ class FileJudge(ProjectJudge):
             trees += rclone.trees
             writes += rclone.writes
             follows_trees = rclone.follows
+            verdicts.extend(self._program_use(ProgramUse(runs=rclone.runs)))
             client = client_use(inv.argv)
             if client is not None:
                 reads += client.reads
