@@ -37,6 +37,9 @@ WRITERS = [
     ("conda config --set channel_priority strict", "conda"),
     ("conda config --append channels file:///x", "conda"),
     ("conda init", "conda"),
+    ("rclone config create x local", "rclone"),
+    ("rclone config update remote ssh x", "rclone"),
+    ("rclone -v config touch", "rclone"),
     ("conda init --all", "conda"),
     ("conda init --reverse zsh", "conda"),
     ("mamba init", "mamba"),
@@ -56,6 +59,8 @@ READERS = [
     "gh alias list",
     "kubectl config view",
     "conda config --show",
+    "rclone config show",
+    "rclone config file",
     "conda list",
     "micromamba shell hook -s bash",
 ]
