@@ -56,7 +56,7 @@ def test_code_and_writes_outside_are_asked(
         "conda install -c conda-forge numpy",
         "conda install -c https://conda.anaconda.org/x numpy",
         "conda install conda-forge::numpy",
-        "conda install -p /opt/env numpy",
+        "conda create -p ./env numpy",
         "conda create -n e python=3.12",
         "conda install ./local.conda",
         "conda build recipe",
@@ -65,6 +65,8 @@ def test_code_and_writes_outside_are_asked(
         "conda env create -f environment-named.yml",
         "npm pack",
         "npm pack ./sub",
+        "npm pack src/../sub",
+        "npm install lodash @types/node",
         "npm pack --pack-destination dist",
         "meson init",
         "meson init -C sub",
@@ -85,3 +87,32 @@ def test_a_denied_file_written_as_the_report_is_denied(
     rules = {"permissions": {"allow": ["Bash(pytest *)"], "deny": ["Edit(**/.env)"]}}
     verdict = decide("Bash", {"command": "pytest --cov-report=xml:.env"}, make_ctx(rules))
     assert verdict.behavior == "deny", verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "conda install -c ~/chan numpy",
+        "conda install -c=~/chan numpy",
+        'conda install -c "$HOME/chan" numpy',
+        "conda install --override-channels -c ~/chan numpy",
+        "conda install ~/x.conda",
+        "conda create -p {outside}/env numpy",
+        "conda install --prefix ~/env numpy",
+        "micromamba create -p /opt/env python",
+        "conda env create -p {outside}/env",
+        "npm pack ~/pkg",
+        'npm pack "$HOME/pkg"',
+        "npm pack src/../../outside/pkg",
+        "npm pack homelink/pkg",
+        "npm install ~/pkg",
+    ],
+)
+def test_the_home_dotdot_and_symlinks_are_resolved_as_any_path(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """The tables pick a path however the shell wrote it (`~`, `$HOME`: the parser's HOME
+    marker; `a/../..`; a symlink): the path resolver says where it is."""
+    text = tree.fill(command)
+    verdict = decide("Bash", {"command": text}, make_ctx(RULES))
+    assert verdict.behavior == "ask", (text, verdict.reason)

@@ -21,6 +21,7 @@ from tether.permissions.bash_rules import (
 )
 from tether.permissions.build_flags import build_flags
 from tether.permissions.build_generators import generator_writes
+from tether.permissions.conda_environments import prefix_writes
 from tether.permissions.config_writers import config_writes
 from tether.permissions.container_files import container_files
 from tether.permissions.defaults import is_device
@@ -123,7 +124,7 @@ class FileJudge(ProjectJudge):
         cwds = list(self.places.cwds)
         cwd = cwds[0] if len(cwds) == 1 else None
         roots = local_roots(inv.argv[1:], inv.assignments, self.ctx.home, cwd, config_text)
-        return rclone_places(inv.argv, roots)
+        return rclone_places(inv.argv, roots, inv.assignments)
 
     def _env_files(self, inv: Invocation) -> list[Verdict]:
         """The variables that change what runs an env file the runtime loads sets
@@ -179,6 +180,7 @@ class FileJudge(ProjectJudge):
             reads += containers.reads
             writes += containers.writes
             writes += [*pip_writes(inv.argv, inv.assignments), *pack_writes(inv.argv)]
+            writes += prefix_writes(inv.argv)
             writes += generator_writes(inv.argv)
             verdicts.extend(self._served(containers.trees, explicit))
             verdicts.extend(self._loads(containers.loads))
@@ -233,6 +235,7 @@ class FileJudge(ProjectJudge):
             trees += rclone.trees
             writes += rclone.writes
             follows_trees = rclone.follows
+            verdicts.extend(self._program_use(ProgramUse(runs=rclone.runs)))
             client = client_use(inv.argv)
             if client is not None:
                 reads += client.reads

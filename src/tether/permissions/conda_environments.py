@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import yaml
 
 from tether.permissions.option_names import OptionGrammar, option_values, plain_operands
-from tether.permissions.shell_words import is_literal, program_name
+from tether.permissions.shell_words import PATH_STARTS, is_literal, program_name, tilde_expanded
 
 CONDA_PROGRAMS = frozenset({"conda", "mamba", "micromamba"})
 _FILES = OptionGrammar(("-f", "--file"), prefixes=True)
@@ -65,20 +65,37 @@ def conda_sources(args: Sequence[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
+_PREFIX = OptionGrammar(("-p", "--prefix"), prefixes=True)
+_CHANGES = frozenset({*_INSTALLS, "remove", "uninstall"})
+
+
+def prefix_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The environment a conda (mamba, micromamba) command makes or changes by path, as written
+    (`create -p DIR`, `install --prefix DIR`, `env create -p DIR`): written, the packages'
+    link scripts run there."""
+    if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in CONDA_PROGRAMS:
+        return ()
+    words = plain_operands(argv[1:], _VALUED)
+    command = words[1:2] if words[:1] == ["env"] else words[:1]
+    if not command or command[0] not in _CHANGES:
+        return ()
+    return tuple(option_values(argv[1:], _PREFIX))
+
+
 def local_channel(channel: str) -> str | None:
     """The directory a channel on this machine is (`/x/chan`, `./chan`, `file:///x`); None for
     a named or remote one (`conda-forge`, `https://...`)."""
-    if channel[:7].lower() == "file://":
-        return channel[7:] or "/"
-    if channel.startswith(("/", ".", "~")) or not is_literal(channel):
-        return channel
+    if channel[:7].lower() == "file://":  # conda expands a `~` in a path itself
+        return tilde_expanded(channel[7:]) or "/"
+    if channel.startswith(PATH_STARTS) or not is_literal(channel):
+        return tilde_expanded(channel)
     return None
 
 
 def _package_path(word: str) -> bool:
     if "::" in word:  # `conda-forge::numpy`
         return False
-    if word[:7].lower() == "file://" or word.startswith(("/", "./", "../", "~")):
+    if word[:7].lower() == "file://" or word.startswith(PATH_STARTS):
         return True
     return word.endswith(_PACKAGE_FILE)
 

@@ -14,13 +14,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tether.permissions.go_generate import go_global
+from tether.permissions.option_names import long_option
 from tether.permissions.shell_words import HOME, program_name
 
 _PIP = HOME + "/.config/pip/pip.conf"
 _SHELL_STARTUP = tuple(
     HOME + name for name in ("/.bashrc", "/.bash_profile", "/.zshrc", "/.config/fish/config.fish")
 )
-_CONDA_CONFIG = ("--set", "--add", "--append", "--prepend", "--remove", "--remove-key")
+_CONDA_CONFIG = (
+    *("--set", "--add", "--append", "--prepend", "--remove", "--remove-key", "--stdin"),
+    "--write-default",
+)
+_CONDA_FAMILY = frozenset({"conda", "mamba", "micromamba"})
+_CONDA_VALUED = frozenset(
+    {"-r", "--root-prefix", "-p", "--prefix", "-n", "--name", "-s", "--shell", "--rc-file"}
+    | {"-f", "--file"}
+)
+"""Their options taking a value, before or between the words that select a write
+(`micromamba -r DIR shell -s bash init`); argparse takes `--se` for `--set` (conda, mamba)."""
 _MAMBA_CONFIG = ("set", "append", "prepend", "remove", "remove-key")
 _NPM = HOME + "/.npmrc"
 
@@ -79,6 +90,14 @@ CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
         for verb in ("set", "set-cluster", "set-context", "set-credentials", "unset")
     ),
     "aws": ((("configure", "set"), HOME + "/.aws/config"),),
+    # rclone's remotes: which are local, which programs (`ssh`, `password_command`) they run.
+    "rclone": tuple(
+        (("config", verb), HOME + "/.config/rclone/rclone.conf")
+        for verb in (
+            *("create", "update", "delete", "password", "touch", "rename", "copy"),
+            *("reconnect", "disconnect", "edit"),
+        )
+    ),
 }
 """Per program: the words that select a configuration write (options before them skipped),
 and the files written: in the home, or, relative, in the project where the command runs
@@ -106,8 +125,28 @@ def config_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     if name == "go":  # `go -C DIR env -w`: go's global options before the subcommand
         words = go_global(words)[1]
-    plain = tuple(w for w in words if not w.startswith("-") or w in ("-w", "-u", *_CONDA_CONFIG))
+    if name in _CONDA_FAMILY:
+        plain = _conda_words(words)
+    else:
+        plain = tuple(w for w in words if not w.startswith("-") or w in ("-w", "-u"))
     found = [path for selector, path in forms if plain[: len(selector)] == selector]
     if found and name in _PROJECT_LEVEL:
         found.append(_PROJECT_LEVEL[name])
     return tuple(dict.fromkeys(found))
+
+
+def _conda_words(words: tuple[str, ...]) -> tuple[str, ...]:
+    """conda's (mamba's, micromamba's) words that select a write: its operands and its config
+    write options by their full names, the values of its valued options left out."""
+    found: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif not word.startswith("-"):
+            found.append(word)
+        elif (given := long_option(word, _CONDA_CONFIG)) is not None:
+            found.append(given[0])
+        else:
+            skip = word in _CONDA_VALUED
+    return tuple(found)

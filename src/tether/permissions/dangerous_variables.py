@@ -28,6 +28,9 @@ DANGEROUS_VARIABLES = _names(
     # hg's, cvs's and svn's editors and merge tools, the program cvs starts as its server
     # (`:fork:`), hg's configuration files (hooks, extensions: vcs_programs.py).
     "HGEDITOR HGMERGE HGRCPATH HGRCSKIPREPO CVSEDITOR CVS_SERVER SVN_MERGE "
+    # rclone's ssh program and password command (`--sftp-ssh`, `--password-command`, a
+    # remote's `RCLONE_CONFIG_NAME_SSH`): programs it starts.
+    "RCLONE_*SSH RCLONE_*COMMAND "
     # vim/ex (man vim, :help startup): Ex commands or runtime files run at start.
     "VIM* EXINIT GVIMINIT MYVIMRC MYGVIMRC NVIM_* "
     # less (man less): input preprocessors, key bindings with commands, history file, its

@@ -145,6 +145,28 @@ def _short(arg: str, grammar: OptionGrammar) -> tuple[str, str]:
     return "", ""
 
 
+def first_operand(args: Sequence[str], grammar: OptionGrammar) -> int:
+    """Where the first word that is no option nor an option's value is, read as `option_pairs`
+    reads options (the command word after a program's global options: `hg -qR DIR log`,
+    `hg --repos DIR log`); len(args) for none. The grammar's names are those taking a value."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--" and grammar.stops:
+            return i
+        if arg[:1] != "-" or arg == "-":
+            return i - 1
+        if arg[:2] == "--":
+            given = long_option(arg, grammar.names, known=grammar.known, prefixes=grammar.prefixes)
+            valued = given is not None and given[0] not in grammar.flags and given[1] is None
+        else:
+            option, rest = _short(arg, grammar)
+            valued = bool(option) and option not in grammar.flags and not rest
+        i += 1 if valued else 0
+    return len(args)
+
+
 def option_values(args: Sequence[str], grammar: OptionGrammar | tuple[str, ...]) -> list[str]:
     """The values `option_pairs` finds."""
     return [value for _, value in option_pairs(args, grammar)]

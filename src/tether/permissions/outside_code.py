@@ -30,7 +30,7 @@ from tether.permissions.pip_sources import ADDERS, PIP_PROGRAMS, pip_loads, pip_
 from tether.permissions.python_imports import pycache_dirs
 from tether.permissions.python_tool_code import tool_loads
 from tether.permissions.runtime_files import implied_files
-from tether.permissions.shell_words import DYN, is_literal, program_name
+from tether.permissions.shell_words import DYN, PATH_STARTS, is_literal, program_name
 
 _NODE = frozenset({"node", "nodejs", "bun", "deno", "ts-node", "tsx"})
 _NODE_VALUED = ("-r", "--require", "--import", "--loader", "--experimental-loader", "--preload")
@@ -183,14 +183,14 @@ def _runner_package(name: str, args: tuple[str, ...]) -> list[str]:
     named = option_values(args, ("-p", "--package"))
     first = next((a for a in args if not a.startswith("-") and a not in named), None)
     words = [*named, *([first] if first is not None else [])]
-    return [w for w in words if w.startswith(("/", ".", "~")) or not is_literal(w)]
+    return [w for w in words if w.startswith(PATH_STARTS) or not is_literal(w)]
 
 
 def _workspaces(args: tuple[str, ...]) -> list[str]:
     """Directories `-w`/`--workspace` name; a bare package name is one the workspace's own
     package.json declares (`--workspaces` runs those: the workspace's own code)."""
     values = option_values(args, OptionGrammar(_NPM_WORKSPACE, prefixes=True))
-    return [v for v in values if v.startswith(("/", ".", "~")) or not is_literal(v)]
+    return [v for v in values if v.startswith(PATH_STARTS) or not is_literal(v)]
 
 
 def _make_programs(args: tuple[str, ...]) -> list[str]:
@@ -239,7 +239,7 @@ def _node_modules(pairs: list[tuple[str, str]]) -> tuple[str, ...]:
             if is_literal(value)
             else value
         )
-        if v.startswith(("/", ".", "~")) or not is_literal(v) or URL_CODE.match(v):
+        if v.startswith(PATH_STARTS) or not is_literal(v) or URL_CODE.match(v):
             found.append(v)
     return tuple(found)
 

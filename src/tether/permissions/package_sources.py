@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from tether.permissions.shell_words import is_literal, program_name
+from tether.permissions.shell_words import PATH_STARTS, is_literal, program_name
 
 _INSTALLERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _INSTALLS = frozenset(
@@ -28,6 +28,9 @@ their scripts (removing one re-installs the tree too: what is missing is fetched
 fix` and `bun pm trust` install as well (below)."""
 _LOCAL = re.compile(r"(file|link|portal|git\+file):", re.I)
 _ARCHIVE = re.compile(r".*\.(tgz|tar|tar\.gz)$", re.I)
+_SLASHED = re.compile(r"[^@].*/.*", re.S)
+"""A spec with a `/` that is no `@scope/name`: npm reads it as a directory (`src/../../x`), or
+as a GitHub `user/repo` when no such directory exists (a path in the workspace then)."""
 _DEPENDENCIES = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
 _VALUED = frozenset({"-w", "--workspace", "--prefix", "-C", "--dir", "--cwd", "--filter"})
 _MAX_WORKSPACES = 256
@@ -96,15 +99,15 @@ def local_spec(spec: str) -> str | None:
     """The local path a package spec names (`../x`, `file:../x`, `NAME@link:/x`,
     `git+file:///x`, `x.tgz`), or None for a registry package or a remote one."""
     _, at, rest = spec[1:].partition("@")
-    if at and not spec.startswith((".", "/", "~")) and _LOCAL.match(rest):
+    if at and not spec.startswith(PATH_STARTS) and _LOCAL.match(rest):
         spec = rest  # `NAME@file:../x`, `@scope/name@link:../x`
     found = _LOCAL.match(spec)
     if found is not None:
         path = spec[found.end() :]
         path = path[2:] if path.startswith("//") else path
         return path.partition("#")[0] or "."
-    if spec.startswith(("/", "./", "../", "~/")) or spec in (".", ".."):
-        return spec
+    if spec.startswith(PATH_STARTS) or (_SLASHED.fullmatch(spec) and ":" not in spec):
+        return spec  # npm-package-arg: a word with a `/` not `@scope/name` nor a URL is a path
     return spec if _ARCHIVE.fullmatch(spec) and "://" not in spec else None
 
 

@@ -16,7 +16,7 @@ from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.entry_programs import entry_of
 from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.option_names import OptionGrammar, long_option, option_values
-from tether.permissions.shell_words import HOME, is_literal, program_name
+from tether.permissions.shell_words import HOME, PATH_STARTS, is_literal, program_name
 
 _PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "add", "inject"})
 """pip's, uv's (`uv add PATH`) and pipx's (`pipx install PATH`, `inject`) subcommands that
@@ -287,7 +287,7 @@ def local_source(value: str, *, named: bool = False) -> str | None:
     if (
         not named
         and "@" in value
-        and not value.startswith(("/", ".", "~"))
+        and not value.startswith(PATH_STARTS)
         and ":" not in (value.partition("@")[0])
     ):
         value = value.partition("@")[2].strip()  # `NAME @ URL`, `NAME[extra]@URL`
@@ -301,7 +301,7 @@ def local_source(value: str, *, named: bool = False) -> str | None:
         return unquote(rest) or "/"
     if "://" in value:
         return None
-    local = value.startswith(("/", ".", "~")) or "/" in value
+    local = value.startswith(PATH_STARTS) or "/" in value
     return value if local or not is_literal(value) else None
 
 
@@ -425,7 +425,7 @@ def _config_places(words: tuple[str, ...]) -> list[str]:
     found: list[str] = []
     for value in _pip_values(words[at:], ("-C", "--config-settings")):
         place = value.rpartition("=")[2]  # `setup-args=-Dx=/p`: the last value
-        if place.startswith(("/", ".", "~")) or "/" in place or not is_literal(place):
+        if place.startswith(PATH_STARTS) or "/" in place or not is_literal(place):
             found.append(place)
     return found
 

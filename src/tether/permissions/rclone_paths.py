@@ -5,7 +5,8 @@ rclone_remotes.local_roots). Copying and syncing read the sources and write the 
 (`move` deletes its sources: written too); deleting and making commands write their
 operand; listing and checking ones read. Flags may stand anywhere (cobra's parser): the
 values of those known to take one are not operands, and `--backup-dir`/`--log-file` are
-writes, `--compare-dest`/`--copy-dest`, the filter files, `--config` and the TLS files reads.
+writes, `--compare-dest`/`--copy-dest`, the filter files, `--config` (`$RCLONE_CONFIG`) and
+the TLS files reads; a connection string's `ssh=CMD` is a program it runs.
 A local directory it copies, serves, checks, hashes or prints is read whole, dotfiles and
 all, as `grep -r` reads it (`trees`); the symlinks below are followed with `-L` only."""
 
@@ -59,11 +60,13 @@ class RclonePlaces(Slotted):
     """The local paths rclone reads as files, reads whole (`trees`) and writes, as written,
     and whether it follows symlinks below the trees."""
 
-    __slots__ = ("follows", "reads", "trees", "writes")
+    __slots__ = ("follows", "reads", "runs", "trees", "writes")
     reads: Final[tuple[str, ...]]
     trees: Final[tuple[str, ...]]
     writes: Final[tuple[str, ...]]
     follows: Final[bool]
+    runs: Final[tuple[str, ...]]
+    """The programs its connection strings name (`:sftp,ssh=CMD:`): judged as commands."""
 
     def __init__(
         self,
@@ -72,17 +75,24 @@ class RclonePlaces(Slotted):
         writes: tuple[str, ...] = (),
         *,
         follows: bool = False,
+        runs: tuple[str, ...] = (),
     ) -> None:
         self.reads = reads
         self.trees = trees
         self.writes = writes
         self.follows = follows
+        self.runs = runs
 
 
-def rclone_places(argv: tuple[str, ...], roots: Mapping[str, str] | None) -> RclonePlaces:
-    """What `rclone ARGS` reads and writes of the local disk; `roots`: the configuration's
-    local remotes (None: not read, none taken as local)."""
-    reads: list[str] = []
+def rclone_places(
+    argv: tuple[str, ...],
+    roots: Mapping[str, str] | None,
+    assignments: tuple[tuple[str, str], ...] = (),
+) -> RclonePlaces:
+    """What `rclone ARGS` reads and writes of the local disk (`$RCLONE_CONFIG` read as
+    `--config` is) and the programs its connection strings start; `roots`: the
+    configuration's local remotes (None: not read, none taken as local)."""
+    reads: list[str] = [v for k, v in assignments if k == "RCLONE_CONFIG"][-1:]
     writes: list[str] = []
     words: list[str] = []
     args = argv[1:]
@@ -104,6 +114,7 @@ def rclone_places(argv: tuple[str, ...], roots: Mapping[str, str] | None) -> Rcl
             writes.append(value)
         elif name in _READ_OPTIONS:
             reads.append(value)
+    runs = tuple(program for word in words for program in _connection_programs(word))
     if not words:
         return RclonePlaces(tuple(reads), (), tuple(writes))
     command, operands = words[0], words[1:]
@@ -130,7 +141,25 @@ def rclone_places(argv: tuple[str, ...], roots: Mapping[str, str] | None) -> Rcl
     else:
         reads, trees = reads + read, []
     follows = any(a in _FOLLOWS for a in args)
-    return RclonePlaces(tuple(reads), tuple(trees), tuple(writes), follows=follows)
+    return RclonePlaces(tuple(reads), tuple(trees), tuple(writes), follows=follows, runs=runs)
+
+
+_PROGRAM_PARAMETERS = frozenset({"ssh"})
+"""Backend parameters naming a program rclone starts here (sftp's `ssh`)."""
+
+
+def _connection_programs(operand: str) -> list[str]:
+    """The programs an operand's connection string names (`:sftp,ssh=CMD:/`, `remote,ssh=CMD:`;
+    a value may be quoted)."""
+    found = _REMOTE.fullmatch(operand)
+    if found is None or found.group(3) is None:
+        return []
+    programs: list[str] = []
+    for part in found.group(3)[1:].split(","):
+        key, eq, value = part.partition("=")
+        if eq and key.strip().lower().replace("-", "_") in _PROGRAM_PARAMETERS:
+            programs.append(value.strip().strip("'\""))
+    return programs
 
 
 def _local(operand: str, roots: Mapping[str, str] | None) -> str | None:

@@ -110,7 +110,7 @@ def remote_shell_equivalent(argv: Argv, assignments: Assignments = ()) -> Equiva
 REACH_VARIABLES = frozenset(
     {"TAPE", "CVSROOT", "PARALLEL", "RESTIC_REPOSITORY", "RESTIC_REPOSITORY_FILE", "BORG_REPO"}
     | {"LIBVIRT_DEFAULT_URI", "VIRSH_DEFAULT_URI", "CONTAINER_HOST", "DOCKER_HOST"}
-    | {"CONTAINER_CONNECTION", "CONTAINERS_CONF"}
+    | {"CONTAINER_CONNECTION", "CONTAINERS_CONF", "RCLONE_CONFIG"}
 )
 """The variables naming where these programs reach (`$CVSROOT`, `$TAPE`, `$BORG_REPO`...): one
 a shell assignment or `export` sets earlier on the line holds for the commands after it

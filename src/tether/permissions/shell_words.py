@@ -31,6 +31,11 @@ HERE = "\x04"
 `here`): the directory the shell is in, which the judge resolves as it does a relative path
 when nothing in the command may change what they say (shell_steady). Unknown everywhere else."""
 MARKERS = DYN + STAR + ONE
+PATH_STARTS = ("/", ".", "~", HOME)
+"""How a word that names a path starts, as the parser gives it: `/`, `.`, the home the shell
+expands (`~/x`, `$HOME/x`: HOME) or a `~` it left as written. The tables that pick a program's
+path operands test words with it; what the path is (`..`, symlinks, the home) is the path
+resolver's (shell_places), as for every other path."""
 PROCESS_SUBSTITUTION_PATH = "/dev/fd/63"
 """What `<(cmd)` becomes as an argument: a pipe, not a file on disk."""
 
@@ -144,6 +149,12 @@ def is_locale_dollar(node: Node) -> bool:
         and after.start_byte == node.end_byte
         and (after.text or b"").startswith(b'"')
     )
+
+
+def tilde_expanded(path: str) -> str:
+    """`path` as a program that expands a leading `~/` itself reads it (conda's channels, cvs's
+    `:local:~/r`, words the shell left as written: `-c=~/x`): the home (HOME) there."""
+    return HOME + path[1:] if path[:2] == "~/" else path
 
 
 def is_literal(word: str) -> bool:

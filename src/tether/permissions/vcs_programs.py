@@ -5,7 +5,9 @@ CMD`, `hg merge --tool CMD`; `cvs -e CMD`); the repositories they use outside th
 whose configuration and hooks run code no rule has seen, judged as the repository `git -C
 DIR` finds there is (`hg -R DIR`, `hg --cwd DIR`, a local cvs root from `-d` or `$CVSROOT`,
 an svn `file://` URL); and the working copies and repositories they write (`svn export SRC
-DEST`, `svn checkout URL DEST`, `svn commit WC`, `svnadmin create DIR`). The variables naming
+DEST`, `svn checkout URL DEST`, `svn commit WC`, `svnadmin create DIR`) or read (`svn cat
+FILE`, `svn diff FILE`: the file or its pristine copy, a read as `git show HEAD:FILE` is). The
+variables naming
 programs they start (`HGEDITOR`, `CVSEDITOR`, `CVS_SERVER`, `HGMERGE`, `SVN_MERGE`) and hg's
 `HGRCPATH` are dangerous_variables'."""
 
@@ -14,37 +16,60 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tether.permissions.option_names import OptionGrammar, option_pairs, option_values
+from tether.permissions.option_names import (
+    OptionGrammar,
+    first_operand,
+    option_pairs,
+    option_values,
+)
 from tether.permissions.program_use import ProgramUse
-from tether.permissions.shell_words import is_literal, program_name
+from tether.permissions.shell_words import PATH_STARTS, is_literal, program_name, tilde_expanded
 
 Argv = tuple[str, ...]
 Assignments = tuple[tuple[str, str], ...]
 
-_HG_PLACES = OptionGrammar(("-R", "--repository", "--repo", "--cwd"), prefixes=True)
-"""hg's global options naming the repository it reads (and whose `.hg/hgrc` hooks run) or the
-directory it starts in; hg takes them before or after its command, by any prefix."""
-_HG_GLOBAL_VALUED = frozenset(
-    {"-R", "--repository", "--repo", "--cwd", "--config", "--encoding", "--encodingmode"}
-    | {"--color", "--pager"}
+_HG_VALUED = ("-R", "--repository", "--cwd", "--config", "--encoding", "--encodingmode")
+_HG_FLAGS = (
+    *("-y", "--noninteractive", "-q", "--quiet", "-v", "--verbose", "--debug", "--time"),
+    *("--debugger", "--traceback", "--profile", "--version", "-h", "--help", "--hidden"),
 )
+_HG_GLOBAL = OptionGrammar(
+    (*_HG_VALUED, "--color", "--pager"),
+    grouped=True,
+    prefixes=True,
+    known=_HG_FLAGS,
+)
+"""hg's global options, before or after its command, as its parser (fancyopts, getopt's)
+reads them: a long one by any unambiguous prefix (`--repos`, `--cw`, `--conf`), short ones
+packed (`-qR DIR`, `-yqRDIR`); those listed take a value, `known` are its flags."""
+_HG_PLACES = OptionGrammar(("-R", "--repository", "--cwd"), grouped=True, prefixes=True)
+"""Those naming the repository it reads (and whose `.hg/hgrc` hooks run) or the directory it
+starts in."""
 _HG_TOOL = ("-t", "--tool")
 _HG_SSH = ("-e", "--ssh")
-_HG_RUNS: dict[str, tuple[str, ...]] = {
+_HG_RUNS: dict[tuple[str, ...], tuple[str, ...]] = {
     **dict.fromkeys(
-        ("pull", "push", "clone", "incoming", "outgoing", "in", "out", "bundle", "identify", "id"),
+        (("push",), ("clone",), ("incoming", "in"), ("outgoing", "out"), ("bundle",)),
         _HG_SSH,
     ),
-    "extdiff": ("-p", "--program"),
-    "bisect": ("-c", "--command"),
+    ("identify", "id"): _HG_SSH,
+    ("pull",): (*_HG_SSH, *_HG_TOOL),  # the rebase extension's `pull --rebase --tool`
+    ("fetch",): _HG_SSH,
+    ("transplant",): ("--filter",),
+    ("extdiff",): ("-p", "--program"),
+    ("bisect",): ("-c", "--command"),
     **dict.fromkeys(
-        ("merge", "resolve", "rebase", "graft", "backout", "unshelve", "update", "checkout"),
+        (("merge",), ("resolve",), ("rebase",), ("graft",), ("backout",), ("unshelve",)),
         _HG_TOOL,
     ),
+    ("update", "up", "checkout", "co"): _HG_TOOL,
 }
-"""hg commands whose options name a program run: the ssh command of those reaching a
-remote (`-e CMD`; `commit -e` edits), extdiff's diff program, bisect's test command, a merge
-tool (one not configured under that name is the program of that name)."""
+"""hg commands, by their names and aliases (hg's table: `co` is update), whose options name a
+program run: the ssh command of those reaching a remote (`-e CMD`; `commit -e` edits), the
+fetch and transplant extensions' (`--filter CMD`), extdiff's diff program, bisect's test
+command, a merge tool (one not configured under that name is the program of that name). hg
+takes any unambiguous prefix of a name or alias (`chec`), and the command's short options
+packed (`resolve -at CMD`)."""
 _HG_BUILTIN_TOOL = re.compile(r"(?::|internal:)")
 """hg's own merge tools (`:merge3`, `internal:local`): no program."""
 
@@ -65,6 +90,14 @@ _SVN_WRITES = frozenset(
 )
 """svn commands that write their working-copy operands (and the repository they commit to)."""
 _SVN_SENDS = frozenset({"commit", "ci", "import"})
+_SVN_READS = frozenset(
+    {*_SVN_SENDS, "cat", "diff", "di", "blame", "praise", "annotate", "ann", "log", "export"}
+)
+"""svn commands that read their working-copy operands' text, or their pristine copies (`svn
+cat .env`, `svn diff .env`, `svn export .env out`: the last operand of two or more is where
+export writes), or send them; `--old`/`--new` name what diff compares."""
+_SVN_PEG = re.compile(r"@[^/]*$")
+"""A peg revision after an operand (`.env@BASE`): the path is before it."""
 _HERE = frozenset({".", "./"})
 _SVN_NEW_COPY = frozenset({"checkout", "co", "export"})
 """Of those, the ones whose last operand is the copy made from the ones before."""
@@ -73,9 +106,13 @@ _SVNADMIN_READS = frozenset(
     | {"list-unused-dblogs", "youngest"}
 )
 
-_CVS_VALUED = frozenset({"-d", "-e", "-s", "-T", "-z"})
+_CVS_GLOBAL = OptionGrammar(("-d", "-e", "-s", "-T", "-z"), grouped=True)
+"""cvs's global options taking a value (getopt's: packed, `-Qd ROOT`, `-qe CMD`)."""
+_CVS_METHOD_PROGRAMS = re.compile(r"(?:cvs_rsh|cvs_server)=([^;]*)", re.I)
+"""The method options of a root naming the program cvs starts (`:ext;CVS_RSH=CMD:h:/r`)."""
 _CVS_LOCAL = re.compile(r":(?:local|fork)(?:;[^:]*)?:(.*)", re.I | re.S)
-"""A cvs root on this machine (`:local:/r`, `:fork:/r`; a root starting with `/` is one too)."""
+"""A cvs root on this machine (`:local:/r`, `:fork:/r`; a root with no method nor host is one
+too)."""
 
 
 def vcs_use(argv: Argv, assignments: Assignments = ()) -> ProgramUse | None:
@@ -127,13 +164,13 @@ def _operands(args: Sequence[str], valued: frozenset[str]) -> list[str]:
 
 def _hg(args: Argv) -> ProgramUse:
     loads = option_values(args, _HG_PLACES)
-    at = _command_at(args, _HG_GLOBAL_VALUED)
+    at = first_operand(args, _HG_GLOBAL)
     word = args[at] if at < len(args) else ""
     runs: list[str] = []
-    for command, names in _HG_RUNS.items():
-        # hg takes any unambiguous prefix of a command; an ambiguous one is refused.
-        if word and command.startswith(word):
-            grammar = OptionGrammar(names, prefixes=True)
+    for names, options in _HG_RUNS.items():
+        # A prefix of several commands is refused by hg: taken as any of them.
+        if word and any(name.startswith(word) for name in names):
+            grammar = OptionGrammar(options, grouped=True, prefixes=True)
             runs += [v for v in option_values(args[at + 1 :], grammar) if v not in runs]
     runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
     return ProgramUse(runs=tuple(runs), repositories=tuple(loads))
@@ -152,8 +189,11 @@ def _svn(args: Argv) -> ProgramUse:
     elif command in _SVN_WRITES:
         # `.` is the working copy it works on when given none (`svn commit`, `svn up`).
         writes += [w for w in operands if "://" not in w and _path_like(w) and w not in _HERE]
-    # What it sends: a file named is read (`svn commit .env`), a directory's versioned files.
-    reads = [w for w in operands if "://" not in w] if command in _SVN_SENDS else []
+    # What it reads or sends: a file named (`svn cat .env`), a directory's versioned files.
+    read = operands[:-1] if command in _SVN_NEW_COPY and len(operands) > 1 else operands
+    reads = [_SVN_PEG.sub("", w) for w in read if "://" not in w] if command in _SVN_READS else []
+    compared = option_values(args[at + 1 :], OptionGrammar(("--old", "--new"), prefixes=True))
+    reads += [_SVN_PEG.sub("", w) for w in compared if "://" not in w]
     return ProgramUse(repositories=tuple(loads), writes=tuple(writes), reads=tuple(reads))
 
 
@@ -161,7 +201,7 @@ def _path_like(word: str) -> bool:
     """An operand that names a file rather than a property's name or value: svn's `propset
     NAME VALUE PATH` operands are all positional; only those with a `/` or `.` start, or a
     word not literal, are taken as paths where svn writes."""
-    return not is_literal(word) or word.startswith(("/", ".", "~")) or "/" in word
+    return not is_literal(word) or word.startswith(PATH_STARTS) or "/" in word
 
 
 def _file_url_path(url: str) -> str:
@@ -181,17 +221,18 @@ def _svnadmin(args: Argv) -> ProgramUse:
 def _cvs(args: Argv, assignments: Assignments) -> ProgramUse:
     """cvs's global options (before its command): `-e EDITOR` runs EDITOR; the root of `-d`
     (or `$CVSROOT`) on this machine is a repository whose CVSROOT scripts run."""
-    head = args[: _command_at(args, _CVS_VALUED)]
-    pairs = option_pairs(head, ("-d", "-e"))
+    pairs = option_pairs(args[: first_operand(args, _CVS_GLOBAL)], _CVS_GLOBAL)
     runs = [value for option, value in pairs if option == "-e"]
     roots = [value for option, value in pairs if option == "-d"]
     if not roots:
         roots = [value for key, value in assignments if key == "CVSROOT"][-1:]
     loads: list[str] = []
     for root in roots:
+        method = root.partition(":")[2].partition(":")[0] if root.startswith(":") else ""
+        runs += _CVS_METHOD_PROGRAMS.findall(method)
         found = _CVS_LOCAL.fullmatch(root)
         if found is not None:
-            loads.append(found.group(1))
-        elif root.startswith("/") or not is_literal(root):
-            loads.append(root)
+            loads.append(tilde_expanded(found.group(1)))  # cvs's own `~` (`:local:~/r`)
+        elif ":" not in root or root.startswith(PATH_STARTS) or not is_literal(root):
+            loads.append(root)  # no method nor host: a directory here (`~/r`, `../r`)
     return ProgramUse(runs=tuple(runs), repositories=tuple(loads))
