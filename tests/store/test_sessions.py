@@ -240,3 +240,20 @@ def test_list_takes_in_sessions_kept_where_the_projects_task_worktrees_were(
     session(project_dir(home, tmp_path / "ws-other"), "xxx", "another project")
     [found] = list_sessions(home, workspace)
     assert (found.session_id, found.cwd) == ("www", str(worktree))
+
+
+def test_list_reads_a_first_line_whose_damaged_header_looks_like_bookkeeping(
+    tmp_path: Path,
+) -> None:
+    """A torn key (`parent:uid`) leaves a line with no parentUuid: read as another program's
+    bookkeeping, it is passed over in the listing's quick look as on resume (the listing
+    raised the reader's internal signal for it)."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    path = session(project_dir(home, workspace), "damaged", "hi", title="Kept")
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert b'"parentUuid"' in lines[0]
+    assert b'"cwd"' in lines[0]
+    path.write_bytes(lines[0].replace(b'"parentUuid"', b'"parent:uid"') + b"".join(lines[1:]))
+
+    [info] = list_sessions(home, workspace)  # the torn title line is none: no title
+    assert (info.session_id, info.title, info.entries) == ("damaged", None, 2)

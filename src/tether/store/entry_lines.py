@@ -72,7 +72,7 @@ def fields_at(file: BinaryIO, offset: int) -> dict[str, Any] | None:
     file.seek(offset)
     try:
         return parse_entry(file.readline()).fields
-    except BadEntry:
+    except (BadEntry, _Bookkeeping):  # a damaged header can make a line read as bookkeeping
         return None
 
 
