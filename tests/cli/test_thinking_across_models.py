@@ -198,3 +198,33 @@ async def test_a_reply_of_no_known_model_loses_its_thinking_when_the_model_chang
     assert _thinking_sent(same) == ["sig-old"]
     assert _thinking_sent(changed) == []
     assert "one" in str(changed.messages())
+
+
+async def test_a_reply_that_is_only_another_models_thinking_is_sent_as_no_content(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """A reply cut by max_tokens while it thought holds nothing but signed thinking: under
+    another model it goes as Claude Code sends it, `(no content)`, not with the signature
+    (refused: 400 on every later request) nor empty (refused too); in a resumed session too."""
+    fake_model.script(
+        reply(thinking("plan", "sig-sonnet"), stop_reason="max_tokens"),
+        reply(text("one")),  # the call made again on max_tokens
+        reply(text("two")),
+        reply(text("three")),
+    )
+    async with sdk.client(model=SONNET) as c:
+        await c.query("first")
+        [m async for m in c.receive_response()]
+        await c.set_model(HAIKU)
+        await c.query("second")
+        second = result_of([m async for m in c.receive_response()])
+    assert (second.is_error, second.result) == (False, "two")
+    sent = fake_model.requests[-1]
+    assert _thinking_sent(sent) == []
+    assert {"role": "assistant", "content": [{"type": "text", "text": "(no content)"}]} in [
+        m for m in sent.messages() if m["role"] == "assistant"
+    ]
+    resumed = result_of(await sdk.query("third", model=HAIKU, resume=second.session_id))
+    assert (resumed.is_error, resumed.result) == (False, "three")
+    assert _thinking_sent(fake_model.requests[-1]) == []
+    assert not fake_model.rejections
