@@ -61,7 +61,17 @@ async def test_without_thinking_the_level_is_held_at_high(
 @pytest.mark.parametrize(
     ("model", "thinking", "effort"),
     [
-        ("claude-opus-5-5", {"type": "adaptive"}, "high"),
+        # Claude Code's defaults, measured model by model (its bundled CLI's requests).
+        ("claude-opus-5-5", {"type": "adaptive"}, "medium"),
+        ("claude-sonnet-5-5", {"type": "adaptive"}, "medium"),
+        ("opus", {"type": "adaptive"}, "medium"),
+        ("sonnet", {"type": "adaptive"}, "medium"),
+        ("opusplan", {"type": "adaptive"}, "medium"),
+        ("claude-fable-5-1", {"type": "adaptive"}, "high"),
+        ("claude-opus-5", {"type": "adaptive"}, "high"),
+        ("claude-sonnet-5", {"type": "adaptive"}, "high"),
+        ("claude-opus-4-8", {"type": "adaptive"}, "high"),
+        ("claude-opus-4-6", {"type": "adaptive"}, "high"),
         ("claude-sonnet-4-6", {"type": "adaptive"}, "high"),
         ("claude-opus-4-7", {"type": "adaptive"}, "xhigh"),  # Claude Code's for this model
         ("claude-opus-4-5", {"type": "enabled", "budget_tokens": 31999}, "high"),
@@ -90,15 +100,17 @@ async def test_with_no_effort_the_model_thinks_by_default_as_in_claude_code(
         {"max_thinking_tokens": 0},
     ],
 )
-@pytest.mark.parametrize("model", ["claude-opus-5-5", "claude-opus-4-5"])
+@pytest.mark.parametrize(
+    ("model", "level"), [("claude-opus-5-5", "medium"), ("claude-opus-4-5", "high")]
+)
 async def test_default_thinking_is_turned_off_as_in_claude_code(
-    sdk: SdkRun, fake_model: FakeModelServer, off: dict[str, Any], model: str
+    sdk: SdkRun, fake_model: FakeModelServer, off: dict[str, Any], model: str, level: str
 ) -> None:
     fake_model.script(reply(text("a")))
     await sdk.query("hi", model=model, **off)
     body = fake_model.requests[0].body
     assert body["thinking"] == {"type": "disabled"}
-    assert body["output_config"] == {"effort": "high"}  # the level the model works at
+    assert body["output_config"] == {"effort": level}  # the level the model works at
 
 
 @pytest.mark.parametrize(("asked", "sent"), [("5000", 5000), ("100", 1024)])
@@ -204,7 +216,8 @@ async def test_hooks_of_a_call_or_a_stop_are_told_the_effort(
 
 
 @pytest.mark.parametrize(
-    ("model", "level"), [("claude-opus-5-5", "high"), ("claude-opus-4-7", "xhigh")]
+    ("model", "level"),
+    [("claude-opus-5-5", "medium"), ("claude-sonnet-4-6", "high"), ("claude-opus-4-7", "xhigh")],
 )
 async def test_unasked_hooks_are_told_the_default_on_a_model_that_takes_a_level(
     sdk: SdkRun, fake_model: FakeModelServer, model: str, level: str

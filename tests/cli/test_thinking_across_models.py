@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from tests.cli.sdk_harness import SdkRun, result_of
+from tether.models.catalogue import MODELS, cost_usd
+from tether.protocol import Usage
 from tether.store import project_dir
 from tether.testing import FakeModelServer, http_error, reply, text, thinking
 from tether.testing.cli_runner import CliResult
@@ -198,3 +200,71 @@ async def test_a_reply_of_no_known_model_loses_its_thinking_when_the_model_chang
     assert _thinking_sent(same) == ["sig-old"]
     assert _thinking_sent(changed) == []
     assert "one" in str(changed.messages())
+
+
+async def test_a_reply_that_is_only_another_models_thinking_is_sent_as_no_content(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """A reply cut by max_tokens while it thought holds nothing but signed thinking: under
+    another model it goes as Claude Code sends it, `(no content)`, not with the signature
+    (refused: 400 on every later request) nor empty (refused too); in a resumed session too."""
+    fake_model.script(
+        reply(thinking("plan", "sig-sonnet"), stop_reason="max_tokens"),
+        reply(text("one")),  # the call made again on max_tokens
+        reply(text("two")),
+        reply(text("three")),
+    )
+    async with sdk.client(model=SONNET) as c:
+        await c.query("first")
+        [m async for m in c.receive_response()]
+        await c.set_model(HAIKU)
+        await c.query("second")
+        second = result_of([m async for m in c.receive_response()])
+    assert (second.is_error, second.result) == (False, "two")
+    sent = fake_model.requests[-1]
+    assert _thinking_sent(sent) == []
+    assert {"role": "assistant", "content": [{"type": "text", "text": "(no content)"}]} in [
+        m for m in sent.messages() if m["role"] == "assistant"
+    ]
+    resumed = result_of(await sdk.query("third", model=HAIKU, resume=second.session_id))
+    assert (resumed.is_error, resumed.result) == (False, "three")
+    assert _thinking_sent(fake_model.requests[-1]) == []
+    assert not fake_model.rejections
+
+
+@pytest.mark.parametrize("plan_first", [True, False])
+async def test_opusplan_judges_and_records_each_reply_under_the_model_it_went_to(
+    sdk: SdkRun, fake_model: FakeModelServer, plan_first: bool
+) -> None:
+    """Under `opusplan` plan mode's requests go to Opus, the others to Sonnet: a switch of
+    mode is a switch of model (the other's thinking is not sent), and a plan-mode reply is
+    Opus's in the session file and in `modelUsage`, at Opus's price."""
+    opus, sonnet = "claude-opus-5-5", "claude-sonnet-5-5"
+    first, then = (opus, sonnet) if plan_first else (sonnet, opus)
+    fake_model.script(reply(thinking("p", "sig-first"), text("one")), reply(text("two")))
+    start = "plan" if plan_first else "default"
+    async with sdk.client(model="opusplan", permission_mode=start) as c:
+        await c.query("first")
+        one = result_of([m async for m in c.receive_response()])
+        await c.set_permission_mode("default" if plan_first else "plan")
+        await c.query("second")
+        [m async for m in c.receive_response()]
+    asked = [r.body["model"] for r in fake_model.requests if "first" in str(r.messages())]
+    assert asked == [first, then]
+    assert _thinking_sent(fake_model.requests[-1]) == []
+    assert not fake_model.rejections
+    assert one.model_usage is not None
+    assert set(one.model_usage) == {first}
+    [path] = Path(os.environ["TETHER_HOME"]).glob(f"projects/*/{one.session_id}.jsonl")
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    models = [e["message"]["model"] for e in entries if e["type"] == "assistant"]
+    assert models == [first, first, then]
+    usage = one.usage or {}
+    keys = (
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    )
+    spent = Usage(**{key: usage[key] for key in keys})
+    assert one.total_cost_usd == pytest.approx(cost_usd(MODELS[first], spent), abs=1e-6)

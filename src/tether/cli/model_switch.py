@@ -16,7 +16,7 @@ from tether.models.base import Model, ModelEvent, ModelRequest
 from tether.models.catalogue import cost_usd, model_info
 from tether.models.idle import IdleLimits
 from tether.models.resolve import build_model
-from tether.protocol import ConfigError, ModelError
+from tether.protocol import ConfigError, ModelError, Usage
 from tether.slotted import replaced
 
 if TYPE_CHECKING:
@@ -186,6 +186,7 @@ def for_plan_mode(
 ) -> Model:
     """`model`, with the plan model answering in plan mode when `resolved` names one."""
     plan_id = resolved.plan_model_id
+    agent.route = None
     if plan_id is None:
         return model
     window = resolved.info.context_window
@@ -194,7 +195,16 @@ def for_plan_mode(
         replaced(resolved, model_id=plan_id, info=info, plan_model_id=None), idle=idle
     )
     gate = agent.gate
-    return PlanModeModel(model, plan, plan_id, lambda: gate.permissions.mode if gate else "default")
+
+    def mode() -> str:
+        return gate.permissions.mode if gate else "default"
+
+    # The plan model's replies are its own: recorded, judged for thinking, charged as its.
+    def plan_price(usage: Usage) -> float:
+        return cost_usd(info, usage)
+
+    agent.route = lambda: (plan_id, plan_price) if mode() == "plan" else None
+    return PlanModeModel(model, plan, plan_id, mode)
 
 
 @contextlib.asynccontextmanager

@@ -199,11 +199,16 @@ def _encodable_image(block: ImageBlock) -> ImageBlock:
 
 def without_thinking(message: Message) -> Message:
     """`message` without its thinking blocks (signed by the model that wrote them, refused
-    by another); itself when it has none, or when they are all it has (the API refuses an
-    empty message: such a reply is sent as it was)."""
+    by another); itself when it has none. A reply that is thinking only (cut by max_tokens
+    or an interrupt while it thought) keeps its place as `NO_CONTENT`, as Claude Code sends
+    it: the API refuses an empty message."""
     if message.role != "assistant":
         return message
     kept = [b for b in message.content if not isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
-    if len(kept) == len(message.content) or not kept:
+    if len(kept) == len(message.content):
         return message
-    return Message(role="assistant", content=kept)
+    return Message(role="assistant", content=kept or [TextBlock(text=NO_CONTENT)])
+
+
+NO_CONTENT = "(no content)"
+"""What stands for a reply with nothing left to send (Claude Code's text for it)."""

@@ -73,6 +73,9 @@ class Agent:
     """Context compaction; None sends the whole history every time."""
     max_budget_usd: float | None = None
     price: Callable[[Usage], float] = field(default=lambda _usage: 0.0)
+    route: Callable[[], tuple[str, Callable[[Usage], float]] | None] | None = None
+    """The model the next request goes to instead of `model_id`, with its price, when the
+    session's model sends some elsewhere (`opusplan` in plan mode); None: `model_id`."""
     locks: PathLocks = field(default_factory=PathLocks)
     """Serialise mutating calls on the same file (shared with subagents)."""
     side_spend: Callable[[Usage, float], None] | None = None
@@ -193,19 +196,20 @@ async def run_turn(
             # As Claude Code, what was said before an interruption is kept, the calls the
             # client was shown among it too (answered as interrupted, never run).
             stats.stopped_while_speaking = True
-            spoken.keep(agent, history)
+            spoken.keep(sent_to(agent)[0], history)
             raise
         stats.api_ms += int((time.perf_counter() - started) * 1000)
         if stats.first_response_at is None:
             stats.first_response_at = spoken.response_began_at
         stats.num_turns += 1
         stats.usage = stats.usage + response.usage
-        cost_usd = agent.price(response.usage)
+        # The model that answered (plan mode's, or the fallback taken during the call): the
+        # reply is that model's, and charged at its price.
+        to, price = sent_to(agent)
+        cost_usd = price(response.usage)
         stats.cost_usd += cost_usd
         stats.stop_reason = response.stop_reason
-        named = ReplyEntries(
-            response.block_uuids, response.message_id, response.request_id, agent.model_id
-        )
+        named = ReplyEntries(response.block_uuids, response.message_id, response.request_id, to)
         kept = history.add_assistant(response.message, response.usage, named)
         if kept is None:
             # Nothing said: a cut with nothing to go on from ends the turn saying why.
@@ -216,7 +220,7 @@ async def run_turn(
                 message=kept,
                 entry_uuids=history.newest_entries.uuids,
                 usage=response.usage,
-                model=agent.model_id,
+                model=to,
                 stop_reason=response.stop_reason,
                 cost_usd=cost_usd,
                 message_id=response.message_id,
@@ -278,7 +282,7 @@ class _Spoken:
             self.response_began_at = None
         self._emit(event)
 
-    def keep(self, agent: Agent, history: History) -> None:
+    def keep(self, model_id: str, history: History) -> None:
         blocks = [block for block, _ in self._closed]
         text = "".join(self._parts).rstrip()
         if text:
@@ -286,11 +290,11 @@ class _Spoken:
         if not blocks:
             return
         # The closed blocks keep the entries their lines were written with.
-        named = ReplyEntries(tuple(entry for _, entry in self._closed), model=agent.model_id)
+        named = ReplyEntries(tuple(entry for _, entry in self._closed), model=model_id)
         kept = history.add_assistant(Message(role="assistant", content=tuple(blocks)), None, named)
         if kept is not None:
             uuids = history.newest_entries.uuids
-            self._emit(MessageCompleted(message=kept, entry_uuids=uuids, model=agent.model_id))
+            self._emit(MessageCompleted(message=kept, entry_uuids=uuids, model=model_id))
 
 
 def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None]) -> None:
@@ -305,10 +309,17 @@ def _take_pending(agent: Agent, history: History, emit: Callable[[Event], None])
         emit(MessageCompleted(message=Message(role="user", content=tuple(blocks))))
 
 
+def sent_to(agent: Agent) -> tuple[str, Callable[[Usage], float]]:
+    """The model the next request goes to, and its price (see `Agent.route`)."""
+    routed = agent.route() if agent.route is not None else None
+    return routed or (agent.model_id, agent.price)
+
+
 def next_request(agent: Agent, history: History) -> ModelRequest:
-    history.thinking_for(agent.model_id)  # another model's signed thinking is not sent
+    model_id, _ = sent_to(agent)
+    history.thinking_for(model_id)  # another model's signed thinking is not sent
     return ModelRequest(
-        model=agent.model_id,
+        model=model_id,
         system=agent.system_prompt,
         messages=history.view(),
         tools=agent.tools.specs(),

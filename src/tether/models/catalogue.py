@@ -246,14 +246,15 @@ _E_REASONING = ("minimal", "low", "medium", "high")
 
 _LISTED: tuple[ModelInfo, ...] = (
     _claude("claude-fable-5-1", _M, 128 * _K, 10.0, 50.0, "adaptive", _E_ALL),
-    _claude("claude-opus-5-5", _M, 128 * _K, 4.0, 20.0, "adaptive", _E_ALL),
-    _claude("claude-sonnet-5-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL),
+    # Claude Code asks the 5.5 models for `medium` when no level is asked, Opus 4.7 for
+    # `xhigh`, the others for the API's `high` (measured: the request its bundled CLI sends).
+    _claude("claude-opus-5-5", _M, 128 * _K, 4.0, 20.0, "adaptive", _E_ALL, "medium"),
+    _claude("claude-sonnet-5-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL, "medium"),
     # Prompts over 100k tokens cost five times as much on Haiku 5.5; this is the base price.
     _claude("claude-haiku-5-5", _M, 128 * _K, 0.10, 0.50, "adaptive"),
     _claude("claude-opus-5", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
     _claude("claude-sonnet-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL),
     _claude("claude-opus-4-8", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
-    # Claude Code asks Opus 4.7 for `xhigh` when no level is asked (the others: the API's `high`).
     _claude("claude-opus-4-7", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL, "xhigh"),
     _claude("claude-opus-4-6", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_4_6),
     _claude("claude-sonnet-4-6", _M, 128 * _K, 3.0, 15.0, "adaptive", _E_4_6),
