@@ -17,15 +17,22 @@ from tether.config.trust import remembered_settings
 from tether.testing import FakeModelServer
 
 
+def failing_server(workspace: Path, name: str) -> Path:
+    """A repository server `name` that cannot start, approved for `workspace`; the file the
+    project's decisions are kept in."""
+    servers = {name: {"command": "/nonexistent/bin"}}
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    store = remembered_settings(tether_home(), workspace)
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text(json.dumps({"enabledMcpjsonServers": [name]}))
+    return store
+
+
 @pytest.mark.timeout(120)
 def test_disabling_a_server_that_failed_says_it_is_disabled_and_lists_it_so(
     model_env: FakeModelServer, trusted_workspace: Path, home: Path
 ) -> None:
-    servers = {"bad": {"command": "/nonexistent/bin"}}
-    (trusted_workspace / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    store = remembered_settings(tether_home(), trusted_workspace)
-    store.parent.mkdir(parents=True, exist_ok=True)
-    store.write_text(json.dumps({"enabledMcpjsonServers": ["bad"]}))
+    store = failing_server(trusted_workspace, "bad")
     env = {**os.environ, "HOME": str(home)}
     repl = PtyRepl(trusted_workspace, env)
     try:
@@ -50,3 +57,24 @@ def test_disabling_a_server_that_failed_says_it_is_disabled_and_lists_it_so(
         again.wait_for("/mcp enable bad")
     finally:
         again.close()
+
+
+@pytest.mark.timeout(120)
+def test_a_quoted_server_name_is_found_and_disabling_twice_says_already_disabled(
+    model_env: FakeModelServer, trusted_workspace: Path, home: Path
+) -> None:
+    store = failing_server(trusted_workspace, "broken srv")
+    repl = PtyRepl(trusted_workspace, {**os.environ, "HOME": str(home)})
+    try:
+        repl.wait_for("> ")
+        repl.send("/mcp disable 'broken srv'\r")
+        repl.wait_until(lambda s: "wasnotrunning" in "".join(s.split()), "the answer")
+        repl.send('/mcp disable "broken srv"\r')
+        repl.wait_until(lambda s: "alreadydisabled" in "".join(s.split()), "the second answer")
+        screen = "".join(repl.screen.split())  # however its lines wrapped
+    finally:
+        repl.close()
+    assert "✓brokensrv:disabled(keptforthisproject" in screen, screen
+    assert "✓brokensrvisalreadydisabled" in screen, screen
+    assert "NoMCPserver" not in screen, screen
+    assert json.loads(store.read_text())["disabledMcpjsonServers"] == ["broken srv"]

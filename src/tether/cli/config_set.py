@@ -2,7 +2,8 @@
 would-be file passes the checks start-up puts it through (key types and number ranges,
 permission modes and rules, the model as start-up resolves it): a value start-up would refuse
 is refused here, and nothing is written. `KEY` may be dotted (`permissions.defaultMode`): it
-names a key inside a table."""
+names a key inside a table; in a table keyed by ids that hold dots (`enabledPlugins`), the
+rest of the key is one id."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def change_config(args: str, user_home: Path, layers: Layers) -> Text:
         return Text(f"Usage: {CONFIG_USAGE}", style="yellow")
     if key in VIEWED_ELSEWHERE:
         return Text(f"{key} is changed with {VIEWED_ELSEWHERE[key]}.", style="yellow")
-    names = key.split(".")
+    names = key_path(key)
     if not all(names):
         return Text(f"✗ /config: {terminal_safe(key)!r} is not a settings key.", style="red")
     try:
@@ -72,6 +73,28 @@ def change_config(args: str, user_home: Path, layers: Layers) -> Text:
         "/clear or the next session)",
         style="green",
     )
+
+
+ID_TABLES = frozenset({"enabledPlugins"})
+"""Tables whose keys are ids that may hold dots (`formatter@my.market`)."""
+
+
+def key_path(key: str) -> list[str]:
+    """The names in a dotted `/config` KEY: split at each dot, except that inside a table of
+    `ID_TABLES` the rest is one id (`enabledPlugins.formatter@my.market` names the plugin
+    `formatter@my.market`)."""
+    table, dot, rest = key.partition(".")
+    if dot and table in ID_TABLES:
+        return [table, rest]
+    return key.split(".")
+
+
+def file_warnings(layers: Layers) -> list[str]:
+    """What start-up says of the shape of the settings already in the files `layers` (the
+    plugin settings: `setting_warnings`), for `/config` to say beside the values."""
+    from tether.plugins.loading import setting_warnings
+
+    return [note for path, data in layers for note in setting_warnings(path, data)]
 
 
 def _set_nested(data: dict[str, Any], names: Sequence[str], value: Any) -> None:

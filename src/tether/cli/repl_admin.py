@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from tether.cli.config_set import CONFIG_USAGE, VIEWED_ELSEWHERE, change_config
+from tether.cli.config_set import CONFIG_USAGE, VIEWED_ELSEWHERE, change_config, file_warnings
 from tether.cli.repl_help import shorten_home
 from tether.cli.terminal_text import terminal_safe
 
@@ -121,6 +121,8 @@ def describe_config(session: Session) -> Text:
             shown = shown[:69] + "…"
         text.append(f"  {terminal_safe(key):<28} {terminal_safe(shown)}\n")
         text.append(f"      from {terminal_safe(shorten_home(where[key]))}\n", style="dim")
+    for note in file_warnings(layers):
+        text.append(f"⚠ {terminal_safe(note)}\n", style="yellow")
     return text.append(CONFIG_USAGE, style="dim")
 
 

@@ -129,8 +129,8 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
     """`/mcp reconnect|enable|disable SERVER`: what happened, or why nothing did."""
     from tether.cli.sdk_facts import server_state
 
-    verb, _, name = args.partition(" ")
-    name = name.strip()
+    verb, _, rest = args.partition(" ")
+    name = server_name(rest)
     if verb not in ("reconnect", "enable", "disable") or not name:
         return Text(f"Usage: {MCP_USAGE}", style="yellow")
     if verb == "enable" and mcp is not None and mcp.enable_declined(name):
@@ -139,9 +139,11 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
     if manager is None or name not in manager.statuses():
         if verb == "disable" and mcp is not None and mcp.state(name) == "disabled":
             kept = _kept_decision(mcp, name, verb)
-            return Text(f"✓ {name}: disabled already{kept}", style="green")
+            return Text(f"✓ {name} is already disabled{kept}", style="green")
         return Text(f"✗ There is no MCP server called {terminal_safe(name)!r}.", style="red")
     before = manager.statuses()[name]
+    if verb == "disable" and server_state(before) == "disabled":
+        return Text(f"✓ {name} is already disabled{_kept_decision(mcp, name, verb)}", style="green")
     if verb == "reconnect" and server_state(before) == "disabled":
         return Text(f"✗ {name} is disabled: /mcp enable {name} first.", style="red")
     if verb == "reconnect":
@@ -161,6 +163,20 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
         why = terminal_safe(before.error.splitlines()[0])
         was = f"; it was not running (it had failed to connect: {why})"
     return Text(f"✓ {name}: {state}{counted}{kept}{was}", style="green")
+
+
+def server_name(given: str) -> str:
+    """The server named by `/mcp VERB NAME`'s NAME, split as a shell would (`'broken srv'`
+    and `broken\\ srv` name `broken srv`); words left unquoted (`broken srv`) are the name
+    as typed, and so is a name a shell could not split (`it's`)."""
+    import shlex
+
+    given = given.strip()
+    try:
+        words = shlex.split(given)
+    except ValueError:
+        return given
+    return words[0] if len(words) == 1 else given
 
 
 def _kept_decision(mcp: McpSetup | None, name: str, verb: str) -> str:

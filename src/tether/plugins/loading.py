@@ -94,15 +94,28 @@ def _settings(
     return [plugin_id for plugin_id, on in enabled.items() if on], marketplaces
 
 
+def is_plugin_id(plugin_id: str) -> bool:
+    """Whether `plugin_id` is of the form `name@marketplace` (both parts there; the name
+    may hold dots and `@`, the marketplace is after the last `@`)."""
+    name, at, marketplace = plugin_id.rpartition("@")
+    return bool(at and name and marketplace)
+
+
 def setting_warnings(path: Path, data: Mapping[str, Any]) -> list[str]:
     """What start-up says of the plugin settings of one settings file whose shape is wrong
-    (the entry is then left out): `enabledPlugins` an object of ids to true or false,
-    `extraKnownMarketplaces` an object of objects. `/config` says it too, before writing."""
+    (the entry is then left out): `enabledPlugins` an object of `name@marketplace` ids to true
+    or false, `extraKnownMarketplaces` an object of objects. `/config` says the same, of a
+    value it sets and of the files it lists."""
     warnings: list[str] = []
     table = data.get("enabledPlugins")
     if isinstance(table, dict):
         for plugin_id, on in cast(dict[str, Any], table).items():
-            if not isinstance(on, bool):
+            if not is_plugin_id(plugin_id):
+                warnings.append(
+                    f"settings file {file_name(path)}: enabledPlugins: {plugin_id!r} is not of "
+                    'the form "name@marketplace"; ignored'
+                )
+            elif not isinstance(on, bool):
                 warnings.append(
                     f"settings file {file_name(path)}: enabledPlugins.{plugin_id}: "
                     "must be true or false"
@@ -132,12 +145,9 @@ class _Finder:
     warnings: list[str]
 
     def plugin(self, plugin_id: str) -> Plugin | None:
-        name, at, marketplace = plugin_id.rpartition("@")
-        if not at or not name or not marketplace:
-            self.warnings.append(
-                f'enabledPlugins: {plugin_id!r} is not of the form "name@marketplace"; ignored'
-            )
-            return None
+        name, _, marketplace = plugin_id.rpartition("@")
+        if not is_plugin_id(plugin_id):
+            return None  # `setting_warnings` has said so, of the file that names it
         installed = self._installed().get(plugin_id)
         root = self._marketplace_root(marketplace)
         entry = self._entry(root, name) if root is not None else None
