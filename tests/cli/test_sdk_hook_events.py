@@ -75,7 +75,7 @@ async def test_a_permission_request_hook_answers_in_place_of_the_user(
         "permission_suggestions": [
             {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
         ],
-        "effort": {"level": "high"},  # the API's default on a model that takes a level
+        "effort": {"level": "medium"},  # Claude Code's default for the 5.5 models
     }
     assert [r["tool_name"] for r in requests] == ["Write", "Write", "Bash"]
     assert asked == ["Write", "Write", "Bash"]  # the Bash call is the one the hook left to it
@@ -153,7 +153,7 @@ async def test_subagent_start_fires_with_its_payload_and_context(
                 "tool_name": "Bash",
                 "tool_input": {"command": "echo sub"},
                 "tool_use_id": "toolu_2",
-                "effort": {"level": "high"},
+                "effort": {"level": "medium"},
             },
         ),
     ]
