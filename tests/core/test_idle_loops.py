@@ -49,6 +49,18 @@ def _bash(command: str) -> Any:
     return tool_use("Bash", command=command)
 
 
+def _works_to_the_end(
+    fake_model: FakeModelServer, tether: Run, steps: list[Any], answer: str, *args: str
+) -> None:
+    """`steps`, then `answer`, run headless: the turn ends with `answer`, never reminded."""
+    fake_model.script(*steps, reply(text(answer)))
+    flags = ["--output-format", "json", "--dangerously-skip-permissions"]
+    result = tether("-p", "work", *flags, *args)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.json()["result"] == answer
+    assert not any(notes for notes in _reminders(fake_model))
+
+
 LOOPS: dict[str, Callable[[int, Path], Any]] = {
     "random_output_only": lambda i, ws: reply(_bash("echo $RANDOM$RANDOM")),
     "counter_in_a_failing_path_beside_a_clock": lambda i, ws: reply(
@@ -111,13 +123,9 @@ def test_fixing_tests_with_the_shell_alone_is_work(
     steps = [reply(_bash("cat src.txt"))]
     for i in range(bugs):
         steps += [reply(_bash("sh test.sh")), reply(_bash(f"sed -i 's/bug{i};/ok;/' src.txt"))]
-    fake_model.script(*steps, reply(_bash("sh test.sh")), reply(text("fixed")))
-    args = ["-p", "fix the tests", "--output-format", "json", "--dangerously-skip-permissions"]
-    result = tether(*args, *_model(wire))
-    assert result.exit_code == 0, result.stdout + result.stderr
-    assert result.json()["result"] == "fixed"
+    steps.append(reply(_bash("sh test.sh")))
+    _works_to_the_end(fake_model, tether, steps, "fixed", *_model(wire))
     assert (workspace / "src.txt").read_text() == "ok;\n" * bugs
-    assert not any(notes for notes in _reminders(fake_model))
 
 
 def test_exploring_file_after_file_is_work(
@@ -136,12 +144,7 @@ def test_exploring_file_after_file_is_work(
             _bash(f"grep -n def m{i}.py"),
         ][i % 3]
         steps += [reply(look), reply(tool_use("Grep", pattern="return", path=str(workspace)))]
-    fake_model.script(*steps, reply(text("explained")))
-    args = ["-p", "explain", "--output-format", "json", "--dangerously-skip-permissions"]
-    result = tether(*args)
-    assert result.exit_code == 0, result.stdout + result.stderr
-    assert result.json()["result"] == "explained"
-    assert not any(notes for notes in _reminders(fake_model))
+    _works_to_the_end(fake_model, tether, steps, "explained")
 
 
 def test_paging_a_long_file_and_searching_name_after_name_are_work(
@@ -159,12 +162,7 @@ def test_paging_a_long_file_and_searching_name_after_name_are_work(
     ]
     names = [f"name_{chr(97 + n % 26)}{chr(97 + n // 26)}" for n in range(IDLE_STOP_AT + 5)]
     steps += [reply(tool_use("Grep", pattern=name, path=str(workspace))) for name in names]
-    fake_model.script(*steps, reply(text("read")))
-    args = ["-p", "read the log", "--output-format", "json", "--dangerously-skip-permissions"]
-    result = tether(*args)
-    assert result.exit_code == 0, result.stdout + result.stderr
-    assert result.json()["result"] == "read"
-    assert not any(notes for notes in _reminders(fake_model))
+    _works_to_the_end(fake_model, tether, steps, "read")
 
 
 def test_investigating_with_the_shell_is_work(
@@ -177,12 +175,7 @@ def test_investigating_with_the_shell_is_work(
     (workspace / "app.log").write_text("".join(f"request {w} handled\n" for w in words))
     steps = [reply(_bash(f"sed -n {n + 1},{n + 1}p app.log")) for n in range(IDLE_STOP_AT)]
     steps += [reply(_bash(f"grep -n {w} app.log")) for w in words[:IDLE_STOP_AT]]
-    fake_model.script(*steps, reply(text("found it")))
-    args = ["-p", "find it", "--output-format", "json", "--dangerously-skip-permissions"]
-    result = tether(*args)
-    assert result.exit_code == 0, result.stdout + result.stderr
-    assert result.json()["result"] == "found it"
-    assert not any(notes for notes in _reminders(fake_model))
+    _works_to_the_end(fake_model, tether, steps, "found it")
 
 
 def test_the_same_page_again_and_again_is_no_headway(
