@@ -8,6 +8,7 @@ reply"), and the teammate stayed read-only until its request timed out."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from tether.config.settings import tether_home
@@ -75,7 +76,17 @@ def plans_then_writes(repo: Path, model_env: FakeModelServer) -> None:
     (repo / ".tether" / "settings.json").write_text(
         json.dumps({"permissions": {"allow": ["Write"]}})
     )  # out of plan mode, it may write (headless: nobody to ask)
-    write = tool_use("Write", file_path=str(repo / "c.txt"), content="c\n")
+    model_env.responder = planning_mate(
+        tool_use("Write", file_path=str(repo / "c.txt"), content="c\n")
+    )
+
+
+def planning_mate(
+    write: Turn, done: Callable[[str, RecordedRequest], Turn] | None = None
+) -> Callable[[RecordedRequest], Turn]:
+    """Teammates that, told to write, ask the lead to approve their plan while in plan mode
+    (refused the write) and `write` once approved; `done(mate, request)` after other tool
+    results (default: `<mate> done`)."""
 
     def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
         if letters and letters[0].kind in ("message", "plan_approval_response"):
@@ -86,9 +97,9 @@ def plans_then_writes(repo: Path, model_env: FakeModelServer) -> None:
         if "plan mode" in request.tool_results()[0]:
             plan = {"type": "plan_approval_request", "plan": "write c.txt"}
             return tool_use("SendMessage", to="team-lead", message=plan)
-        return text(f"{mate} done")
+        return done(mate, request) if done else text(f"{mate} done")
 
-    model_env.responder = mate_answers(answer, after_tools=after_tools)
+    return mate_answers(answer, after_tools=after_tools)
 
 
 def wait_for_new_plan(repo: Path, team: str, before: str) -> str:

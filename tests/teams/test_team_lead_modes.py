@@ -9,9 +9,10 @@ from pathlib import Path
 from tether.store.mailbox import Message
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
 from tether.testing.cli_runner import run_cli_process
-from tether.testing.teammates import Letter, mate_answers, member_of, polite
+from tether.testing.teammates import member_of
 
 from .mates import lead_reads_until, lead_store, member, status
+from .test_team_cli_plan import planning_mate
 from .test_team_lead import lead_env
 from .workers import WAIT_S, tether
 
@@ -38,18 +39,9 @@ def test_a_teammate_whose_plan_is_approved_works_in_the_leads_permission_mode(
             )
         return text("spawned")
 
-    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
-        if letters and letters[0].kind in ("message", "plan_approval_response"):
-            return write
-        return polite(mate, letters, request)
-
-    def after_tools(mate: str, request: RecordedRequest) -> Turn:
-        if "plan mode" in request.tool_results()[0]:
-            plan = {"type": "plan_approval_request", "plan": "write c.txt"}
-            return tool_use("SendMessage", to="team-lead", message=plan)
-        return text(f"{mate} done: {request.tool_results()[0][:80]}")
-
-    mate = mate_answers(answer, after_tools=after_tools)
+    mate = planning_mate(
+        write, done=lambda mate, request: text(f"{mate} done: {request.tool_results()[0][:80]}")
+    )
     model_env.responder = lambda r: lead(r) if member_of(r) is None else mate(r)
     done = run_cli_process(
         ["-p", "start the team", "--dangerously-skip-permissions"],

@@ -32,6 +32,7 @@ from .mates import (
     status,
     wait_state,
 )
+from .test_team_cli_plan import plans_then_writes
 from .workers import WAIT_S, tether, wait_for
 
 
@@ -306,30 +307,7 @@ def test_a_teammate_idle_hook_exiting_2_keeps_it_working(
 def test_a_teammate_in_plan_mode_writes_only_once_the_lead_approves_its_plan(
     repo: Path, model_env: FakeModelServer
 ) -> None:
-    from tether.config.settings import tether_home
-    from tether.config.trust import record_trust
-
-    assert record_trust(repo, True, tether_home=tether_home(), user_home=Path.home())
-    (repo / ".tether").mkdir(exist_ok=True)
-    (repo / ".tether" / "settings.json").write_text(
-        json.dumps({"permissions": {"allow": ["Write"]}})
-    )
-    write = tool_use("Write", file_path=str(repo / "c.txt"), content="c\n")
-
-    def answer(mate: str, letters: list[Letter], request: RecordedRequest) -> Turn:
-        if letters and letters[0].kind == "message":
-            return write
-        if letters and letters[0].kind == "plan_approval_response":
-            return write
-        return polite(mate, letters, request)
-
-    def after_tools(mate: str, request: RecordedRequest) -> Turn:
-        if "plan mode" in request.tool_results()[0]:
-            plan = {"type": "plan_approval_request", "plan": "write c.txt"}
-            return tool_use("SendMessage", to="team-lead", message=plan)
-        return text(f"{mate} done")
-
-    model_env.responder = mate_answers(answer, after_tools=after_tools)
+    plans_then_writes(repo, model_env)
     team = new_team()
     tether(repo, "team", "up", team, "--member", "alice", "--plan")
     lead = lead_store(repo, team)
