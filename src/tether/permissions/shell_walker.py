@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from tree_sitter import Node
 
+from tether.permissions.dangerous_variables import is_module_path
 from tether.permissions.for_values import CommandNames, loop_binding
 from tether.permissions.pipeline_inputs import with_listed_input
 from tether.permissions.remote_shells import REACH_VARIABLES
@@ -40,7 +41,13 @@ from tether.permissions.shell_variables import (
     arithmetic_assigns,
     variables_set,
 )
-from tether.permissions.shell_words import bound, is_literal, is_locale_dollar, word_of
+from tether.permissions.shell_words import (
+    argument_of,
+    bound,
+    is_literal,
+    is_locale_dollar,
+    word_of,
+)
 from tether.permissions.wrappers import MAX_DEPTH, ParseCode, look_through
 
 TOO_DEEP = "too deeply nested to judge"
@@ -316,6 +323,8 @@ class Walker(AssignmentWalker):
                     # tree-sitter splits a word at a backquote (`` cu`x`rl ``, `` a`x`b ``):
                     # with nothing between them, bash reads one word.
                     words[-1] += word_of(child)
+                elif field == "argument":
+                    words.append(argument_of(child, here=is_module_path))
                 else:
                     words.append(word_of(child))
                 word_end = child.end_byte

@@ -8,7 +8,7 @@ them; path checks treat them as wildcards.
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -86,6 +86,30 @@ def value_of(node: Node, *, here: bool = False) -> str:
     marked `HERE` (a module path's entries: `PYTHONPATH=$PWD/src`)."""
     if node.type == "word" and ":" not in _text(node):
         return word_of(node)
+    return _assigned(_atoms(node, here=here))
+
+
+_ASSIGNMENT_WORD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+
+
+def argument_of(node: Node, *, here: Callable[[str], bool]) -> str:
+    """An argument as bash passes it: one that looks like an assignment (`env NAME=VALUE`,
+    `make X=~/y`) has its value read as an assignment's is (`value_of`: a tilde prefix after
+    the `=` or an unquoted `:` expanded, as bash does outside POSIX mode; with `here(NAME)`,
+    a part starting with `$PWD` marked), so a variable `env` sets is the one a leading
+    assignment sets; any other as `word_of` reads it."""
+    text = _text(node)
+    named = _ASSIGNMENT_WORD.match(text)
+    if named is None or (node.type == "word" and not any(c in text for c in ":~")):
+        return word_of(node)
+    atoms = _atoms(node, here=here(named.group(1)))
+    prefix = len(named.group(0))
+    if atoms[:prefix] != [(c, False) for c in named.group(0)]:
+        return _finish(atoms)  # a quoted name or `=`: no assignment to bash
+    return named.group(0) + _assigned(atoms[prefix:])
+
+
+def _atoms(node: Node, *, here: bool) -> list[Atom]:
     atoms: list[Atom] = []
     token = _MARK_HERE.set(here)
     try:
@@ -93,6 +117,12 @@ def value_of(node: Node, *, here: bool = False) -> str:
     finally:
         _MARK_HERE.reset(token)
     shell_budget.spend(nodes + len(atoms) // CHARACTERS_PER_STEP)
+    return atoms
+
+
+def _assigned(atoms: list[Atom]) -> str:
+    """The value of an assignment from its atoms: each part between unquoted `:` read as a
+    word of its own (a tilde prefix starting one expanded)."""
     if _has_brace_expansion(atoms):
         return DYN
     parts: list[list[Atom]] = [[]]
@@ -188,7 +218,11 @@ def _collect(node: Node, atoms: list[Atom], *, quoted: bool) -> int:
     nodes = 1
     if kind in ("concatenation", "command_name"):
         for child in node.children:
-            if not is_locale_dollar(child):
+            if child.type == "$" and not child.is_named and not is_locale_dollar(child):
+                # `"a"=$HOME/x`: the parser ends the word at a lone `$` and starts the next
+                # at the name; bash expands them as one.
+                atoms.append((DYN, True))
+            elif not is_locale_dollar(child):
                 nodes += _collect(child, atoms, quoted=quoted)
     elif kind in ("translated_string", "string"):
         # `$"text"` is `"text"` translated by the locale's catalogue: the text itself when
