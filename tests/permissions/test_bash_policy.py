@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tether.permissions import Decision, PermissionContext, decide
+from tether.permissions.access import ROOT_WRITE
 
 from .conftest import ContextFactory, Tree
 
@@ -106,7 +107,7 @@ def test_a_write_of_the_workspace_itself_says_so(
 ) -> None:
     """`find . -delete` deletes below the workspace: asked as before, but not as a write
     outside it."""
-    reason = f"writes {tree.ws}, the workspace itself: a delete there reaches all below it"
+    reason = f"writes {tree.ws}, the workspace itself: {ROOT_WRITE}"
     for command in ("find . -delete", "rm -rf ."):
         assert bash(command, make_ctx(policy)) == Decision("ask", None, reason), command
     assert bash("find .. -delete", make_ctx(policy)) == Decision(

@@ -238,7 +238,9 @@ class FileAccess(PatternRules):
             real, self.ctx.write_roots, strictly=True
         ):
             # `find . -delete`, `rm -r .`: not outside, but no rule on a file inside covers it.
-            return ask(f"writes {shown}, the workspace itself: a delete there reaches all below it")
+            return ask(
+                f"writes {shown}, the workspace itself: {ROOT_WRITE}",
+            )
         if not is_below(real, self.ctx.write_roots, strictly=True):
             return ask(f"writes {shown}, outside the workspace")
         return self._write_inside(real, shown, explicit=explicit)
@@ -304,5 +306,10 @@ _CHECK_STEPS = 12
 """The work of one read or write check apart from resolving and matching rules, in steps
 (steps.py)."""
 GIT_RUN_PATH = "the hooks or configuration git runs programs from (core.hooksPath, includes)"
+ROOT_WRITE = (
+    "what it writes there may be .git/hooks or the workspace's own configuration "
+    "(.claude/settings.json), which run or allow programs later, and a delete there "
+    "reaches all below it"
+)
 PROTECTED_NOTE = "asked in every mode but bypassPermissions, whatever the rules allow"
 """Why a self-modifying write is asked (defaults.SELF_MODIFYING)."""

@@ -45,7 +45,7 @@ from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files
-from tether.permissions.rclone_paths import RclonePlaces, rclone_places
+from tether.permissions.rclone_paths import REPLACES_ITSELF, RclonePlaces, rclone_places
 from tether.permissions.rclone_remotes import local_roots
 from tether.permissions.response_files import response_files
 from tether.permissions.script import Invocation
@@ -236,6 +236,8 @@ class FileJudge(ProjectJudge):
             writes += rclone.writes
             follows_trees = rclone.follows
             verdicts.extend(self._program_use(ProgramUse(runs=rclone.runs)))
+            if rclone.replaces:
+                verdicts.append(ask(REPLACES_ITSELF))
             client = client_use(inv.argv)
             if client is not None:
                 reads += client.reads

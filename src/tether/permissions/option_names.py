@@ -174,13 +174,17 @@ def option_values(args: Sequence[str], grammar: OptionGrammar | tuple[str, ...])
 
 def plain_operands(args: Sequence[str], valued: Collection[str]) -> list[str]:
     """The words that are no option nor the value of one of `valued` given as the next word
-    (`--exclude '*:*'`, `-o origin`)."""
+    (`--exclude '*:*'`, `-o origin`): every word after `--` (the end of the options), and a
+    lone `-` (standard input or output, an operand)."""
     found: list[str] = []
     skip = False
-    for arg in args:
+    for i, arg in enumerate(args):
         if skip:
             skip = False
-        elif arg.startswith("-"):
+        elif arg == "--":
+            found += args[i + 1 :]
+            break
+        elif arg.startswith("-") and arg != "-":
             skip = arg in valued
         else:
             found.append(arg)

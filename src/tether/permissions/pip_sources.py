@@ -15,7 +15,12 @@ from urllib.parse import unquote
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.entry_programs import entry_of
 from tether.permissions.interpreter_scripts import interpreter_scripts
-from tether.permissions.option_names import OptionGrammar, long_option, option_values
+from tether.permissions.option_names import (
+    OptionGrammar,
+    long_option,
+    option_values,
+    plain_operands,
+)
 from tether.permissions.shell_words import HOME, PATH_STARTS, is_literal, program_name
 
 _PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "add", "inject"})
@@ -353,7 +358,7 @@ def pip_writes(
     if words[:1] == ("build",) and program_name(argv[0]) == "uv":
         return tuple(_pip_values(words, ("-o", "--out-dir")))  # `uv build -o DIR`
     if words[:1] == ("venv",) and program_name(argv[0]) == "uv":
-        return _uv_venv_places(words[1:])  # `uv venv DIR`
+        return uv_venv_places(words[1:])  # `uv venv DIR`
     if not words or words[0] not in _PIP_FETCHES:
         return ()
     found = _pip_values(words, _PIP_WRITES)
@@ -389,22 +394,11 @@ _UV_VENV_VALUED = frozenset(
 """`uv venv`'s options that take a value (what is left is the directory it makes)."""
 
 
-def _uv_venv_places(words: tuple[str, ...]) -> tuple[str, ...]:
+def uv_venv_places(words: tuple[str, ...]) -> tuple[str, ...]:
     """The directory `uv venv [OPTIONS] [DIR]` makes, with `--cache-dir`'s; a word after an
     option no table knows is taken as a place too (more is judged, not less)."""
-    found: list[str] = list(_pip_values(words, ("--cache-dir",)))
-    i = 0
-    while i < len(words):
-        word = words[i]
-        i += 1
-        if word == "--":
-            found += words[i:]
-            break
-        if word.startswith("-") and word != "-":
-            i += 1 if word in _UV_VENV_VALUED else 0
-            continue
-        found.append(word)
-    return tuple(found)
+    found = list(_pip_values(words, ("--cache-dir",)))
+    return (*found, *plain_operands(words, _UV_VENV_VALUED))
 
 
 def pip_loads(argv: tuple[str, ...]) -> tuple[str, ...]:

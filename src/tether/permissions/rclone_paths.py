@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
+from tether.permissions.option_names import OptionGrammar, option_pairs, plain_operands
 from tether.slotted import Slotted
 
 _REMOTE = re.compile(r"(:?)([^:/\\,]+)(,[^:]*)?:(.*)", re.S)
@@ -30,7 +31,9 @@ _READS = frozenset(
     | {"check", "cryptcheck", "checksum", "ncdu", "serve"}
 )
 _MOUNTS = frozenset({"mount", "nfsmount", "cmount"})
-_WRITE_OPTIONS = frozenset({"--backup-dir", "--log-file", "--dump-filters"})
+_WRITE_OPTIONS = frozenset(
+    {"--backup-dir", "--log-file", "--dump-filters", "--cache-dir", "--temp-dir"}
+)
 _READ_OPTIONS = frozenset(
     {"--compare-dest", "--copy-dest", "--exclude-from", "--include-from", "--filter-from"}
     | {"--files-from", "--files-from-raw", "--password-command", "--config", "--client-cert"}
@@ -51,8 +54,14 @@ _VALUED = (
     | {"--min-size", "--max-size", "--min-age", "--max-age", "--bwlimit", "--suffix"}
     | {"--retries", "--low-level-retries", "--timeout", "--contimeout", "--stats"}
     | {"--order-by", "--max-transfer", "--max-depth", "--buffer-size", "--user-agent"}
-    | {"--multi-thread-streams", "--track-renames-strategy", "--cache-dir", "--header"}
+    | {"--multi-thread-streams", "--track-renames-strategy", "--header", "--output"}
     | {"--addr", "--baseurl", "--realm", "--user", "--pass", "--salt"}  # serve's
+)
+_GRAMMAR = OptionGrammar(tuple(sorted(_VALUED)))
+"""cobra's flags (pflag): any order, `--name VALUE` or `--name=VALUE`, no abbreviations."""
+REPLACES_ITSELF = (
+    "rclone selfupdate replaces the rclone program, outside the workspace, with one it "
+    "downloads: it runs at every later rclone command"
 )
 
 
@@ -60,13 +69,15 @@ class RclonePlaces(Slotted):
     """The local paths rclone reads as files, reads whole (`trees`) and writes, as written,
     and whether it follows symlinks below the trees."""
 
-    __slots__ = ("follows", "reads", "runs", "trees", "writes")
+    __slots__ = ("follows", "reads", "replaces", "runs", "trees", "writes")
     reads: Final[tuple[str, ...]]
     trees: Final[tuple[str, ...]]
     writes: Final[tuple[str, ...]]
     follows: Final[bool]
     runs: Final[tuple[str, ...]]
     """The programs its connection strings name (`:sftp,ssh=CMD:`): judged as commands."""
+    replaces: Final[bool]
+    """It replaces the rclone program itself (`selfupdate` without `--output`)."""
 
     def __init__(
         self,
@@ -76,12 +87,14 @@ class RclonePlaces(Slotted):
         *,
         follows: bool = False,
         runs: tuple[str, ...] = (),
+        replaces: bool = False,
     ) -> None:
         self.reads = reads
         self.trees = trees
         self.writes = writes
         self.follows = follows
         self.runs = runs
+        self.replaces = replaces
 
 
 def rclone_places(
@@ -92,34 +105,30 @@ def rclone_places(
     """What `rclone ARGS` reads and writes of the local disk (`$RCLONE_CONFIG` read as
     `--config` is) and the programs its connection strings start; `roots`: the
     configuration's local remotes (None: not read, none taken as local)."""
-    reads: list[str] = [v for k, v in assignments if k == "RCLONE_CONFIG"][-1:]
+    reads: list[str] = []
     writes: list[str] = []
-    words: list[str] = []
+    for option in _WRITE_OPTIONS | _READ_OPTIONS:
+        # Each flag is also `$RCLONE_FLAG_NAME` (`--cache-dir`: `RCLONE_CACHE_DIR`).
+        variable = "RCLONE_" + option[2:].upper().replace("-", "_")
+        given = [v for k, v in assignments if k == variable][-1:]
+        (writes if option in _WRITE_OPTIONS else reads).extend(given)
     args = argv[1:]
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "--":
-            words += args[i:]
-            break
-        if not arg.startswith("-") or arg == "-":
-            words.append(arg)
-            continue
-        name, eq, value = arg.partition("=")
-        if name in _VALUED and not eq and i < len(args):
-            value = args[i]
-            i += 1
+    for name, value in option_pairs(args, _GRAMMAR):
         if name in _WRITE_OPTIONS:
             writes.append(value)
         elif name in _READ_OPTIONS:
             reads.append(value)
+    words = plain_operands(args, _VALUED)
     runs = tuple(program for word in words for program in _connection_programs(word))
     if not words:
         return RclonePlaces(tuple(reads), (), tuple(writes))
     command, operands = words[0], words[1:]
     if command in ("serve", "hashsum") and operands:
         operands = operands[1:]  # `rclone serve http REMOTE`, `rclone hashsum md5 REMOTE`
+    if command == "selfupdate":
+        # It replaces the rclone program that runs (`--output`: writes there instead).
+        output = [v for k, v in option_pairs(args, _GRAMMAR) if k == "--output"][-1:]
+        return RclonePlaces(tuple(reads), (), (*writes, *output), runs=runs, replaces=not output)
     if command == "copyurl" and operands:
         operands = operands[1:]  # `rclone copyurl URL DEST`: the URL is fetched
         reads_now: list[str] = []
