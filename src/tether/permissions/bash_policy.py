@@ -8,31 +8,23 @@ reads or writes, redirections included, go through the same checks as the file t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.permissions import steps
 from tether.permissions.access import FileAccess
 from tether.permissions.bash_invocation_kinds import (
     allowlisted,
-    delegated,
     may_generate,
     named_by_path,
     regenerator,
-    system_program,
 )
 from tether.permissions.bash_judge_files import FileJudge
+from tether.permissions.bash_judge_rules import READ_ONLY_REASON, RuleJudge
 from tether.permissions.bash_rules import (
     all_invocations,
-    deny_or_ask,
-    is_unknown,
-    later_commands,
     may_run,
-    only_assigns,
-    rule_matches,
     startup_verdict,
-    tail_verdict,
-    texts_of,
     whole_command,
 )
 from tether.permissions.context import PermissionContext
@@ -40,20 +32,18 @@ from tether.permissions.dangerous_variables import (
     is_dangerous_variable,
     is_pager_variable,
 )
-from tether.permissions.equivalents import Equivalent, equivalent, equivalent_reason
 from tether.permissions.framework_code import framework_code
 from tether.permissions.git_history_check import (
     only_plain_git,
     tree_stays,
 )
-from tether.permissions.git_remote_hosts import NOTHING, Configured, Pending, configured_remotes
+from tether.permissions.git_remote_hosts import Pending
 from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_forms
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import CodeUse, code_use
-from tether.permissions.launchers import launches, unknown_module
+from tether.permissions.launchers import launches
 from tether.permissions.path_variable import workspace_path_entries
 from tether.permissions.process_programs import process_program
-from tether.permissions.rules import Rule
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -61,18 +51,14 @@ from tether.permissions.shell_globbing import DEFERRING, GlobState
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_steady import builtins_stay, for_builtin_alone, steady_pwd
 from tether.permissions.shell_words import (
-    DYN,
     is_literal,
     program_name,
     readable,
 )
 from tether.permissions.shells import script_file, startup_files
-from tether.permissions.ssh_configs import config_hosts
 from tether.permissions.steps import TOO_MUCH_WORK, OutOfSteps
-from tether.permissions.verdict import Verdict, allow, ask, none, worst
-from tether.permissions.writer_commands import ACCEPT_EDITS_COMMANDS
+from tether.permissions.verdict import Verdict, allow, ask, worst
 
-_READ_ONLY_REASON = "read-only command"
 _UNSEEN_TOOLS = ("Bash", "Read", "Edit")
 _INPUT_SIGNS = ("|", "<", "coproc", "exec", "$'")
 """What gives a command's input something to read: a pipe, an input redirection or heredoc,
@@ -147,7 +133,7 @@ def judge_invocation(inv: Invocation, ctx: PermissionContext, *, own: bool = Fal
 
 
 @dataclass
-class _Judge(FileJudge):
+class _Judge(RuleJudge):
     ctx: PermissionContext
     files: FileAccess
     read_only: bool = True
@@ -219,7 +205,7 @@ class _Judge(FileJudge):
         configured = self._configured(inv)
         own = self.own(inv, configured.hosts)
         parts.append(own)
-        startup = self.startup_code(inv, own.reason == _READ_ONLY_REASON)
+        startup = self.startup_code(inv, own.reason == READ_ONLY_REASON)
         parts.extend(startup)
         self.read_only = self.read_only and not startup
         parts.extend(v for code in configured.runs for v in self.commands_run(code))
@@ -232,7 +218,7 @@ class _Judge(FileJudge):
         if (
             inv.argv
             and inv.role == "command"
-            and own.reason != _READ_ONLY_REASON
+            and own.reason != READ_ONLY_REASON
             and not allowlisted(inv)
         ):
             self.read_only = False
@@ -280,98 +266,6 @@ class _Judge(FileJudge):
         why = process_program(program, self.places, self.files)
         return [self.unseen(why)] if why else []
 
-    def _unparsed(self, inv: Invocation, start: int) -> Verdict | None:
-        """A rule matching any tail of the words from `start` (an option the parser could not
-        place may be where a command begins)."""
-        return tail_verdict(self.ctx.rules, inv.argv, start)
-
-    def own(self, inv: Invocation, configured: Equivalent | None = None) -> Verdict:
-        if not inv.argv:
-            return allow("no program runs")
-        texts = texts_of(inv.argv, for_allow=False)
-        found = deny_or_ask(self.ctx.rules, texts)
-        if found is None and inv.unparsed_from is not None:
-            found = self._unparsed(inv, inv.unparsed_from)
-        if found is None and inv.role != "command":
-            found = self._before_command(inv)
-        if found is None and is_unknown(inv):
-            found = later_commands(self.ctx.rules, inv, parse_command)
-        module = unknown_module(inv) if found is None else None
-        if module is not None:
-            found = later_commands(self.ctx.rules, replace(inv, argv=module), parse_command)
-        delegate = delegated(inv)
-        if found is None and delegate is not None:
-            found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
-        same = equivalent(inv)
-        if found is None and same is not None:
-            forms = [text for form in same.forms for text in texts_of(form, for_allow=False)]
-            found = deny_or_ask(self.ctx.rules, forms)
-            if found is not None:
-                found = replace(found, reason=equivalent_reason(same, found))
-        if found is None and configured is not None:
-            forms = [text for form in configured.forms for text in texts_of(form, for_allow=False)]
-            found = deny_or_ask(self.ctx.rules, forms)
-            if found is not None:
-                found = replace(found, reason=equivalent_reason(configured, found))
-        if found is not None:
-            return found
-        if inv.role == "wrapper":
-            # A rule naming the wrapper covers the files it opens itself (`flock LOCK`,
-            # `time -o FILE`), as `Bash(touch *)` covers touch's: what it runs is judged apart.
-            named = self._allow_rule(texts_of(inv.argv, for_allow=True)) if inv.writes else None
-            return allow(rule=named.text) if named else allow("runs only what it wraps")
-        if delegate is not None:
-            allowed = self._allow_rule(texts_of(delegate[1], for_allow=True))
-            allowed = allowed or self._naming_rule(inv.own_argv, delegate[0])
-        else:
-            allowed = self._allow_rule(
-                texts_of(inv.argv if inv.role == "privileged" else inv.own_argv, for_allow=True)
-            )
-        if allowed is not None:
-            return allow(rule=allowed.text)
-        if inv.role == "privileged":
-            return none(
-                f"`{readable(texts[0])}` runs as another user; only a rule naming it allows it"
-            )
-        if allowlisted(inv):
-            return allow(_READ_ONLY_REASON)
-        if only_assigns(inv.own_argv, inv.assignments) and not inv.writes:
-            return allow("only sets variables (each judged above)")
-        name = program_name(inv.argv[0])
-        if self.ctx.mode == "acceptEdits" and name in ACCEPT_EDITS_COMMANDS and system_program(inv):
-            return allow("acceptEdits mode: file commands in the workspace")
-        if delegate is not None:
-            return none(
-                f"`{readable(texts[0])}` runs `{readable(delegate[1][0])}`, which git finds on "
-                "PATH (not one of git's own commands; or an alias): only a rule naming it "
-                "allows it"
-            )
-        return none(f"no rule allows `{readable(texts[0])}`")
-
-    def _configured(self, inv: Invocation) -> Configured:
-        """git reaching remotes by the repository's configuration (git_remote_hosts), an
-        ssh-family program the hosts its own files name (ssh_configs)."""
-        if inv.role != "command" or not inv.own_argv:
-            return NOTHING
-        cwds = list(self.places.cwds)
-        if program_name(inv.own_argv[0]) != "git":
-            cwd = cwds[0] if len(cwds) == 1 else None
-            hosts = config_hosts(inv.own_argv, inv.assignments, self.ctx.home, cwd)
-            return Configured(hosts, (), ()) if hosts is not None else NOTHING
-        return configured_remotes(inv.own_argv, cwds, self.files, self.remotes)
-
-    def _before_command(self, inv: Invocation) -> Verdict | None:
-        """A wrapper's words between its name and the command it runs (options, their values,
-        `timeout`'s duration), each tail tried against deny and ask rules as written: should
-        the option grammar be wrong, the command may start at one of them."""
-        if not inv.inner or not inv.inner[0].argv:
-            return None
-        command = inv.inner[0].argv
-        start = len(inv.argv) - len(command)
-        if start <= 1 or inv.argv[start:] != command:
-            return None
-        return tail_verdict(self.ctx.rules, inv.argv, 1, start, unknowns=False)
-
     def _code(self, inv: Invocation) -> list[Verdict]:
         """Code an interpreter runs inline or from its input (inline_verdicts.py)."""
         use = None
@@ -402,22 +296,3 @@ class _Judge(FileJudge):
         return any(
             self.ctx.rules.of(kind, tool) for kind in ("deny", "ask") for tool in _UNSEEN_TOOLS
         )
-
-    def _allow_rule(self, texts: list[str]) -> Rule | None:
-        for rule in self.ctx.rules.of("allow", "Bash"):
-            if any(rule_matches(rule, text) for text in texts):
-                return rule
-        return None
-
-    def _naming_rule(self, argv: tuple[str, ...], index: int) -> Rule | None:
-        """An allow rule that covers `argv` because of the word at `index`, not whatever it
-        is: `Bash(git lfs *)` names `git lfs pull`; `Bash(git *)` covers any word there, so it
-        does not allow a program git finds on PATH."""
-        other = (*argv[:index], DYN, *argv[index + 1 :])
-        texts, others = texts_of(argv, for_allow=True), texts_of(other, for_allow=True)
-        for rule in self.ctx.rules.of("allow", "Bash"):
-            if any(rule_matches(rule, t) for t in texts) and not any(
-                rule_matches(rule, t) for t in others
-            ):
-                return rule
-        return None
