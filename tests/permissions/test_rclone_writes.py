@@ -1,9 +1,10 @@
 """What rclone writes besides its operands: `--cache-dir` and `--temp-dir` (as `--backup-dir`
 and `--log-file`), each flag also given as its variable (`RCLONE_CACHE_DIR`), and `selfupdate`,
 which replaces the rclone program (asked as a write outside the workspace; `--output` writes
-there instead). A copy into the workspace's root says why it is asked. Its options are read by
-the one option reader (option_names): `--` ends them and a lone `-` is an operand, as for the
-other programs that use it (`uv venv`)."""
+there instead), and `config create|update|touch|...`, which writes the configuration
+`--config` or `RCLONE_CONFIG` names (the home's without). A copy into the workspace's root
+says why it is asked. Its options are read by the one option reader (option_names): `--` ends
+them and a lone `-` is an operand, as for the other programs that use it (`uv venv`)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,12 @@ RULES = {"permissions": {"allow": ["Bash(rclone *)"]}}
         "rclone selfupdate",
         "rclone selfupdate --stable --check",
         "rclone selfupdate --output {outside}/rclone",
+        # Allowed before: `config VERB` after `--config FILE` was not seen as a write.
+        "rclone --config {outside}/r.conf config create y local",
+        "rclone --config={outside}/r.conf config touch",
+        "rclone -v --config {home}/r.conf config update r key v",
+        "rclone config create x local",
+        "RCLONE_CONFIG={outside}/r.conf rclone config touch",
     ],
 )
 def test_writes_outside_the_workspace_are_asked(
@@ -42,6 +49,22 @@ def test_writes_outside_the_workspace_are_asked(
 ) -> None:
     verdict = decide("Bash", {"command": tree.fill(command)}, make_ctx(RULES))
     assert verdict.behavior == "ask", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("RCLONE_CONFIG=.git/config rclone config touch", ".git/config"),
+        ("rclone --config .mcp.json config create x s3", ".mcp.json"),
+    ],
+)
+def test_the_configuration_written_is_the_one_named(
+    command: str, named: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    # Before: `RCLONE_CONFIG=.git/config` was asked as a write of the home's configuration.
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "ask"
+    assert named in (verdict.reason or ""), verdict.reason
 
 
 def test_selfupdate_says_it_replaces_rclone(tree: Tree, make_ctx: ContextFactory) -> None:
@@ -57,6 +80,10 @@ def test_selfupdate_says_it_replaces_rclone(tree: Tree, make_ctx: ContextFactory
         "RCLONE_CACHE_DIR=.cache rclone ls r:",
         "rclone selfupdate --output ./bin/rclone",
         "rclone copy r:a data",
+        # Asked before, as a write of the home's configuration.
+        "RCLONE_CONFIG=r.conf rclone config touch",
+        "rclone config touch --config=r.conf",
+        "rclone config show",
     ],
 )
 def test_writes_inside_the_workspace_are_allowed(

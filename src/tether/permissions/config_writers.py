@@ -90,14 +90,6 @@ CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
         for verb in ("set", "set-cluster", "set-context", "set-credentials", "unset")
     ),
     "aws": ((("configure", "set"), HOME + "/.aws/config"),),
-    # rclone's remotes: which are local, which programs (`ssh`, `password_command`) they run.
-    "rclone": tuple(
-        (("config", verb), HOME + "/.config/rclone/rclone.conf")
-        for verb in (
-            *("create", "update", "delete", "password", "touch", "rename", "copy"),
-            *("reconnect", "disconnect", "edit"),
-        )
-    ),
 }
 """Per program: the words that select a configuration write (options before them skipped),
 and the files written: in the home, or, relative, in the project where the command runs

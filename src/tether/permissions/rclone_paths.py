@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from tether.permissions.option_names import OptionGrammar, option_pairs, plain_operands
+from tether.permissions.shell_words import HOME
 from tether.slotted import Slotted
 
 _REMOTE = re.compile(r"(:?)([^:/\\,]+)(,[^:]*)?:(.*)", re.S)
@@ -57,6 +58,12 @@ _VALUED = (
     | {"--multi-thread-streams", "--track-renames-strategy", "--header", "--output"}
     | {"--addr", "--baseurl", "--realm", "--user", "--pass", "--salt"}  # serve's
 )
+_CONFIG_WRITES = frozenset(
+    {"create", "update", "delete", "password", "touch", "rename", "copy", "reconnect"}
+    | {"disconnect", "edit"}
+)
+"""`rclone config VERB`s that write its configuration file."""
+_DEFAULT_CONFIG = HOME + "/.config/rclone/rclone.conf"
 _GRAMMAR = OptionGrammar(tuple(sorted(_VALUED)))
 """cobra's flags (pflag): any order, `--name VALUE` or `--name=VALUE`, no abbreviations."""
 REPLACES_ITSELF = (
@@ -113,12 +120,20 @@ def rclone_places(
         given = [v for k, v in assignments if k == variable][-1:]
         (writes if option in _WRITE_OPTIONS else reads).extend(given)
     args = argv[1:]
-    for name, value in option_pairs(args, _GRAMMAR):
+    pairs = option_pairs(args, _GRAMMAR)
+    for name, value in pairs:
         if name in _WRITE_OPTIONS:
             writes.append(value)
         elif name in _READ_OPTIONS:
             reads.append(value)
     words = plain_operands(args, _VALUED)
+    if words[:1] == ["config"] and words[1:2] and words[1] in _CONFIG_WRITES:
+        # The configuration it reads is the one it writes: its remotes, which are local,
+        # which programs they run.
+        given = [v for k, v in pairs if k == "--config"] or [
+            v for k, v in assignments if k == "RCLONE_CONFIG"
+        ]
+        writes.append(given[-1] if given else _DEFAULT_CONFIG)
     runs = tuple(program for word in words for program in _connection_programs(word))
     if not words:
         return RclonePlaces(tuple(reads), (), tuple(writes))
