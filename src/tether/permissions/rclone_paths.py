@@ -3,10 +3,14 @@
 remote its configuration defines as local (`type = local`, or an alias of a local path:
 rclone_remotes.local_roots). Copying and syncing read the sources and write the destination
 (`move` deletes its sources: written too); deleting and making commands write their
-operand; listing and checking ones read. Flags may stand anywhere (cobra's parser): the
-values of those known to take one are not operands, and `--backup-dir`/`--log-file` are
-writes, `--compare-dest`/`--copy-dest`, the filter files, `--config` (`$RCLONE_CONFIG`) and
-the TLS files reads; a connection string's `ssh=CMD` is a program it runs.
+operand; listing and checking ones read. Flags may stand anywhere (cobra's parser, read by
+option_names): the values of those known to take one are not operands, and `--backup-dir`,
+`--log-file`, `--cache-dir`, `--temp-dir` are writes, `--compare-dest`/`--copy-dest`, the
+filter files, `--config` and the TLS files reads, each also as its variable
+(`RCLONE_CACHE_DIR`); `config create|update|...` writes the configuration `--config` or
+`$RCLONE_CONFIG` names (the home's without); `selfupdate` replaces rclone itself
+(`REPLACES_ITSELF`, asked), or writes its `--output`; a connection string's `ssh=CMD` is a
+program it runs.
 A local directory it copies, serves, checks, hashes or prints is read whole, dotfiles and
 all, as `grep -r` reads it (`trees`); the symlinks below are followed with `-L` only."""
 
