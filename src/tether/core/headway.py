@@ -10,6 +10,7 @@ import posixpath
 import re
 import shlex
 import stat
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -27,7 +28,8 @@ stamp, a log the command tees, the output of `date > now.txt`: the loop's own ou
 
 HASHED_BYTES = 16 << 20
 """Files up to this size are compared by content; larger ones by size and modification
-time (hashing them after every call would cost more than the call)."""
+time (hashing them after every call would cost more than the call). A file is hashed again
+only when `os.stat` says it changed (size, times, inode)."""
 
 _WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Revert"})
 """Tools that change files: headway when they leave one in a content new in the turn, however
@@ -77,6 +79,10 @@ output's shape, what an output that varies only in such tokens has in common wit
 _LINE = re.compile(r"^ *([0-9]+)\t(.*)$", re.M)
 """A line as Read shows it, with its text."""
 
+_RACY_NS = 2_000_000_000
+"""A file whose modification (or status change) is this recent when it was hashed is hashed
+again next time: a rewrite within the file system's clock tick leaves both times as they were."""
+
 
 class Headway:
     """What a turn's calls that succeeded did and showed (since its last compaction)."""
@@ -85,6 +91,7 @@ class Headway:
         "_asked",
         "_changes",
         "_contents",
+        "_hashed",
         "_lines",
         "_named",
         "_numbered",
@@ -123,6 +130,9 @@ class Headway:
         self._changes: dict[str, int] = {}
         """How many changes of each file the session made (its subagents' too), when last
         seen."""
+        self._hashed: dict[str, tuple[tuple[int, int, int, int], _State]] = {}
+        """Per path, what `os.stat` said when it was last hashed (size, mtime, ctime, inode),
+        with what it held: the same, the file is not read again."""
 
     def forget_seen(self) -> None:
         """A compaction took what was shown out of the conversation: shown again, it is new."""
@@ -249,12 +259,21 @@ class Headway:
 
     def _state(self, path: str) -> _State:
         """A path's content as compared (a directory's: its names); None when it cannot be
-        read."""
+        read. A file whose size, times and inode are as when it was last hashed is not
+        read again."""
         try:
+            started = time.time_ns()
             st = os.stat(path)
             if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
                 return None
-            return _content(path, st)
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            known = self._hashed.get(path)
+            if known is not None and known[0] == stamp:
+                return known[1]
+            state = _content(path, st)
+            if max(st.st_mtime_ns, st.st_ctime_ns) < started - _RACY_NS:
+                self._hashed[path] = (stamp, state)
+            return state
         except (OSError, ValueError):
             return None
 
