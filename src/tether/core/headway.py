@@ -10,7 +10,9 @@ import posixpath
 import re
 import shlex
 import stat
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 from tether.protocol import ToolUseBlock
 
@@ -26,10 +28,12 @@ stamp, a log the command tees, the output of `date > now.txt`: the loop's own ou
 
 HASHED_BYTES = 16 << 20
 """Files up to this size are compared by content; larger ones by size and modification
-time (hashing them after every call would cost more than the call)."""
+time (hashing them after every call would cost more than the call). A file is hashed again
+only when `os.stat` says it changed (size, times, inode)."""
 
 _WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Revert"})
-"""Tools whose success changed the workspace."""
+"""Tools that change files: headway when they leave one in a content new in the turn, however
+many times they wrote it."""
 
 _DELEGATES = frozenset({"Task", "Agent"})
 """Tools that hand work to a subagent, which has a guard of its own."""
@@ -46,10 +50,8 @@ _STREAMED = frozenset({"BashOutput"})
 call, asked again, shows new lines while the command works (counted as `NUMBERED_AT`)."""
 
 _BOOKKEEPING = frozenset({"TodoWrite"})
-"""Tools that show what they were given (a plan): new for their numbers, they show nothing."""
-
-_NUMBERED_LINE = re.compile(r"^ *([0-9]+)\t", re.M)
-"""A line as Read shows it (`cat -n`: its number, a tab)."""
+"""Tools that show what they were given (a plan): they show nothing of the workspace, never
+headway by their output (a plan rewritten with a new word every reply is not work)."""
 
 _DIGITS = re.compile(r"[0-9]+")
 """Numbers in a call's strings, left out where a call is new only if asked differently."""
@@ -70,6 +72,17 @@ _NOT_FILES = ("/dev/", "/proc/", "/sys/")
 _State = tuple[int, bytes] | None
 """A path's content as compared: its size and a hash (None: nothing that could be read)."""
 
+_TOKEN = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]{1,64}(?![0-9A-Za-z])")
+"""A short run of letters and digits (a word, a random name, a base64 piece): masked in an
+output's shape, what an output that varies only in such tokens has in common with the others."""
+
+_LINE = re.compile(r"^ *([0-9]+)\t(.*)$", re.M)
+"""A line as Read shows it, with its text."""
+
+_RACY_NS = 2_000_000_000
+"""A file whose modification (or status change) is this recent when it was hashed is hashed
+again next time: a rewrite within the file system's clock tick leaves both times as they were."""
+
 
 class Headway:
     """What a turn's calls that succeeded did and showed (since its last compaction)."""
@@ -77,10 +90,13 @@ class Headway:
     __slots__ = (
         "_asked",
         "_changes",
+        "_contents",
+        "_hashed",
         "_lines",
         "_named",
         "_numbered",
         "_rewritten",
+        "_shapes",
         "_shown",
         "_shown_exactly",
         "_tried",
@@ -89,51 +105,72 @@ class Headway:
     def __init__(self) -> None:
         self._named: dict[str, _State] = {}
         """The paths the turn's calls named, with their content when last named."""
+        self._contents: dict[str, set[_State]] = {}
+        """Per path, every content it was found with in the turn (not forgotten at a
+        compaction: a content written again is not new work)."""
         self._rewritten: dict[tuple[str, str], int] = {}
         """How often a path was found changed after the same command (signature)."""
         self._asked: set[str] = set()
         """The signatures, numbers left out, of the subagent, MCP and search calls."""
         self._shown: set[bytes] = set()
         """What the calls showed, numbers masked."""
+        self._shapes: set[bytes] = set()
+        """What the calls showed with every short token masked, per signature (numbers left
+        out): an output new only in its tokens has a shape shown before."""
         self._shown_exactly: set[bytes] = set()
         """What the calls showed, the numbers of their own input masked."""
         self._tried: set[bytes] = set()
         """The calls' inputs as given, numbers and all."""
         self._numbered: dict[str, int] = {}
         """Per signature (numbers left out), how many of its calls were headway for their
-        numbers alone."""
-        self._lines: dict[tuple[str, _State], list[tuple[int, int]]] = {}
-        """Per file as it was, the lines shown of it (first and last, merged)."""
-        self._changes = 0
-        """How many changes of files the session made (its subagents' too), when last seen."""
+        numbers or tokens alone."""
+        self._lines: set[int] = set()
+        """The lines Read showed: path, number and text (numbers masked), and the same with
+        its shape (`_TOKEN` masked) apart."""
+        self._changes: dict[str, int] = {}
+        """How many changes of each file the session made (its subagents' too), when last
+        seen."""
+        self._hashed: dict[str, tuple[tuple[int, int, int, int], _State]] = {}
+        """Per path, what `os.stat` said when it was last hashed (size, mtime, ctime, inode),
+        with what it held: the same, the file is not read again."""
 
     def forget_seen(self) -> None:
         """A compaction took what was shown out of the conversation: shown again, it is new."""
         self._named.clear()
         self._lines.clear()
         self._shown.clear()
+        self._shapes.clear()
         self._shown_exactly.clear()
 
-    def files_changed(self, changes: int) -> bool:
-        """Whether the session's files changed since the last reply: `changes` is how many
-        changes it made so far (a subagent's Write and Edit as much as the model's own)."""
-        changed = changes > self._changes
-        self._changes = max(changes, self._changes)
+    def files_changed(self, changes: Mapping[Path, int]) -> bool:
+        """Whether the session changed a file since the last reply to a content it did not
+        have before in the turn: `changes` is how many changes of each file it made so far (a
+        subagent's Write and Edit as much as the model's own; writing what a file held
+        already, or held before, is not new)."""
+        changed = False
+        for path, count in changes.items():
+            name = str(path)
+            if count > self._changes.get(name, 0):
+                changed = self._new_content(name, self._state(name)) or changed
+            self._changes[name] = max(count, self._changes.get(name, 0))
         return changed
 
     def made(self, call: ToolUseBlock, content: str, key: str, cwd: str | None) -> bool:
         """Whether `call`, which succeeded with `content`, is headway (`key`: its signature);
         the paths it names and what it showed are noted either way."""
-        headway = call.name in _WRITES
+        if call.name in _BOOKKEEPING:
+            return False  # it shows the plan it was given: no news of the workspace
+        headway = variant = False
         opaque = call.name in _DELEGATES or call.name.startswith("mcp__")
+        asked = _DIGITS.sub("#", key)
         if opaque or call.name in _SEARCHES:
             # What they do is not seen: a task or a query not asked before (a counter in it
             # aside) is headway; the same again is not, for what it answers alone.
-            asked = _DIGITS.sub("#", key)
-            headway = headway or asked not in self._asked
+            headway = asked not in self._asked
             self._asked.add(asked)
         if call.name in _PAGED:
-            headway = self._shows_lines(call, content, cwd) or headway
+            new, variant = self._shows_lines(call, content, cwd)
+            headway = headway or new
         if self._names_new(call, key, cwd):
             headway = True
         if call.input.get("run_in_background") is True:
@@ -141,16 +178,24 @@ class Headway:
         masked = _hash(_VARYING.sub("#", f"{call.name}\0{content}"))
         if masked not in self._shown:
             self._shown.add(masked)
-            headway = True
-        numbered = not (opaque or call.name in _PAGED or call.name in _BOOKKEEPING)
-        if numbered and self._new_for_numbers(call, content, key):
-            headway = True
+            shape = _hash(f"{asked}\0{_shape(content)}")
+            if shape in self._shapes:
+                variant = True  # new in its short tokens alone: a random name, a word
+            else:
+                self._shapes.add(shape)
+                headway = True
+        numbered = not (opaque or call.name in _PAGED)
+        if numbered and self._new_for_numbers(call, content):
+            variant = True
+        if variant and not headway:
+            self._numbered[asked] = self._numbered.get(asked, 0) + 1
+            headway = self._numbered[asked] <= NUMBERED_AT
         return headway
 
-    def _new_for_numbers(self, call: ToolUseBlock, content: str, key: str) -> bool:
+    def _new_for_numbers(self, call: ToolUseBlock, content: str) -> bool:
         """A call asked anew, by its numbers alone (`grep E1007`, `HEAD~7`), or a background
         command's output asked for again, that showed what none did beyond the numbers it was
-        given (an echoed counter is not new): headway up to `NUMBERED_AT` times per signature."""
+        given (an echoed counter is not new)."""
         tried = _hash(f"{call.name}\0{json.dumps(call.input, sort_keys=True, default=str)}")
         if tried in self._tried and call.name not in _STREAMED:
             return False
@@ -161,52 +206,83 @@ class Headway:
         if shown in self._shown_exactly:
             return False
         self._shown_exactly.add(shown)
-        asked = _DIGITS.sub("#", key)
-        self._numbered[asked] = self._numbered.get(asked, 0) + 1
-        return self._numbered[asked] <= NUMBERED_AT
+        return True
 
-    def _shows_lines(self, call: ToolUseBlock, content: str, cwd: str | None) -> bool:
-        """Whether a Read showed lines of its file not shown before in the turn (of the file
-        as it is now: an edit shows it anew). What shows no numbered lines (a picture, a
-        notebook) is compared whole, as any call's output is."""
-        numbers = [int(n) for n in _NUMBERED_LINE.findall(content)]
-        if not numbers:
-            return False
-        new = False
-        for path in _paths(call, cwd):
-            shown = self._lines.setdefault((path, _state(path)), [])
-            new = _add_range(shown, min(numbers), max(numbers)) or new
-        return new
+    def _shows_lines(self, call: ToolUseBlock, content: str, cwd: str | None) -> tuple[bool, bool]:
+        """Whether a Read showed lines of its file not shown before in the turn, by number
+        and text (numbers masked: a stamp the loop rewrites shows nothing new), and whether
+        it showed some new only in their short tokens (a random word). What shows no
+        numbered lines (a picture, a notebook) is compared whole, as any call's output is."""
+        lines = _LINE.findall(content)
+        new = variant = False
+        for path in _paths(call, cwd) if lines else ():
+            for number, text in lines:
+                masked = hash((path, number, _VARYING.sub("#", text)))
+                if masked in self._lines:
+                    continue
+                self._lines.add(masked)
+                shape = hash((path, number, None, _shape(text)))
+                if shape in self._lines:
+                    variant = True
+                else:
+                    self._lines.add(shape)
+                    new = True
+        return new, variant
 
     def _names_new(self, call: ToolUseBlock, key: str, cwd: str | None) -> bool:
-        """Whether a call named a path not named before in the turn, or one whose content
-        changed since (a `sed -i`, a build's output); a file that the same command changes
-        every time is its own output, headway only `REWRITTEN_AT` times."""
+        """Whether a call named a path not named before in the turn, or left one in a content
+        it had not had before in the turn: a write (what it wrote back, or an A/B flip, is
+        not new), a `sed -i`, a build's output; a file that the same command changes every
+        time is its own output, headway only `REWRITTEN_AT` times."""
         new = False
         for path in _paths(call, cwd):
-            state = _state(path)
+            state = self._state(path)
             if path not in self._named:
                 new = True
-            elif state is not None and self._named[path] != state:
+                self._new_content(path, state)
+            elif call.name in _WRITES:
+                new = self._new_content(path, state) or new
+            elif state is not None and self._new_content(path, state):
                 count = self._rewritten.get((path, key), 0) + 1
                 self._rewritten[(path, key)] = count
                 new = new or count <= REWRITTEN_AT
             self._named[path] = state
         return new
 
+    def _new_content(self, path: str, state: _State) -> bool:
+        """Whether `path` holds a content it did not hold before in the turn (noted)."""
+        seen = self._contents.setdefault(path, set())
+        if state in seen:
+            return False
+        seen.add(state)
+        return True
 
-def _add_range(shown: list[tuple[int, int]], first: int, last: int) -> bool:
-    """Add lines `first`..`last` to `shown`; whether any of them was not in it."""
-    new = not any(a <= first and last <= b for a, b in shown)
-    if new:
-        merged = [(first, last)]
-        for a, b in shown:
-            if b + 1 < merged[0][0] or merged[0][1] + 1 < a:
-                merged.append((a, b))
-            else:
-                merged[0] = (min(a, merged[0][0]), max(b, merged[0][1]))
-        shown[:] = merged
-    return new
+    def _state(self, path: str) -> _State:
+        """A path's content as compared (a directory's: its names); None when it cannot be
+        read. A file whose size, times and inode are as when it was last hashed is not
+        read again."""
+        try:
+            started = time.time_ns()
+            st = os.stat(path)
+            if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+                return None
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            known = self._hashed.get(path)
+            if known is not None and known[0] == stamp:
+                return known[1]
+            state = _content(path, st)
+            if max(st.st_mtime_ns, st.st_ctime_ns) < started - _RACY_NS:
+                self._hashed[path] = (stamp, state)
+            return state
+        except (OSError, ValueError):
+            return None
+
+
+def _shape(text: str) -> str:
+    """`text` with its short tokens masked, a run of lines of one shape kept once (a job
+    printing a random word a line shows one line however many it printed)."""
+    lines = _TOKEN.sub("#", text).splitlines()
+    return "\n".join(line for k, line in enumerate(lines) if k == 0 or line != lines[k - 1])
 
 
 def _hash(text: str | bytes) -> bytes:
@@ -214,20 +290,14 @@ def _hash(text: str | bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _state(path: str) -> _State:
-    """A path's content as compared (a directory's: its names); None when it cannot be read."""
-    try:
-        st = os.stat(path)
-        if stat.S_ISDIR(st.st_mode):
-            return (-1, _hash("\0".join(sorted(os.listdir(path)))))
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        if st.st_size > HASHED_BYTES:
-            return (st.st_size, st.st_mtime_ns.to_bytes(16, "big", signed=True))
-        with open(path, "rb") as f:
-            return (st.st_size, hashlib.file_digest(f, "blake2b").digest()[:16])
-    except (OSError, ValueError):
-        return None
+def _content(path: str, st: os.stat_result) -> _State:
+    """What a file or directory `st` is of holds, as compared (a directory: its names)."""
+    if stat.S_ISDIR(st.st_mode):
+        return (-1, _hash("\0".join(sorted(os.listdir(path)))))
+    if st.st_size > HASHED_BYTES:
+        return (st.st_size, st.st_mtime_ns.to_bytes(16, "big", signed=True))
+    with open(path, "rb") as f:
+        return (st.st_size, hashlib.file_digest(f, "blake2b").digest()[:16])
 
 
 def _paths(call: ToolUseBlock, cwd: str | None) -> Iterator[str]:

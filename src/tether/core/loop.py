@@ -359,7 +359,7 @@ async def _run_tools(
             awaited=awaited,
             cwd=agent.tool_context.shell_cwd,
             compactions=history.compactions,
-            changes=sum(agent.tool_context.files.snapshots.mark().values()),
+            changes=agent.tool_context.files.snapshots.mark(),
         )
     except HarnessError:  # the same failing calls once too often: answered, then the end
         _commit(history, [result.block for result in results], emit)

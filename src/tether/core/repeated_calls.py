@@ -34,22 +34,29 @@ call varied by a counter in a string, or the same failing call every third reply
 measure counts *headway* (`headway.py`), which the model could act on, not merely output it
 has not seen. A reply makes headway when one of its calls succeeds and:
 
-- changes the workspace (Write, Edit, NotebookEdit, Revert), or the session's files changed
-  since the last reply (a subagent's edits are its caller's headway);
+- leaves a file in a content it did not have before in the turn (Write, Edit, NotebookEdit,
+  Revert), or the session's files changed so since the last reply (a subagent's edits are its
+  caller's headway): a write of what the file held already, or an A/B flip, is not new;
 - hands a subagent or an MCP tool, whose work is not seen, or a search tool a task or query
   not asked before in the turn, numbers in it aside;
-- Reads lines of a file not shown before in the turn (of the file as it is now), whatever
-  `offset` and `limit` it asks: the same lines again are nothing new;
+- Reads lines of a file not shown before in the turn, by number and text (numbers masked),
+  whatever `offset` and `limit` it asks: the same lines again, or a stamp the loop rewrites
+  with a new time, are nothing new;
 - shows what no call of the turn showed, numbers and hex ids masked (a search for another
-  name; not a clock, a counter or a random number); or is asked anew by its numbers alone
-  and shows what none did beyond the numbers it was given (`grep E1007`, `git show HEAD~7`,
-  `sed -n '701,800p' app.log`, a background command's output polled as it comes; not a
-  counter echoed back), at most `headway.NUMBERED_AT` times per call numbers aside;
+  name; not a clock, a counter or a random number), in a shape its call (numbers aside) had
+  not shown: an output new only in short tokens (runs of up to 64 letters and digits: a random
+  word, a `mktemp -u` name, base64, a job printing random words) is new as a number is, below;
+  or is asked anew by its numbers alone and shows what none did beyond the numbers it was
+  given (`grep E1007`, `git show HEAD~7`, `sed -n '701,800p' app.log`, a background
+  command's output polled as it comes; not a counter echoed back): these at most
+  `headway.NUMBERED_AT` times per call numbers aside;
 - names a path (a tool's `*path` or `url`, an existing file in a Bash command) not named
-  before in the turn, or whose content changed since (a `sed -i`, a build's output), but a
-  file the same command changes every time (a `tee`, `date > now.txt`) only
-  `headway.REWRITTEN_AT` times: it is the loop's own output. Content, not the modification
-  time, is compared.
+  before in the turn, or leaves one in a content it had not had before in the turn (a `sed
+  -i`, a build's output), but a file the same command changes every time (a `tee`, `date >
+  now.txt`) only `headway.REWRITTEN_AT` times: it is the loop's own output. Content, not the
+  modification time, is compared.
+
+A bookkeeping call (TodoWrite) shows the plan it was given, never headway by its output.
 
 What was shown before a compaction is new again after it. While the model waits on
 teammates (`Awaited`: a lead), a change of one's state (a message from it, a reply given) is
@@ -64,7 +71,8 @@ model to start the next is bounded as one turn. Legitimate loops stay far from i
 or build rerun follows an edit; exploring reads new files and new lines. A loop that writes
 new content, names a new existing file or URL, or asks a subagent, an MCP tool or a search
 something new in words every reply is work as far as the guard can tell, bounded only by
-`--max-turns` and `--max-budget-usd`; one that varies only numbers, by `NUMBERED_AT`.
+`--max-turns` and `--max-budget-usd`; one that varies only numbers or short tokens of its
+output, by `NUMBERED_AT`.
 """
 
 from __future__ import annotations
@@ -75,7 +83,7 @@ import posixpath
 import shlex
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, NoReturn
@@ -165,7 +173,7 @@ class RepeatedFailures:
         awaited: Sequence[Awaited] = (),
         cwd: Path | None = None,
         compactions: int = 0,
-        changes: int = 0,
+        changes: Mapping[Path, int] | None = None,
     ) -> str | None:
         """Count one reply's calls with their results: a reminder for the model once it
         repeats itself, None otherwise; `HarnessError` at a bound. `waiting_on`: the
@@ -173,15 +181,15 @@ class RepeatedFailures:
         else it waits on (teammates), a change of whose state is headway (a lead checking on
         a team at work); `cwd`: where relative paths in a Bash command start (None: they are
         not looked at); `compactions`: how many the conversation has had (a file read before
-        one is new again after it); `changes`: how many changes of files the session made so
-        far (its subagents' count: their work is the caller's headway)."""
+        one is new again after it); `changes`: how many changes of each file the session made
+        so far (its subagents' count: their work is the caller's headway)."""
         if compactions != self._compactions:
             self._compactions = compactions
             self._headway.forget_seen()
         by_id = {result.tool_use_id: result for result in results}
         failing: set[str] = set()
         progress = False
-        headway = self._headway.files_changed(changes) | self._awaited_changed(awaited)
+        headway = self._headway.files_changed(changes or {}) | self._awaited_changed(awaited)
         where = str(cwd) if cwd is not None else None
         for call in calls:
             result = by_id.get(call.id)

@@ -1,0 +1,147 @@
+"""Loops that the idle bound let run for ever, over the wire, on both wires: a write of what
+the file held already, or held before (an A/B flip, an Edit undone by the next); a Read of a
+stamp the loop itself rewrites; output new only in a random token (letters, a `mktemp -u`
+name); a plan rewritten with a new word. Each is stopped now (those new in a token alone after
+`NUMBERED_AT` replies, as numbers are); a write of new content each reply still runs on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tether.core.headway import NUMBERED_AT
+from tether.core.repeated_calls import IDLE_STOP_AT, WAITING_STOP_AT
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+IDLE = "changed no file and looked at nothing new"
+CAP = 3 * NUMBERED_AT
+"""Where the scripted model gives up: reached only where the guard has a hole."""
+
+
+@pytest.fixture(autouse=True)
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
+
+
+def _model(wire: str) -> list[str]:
+    return ["--model", "openai/gpt-4.1"] if wire == "openai" else []
+
+
+def _read(ws: Path, name: str) -> Any:
+    return tool_use("Read", file_path=f"{ws}/{name}")
+
+
+def _edit(ws: Path, old: str, new: str) -> Any:
+    return tool_use("Edit", file_path=f"{ws}/state.txt", old_string=old, new_string=new)
+
+
+def _random_letters(command: str) -> str:
+    return f"head -c 400 /dev/urandom | tr -dc 'g-z' | head -c 8; {command}"
+
+
+_JOB = f"while true; do {_random_letters('echo')}; sleep 0.01; done"
+
+LOOPS: dict[str, tuple[Callable[[int, Path], Any], int]] = {
+    "write_the_same_content": (
+        lambda i, ws: reply(
+            _read(ws, "state.txt"), tool_use("Write", file_path=f"{ws}/state.txt", content="A\n")
+        ),
+        IDLE_STOP_AT,
+    ),
+    "write_two_contents_in_turn": (
+        lambda i, ws: reply(
+            _read(ws, "state.txt"),
+            tool_use("Write", file_path=f"{ws}/state.txt", content="AB"[i % 2] + "\n"),
+        ),
+        IDLE_STOP_AT,
+    ),
+    "edit_undone_by_the_next_edit": (
+        lambda i, ws: reply(_read(ws, "state.txt"), _edit(ws, *("AB" if i % 2 == 0 else "BA"))),
+        IDLE_STOP_AT,
+    ),
+    "read_a_stamp_the_loop_rewrites": (
+        lambda i, ws: reply(
+            tool_use("Bash", command="date +%s%N > stamp.txt"), _read(ws, "stamp.txt")
+        ),
+        IDLE_STOP_AT,
+    ),
+    "a_plan_with_a_new_word": (
+        lambda i, ws: reply(
+            tool_use(
+                "TodoWrite",
+                todos=[
+                    {
+                        "content": f"check {'qwzx'[i % 4] * (2 + i % 7)}",
+                        "status": "pending",
+                        "activeForm": "checking",
+                    }
+                ],
+            )
+        ),
+        IDLE_STOP_AT,
+    ),
+    "random_letters": (
+        lambda i, ws: reply(tool_use("Bash", command=_random_letters("echo"))),
+        NUMBERED_AT + IDLE_STOP_AT,
+    ),
+    "a_mktemp_name": (
+        lambda i, ws: reply(tool_use("Bash", command="mktemp -u")),
+        NUMBERED_AT + IDLE_STOP_AT,
+    ),
+    "read_a_stamp_of_random_letters": (
+        lambda i, ws: reply(
+            tool_use("Bash", command=_random_letters("echo") + " > stamp.txt"),
+            _read(ws, "stamp.txt"),
+        ),
+        NUMBERED_AT + IDLE_STOP_AT,
+    ),
+    "poll_a_job_printing_random_letters": (
+        lambda i, ws: reply(
+            tool_use("Bash", command=_JOB, run_in_background=True)
+            if i == 0
+            else tool_use("BashOutput", bash_id="bash_1")
+        ),
+        # Polls that show nothing new between them do not use up the bound: how many come
+        # depends on the job's pace.
+        2 * NUMBERED_AT + WAITING_STOP_AT,
+    ),
+}
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+@pytest.mark.parametrize("loop", sorted(LOOPS))
+def test_a_loop_new_only_in_what_it_undoes_or_in_a_token_is_stopped(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, wire: str, loop: str
+) -> None:
+    (workspace / "state.txt").write_text("A\n")
+    make, bound = LOOPS[loop]
+    fake_model.responder = lambda r: make(r.index, workspace) if r.index < CAP else text("gave up")
+    args = ["-p", "go", "--output-format", "json", "--dangerously-skip-permissions"]
+    result = tether(*args, *_model(wire))
+    assert result.exit_code == 1, result.stdout + result.stderr
+    stop = WAITING_STOP_AT if loop.startswith("poll") else IDLE_STOP_AT
+    assert result.json()["result"].startswith(f"stopped: the model {IDLE} in {stop}")
+    assert len(fake_model.requests) <= bound + 10  # the first outputs of each shape are new
+
+
+def test_writing_new_content_each_reply_runs_to_its_end(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """Each reply edits the next line: the file never holds a content it held before."""
+    lines = IDLE_STOP_AT + 10
+    state = workspace / "state.txt"
+    state.write_text("".join(f"todo {k}\n" for k in range(lines)))
+    edits = (_edit(workspace, f"todo {k}\n", f"done {k}\n") for k in range(lines))
+    read = reply(_read(workspace, "state.txt"))
+    fake_model.script(read, *(reply(e) for e in edits), reply(text("all done")))
+    args = ["-p", "go", "--output-format", "json", "--dangerously-skip-permissions"]
+    result = tether(*args)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.json()["result"] == "all done"
+    assert state.read_text() == "".join(f"done {k}\n" for k in range(lines))
