@@ -67,6 +67,7 @@ def test_a_quoted_server_name_is_found_and_disabling_twice_says_already_disabled
     repl = PtyRepl(trusted_workspace, {**os.environ, "HOME": str(home)})
     try:
         repl.wait_for("> ")
+        repl.wait_for("failed to connect")  # else it is still connecting, and stopped so
         repl.send("/mcp disable 'broken srv'\r")
         repl.wait_until(lambda s: "wasnotrunning" in "".join(s.split()), "the answer")
         repl.send('/mcp disable "broken srv"\r')

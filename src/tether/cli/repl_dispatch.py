@@ -28,6 +28,7 @@ from tether.cli.repl_commands import (
     describe_model,
     describe_permissions,
     describe_status,
+    mcp_change_stopped,
     permission_mode,
     switch_model,
 )
@@ -72,6 +73,8 @@ class ReplCommands:
     _prefill: str
     _redraw_whole: bool
     """The session built next is a rewind's: its conversation is drawn again whole."""
+    _changing: asyncio.Task[Text] | None
+    """`/mcp enable|reconnect|disable NAME` under way: Ctrl+C cancels it."""
     _same_session: bool
     """The session built next goes on from this one as it is (`/add-dir`): its conversation
     and the notices already said are not shown again."""
@@ -272,11 +275,25 @@ class ReplCommands:
 
             said = describe_context(ready.session)
         elif args:
-            said = await change_mcp(ready.mcp, args)
+            said = await self._change_mcp(ready, args)
         else:
             await self._prepare(ready)  # the servers' states once they had their chance
             said = describe_mcp(ready.mcp)
         self.console.print(said, highlight=False)
+
+    async def _change_mcp(self, ready: Ready, args: str) -> Text:
+        """`/mcp VERB NAME`, as a task Ctrl+C cancels (`interrupt_turn`), as it drops a
+        message waiting for the session: a server slow to start does not hold the REPL."""
+        self._changing = asyncio.create_task(change_mcp(ready.mcp, args))
+        try:
+            return await self._changing
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            return mcp_change_stopped(ready.mcp, args)
+        finally:
+            self._changing = None
 
     async def run_prompt_command(
         self, name: str, command: Callable[[str], Awaitable[str]], args: str
