@@ -49,8 +49,10 @@ def test_ctrl_c_stops_a_slow_mcp_change_and_the_repl_goes_on(
     repl = PtyRepl(trusted_workspace, env)
     try:
         repl.wait_for("> ")
+        # Its first start has ended (a late one would find `hang` there, and hang itself).
+        repl.wait_for("failed to connect")
         repl.send("/mcp\r")
-        repl.wait_for("SERVER]")  # the list's last line: the servers had their chance
+        repl.wait_for("SERVER]")  # the list's last line
         repl.wait_reading("SERVER]")
         if verb == "enable":
             repl.send("/mcp disable slow\r")
