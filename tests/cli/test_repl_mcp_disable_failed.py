@@ -67,6 +67,7 @@ def test_a_quoted_server_name_is_found_and_disabling_twice_says_already_disabled
     repl = PtyRepl(trusted_workspace, {**os.environ, "HOME": str(home)})
     try:
         repl.wait_for("> ")
+        repl.wait_for("failed to connect")  # else it is still connecting, and stopped so
         repl.send("/mcp disable 'broken srv'\r")
         repl.wait_until(lambda s: "wasnotrunning" in "".join(s.split()), "the answer")
         repl.send('/mcp disable "broken srv"\r')
@@ -78,3 +79,29 @@ def test_a_quoted_server_name_is_found_and_disabling_twice_says_already_disabled
     assert "✓brokensrvisalreadydisabled" in screen, screen
     assert "NoMCPserver" not in screen, screen
     assert json.loads(store.read_text())["disabledMcpjsonServers"] == ["broken srv"]
+
+
+@pytest.mark.timeout(120)
+def test_config_lists_the_mcp_decisions_as_they_are_after_mcp_disable(
+    model_env: FakeModelServer, trusted_workspace: Path, home: Path
+) -> None:
+    """`/mcp disable` is in force at once: `/config` then shows the decision kept, not the
+    lists the session read at its start."""
+    failing_server(trusted_workspace, "bad")
+    repl = PtyRepl(trusted_workspace, {**os.environ, "HOME": str(home)})
+    try:
+        repl.wait_for("> ")
+        repl.wait_for("failed to connect")
+        repl.send("/config\r")
+        repl.wait_for("/config [KEY VALUE]")
+        repl.send("/mcp disable bad\r")
+        repl.wait_for("kept for this project")
+        repl.send("/config\r")
+        repl.wait_for("/config [KEY VALUE]", count=2)
+        screen = "".join(repl.screen.split())  # however its lines wrapped
+    finally:
+        repl.close()
+    before, _, after = screen.partition("keptforthisproject")
+    assert 'enabledMcpjsonServers["bad"]' in before, screen
+    assert 'disabledMcpjsonServers["bad"]' in after, screen
+    assert "enabledMcpjsonServers[]" in after, screen

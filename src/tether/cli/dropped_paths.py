@@ -13,6 +13,8 @@ from urllib.parse import unquote, urlparse
 _WORD = re.compile(r"'([^']+)'|\"([^\"]+)\"|((?:\\.|[^\s'\"])+)")
 """A quoted path, or a bare one whose backslashes escape the next character."""
 _ESCAPED = re.compile(r"\\(.)")
+_AFTER_A_PATH = ",.;:!?)]}>"
+"""Punctuation that follows a path in a sentence, not part of its name."""
 
 
 def dropped_paths(text: str, base: Path) -> tuple[list[Path], list[Path]]:
@@ -24,6 +26,10 @@ def dropped_paths(text: str, base: Path) -> tuple[list[Path], list[Path]]:
         quoted = match.group(1) or match.group(2)
         word = quoted if quoted is not None else _ESCAPED.sub(r"\1", match.group(3))
         path = _path_of(word, base)
+        if quoted is None and path is not None and not path.exists():
+            # A path written in a sentence: `see /a/b.txt, and…` (a name that ends so itself,
+            # or holds a comma, `/a/b,c.txt`, is found as it is, above).
+            path = _path_of(word.rstrip(_AFTER_A_PATH), base)
         if path is None or path in images or path in others:
             continue
         if _is_image(path):

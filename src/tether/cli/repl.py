@@ -139,6 +139,7 @@ class _Repl(ReplTurns):
         self.watch_terminal = watch_terminal
         self._waiting: asyncio.Task[Ready] | None = None
         self._asking: asyncio.Task[tuple[PermissionKey, str | None]] | None = None
+        self._changing: asyncio.Task[Text] | None = None
         self._prefill = ""
         """Typed during the last turn and not sent: the next prompt starts with it."""
         self._kept: list[str] = kept if kept is not None else []

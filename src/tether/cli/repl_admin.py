@@ -94,11 +94,15 @@ def _one_agent(agent: AgentDefinition, source: str) -> Text:
     return Text(terminal_safe("\n".join(lines)))
 
 
-def describe_config(session: Session) -> Text:
+def describe_config(session: Session, decisions: Path | None = None) -> Text:
     """`/config`: each setting in force, its value and the file that set it (a later file
-    wins a key; tables merge, so the last file to touch one is named)."""
+    wins a key; tables merge, so the last file to touch one is named). `decisions`: the file
+    `/mcp enable|disable` keeps its decisions in while the session runs: they are in force at
+    once, so their keys are shown as that file holds them now."""
     gate = session.agent.gate
-    layers = gate.sources.layers if gate is not None else ()
+    layers = list(gate.sources.layers if gate is not None else ())
+    if decisions is not None:
+        layers = _with_live_decisions(layers, decisions)
     where: dict[str, Path] = {}
     values: dict[str, Any] = {}
     for path, data in layers:
@@ -124,6 +128,35 @@ def describe_config(session: Session) -> Text:
     for note in file_warnings(layers):
         text.append(f"⚠ {terminal_safe(note)}\n", style="yellow")
     return text.append(CONFIG_USAGE, style="dim")
+
+
+def _with_live_decisions(
+    layers: list[tuple[Path, Mapping[str, Any]]], decisions: Path
+) -> list[tuple[Path, Mapping[str, Any]]]:
+    """`layers` with the MCP decision keys of the file `decisions` as it is now (the file
+    added as the last layer if it was not there at the start)."""
+    from tether.cli.mcp_decisions import DISABLED_KEY, ENABLED_KEY
+
+    try:
+        now: Any = json.loads(decisions.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        now = {}
+    except (OSError, ValueError):  # unreadable: what the session read at its start stands
+        return layers
+    if not isinstance(now, Mapping):
+        return layers
+    keys = (ENABLED_KEY, DISABLED_KEY)
+    live = {k: v for k, v in now.items() if k in keys}  # pyright: ignore[reportUnknownVariableType]
+    found = False
+    changed: list[tuple[Path, Mapping[str, Any]]] = []
+    for path, data in layers:
+        if path == decisions:
+            found = True
+            data = {**{k: v for k, v in data.items() if k not in keys}, **live}
+        changed.append((path, data))
+    if not found and live:
+        changed.append((decisions, live))
+    return changed
 
 
 def export_conversation(session: Session, args: str, workspace: Path) -> Text:
@@ -234,7 +267,7 @@ async def admin_command(ready: Ready, name: str, args: str, user_home: Path) -> 
         return await doctor(ready, user_home)
     if name == "/config":
         if not args:
-            return describe_config(session)
+            return describe_config(session, ready.mcp.local_settings if ready.mcp else None)
         gate = session.agent.gate
         return change_config(args, user_home, gate.sources.layers if gate is not None else ())
     catalog = ready.reread_agents() if ready.reread_agents is not None else ready.agents

@@ -162,7 +162,22 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
     if verb == "disable" and before.error:
         why = terminal_safe(before.error.splitlines()[0])
         was = f"; it was not running (it had failed to connect: {why})"
+    elif verb == "disable" and before.state == "pending":
+        was = "; it was still connecting, and was stopped"
     return Text(f"✓ {name}: {state}{counted}{kept}{was}", style="green")
+
+
+def mcp_change_stopped(mcp: McpSetup | None, args: str) -> Text:
+    """What `/mcp VERB NAME` stopped by Ctrl+C left: the server as it is now (a connection
+    cut short is failed), and how to try again."""
+    verb, _, rest = args.partition(" ")
+    name = server_name(rest)
+    state = mcp.state(name) if mcp is not None else "failed"
+    said = f"✗ /mcp {verb} {name}: stopped (Ctrl+C); {name} is {state}"
+    if state == "failed":
+        again = "reconnect" if verb == "reconnect" else verb
+        said += f": /mcp {again} {name} to try again"
+    return Text(terminal_safe(said + "."), style="yellow")
 
 
 def server_name(given: str) -> str:

@@ -6,7 +6,6 @@ rewind, each a restart. The prompt loop (`repl.py`) gives the session and runs t
 from __future__ import annotations
 
 import asyncio
-import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from enum import Enum
@@ -17,6 +16,7 @@ from prompt_toolkit import PromptSession
 from rich.console import Console
 from rich.text import Text
 
+from tether.cli.add_dir import directory_to_add
 from tether.cli.ask import no_echo
 from tether.cli.init_prompt import INIT_COMMAND, init_message
 from tether.cli.mentions import run_for_user
@@ -28,6 +28,7 @@ from tether.cli.repl_commands import (
     describe_model,
     describe_permissions,
     describe_status,
+    mcp_change_stopped,
     permission_mode,
     switch_model,
 )
@@ -72,6 +73,8 @@ class ReplCommands:
     _prefill: str
     _redraw_whole: bool
     """The session built next is a rewind's: its conversation is drawn again whole."""
+    _changing: asyncio.Task[Text] | None
+    """`/mcp enable|reconnect|disable NAME` under way: Ctrl+C cancels it."""
     _same_session: bool
     """The session built next goes on from this one as it is (`/add-dir`): its conversation
     and the notices already said are not shown again."""
@@ -215,13 +218,12 @@ class ReplCommands:
         if not args:
             self.console.print(Text("Usage: /add-dir DIR", style="yellow"))
             return
-        directory = _directory(ready.session.agent.tool_context.shell_cwd, args)
-        if directory is None:
-            said = f"✗ /add-dir {args}: not a directory"
-            self.console.print(Text(terminal_safe(said), style="red"))
-            return
-        if directory in ready.options.add_dirs:
-            self.console.print(Text(f"{terminal_safe(str(directory))} is already added.", "dim"))
+        context = ready.session.agent.tool_context
+        working = (context.workspace,)
+        directory = directory_to_add(context.shell_cwd, args, working, ready.options.add_dirs)
+        if isinstance(directory, str):
+            style = "red" if directory.startswith("✗") else "dim"
+            self.console.print(Text(terminal_safe(directory), style=style))
             return
         saved = bool(ready.session.messages)  # a session is saved from its first message
         lifecycle = ready.session.lifecycle  # the session goes on: no SessionEnd, no Start
@@ -272,11 +274,25 @@ class ReplCommands:
 
             said = describe_context(ready.session)
         elif args:
-            said = await change_mcp(ready.mcp, args)
+            said = await self._change_mcp(ready, args)
         else:
             await self._prepare(ready)  # the servers' states once they had their chance
             said = describe_mcp(ready.mcp)
         self.console.print(said, highlight=False)
+
+    async def _change_mcp(self, ready: Ready, args: str) -> Text:
+        """`/mcp VERB NAME`, as a task Ctrl+C cancels (`interrupt_turn`), as it drops a
+        message waiting for the session: a server slow to start does not hold the REPL."""
+        self._changing = asyncio.create_task(change_mcp(ready.mcp, args))
+        try:
+            return await self._changing
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            return mcp_change_stopped(ready.mcp, args)
+        finally:
+            self._changing = None
 
     async def run_prompt_command(
         self, name: str, command: Callable[[str], Awaitable[str]], args: str
@@ -387,14 +403,3 @@ class ReplCommands:
                 ready.session, "Bash", {"command": command}, ready.renderer.render
             )
         self._shell_context.append(shell_context(command, output, failed))
-
-
-def _directory(base: Path, written: str) -> Path | None:
-    """The directory `written` names from `base`, quoted or with its spaces escaped as a shell
-    takes it, or as written (None: it names none)."""
-    try:
-        words = shlex.split(written)
-    except ValueError:  # an unclosed quote: the words as typed
-        words = []
-    directory = (base / Path(words[0] if len(words) == 1 else written).expanduser()).resolve()
-    return directory if directory.is_dir() else None

@@ -231,11 +231,12 @@ def keep_spend(before: Session, after: Session) -> None:
     """What `before` spent stays spent in `after`, the session its rewind goes on in, as
     Claude Code's totals do: money and tokens come back from the session file when `after`
     resumes it (its entries off the branch count), not when it starts afresh (a rewind to the
-    first message); the time of the model calls and the lines edited are not in the file."""
+    first message), as the time of the model calls does; the lines edited are not in the
+    file."""
     if after.session_id != before.session_id:
         after.usage = after.usage + before.usage
         after.cost_usd += before.cost_usd
-    after.api_ms += before.api_ms
+        after.api_ms += before.api_ms
     after.lines_added += before.lines_added
     after.lines_removed += before.lines_removed
 

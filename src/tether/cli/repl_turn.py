@@ -112,11 +112,14 @@ class ReplTurns(ReplCommands):
 
     def interrupt_turn(self) -> None:
         """Ctrl+C outside the prompt: stop the running turn (the session stays), or drop the
-        message that waits for the session, or deny the call being asked about and stop."""
+        message that waits for the session, or stop an `/mcp` change under way, or deny the
+        call being asked about and stop."""
         ready = self.startup.ready
         self._interrupted = True
         if self._waiting is not None:
             self._waiting.cancel()
+        elif self._changing is not None:
+            self._changing.cancel()
         elif self._asking is not None:
             self._asking.cancel()
         elif ready is not None and (ready.session.busy or ready.session.preparing):

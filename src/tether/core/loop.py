@@ -198,7 +198,8 @@ async def run_turn(
             stats.stopped_while_speaking = True
             spoken.keep(sent_to(agent)[0], history)
             raise
-        stats.api_ms += int((time.perf_counter() - started) * 1000)
+        took_ms = int((time.perf_counter() - started) * 1000)
+        stats.api_ms += took_ms
         if stats.first_response_at is None:
             stats.first_response_at = spoken.response_began_at
         stats.num_turns += 1
@@ -209,7 +210,9 @@ async def run_turn(
         cost_usd = price(response.usage)
         stats.cost_usd += cost_usd
         stats.stop_reason = response.stop_reason
-        named = ReplyEntries(response.block_uuids, response.message_id, response.request_id, to)
+        named = ReplyEntries(
+            response.block_uuids, response.message_id, response.request_id, to, took_ms
+        )
         kept = history.add_assistant(response.message, response.usage, named)
         if kept is None:
             # Nothing said: a cut with nothing to go on from ends the turn saying why.

@@ -231,7 +231,10 @@ class SessionRecorder:
         def block(index: int) -> _Entry:
             named = uuids[index]
             shown = message.content[index]
-            return lambda w: w.reply_block(shown, usage, named, message_id, request_id, model)
+            took = reply.duration_ms if index == 0 else 0  # the call's time, counted once
+            return lambda w: w.reply_block(
+                shown, usage, named, message_id, request_id, model, duration_ms=took
+            )
 
         self._record(*(block(i) for i in range(count)))
 

@@ -170,7 +170,10 @@ class RecordRepair:
         self._pending = [b.id for b in admitted if isinstance(b, ToolUseBlock)]
         self._add_role("assistant")
         yield AssistantRecord(
-            Message(role="assistant", content=admitted), record.usage, model=record.model
+            Message(role="assistant", content=admitted),
+            record.usage,
+            model=record.model,
+            duration_ms=record.duration_ms,
         )
 
     def _compaction(self, record: CompactionRecord) -> Iterator[Record]:
@@ -204,8 +207,9 @@ def _same_response(first: AssistantRecord, then: AssistantRecord) -> bool:
 def _joined(first: AssistantRecord, then: AssistantRecord) -> AssistantRecord:
     content = (*first.message.content, *then.message.content)
     usage = then.usage or first.usage  # each entry repeats the response's usage: count it once
+    took = first.duration_ms + then.duration_ms  # one entry of a response holds it
     return AssistantRecord(
-        Message(role="assistant", content=content), usage, first.message_id, first.model
+        Message(role="assistant", content=content), usage, first.message_id, first.model, took
     )
 
 

@@ -69,6 +69,8 @@ class Restored:
     """Context windows endpoints reported, by model id (the newest for each)."""
     estimates: dict[str, float]
     """Characters a token took in the accepted requests, by model id (the newest for each)."""
+    api_ms: int = 0
+    """What the conversation's model calls took, together (their entries' `durationMs`)."""
 
 
 def restore(
@@ -88,7 +90,7 @@ def restore(
     newest `full_bytes` of the conversation, and the head and tail of the strings before it.
     Each model call's usage is priced by `price` as it is read and added up, not kept."""
     history = History()
-    usage, cost = Usage(), 0.0
+    usage, cost, api_ms = Usage(), 0.0, 0
     side_usage, side_cost = Usage(), 0.0
     problems: list[str] = []
     windows: dict[str, WindowRecord] = {}
@@ -117,6 +119,7 @@ def restore(
             if read < tail:
                 history.lighten_newest()
                 history.fold()
+            api_ms += record.duration_ms
             if record.usage is not None:
                 usage = usage + record.usage
                 cost += price(record.usage) if price is not None else 0.0
@@ -135,6 +138,8 @@ def restore(
             side_usage = side_usage + record.usage
             side_cost += record.cost_usd
     for record in loaded.spent_records(problems):  # rewound from: spent all the same
+        if isinstance(record, AssistantRecord):
+            api_ms += record.duration_ms
         if isinstance(record, AssistantRecord) and record.usage is not None:
             usage = usage + record.usage
             cost += price(record.usage) if price is not None else 0.0
@@ -155,6 +160,7 @@ def restore(
         damage,
         windows,
         estimates,
+        api_ms,
     )
 
 

@@ -222,6 +222,7 @@ class McpManager:
     async def reconnect(self, server: str) -> ServerStatus:
         """Close the server's connection and connect again (also to one that is down)."""
         known = self._known(server)
+        await self._stop_first_connection(server)
         await known.reconnect()
         self._publish(known)
         return self._status(known)
@@ -230,12 +231,22 @@ class McpManager:
         """Turn a server off (its calls are refused, its tools and prompts no longer listed)
         or on again (it connects anew); `on_connected` is told either way."""
         known = self._known(server)
+        await self._stop_first_connection(server)
         await known.set_enabled(enabled)
         if enabled:
             self._publish(known)
         if self._on_change is not None:  # its tools are offered, or no longer
             self._on_change(server)
         return self._status(known)
+
+    async def _stop_first_connection(self, name: str) -> None:
+        """Stop the server's first connection if it is still under way: what replaces it
+        (`reconnect`, `set_enabled`) is what the user asked for, and the one cut short is
+        no failure to publish or tell of."""
+        task = self._connecting.get(name)
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
     def add(self, config: ServerConfig) -> None:
         """Start connecting one more server while the session runs: `pending` until it
@@ -258,10 +269,8 @@ class McpManager:
         server = self._servers.pop(name, None)
         if server is None:
             return
-        task = self._connecting.pop(name, None)
-        if task is not None and not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await self._stop_first_connection(name)
+        self._connecting.pop(name, None)
         self._pending.discard(name)
         self._tools.pop(name, None)
         self._prompts.pop(name, None)

@@ -53,11 +53,13 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
             message = _message(raw, "assistant", dropped)
             message_id = cast(dict[str, Any], raw).get("id")
             model = cast(dict[str, Any], raw).get("model")
+            took = fields.get("durationMs")
             return AssistantRecord(
                 message,
                 _usage(cast(dict[str, Any], raw).get("usage")),
                 message_id if isinstance(message_id, str) else None,
                 model if isinstance(model, str) and model not in _NO_MODEL else None,
+                took if type(took) is int and took > 0 else 0,
             )
         case "compaction":
             summary, kept = fields.get("summary"), fields.get("kept")

@@ -23,6 +23,8 @@ class AssistantRecord:
     """The API's id of the response: Claude Code writes one entry per block of a response."""
     model: str | None = None
     """The model that wrote it (its entries' `message.model`); None: not known."""
+    duration_ms: int = 0
+    """What the model call took (the entries' `durationMs`, on one of them); 0: not known."""
 
 
 @dataclass(frozen=True)

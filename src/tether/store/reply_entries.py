@@ -15,12 +15,15 @@ class ReplyEntries(Slotted):
     (a message id is made when the endpoint gave none: the entries of one reply share it),
     and the `model` that wrote it (its thinking blocks are signed for that model only)."""
 
-    __slots__ = ("message_id", "model", "request_id", "uuids")
+    __slots__ = ("duration_ms", "message_id", "model", "request_id", "uuids")
     uuids: Final[tuple[str, ...]]
     message_id: Final[str | None]
     request_id: Final[str | None]
     model: Final[str | None]
     """The model that wrote the reply; None: not known (the session's, as far as it knows)."""
+    duration_ms: Final[int]
+    """What the model call took (Claude Code's `durationMs`: a resumed session's API time
+    counts it); 0: not known."""
 
     def __init__(
         self,
@@ -28,11 +31,13 @@ class ReplyEntries(Slotted):
         message_id: str | None = None,
         request_id: str | None = None,
         model: str | None = None,
+        duration_ms: int = 0,
     ) -> None:
         self.uuids = uuids
         self.message_id = message_id
         self.request_id = request_id
         self.model = model
+        self.duration_ms = duration_ms
 
     def fitted(self, count: int) -> ReplyEntries:
         """One uuid for each of `count` blocks: those named as the blocks closed, new ones

@@ -199,10 +199,15 @@ class SessionWriter(HeldFile):
         message_id: str,
         request_id: str | None,
         model: str | None = None,
+        *,
+        duration_ms: int = 0,
     ) -> None:
         """One block of a reply, as its own entry (see `assistant`), naming the `model` that
-        wrote it, as Claude Code's entries do (None: the writer's, the session's model)."""
+        wrote it, as Claude Code's entries do (None: the writer's, the session's model);
+        `duration_ms`, what the call took, on one entry of the reply (`durationMs`)."""
         extra: dict[str, Any] = {} if request_id is None else {"requestId": request_id}
+        if duration_ms > 0:
+            extra["durationMs"] = duration_ms
         self.append(
             "assistant",
             entry_uuid=entry_uuid,
