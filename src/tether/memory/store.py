@@ -23,6 +23,7 @@ from tether.memory.saving import (
     NEAR_SIMILARITY,
     Memory,
     Near,
+    check_given,
     memory_of,
     new_id,
     packed,
@@ -127,11 +128,15 @@ class MemoryStore:
         ends aside) is not kept twice: the earlier memory comes back, `already`, with the new
         tags added to its own, so a fact re-saved each session does not crowd the others out.
         `replaces`: the id of the memory the saver says this text corrects or supersedes:
-        that memory becomes this text, its id kept (`saving.rewrite`). Nothing is replaced
-        otherwise: a new memory names those near it by meaning (`Memory.near`)."""
+        that memory becomes this text, its id kept (`saving.rewrite`); an id never given
+        raises `NeverGiven`, nothing saved. Nothing is replaced otherwise: a new memory names
+        those near it by meaning (`Memory.near`)."""
+
+        highest: list[int] = []
 
         def earlier() -> Memory | None:
             with self._transaction():
+                highest.append(check_given(self._db, replaces))
                 return same_text(self._db, text, tags, replaces, self._has_vector_table())
 
         if (found := self._guarded(earlier)) is not None:  # no embedding made for nothing
@@ -141,6 +146,7 @@ class MemoryStore:
 
         def write() -> Memory:
             with self._transaction():
+                check_given(self._db, replaces, highest[0])  # not one given meanwhile
                 vectors = self._has_vector_table()
                 if (found := same_text(self._db, text, tags, replaces, vectors)) is not None:
                     return found  # saved meanwhile
