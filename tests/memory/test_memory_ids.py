@@ -6,8 +6,10 @@ after the one it meant. Sessions of `tether -p` against the fake model, `tether 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ import pytest
 from tether.cli.memory_setup import memory_path
 from tether.memory.store import MemoryStore
 from tether.testing import FakeModelServer, text, tool_use
-from tether.testing.cli_runner import CliResult
+from tether.testing.cli_runner import CliResult, run_cli_process
 
 from .conftest import memory_cli
 
@@ -131,3 +133,79 @@ def test_a_replacement_kept_aside_is_told_pending_and_done_when_it_is_added(
     assert stale not in listed.stdout  # it was kept beside its correction
     found = memory_cli("--cwd", str(workspace), "search", "6060")
     assert found.stdout.startswith("    1  "), found.stdout  # the id of the one it replaced
+
+
+NEVER = (
+    "Error: There is no memory {id}: no memory of this project ever had that id (the highest "
+    "given is {highest}). Nothing was saved."
+)
+
+
+def test_an_id_never_given_is_refused_so_two_sessions_naming_it_create_and_rewrite_nothing(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    fake_model = model_env
+    argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p", "remember"]
+
+    def session(**call: object) -> str:
+        fake_model.requests.clear()
+        fake_model.script(tool_use("MemorySave", **call), text("done"))
+        result = run_cli_process(argv)
+        assert result.exit_code == 0, result.stderr
+        [said] = fake_model.requests[1].tool_results()
+        return said
+
+    assert session(text=PORT) == "Saved as memory 1."
+    # The first made memory 2 ("no memory 2 (removed since?)"), the second rewrote it.
+    said = session(text="The cache lives in Memcached.", replaces=2)
+    assert said.startswith(NEVER.format(id=2, highest=1)), said
+    assert "Name in `replaces` only an id MemorySearch or MemorySave showed" in said
+    assert fake_model.requests[1].tool_result_errors() == [True]
+    said = session(text="The cache lives in Redis.", replaces=2)
+    assert said.startswith(NEVER.format(id=2, highest=1)), said
+    assert session(text="Lint with ruff.") == "Saved as memory 2."
+    listed = memory_cli("--cwd", str(workspace), "list").stdout
+    assert [line.split()[0] for line in listed.splitlines()] == ["2", "1"], listed
+    assert "Memcached" not in listed
+    assert "Redis" not in listed
+
+
+def test_two_sessions_at_once_give_unique_ids_and_neither_takes_an_id_never_given(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    fake_model = model_env
+    argv = ["--cwd", str(workspace), "--permission-mode", "bypassPermissions", "-p", "remember"]
+    assert run_cli_process(argv, env=_scripted(fake_model, [{"text": PORT}])).exit_code == 0
+    calls = [
+        [{"text": f"{who} guessed an id.", "replaces": 50}]
+        + [{"text": f"Fact {who}{n}: the {who} service uses port {n}."} for n in range(6)]
+        for who in ("alpha", "beta")
+    ]
+    with FakeModelServer() as other:
+        models = [fake_model, other]
+        envs = [_scripted(model, call) for model, call in zip(models, calls, strict=True)]
+        with ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(lambda env: run_cli_process(argv, env=env), envs))
+        assert [r.exit_code for r in results] == [0, 0], [r.stderr for r in results]
+        said = [[r.tool_results()[0] for r in model.requests[1:]] for model in models]
+    ids = [[_id_saved(s) for s in one[1:]] for one in said]
+    for one, saved in zip(said, ids, strict=True):
+        assert one[0].startswith("Error: There is no memory 50: "), one
+        assert saved == sorted(saved), one  # each session's own, in order
+    assert sorted(ids[0] + ids[1]) == list(range(2, 14)), said
+    listed = memory_cli("--cwd", str(workspace), "list").stdout
+    assert len(listed.splitlines()) == 13, listed
+    assert "guessed" not in listed
+
+
+def _scripted(model: FakeModelServer, calls: list[dict[str, object]]) -> dict[str, str]:
+    """The environment of a session against `model`, scripted to make these MemorySave calls."""
+    model.requests.clear()
+    model.script(*(tool_use("MemorySave", **call) for call in calls), text("done"))
+    return {**os.environ, "ANTHROPIC_BASE_URL": model.url, "OPENAI_BASE_URL": model.openai_base_url}
+
+
+def _id_saved(said: str) -> int:
+    found = re.match(r"Saved as memory (\d+)\.", said)
+    assert found is not None, said
+    return int(found[1])

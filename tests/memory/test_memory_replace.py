@@ -102,8 +102,9 @@ def test_the_model_replaces_a_stale_fact_by_its_id_and_only_then(
     assert results[5] == (
         'Saved as memory 1, replacing its earlier text: "The frontend is written in TypeScript".'
     )
-    assert results[6].startswith(
-        "There is no memory 99 (removed since?): nothing was replaced. Saved as memory 5."
+    assert results[6].startswith(  # an id never given: refused, nothing saved
+        "Error: There is no memory 99: no memory of this project ever had that id (the "
+        "highest given is 4). Nothing was saved."
     )
     assert results[7] == "Memory 4 [api]: The API server listens on port 9090"
     listed = memory_cli("--cwd", str(workspace), "list")
@@ -113,11 +114,52 @@ def test_the_model_replaces_a_stale_fact_by_its_id_and_only_then(
         "The frontend is written in Elm",
         "The backend is written in TypeScript",
         "The API server listens on port 9090",
-        "Deploy with make release",
     ):
         assert kept in listed.stdout
+    assert "Deploy with make release" not in listed.stdout
     elm = memory_cli("--cwd", str(workspace), "search", "Elm")
     [line] = elm.stdout.splitlines()  # its words are the new text's; its id, tags kept
     assert line.startswith("    1  "), elm.stdout
     assert "[web, elm]" in line
     assert "TypeScript" not in line
+
+
+OLD_PORT, NEW_PORT = "The API server listens on port 8080.", "The API server listens on port 9090."
+
+
+def test_the_newer_of_two_near_facts_ranks_above_the_stale_one_unless_the_words_say_otherwise(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    fake_model.script(
+        tool_use("MemorySave", text="Run the tests with scripts/test."),
+        tool_use("MemorySave", text=OLD_PORT),
+        text("saved"),
+    )
+    assert tether("-p", "remember this").exit_code == 0
+    fake_model.requests.clear()
+    fake_model.script(tool_use("MemorySave", text=NEW_PORT), text("saved"))  # no `replaces`
+    assert tether("-p", "the port changed").exit_code == 0
+    [said] = fake_model.requests[1].tool_results()
+    assert f"- Memory 2: {OLD_PORT}" in said  # named near it, kept beside it
+    fake_model.requests.clear()
+    fake_model.script(
+        tool_use("MemorySearch", query="which port does the API server listen on", limit=1),
+        tool_use("MemorySearch", query="API server port"),
+        tool_use("MemorySearch", query="port 8080"),
+        text("done"),
+    )
+    assert tether("-p", "what port?").exit_code == 0
+    found = [r.tool_results()[0] for r in fake_model.requests[1:]]
+    assert found[0] == f"Memory 3: {NEW_PORT}"  # was memory 2, the stale port
+    assert found[1].startswith(f"Memory 3: {NEW_PORT}\n\nMemory 2: {OLD_PORT}"), found[1]
+    assert found[2].startswith(f"Memory 2: {OLD_PORT}"), found[2]  # only it says 8080
+
+
+def test_a_rewritten_memory_ranks_as_new_above_an_older_near_one(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "memory.db", local_embedder())
+    assert store.save("We use Python 3.10 for the project.").id == 1
+    assert store.save("We use Python 3.11 for the project.").id == 2
+    assert store.save("We use Python 3.12 for the project.", replaces=1).replaced is not None
+    found = store.search("which Python version does the project use", limit=2)
+    assert [f.memory.id for f in found] == [1, 2], found
+    store.close()

@@ -29,3 +29,19 @@ def test_kept_memories_are_added_once_and_a_cut_line_is_kept_aside(tmp_path: Pat
     assert pending_path(memory_file).read_bytes() == b""
     aside = pending_path(memory_file).with_name("memory.db.pending.jsonl.unreadable")
     assert aside.read_bytes() == b'{"text": "cut by a cra\n'
+
+
+def test_a_kept_replacement_of_an_id_never_given_is_added_beside_the_others(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "memory.db"
+    store = MemoryStore(path, None)
+    store.save("The API server listens on port 8080.")
+    keep(path, "The cache lives in Redis.", (), "the file was damaged", replaces=9)
+    assert add_pending(store) == 1  # raised NeverGiven: the kept text stayed kept
+    assert [(m.id, m.text) for m in store.list()] == [
+        (2, "The cache lives in Redis."),
+        (1, "The API server listens on port 8080."),
+    ]
+    assert pending_path(path).read_text() == ""
+    store.close()

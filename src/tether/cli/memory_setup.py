@@ -156,11 +156,14 @@ class ProjectMemory:
         """Save in the memory; when it cannot be used, keep the text whole beside it (added at
         its next opening) and say where: what the model asked to keep is never lost."""
         from tether.memory.pending import keep
+        from tether.memory.saving import NeverGiven
         from tether.memory.store import MemoryFileError
 
         try:
             store = self._opened()
             memory = store.save(text, tags, replaces=replaces)
+        except NeverGiven as e:
+            raise ToolError(str(e)) from None
         except MemoryFileError as e:
             why = str(e)
         else:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.file_locks import flock
-from tether.memory.saving import MAX_ID
+from tether.memory.saving import MAX_ID, NeverGiven
 
 if TYPE_CHECKING:
     from tether.memory.store import MemoryStore
@@ -119,7 +119,11 @@ def add_pending(store: MemoryStore) -> int:
                     unreadable.append(line)
                 continue
             if memory.replaces is not None:  # the same text there still removes the named
-                added += not store.save(memory.text, memory.tags, replaces=memory.replaces).already
+                try:
+                    saved = store.save(memory.text, memory.tags, replaces=memory.replaces)
+                except NeverGiven:  # no memory it can have meant: added beside the others
+                    saved = store.save(memory.text, memory.tags)
+                added += not saved.already
             elif not store.has(memory.text):
                 store.save(memory.text, memory.tags)
                 added += 1

@@ -27,6 +27,22 @@ saver carries from an earlier session names that memory or none (removed since),
 saved after it."""
 
 
+class NeverGiven(Exception):
+    """`replaces` named an id no memory of this file ever had (above the highest given): a
+    guess, or an id from another project. Nothing is saved, so a memory given that id later
+    (by another session meanwhile) is not taken for the one meant."""
+
+    def __init__(self, memory_id: int, highest: int) -> None:
+        self.memory_id = memory_id
+        self.highest = highest
+        given = f"the highest given is {highest}" if highest else "none has been saved yet"
+        super().__init__(
+            f"There is no memory {memory_id}: no memory of this project ever had that id "
+            f"({given}). Nothing was saved. Name in `replaces` only an id MemorySearch or "
+            "MemorySave showed, or save without `replaces`."
+        )
+
+
 @dataclass(frozen=True)
 class Near:
     id: int
@@ -113,11 +129,25 @@ def rewrite(
     return Memory(memory_id, text, merged, now, replaced=old[0])
 
 
+def check_given(db: Any, replaces: int | None, before: int | None = None) -> int:
+    """The highest id given so far; raises `NeverGiven` when `replaces` is above it, or above
+    `before` (the highest when the save began: an id given since, by another writer, cannot
+    be the one the saver saw)."""
+    highest = _highest(db) if before is None else min(before, _highest(db))
+    if replaces is not None and replaces > highest:
+        raise NeverGiven(replaces, highest)
+    return highest
+
+
+def _highest(db: Any) -> int:
+    top = db.execute("SELECT max(id) FROM memories").fetchone()[0]
+    return max(_mark(db), int(top or 0))
+
+
 def new_id(db: Any) -> int:
     """The id of a memory about to be added: above every id given before (the mark kept in
     `meta`, or, in a file from before the mark, the highest id there), marked as given."""
-    top = db.execute("SELECT max(id) FROM memories").fetchone()[0]
-    given = max(_mark(db), int(top or 0)) + 1
+    given = _highest(db) + 1
     _set_mark(db, given)
     return given
 

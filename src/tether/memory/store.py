@@ -4,7 +4,8 @@ rankings fused (reciprocal rank fusion).
 Shared by every session of the project at once: WAL, each write one transaction, writers wait
 for each other (`connection.BUSY_TIMEOUT_MS`). Calls are synchronous and short; async callers
 run them in a thread. Without an embedder (or without sqlite-vec) memories are found by words
-only, and the vectors of those saved so are added once an embedder is there."""
+only, and the vectors of those saved so are added once an embedder is there. How a search's
+memories are ordered (fused, then the newer of two near ones first): `ranking.py`."""
 
 from __future__ import annotations
 
@@ -14,15 +15,17 @@ import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from tether.memory.connection import connect, database_errors, explain
 from tether.memory.embedders import Embedder, EmbeddingError
+from tether.memory.ranking import By, by_of, fused, newer_first
 from tether.memory.saving import (
     NEAR_COUNT,
     NEAR_SIMILARITY,
     Memory,
     Near,
+    check_given,
     memory_of,
     new_id,
     packed,
@@ -33,8 +36,6 @@ from tether.memory.saving import (
 from tether.memory.vectors import Mark, VectorMatrix, mark_of
 
 MEMORY_FILE = "memory.db"
-RRF_K = 60
-"""Reciprocal rank fusion's constant: a memory's score is the sum of 1 / (RRF_K + rank)."""
 MIN_SIMILARITY = 0.3
 """A memory found by meaning only counts when its cosine similarity to the query is at least
 this (all-MiniLM-L6-v2 puts unrelated sentences at 0.0-0.2): the nearest vector always exists,
@@ -58,9 +59,10 @@ class MemoryFileError(Exception):
 @dataclass(frozen=True)
 class Found:
     memory: Memory
-    by: Literal["words", "meaning", "both"]
+    by: By
     score: float
-    """Its fused score (reciprocal rank fusion): only the order means anything."""
+    """Its fused score (reciprocal rank fusion): only the order means anything (a newer
+    memory near an older one may come before it with a lower score: `ranking.py`)."""
 
 
 class Ranking(list[Found]):
@@ -127,20 +129,25 @@ class MemoryStore:
         ends aside) is not kept twice: the earlier memory comes back, `already`, with the new
         tags added to its own, so a fact re-saved each session does not crowd the others out.
         `replaces`: the id of the memory the saver says this text corrects or supersedes:
-        that memory becomes this text, its id kept (`saving.rewrite`). Nothing is replaced
-        otherwise: a new memory names those near it by meaning (`Memory.near`)."""
+        that memory becomes this text, its id kept (`saving.rewrite`); an id never given
+        raises `NeverGiven`, nothing saved. Nothing is replaced otherwise: a new memory names
+        those near it by meaning (`Memory.near`)."""
+
+        highest: list[int] = []
 
         def earlier() -> Memory | None:
             with self._transaction():
+                highest.append(check_given(self._db, replaces))
                 return same_text(self._db, text, tags, replaces, self._has_vector_table())
 
         if (found := self._guarded(earlier)) is not None:  # no embedding made for nothing
             return found
         vector = self._vector_of(text, timeout)
-        now = datetime.now(UTC).isoformat(timespec="seconds")
+        now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders near ones
 
         def write() -> Memory:
             with self._transaction():
+                check_given(self._db, replaces, highest[0])  # not one given meanwhile
                 vectors = self._has_vector_table()
                 if (found := same_text(self._db, text, tags, replaces, vectors)) is not None:
                     return found  # saved meanwhile
@@ -240,16 +247,14 @@ class MemoryStore:
     def _ranked(
         self, query: str, vector: list[float] | None, depth: int, limit: int, floor: float
     ) -> list[Found]:
+        """Ordered as `ranking.py` says."""
         by_words = self._by_words(query, depth)
         by_meaning: list[int] = []
         if vector is not None:
             near = self._nearest(vector, depth)
             by_meaning = [rowid for rowid, similarity in near if similarity >= floor]
-        scores: dict[int, float] = {}
-        for ranking in (by_words, by_meaning):
-            for rank, memory_id in enumerate(ranking):
-                scores[memory_id] = scores.get(memory_id, 0.0) + 1 / (RRF_K + rank + 1)
-        best = sorted(scores, key=lambda i: -scores[i])[:limit]
+        scores = fused(by_words, by_meaning)
+        best = list(scores)[: limit + NEAR_COUNT]  # a newer one just below may move up
         if not best:
             return []
         marks = ",".join("?" * len(best))
@@ -258,22 +263,37 @@ class MemoryStore:
         ).fetchall()
         memories = {int(row[0]): memory_of(row) for row in rows}
         words, meaning = set(by_words), set(by_meaning)
-        return [
-            Found(memories[i], _by(i in words, i in meaning), scores[i])
-            for i in best
-            if i in memories
-        ]
+        by: dict[int, By] = {i: by_of(i in words, i in meaning) for i in best if i in memories}
+        matched = {i: frozenset[str]() for i in best}  # the query's words each one has
+        for word in self._words(query) if by_words else []:
+            sql = (
+                f"SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN ({marks})"
+            )
+            for row in self._db.execute(sql, [_phrase(word), *best]):
+                matched[int(row[0])] |= {word}
+        vectors: dict[int, bytes] = {}
+        if by_meaning:
+            sql = f"SELECT rowid, embedding FROM memories_vec WHERE rowid IN ({marks})"
+            vectors = {int(r[0]): bytes(r[1]) for r in self._db.execute(sql, best)}
+        age = {i: (m.created_at, i) for i, m in memories.items()}
+        order = newer_first([i for i in best if i in memories], by, matched, age, vectors)
+        return [Found(memories[i], by[i], scores[i]) for i in order[:limit]]
 
     def _by_words(self, query: str, depth: int) -> list[int]:
-        words = [w for w in re.findall(r"\w+", query.lower()) if w not in _STOPWORDS]
+        words = self._words(query)
         if not words:
             return []
-        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
         rows = self._db.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?",
-            (match, depth),
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+            "ORDER BY rank, rowid DESC LIMIT ?",
+            (" OR ".join(map(_phrase, words)), depth),
         ).fetchall()
         return [int(row[0]) for row in rows]
+
+    @staticmethod
+    def _words(query: str) -> list[str]:
+        words = [w for w in re.findall(r"\w+", query.lower()) if w not in _STOPWORDS]
+        return list(dict.fromkeys(words))
 
     def _vector_of(self, text: str, timeout: float | None) -> list[float] | None:
         """`text`'s vector; None without an embedder, or when it cannot be used (tried again
@@ -396,5 +416,6 @@ class _Transaction:
         self._db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
-def _by(words: bool, meaning: bool) -> Literal["words", "meaning", "both"]:
-    return "both" if words and meaning else "words" if words else "meaning"
+def _phrase(word: str) -> str:
+    """`word` as an FTS5 string: taken as a word, never as query syntax."""
+    return '"' + word.replace('"', '""') + '"'

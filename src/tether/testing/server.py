@@ -7,13 +7,11 @@ shape), and answers each accepted request with the next scripted turn.
 
 from __future__ import annotations
 
-import json
-import math
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 from tether.testing import anthropic_wire, openai_wire
@@ -37,13 +35,20 @@ from tether.testing.signatures import SignedThinking
 from tether.testing.tokens import estimate_output_tokens, estimate_prompt_tokens
 from tether.testing.validation import (
     Rejection,
-    lone_surrogate,
     output_past_window,
     validate_anthropic,
     validate_openai,
 )
+from tether.testing.wire_answers import RETRYABLE_STATUSES as RETRYABLE_STATUSES
+from tether.testing.wire_answers import (
+    error_reply,
+    parse_body,
+    rendered,
+    request_id_header,
+    scripted_rejection,
+    searched_only_if_offered,
+)
 
-RETRYABLE_STATUSES = frozenset({408, 409, 429})
 # A callable turn may return another callable; this bounds that chain.
 MAX_CALLABLE_DEPTH = 8
 _KEEPALIVE = {
@@ -184,7 +189,7 @@ class FakeModelServer:
             self._count_tokens(http, raw)  # a helper call, not a model turn: not logged
             return
         wire: Wire = "openai" if path.endswith("/chat/completions") else "anthropic"
-        body, parse_error = _parse_body(raw)
+        body, parse_error = parse_body(raw)
         with self._lock:
             record = RecordedRequest(
                 wire=wire,
@@ -208,7 +213,7 @@ class FakeModelServer:
             self._send_error(http, record, turn)
         elif isinstance(turn, HttpError):
             self._send_error(
-                http, record, _scripted_rejection(turn), turn.retry_after_ms, turn.retry_after
+                http, record, scripted_rejection(turn), turn.retry_after_ms, turn.retry_after
             )
         elif record.stream:
             self._stream_reply(http, record, turn)
@@ -268,7 +273,7 @@ class FakeModelServer:
             if isinstance(
                 turn, Reply | HttpError | TextPart | ThinkingPart | ToolCallPart | WebSearchPart
             ):
-                return _searched_only_if_offered(record, as_reply_or_error(turn))
+                return searched_only_if_offered(record, as_reply_or_error(turn))
             try:
                 turn = turn(record)
             # A failing script is a bug in the test: report it as a rejection the fixture shows,
@@ -298,47 +303,12 @@ class FakeModelServer:
 
     def _render(self, record: RecordedRequest, reply: Reply, *, stream: bool) -> Any:
         """The events of a streamed answer (list of bytes), or the whole answer (dict)."""
-        body = record.body
         usage = self._usage(record, reply)
         tool_ids = self._tool_ids(record.wire, reply)
         number = self._next_reply_number()
-        model = str(body.get("model", ""))
-        if record.wire == "openai":
-            completion_id, created = f"chatcmpl-{number}", int(time.time())
-            if not stream:
-                return openai_wire.whole_completion(
-                    reply,
-                    completion_id=completion_id,
-                    model=model,
-                    created=created,
-                    usage=usage,
-                    tool_ids=tool_ids,
-                )
-            options = body.get("stream_options")
-            include_usage = isinstance(options, dict) and options.get("include_usage") is True
-            return openai_wire.stream_events(
-                reply,
-                completion_id=completion_id,
-                model=model,
-                created=created,
-                usage=usage,
-                tool_ids=tool_ids,
-                include_usage=include_usage,
-            )
-        sequences = body.get("stop_sequences")
-        stop_sequence = None
-        if reply.final_stop_reason() == "stop_sequence" and isinstance(sequences, list):
-            stop_sequence = next(iter(cast(list[str], sequences)), None)
-        render = anthropic_wire.stream_events if stream else anthropic_wire.whole_message
-        self.signed.given(model, reply)
-        return render(
-            reply,
-            message_id=f"msg_{number}",
-            model=model,
-            usage=usage,
-            tool_ids=tool_ids,
-            stop_sequence=stop_sequence,
-        )
+        if record.wire == "anthropic":
+            self.signed.given(str(record.body.get("model", "")), reply)
+        return rendered(record, reply, stream=stream, usage=usage, tool_ids=tool_ids, number=number)
 
     def _usage(self, record: RecordedRequest, reply: Reply) -> dict[str, int]:
         """The estimated usage with the simulated cache split; a scripted `usage` still wins."""
@@ -361,7 +331,7 @@ class FakeModelServer:
         if reply.cut_after is not None or reply.stream_error is not None:
             default = 1 if reply.stream_error is not None else count
             count = min(reply.cut_after if reply.cut_after is not None else default, count - 1)
-        http.start_stream(_request_id_header(record))
+        http.start_stream(request_id_header(record))
         sent = 0
         for position, event in enumerate(events[:count]):
             if position and reply.delay_s and self._stopping.wait(reply.delay_s):
@@ -397,9 +367,9 @@ class FakeModelServer:
             http.hold_silent(self._stopping)
             return
         if reply.cut_after is not None:
-            http.send_headers_then_drop(_request_id_header(record))
+            http.send_headers_then_drop(request_id_header(record))
             return
-        http.send_json(200, self._render(record, reply, stream=False), _request_id_header(record))
+        http.send_json(200, self._render(record, reply, stream=False), request_id_header(record))
 
     def _send_error(
         self,
@@ -409,25 +379,10 @@ class FakeModelServer:
         retry_after_ms: float = 0.0,
         retry_after: str | None = None,
     ) -> None:
-        headers = _request_id_header(record)
-        if retry_after is not None:
-            headers["retry-after"] = retry_after
-        elif rejection.status in RETRYABLE_STATUSES or rejection.status >= 500:
-            # Both SDKs treat a zero wait as "not given" and back off ~0.5 s; 0 means "at once".
-            headers["retry-after-ms"] = str(retry_after_ms if retry_after_ms > 0 else 0.001)
-            headers["retry-after"] = str(math.ceil(retry_after_ms / 1000))
-        if record.wire == "anthropic":
-            body = anthropic_wire.error_body(
-                rejection.error_type, rejection.message, headers["request-id"]
-            )
-        else:
-            body = openai_wire.error_body(
-                rejection.message, rejection.error_type, rejection.param, rejection.code
-            )
-        http.send_json(rejection.status, body, headers)
+        http.send_json(*error_reply(record, rejection, retry_after_ms, retry_after))
 
     def _count_tokens(self, http: RequestHandler, raw: bytes) -> None:
-        body, _ = _parse_body(raw)
+        body, _ = parse_body(raw)
         http.send_json(200, {"input_tokens": self.prompt_tokens(body)})
 
     def prompt_tokens(self, body: Mapping[str, Any]) -> int:
@@ -437,48 +392,3 @@ class FakeModelServer:
     def _factor(self, body: Mapping[str, Any]) -> float:
         factor = self.token_factor
         return factor if isinstance(factor, float | int) else factor(body)
-
-
-def _parse_body(raw: bytes) -> tuple[dict[str, Any], str | None]:
-    """The JSON object of a request body, or {} and the API's complaint."""
-    try:
-        value = json.loads(raw or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}, "There was an error parsing the body: invalid JSON"
-    if not isinstance(value, dict):
-        return {}, "Input should be a valid dictionary or object"
-    body = cast(dict[str, Any], value)
-    return body, lone_surrogate(raw, body)
-
-
-def _scripted_rejection(error: HttpError) -> Rejection:
-    code = "rate_limit_exceeded" if error.status == 429 else None
-    return Rejection(error.message, error.status, error.error_type, code=code)
-
-
-def _request_id_header(record: RecordedRequest) -> dict[str, str]:
-    request_id = f"req_{record.index}"
-    name = "request-id" if record.wire == "anthropic" else "x-request-id"
-    return {name: request_id}
-
-
-def _searched_only_if_offered(
-    record: RecordedRequest, turn: Reply | HttpError
-) -> Reply | HttpError | Rejection:
-    """A scripted web search answers only a Messages API request that offered the `web_search`
-    server tool, as the real API would search only then."""
-    if not isinstance(turn, Reply) or not any(isinstance(b, WebSearchPart) for b in turn.blocks):
-        return turn
-    if record.wire != "anthropic":
-        return Rejection("FakeModelServer: a web search is the Messages API's server tool")
-    tools = record.body.get("tools")
-    offered = isinstance(tools, list) and any(
-        isinstance(t, dict) and str(t.get("type", "")).startswith("web_search")  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        for t in tools  # pyright: ignore[reportUnknownVariableType]
-    )
-    if not offered:
-        return Rejection(
-            "FakeModelServer: a scripted web search answers a request that offered no "
-            "web_search tool"
-        )
-    return turn

@@ -8,57 +8,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, cast
 
-from tether.testing.effort_rules import anthropic_effort_problem, openai_effort_problem
-from tether.testing.image_rules import anthropic_image_problem, openai_images_problem
+from tether.testing.effort_rules import anthropic_effort_problem
+from tether.testing.image_rules import anthropic_image_problem
+from tether.testing.openai_validation import validate_openai
 from tether.testing.recorded import blocks_of
+from tether.testing.request_rules import (
+    TOOL_NAME,
+    Rejection,
+    json_dicts,
+    json_list,
+    lone_surrogate,
+    output_past_window,
+)
 from tether.testing.tokens import estimate_prompt_tokens
 
-TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+__all__ = [
+    "Rejection",
+    "estimate_prompt_tokens",
+    "lone_surrogate",
+    "output_past_window",
+    "validate_anthropic",
+    "validate_openai",
+]
+
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_CACHE_CONTROL_BLOCKS = 4
 MIN_THINKING_BUDGET = 1024
-
-
-@dataclass(frozen=True)
-class Rejection:
-    """Why a request is refused. `param` and `code` are OpenAI's extra error fields."""
-
-    message: str
-    status: int = 400
-    error_type: str = "invalid_request_error"
-    param: str | None = None
-    code: str | None = None
-
-
-def lone_surrogate(raw: bytes, parsed: object) -> str | None:
-    """The APIs' complaint about a body whose JSON escapes a lone surrogate (`\\ud800` with no
-    low half): valid to Python's decoder, refused by theirs. None when there is none."""
-    if re.search(rb"\\u[dD][89a-fA-F]", raw) is None:  # cheap: most bodies have no such escape
-        return None
-    stack: list[object] = [parsed]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return "The request body is not valid JSON: no low surrogate in string"
-        elif isinstance(item, dict):
-            stack.extend(cast(dict[object, object], item).keys())
-            stack.extend(cast(dict[object, object], item).values())
-        elif isinstance(item, list):
-            stack.extend(cast(list[object], item))
-    return None
-
-
-def _list(value: object) -> list[Any] | None:
-    return cast(list[Any], value) if isinstance(value, list) else None
-
-
-def _dicts(value: object) -> list[dict[str, Any]]:
-    return [cast(dict[str, Any], v) for v in _list(value) or [] if isinstance(v, dict)]
 
 
 # --- Anthropic ---------------------------------------------------------------------------
@@ -99,7 +76,7 @@ def _required_fields(body: Mapping[str, Any]) -> str | None:
         return "max_tokens: Input should be a valid integer"
     if max_tokens < 1:
         return "max_tokens: Input should be greater than or equal to 1"
-    messages = _list(body["messages"])
+    messages = json_list(body["messages"])
     if messages is None:
         return "messages: Input should be a valid list"
     if not messages:
@@ -129,7 +106,7 @@ def _thinking_budget(body: Mapping[str, Any]) -> str | None:
 
 def _tool_specs(body: Mapping[str, Any]) -> str | None:
     seen: set[str] = set()
-    for index, tool in enumerate(_dicts(body.get("tools"))):
+    for index, tool in enumerate(json_dicts(body.get("tools"))):
         if tool.get("type") not in (None, "custom"):
             continue  # server tools (web search...) have fixed names
         name = tool.get("name")
@@ -156,7 +133,7 @@ def _empty_text(block: Mapping[str, Any]) -> str | None:
 
 
 def _system_blocks(body: Mapping[str, Any]) -> str | None:
-    for index, block in enumerate(_dicts(body.get("system"))):
+    for index, block in enumerate(json_dicts(body.get("system"))):
         problem = _empty_text(block)
         if problem:
             return f"system.{index}.text: {problem}"
@@ -164,7 +141,7 @@ def _system_blocks(body: Mapping[str, Any]) -> str | None:
 
 
 def _message_shapes(body: Mapping[str, Any]) -> str | None:
-    messages = _list(body["messages"]) or []
+    messages = json_list(body["messages"]) or []
     last = len(messages) - 1
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
@@ -231,7 +208,7 @@ def _ends_with_whitespace(content: object) -> bool:
 def _tool_pairing(body: Mapping[str, Any]) -> str | None:
     """Each tool_use is answered, first thing, in the next message; no result answers nothing;
     no two tool_use blocks of the whole request share an id."""
-    messages = _dicts(body["messages"])
+    messages = json_dicts(body["messages"])
     asked: list[str] = []  # tool_use ids of the previous assistant message
     every_id: set[str] = set()
     for index, message in enumerate(messages):
@@ -297,8 +274,8 @@ def _unanswered(index: int, ids: list[str]) -> str:
 
 
 def _cache_control_count(body: Mapping[str, Any]) -> str | None:
-    blocks = [*_dicts(body.get("tools")), *_dicts(body.get("system"))]
-    for message in _dicts(body["messages"]):
+    blocks = [*json_dicts(body.get("tools")), *json_dicts(body.get("system"))]
+    for message in json_dicts(body["messages"]):
         for block in blocks_of(message.get("content")):
             blocks.append(block)
             blocks.extend(blocks_of(block.get("content")))  # inside tool results
@@ -312,133 +289,3 @@ def _cache_control_count(body: Mapping[str, Any]) -> str | None:
 
 
 # --- OpenAI ------------------------------------------------------------------------------
-
-
-def validate_openai(
-    body: Mapping[str, Any], context_window: int, factor: float = 1.0
-) -> Rejection | None:
-    """Check a Chat Completions request the way the API does."""
-    for name in ("model", "messages"):
-        if name not in body:
-            return Rejection(
-                f"Missing required parameter: '{name}'.",
-                param=name,
-                code="missing_required_parameter",
-            )
-    messages = _list(body["messages"])
-    if messages is None:
-        return Rejection(
-            "Invalid type for 'messages': expected an array.", param="messages", code="invalid_type"
-        )
-    if not messages:
-        return Rejection(
-            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got "
-            "an empty array instead.",
-            param="messages",
-            code="empty_array",
-        )
-    if (effort := openai_effort_problem(body)) is not None:
-        return Rejection(effort[0], param="reasoning_effort", code=effort[1])
-    for index, tool in enumerate(_dicts(body.get("tools"))):
-        function = tool.get("function")
-        name = cast(dict[str, Any], function).get("name") if isinstance(function, dict) else None
-        if not isinstance(name, str) or not TOOL_NAME.match(name):
-            param = f"tools[{index}].function.name"
-            return Rejection(
-                f"Invalid '{param}': string does not match pattern. Expected a string that "
-                f"matches the pattern '{TOOL_NAME.pattern}'.",
-                param=param,
-                code="invalid_value",
-            )
-    for index, message in enumerate(_dicts(messages)):
-        for position, call in enumerate(_dicts(message.get("tool_calls"))):
-            function = call.get("function")
-            name = (
-                cast(dict[str, Any], function).get("name") if isinstance(function, dict) else None
-            )
-            if not isinstance(name, str) or not TOOL_NAME.match(name):
-                param = f"messages[{index}].tool_calls[{position}].function.name"
-                return Rejection(
-                    f"Invalid '{param}': string does not match pattern. Expected a string that "
-                    f"matches the pattern '{TOOL_NAME.pattern}'.",
-                    param=param,
-                    code="invalid_value",
-                )
-    problem = _tool_call_pairing(_dicts(messages))
-    if problem is not None:
-        return problem
-    found = openai_images_problem(_dicts(messages))
-    if found is not None:
-        return Rejection(found[1], param=f"messages.[{found[0]}].content")
-    tokens = estimate_prompt_tokens(body, factor)
-    if tokens > context_window:
-        return Rejection(
-            f"This model's maximum context length is {context_window} tokens. However, your "
-            f"messages resulted in {tokens} tokens. Please reduce the length of the messages.",
-            param="messages",
-            code="context_length_exceeded",
-        )
-    return None
-
-
-def output_past_window(
-    body: Mapping[str, Any], context_window: int, factor: float = 1.0
-) -> Rejection | None:
-    """vLLM's refusal of a request whose prompt and room for the reply (`max_tokens`)
-    together pass the window."""
-    room = body.get("max_tokens") or body.get("max_completion_tokens") or 0
-    tokens = estimate_prompt_tokens(body, factor)
-    if not isinstance(room, int) or tokens + room <= context_window:
-        return None
-    return Rejection(
-        f"This model's maximum context length is {context_window} tokens. However, you "
-        f"requested {tokens + room} tokens ({tokens} in the messages, {room} in the "
-        "completion). Please reduce the length of the messages or completion.",
-        param="messages",
-        code="context_length_exceeded",
-    )
-
-
-def _tool_call_pairing(messages: list[dict[str, Any]]) -> Rejection | None:
-    """Every call is answered by a `tool` message before the next other message; no stray ones;
-    no two `tool` messages of the request answer the same id."""
-    pending: list[str] = []
-    asked_at = 0
-    answered_at: dict[str, int] = {}
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        if role == "tool":
-            call_id = message.get("tool_call_id")
-            if isinstance(call_id, str) and call_id in answered_at:
-                return Rejection(
-                    f"Invalid parameter: Duplicate value for 'tool_call_id' of '{call_id}', in "
-                    f"messages[{answered_at[call_id]}] and messages[{index}].",
-                    param=f"messages.[{index}].tool_call_id",
-                )
-            if isinstance(call_id, str):
-                answered_at[call_id] = index
-            if call_id not in pending:
-                return Rejection(
-                    "Invalid parameter: messages with role 'tool' must be a response to a "
-                    "preceeding message with 'tool_calls'.",
-                    param=f"messages.[{index}].role",
-                )
-            pending.remove(str(call_id))
-            continue
-        if pending:
-            return _calls_unanswered(asked_at, pending)
-        if role == "assistant":
-            pending = [str(c.get("id")) for c in _dicts(message.get("tool_calls"))]
-            asked_at = index
-    if pending:
-        return _calls_unanswered(asked_at, pending)
-    return None
-
-
-def _calls_unanswered(index: int, ids: list[str]) -> Rejection:
-    return Rejection(
-        "An assistant message with 'tool_calls' must be followed by tool messages responding "
-        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-        f"{', '.join(ids)}",
-        param=f"messages.[{index}].role",
-    )
