@@ -51,7 +51,12 @@ has not seen. A reply makes headway when one of its calls succeeds and:
   `headway.REWRITTEN_AT` times: it is the loop's own output. Content, not the modification
   time, is compared.
 
-What was shown before a compaction is new again after it. While the model waits on
+What was shown before a compaction is new again after it (reading a file again that a
+compaction took out of the conversation is work), but not for ever: a loop whose own output
+fills the window makes everything new again at each compaction. So the turn's whole memory
+is kept beside (from its first compaction on), and once a compaction came with no headway new
+to the whole turn since the previous one, the replies in a row with none count toward the
+bound as well. While the model waits on
 teammates (`Awaited`: a lead), a change of one's state (a message from it, a reply given) is
 headway; one with none looks hung, and the model is told so, with its name and since when.
 
@@ -69,6 +74,7 @@ something new in words every reply is work as far as the guard can tell, bounded
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import posixpath
@@ -135,10 +141,14 @@ class RepeatedFailures:
         "_awaited",
         "_compactions",
         "_failed",
+        "_fresh",
         "_headway",
         "_idle",
+        "_laps",
         "_seen",
+        "_stale",
         "_stuck",
+        "_whole",
         "stopped",
     )
 
@@ -150,9 +160,17 @@ class RepeatedFailures:
         self._headway = Headway()
         self._awaited: dict[str, tuple[str, float]] = {}
         """What is waited on, by id: its state when last asked, and since when it has it."""
+        self._whole: Headway | None = None
+        """What the turn's calls did and showed across its compactions (from the first on)."""
         self._compactions = 0
+        self._laps = 0
+        """Compactions in a row with no headway new to the whole turn between them."""
+        self._fresh = False
+        """Headway new to the whole turn came since the last compaction."""
         self._stuck = 0
         self._idle = 0
+        self._stale = 0
+        """Replies in a row without headway new to the whole turn (compactions aside)."""
         self.stopped = False
         """A bound was reached: the turn was ended."""
 
@@ -176,12 +194,14 @@ class RepeatedFailures:
         one is new again after it); `changes`: how many changes of files the session made so
         far (its subagents' count: their work is the caller's headway)."""
         if compactions != self._compactions:
-            self._compactions = compactions
-            self._headway.forget_seen()
+            self._compacted(compactions)
         by_id = {result.tool_use_id: result for result in results}
         failing: set[str] = set()
         progress = False
         headway = self._headway.files_changed(changes) | self._awaited_changed(awaited)
+        if self._whole is not None:
+            self._whole.files_changed(changes)
+        fresh = headway
         where = str(cwd) if cwd is not None else None
         for call in calls:
             result = by_id.get(call.id)
@@ -197,11 +217,18 @@ class RepeatedFailures:
             if outcome not in self._seen:
                 self._seen.add(outcome)
                 progress = True
-            if self._headway.made(call, result.content, key, where):
-                headway = True
+            made = self._headway.made(call, result.content, key, where)
+            headway = headway or made
+            if self._whole is not None:
+                made = self._whole.made(call, result.content, key, where)
+            fresh = fresh or made
         self._failed.append(frozenset(failing))
         self._stuck = 0 if progress or not failing else self._stuck + 1
         self._idle = 0 if headway else self._idle + 1
+        self._stale = 0 if fresh else self._stale + 1
+        if fresh:
+            self._fresh, self._laps = True, 0
+        idle = max(self._idle, self._stale) if self._laps else self._idle
         repeats = max((self._failures(key) for key in failing), default=0)
         waiting = [*waiting_on, *(a.id for a in awaited)]
         stop_at, stuck_at, idle_at = (
@@ -217,17 +244,29 @@ class RepeatedFailures:
                 f"the model made no progress in {self._stuck} replies in a row (each call "
                 f"failed or gave what it had given before: {_named(calls, set())})"
             )
-        if self._idle >= idle_at:
+        if idle >= idle_at:
             hung = self._hung(awaited)
+            laps = f", the conversation compacted {self._compactions} times" if self._laps else ""
             self._stop(
-                f"the model changed no file and looked at nothing new in {self._idle} replies "
-                f"in a row ({_named(calls, set())})" + (f"; {hung}" if hung else "")
+                f"the model changed no file and looked at nothing new in {idle} replies "
+                f"in a row{laps} ({_named(calls, set())})" + (f"; {hung}" if hung else "")
             )
-        counts = (repeats, self._stuck, self._idle)
+        counts = (repeats, self._stuck, idle)
         said = _reminder(calls, failing, counts, (stop_at, stuck_at, idle_at), waiting)
-        if said is not None and self._idle >= IDLE_NOTE_AT and (hung := self._hung(awaited)):
+        if said is not None and idle >= IDLE_NOTE_AT and (hung := self._hung(awaited)):
             said = f"{hung}. {said}"  # (a name is not capitalized)
         return said
+
+    def _compacted(self, compactions: int) -> None:
+        """The conversation was compacted: what was shown is new again, but the turn's whole
+        memory is kept, and a compaction with nothing new to it since the previous one counts."""
+        self._compactions = compactions
+        if self._whole is None:
+            self._whole = copy.deepcopy(self._headway)
+        elif not self._fresh:
+            self._laps += 1
+        self._fresh = False
+        self._headway.forget_seen()
 
     def _stop(self, why: str) -> NoReturn:
         self.stopped = True
