@@ -83,6 +83,7 @@ ENV_NUMBERS: Mapping[str, NumberRange] = {
     "TETHER_MODEL_IDLE_TIMEOUT_MS": IDLE_TIMEOUT_MS,
     "TETHER_RETRY_DELAY_MS": RETRY_DELAY_MS,
     "TETHER_BACKGROUND_WAIT_MS": NumberRange(0, 86_400_000, "milliseconds", whole=False),
+    "TETHER_HUNG_AFTER_MS": NumberRange(0, 86_400_000, "milliseconds", whole=False),
     "CLAUDE_CODE_MAX_RETRIES": NumberRange(0, 100, "retries"),
     "CLAUDE_CODE_MAX_OUTPUT_TOKENS": MAX_OUTPUT_TOKENS,
     "MAX_THINKING_TOKENS": THINKING_TOKENS,

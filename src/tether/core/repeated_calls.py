@@ -57,8 +57,12 @@ fills the window makes everything new again at each compaction. So the turn's wh
 is kept beside (from its first compaction on), and once a compaction came with no headway new
 to the whole turn since the previous one, the replies in a row with none count toward the
 bound as well. While the model waits on
-teammates (`Awaited`: a lead), a change of one's state (a message from it, a reply given) is
-headway; one with none looks hung, and the model is told so, with its name and since when.
+teammates (`Awaited`: a lead), a state of one's not seen before in the turn (new words from
+it, a reply given) is headway; a state it had before is not (a chatty teammate saying the same
+again, one flipping between working and idle). One with no new state for `HUNG_AFTER_S`
+(`awaited.py`) looks hung, and the model is told so, with its name and since when;
+before then a lead polling a teammate that works in silence is not stopped (the time, not the
+count of polls, says it is hung), after it the waiting bound ends the turn.
 
 The bound: from `IDLE_NOTE_AT` replies in a row without headway the model is told, and at
 `IDLE_STOP_AT` (`WAITING_STOP_AT` while background work or a teammate is waited on) the turn
@@ -79,16 +83,14 @@ import hashlib
 import json
 import posixpath
 import shlex
-import time
 from collections import deque
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, NoReturn
+from typing import NoReturn
 
+from tether.core.awaited import Awaited, AwaitedStates
 from tether.core.headway import Headway
 from tether.protocol import HarnessError, ToolResultBlock, ToolUseBlock
-from tether.slotted import Slotted
 
 NOTE_AT = 3
 """From this many failures of one call (or replies in a row without progress), each reply's
@@ -120,19 +122,6 @@ _DEPTH = 16
 """Input nested deeper than this is cut in a signature (it stays whole in the call)."""
 
 
-class Awaited(Slotted):
-    """What an agent waits on beside its own tools (a teammate it gave work to, a reply one
-    owes it), as a lead sees it: `state` changes while it makes headway ('' : nothing seen)."""
-
-    __slots__ = ("id", "state")
-    id: Final[str]
-    state: Final[str]
-
-    def __init__(self, id: str, state: str = "") -> None:
-        self.id = id
-        self.state = state
-
-
 class RepeatedFailures:
     """The counts, over one turn's replies (and the turns that background work's end woke
     after it), of calls failing again and replies going nowhere."""
@@ -158,8 +147,7 @@ class RepeatedFailures:
         self._seen: set[bytes] = set()
         """The outcomes (signature and result) of the turn's calls that succeeded."""
         self._headway = Headway()
-        self._awaited: dict[str, tuple[str, float]] = {}
-        """What is waited on, by id: its state when last asked, and since when it has it."""
+        self._awaited = AwaitedStates()
         self._whole: Headway | None = None
         """What the turn's calls did and showed across its compactions (from the first on)."""
         self._compactions = 0
@@ -198,7 +186,7 @@ class RepeatedFailures:
         by_id = {result.tool_use_id: result for result in results}
         failing: set[str] = set()
         progress = False
-        headway = self._headway.files_changed(changes) | self._awaited_changed(awaited)
+        headway = self._headway.files_changed(changes) | self._awaited.changed(awaited)
         if self._whole is not None:
             self._whole.files_changed(changes)
         fresh = headway
@@ -244,8 +232,8 @@ class RepeatedFailures:
                 f"the model made no progress in {self._stuck} replies in a row (each call "
                 f"failed or gave what it had given before: {_named(calls, set())})"
             )
-        if idle >= idle_at:
-            hung = self._hung(awaited)
+        hung = self._awaited.hung(awaited)
+        if idle >= idle_at and (hung or waiting_on or not awaited):
             laps = f", the conversation compacted {self._compactions} times" if self._laps else ""
             self._stop(
                 f"the model changed no file and looked at nothing new in {idle} replies "
@@ -253,7 +241,7 @@ class RepeatedFailures:
             )
         counts = (repeats, self._stuck, idle)
         said = _reminder(calls, failing, counts, (stop_at, stuck_at, idle_at), waiting)
-        if said is not None and idle >= IDLE_NOTE_AT and (hung := self._hung(awaited)):
+        if said is not None and idle >= IDLE_NOTE_AT and hung:
             said = f"{hung}. {said}"  # (a name is not capitalized)
         return said
 
@@ -276,32 +264,6 @@ class RepeatedFailures:
 
     def _failures(self, key: str) -> int:
         return sum(1 for reply in self._failed if key in reply)
-
-    def _awaited_changed(self, awaited: Sequence[Awaited]) -> bool:
-        """Whether what is waited on changed since the last reply (one came or went, or its
-        state changed: a teammate at work); since when each has its state is kept."""
-        now = time.time()
-        was = self._awaited
-        self._awaited = {
-            a.id: was[a.id] if a.id in was and was[a.id][0] == a.state else (a.state, now)
-            for a in awaited
-        }
-        return self._awaited.keys() != was.keys() or any(
-            self._awaited[k][0] != was[k][0] for k in was
-        )
-
-    def _hung(self, awaited: Sequence[Awaited]) -> str:
-        """Who of `awaited` looks hung (its state unchanged all the while), and since when."""
-        if not awaited:
-            return ""
-        since = min(self._awaited[a.id][1] for a in awaited)
-        names = [a.id for a in awaited if self._awaited[a.id][1] == since]
-        when = datetime.fromtimestamp(since, UTC).strftime("%H:%M:%S UTC")
-        who = ", ".join(names[:3]) + (" and more" if len(names) > 3 else "")
-        return (
-            f"{who} looks hung: no change since {when} (no message, no new state); ask it what "
-            "is in the way, stop it, or go on without it"
-        )
 
 
 def woke(prompt: str) -> bool:
