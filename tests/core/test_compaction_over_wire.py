@@ -104,22 +104,28 @@ def test_long_session_with_bulky_results_stays_inside_the_window(
     # is sent does: the summary must be asked over what is sent, or it would be too long.
     monkeypatch.setenv("TETHER_CONTEXT_WINDOW", "12000")
     fake_model.context_window = 12000
-    (workspace / "big.txt").write_text("".join(f"line {i}: {'x' * 40}\n" for i in range(200)))
+    # A file of its own each time: the same Read again and again, each reply compacted away,
+    # is a loop the repeat guard ends (nothing new to the turn), not the work measured here.
+    for n in range(60):
+        (workspace / f"big{n}.txt").write_text(
+            "".join(f"line {i}: {'x' * 40}\n" for i in range(200))
+        )
     calls = 0
 
     def answer(request: object) -> object:
         nonlocal calls
         assert hasattr(request, "last_user_text")
         if "is about to be replaced by a summary" in request.last_user_text():  # type: ignore[attr-defined]
-            return reply(text(f"Summary: read big.txt {calls} times."))
+            return reply(text(f"Summary: read {calls} big files."))
         calls += 1
-        return reply(text("done")) if calls >= 60 else reply(tool_use("Read", file_path="big.txt"))
+        read = tool_use("Read", file_path=f"big{calls}.txt")
+        return reply(text("done")) if calls >= 60 else reply(read)
 
     fake_model.script(*([answer] * 120))  # type: ignore[arg-type]
     # A turn can jump past the window at once (a quarter of it per result): the API's "prompt
     # is too long" then triggers the compaction; those are the only refusals allowed.
     fake_model.expect_rejections = True
-    result = tether("-p", "read it again and again", "--output-format", "json")
+    result = tether("-p", "read them one after another", "--output-format", "json")
     assert result.exit_code == 0, result.stderr
     assert calls == 60
     summaries = [r for r in fake_model.requests if "replaced by a summary" in r.last_user_text()]

@@ -53,7 +53,7 @@ def test_a_lead_polling_a_hung_teammate_is_told_then_stopped(
     try:
         done = run_cli_process(
             ["-p", "start the team", "--output-format", "json"],
-            env=lead_env(),
+            env={**lead_env(), "TETHER_HUNG_AFTER_MS": "0"},  # hung at once: no wait for it
             cwd=repo,
             timeout_s=WAIT_S,
         )

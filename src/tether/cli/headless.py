@@ -9,6 +9,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
+from tether.cli.background_wait import wait_limit_s, woken_within
 from tether.cli.headless_input import headless_turn, prepared
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_wakes import unless_stopped
@@ -73,6 +74,7 @@ async def run_headless(
 ) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
+    wait_s = wait_limit_s()
     built = build(opts)
     session = built.session
     progress = _progress_renderer(err) if opts.verbose else None
@@ -117,6 +119,9 @@ async def run_headless(
             for line in produced if streaming else ():
                 _write(out, line)
 
+    def say(message: str) -> None:
+        on_event(Notice(level="warning", message=message))
+
     session.between_turns.append(on_event)  # a background subagent's, after its turn
     try:
         # Before the init line, which names the tools, MCP servers' included. Repository MCP
@@ -131,13 +136,16 @@ async def run_headless(
                     _write(out, line)
             async for event in headless_turn(session, turn):
                 on_event(event)
-            # As Claude Code: a background subagent or command still running is waited for,
-            # and what it ends with is a turn of its own before the process exits. A signal
-            # ends that wait at once: the session's close stops the commands, by their id.
-            # Not after a turn the repeat guard ended: what it left running is stopped with
-            # the session (it would wake a loop again).
-            waits = not stopped_by and not session.looped
-            turn = await unless_stopped(woken(session), signalled) if waits else None
+            # A background subagent or command still running is waited for, at most `wait_s`
+            # and said (`background_wait`), and what it ends with is a turn of its own before
+            # the process exits. A signal ends that wait at once: the session's close stops
+            # the commands, by their id. Not after a turn the repeat guard ended: what it left
+            # running is stopped with the session (it would wake a loop again).
+            turn = None
+            if not stopped_by and not session.looped:
+                background = session.agent.tool_context.background
+                woke = woken_within(background, wait_s, say)
+                turn = await unless_stopped(woke, signalled)
             if turn is not None and lines is None and finished_text(finished, out):
                 print(file=out)  # as Claude Code: each turn's answer, a blank line between
     finally:
@@ -178,19 +186,6 @@ def finished_text(finished: TurnFinished | None, out: TextIO) -> bool:
         return False
     print(terminal_safe(finished.result) if out.isatty() else finished.result, file=out)
     return True
-
-
-async def woken(session: Session) -> UserInput | None:
-    """Once one of the session's background subagents and commands has ended, the turn that
-    gives the model what those ended with (Claude Code's system notification: each end that
-    comes while the model is idle wakes it once more); None when none runs."""
-    background = session.agent.tool_context.background
-    while not background.unreported():
-        if not await background.wait_any():
-            return None
-    from tether.agents.background import wake_prompt
-
-    return UserInput(text=wake_prompt(background.finished_unreported()))
 
 
 def _line_maker(session: Session, include_partial: bool) -> LineMaker:

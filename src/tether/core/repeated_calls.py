@@ -58,9 +58,18 @@ has not seen. A reply makes headway when one of its calls succeeds and:
 
 A bookkeeping call (TodoWrite) shows the plan it was given, never headway by its output.
 
-What was shown before a compaction is new again after it. While the model waits on
-teammates (`Awaited`: a lead), a change of one's state (a message from it, a reply given) is
-headway; one with none looks hung, and the model is told so, with its name and since when.
+What was shown before a compaction is new again after it (reading a file again that a
+compaction took out of the conversation is work), but not for ever: a loop whose own output
+fills the window makes everything new again at each compaction. So the turn's whole memory
+is kept beside (from its first compaction on), and once a compaction came with no headway new
+to the whole turn since the previous one, the replies in a row with none count toward the
+bound as well. While the model waits on
+teammates (`Awaited`: a lead), a state of one's not seen before in the turn (new words from
+it, a reply given) is headway; a state it had before is not (a chatty teammate saying the same
+again, one flipping between working and idle). One with no new state for `HUNG_AFTER_S`
+(`awaited.py`) looks hung, and the model is told so, with its name and since when;
+before then a lead polling a teammate that works in silence is not stopped (the time, not the
+count of polls, says it is hung), after it the waiting bound ends the turn.
 
 The bound: from `IDLE_NOTE_AT` replies in a row without headway the model is told, and at
 `IDLE_STOP_AT` (`WAITING_STOP_AT` while background work or a teammate is waited on) the turn
@@ -77,20 +86,19 @@ output, by `NUMBERED_AT`.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import posixpath
 import shlex
-import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, NoReturn
+from typing import NoReturn
 
+from tether.core.awaited import Awaited, AwaitedStates
 from tether.core.headway import Headway
 from tether.protocol import HarnessError, ToolResultBlock, ToolUseBlock
-from tether.slotted import Slotted
 
 NOTE_AT = 3
 """From this many failures of one call (or replies in a row without progress), each reply's
@@ -122,19 +130,6 @@ _DEPTH = 16
 """Input nested deeper than this is cut in a signature (it stays whole in the call)."""
 
 
-class Awaited(Slotted):
-    """What an agent waits on beside its own tools (a teammate it gave work to, a reply one
-    owes it), as a lead sees it: `state` changes while it makes headway ('' : nothing seen)."""
-
-    __slots__ = ("id", "state")
-    id: Final[str]
-    state: Final[str]
-
-    def __init__(self, id: str, state: str = "") -> None:
-        self.id = id
-        self.state = state
-
-
 class RepeatedFailures:
     """The counts, over one turn's replies (and the turns that background work's end woke
     after it), of calls failing again and replies going nowhere."""
@@ -143,10 +138,14 @@ class RepeatedFailures:
         "_awaited",
         "_compactions",
         "_failed",
+        "_fresh",
         "_headway",
         "_idle",
+        "_laps",
         "_seen",
+        "_stale",
         "_stuck",
+        "_whole",
         "stopped",
     )
 
@@ -156,11 +155,18 @@ class RepeatedFailures:
         self._seen: set[bytes] = set()
         """The outcomes (signature and result) of the turn's calls that succeeded."""
         self._headway = Headway()
-        self._awaited: dict[str, tuple[str, float]] = {}
-        """What is waited on, by id: its state when last asked, and since when it has it."""
+        self._awaited = AwaitedStates()
+        self._whole: Headway | None = None
+        """What the turn's calls did and showed across its compactions (from the first on)."""
         self._compactions = 0
+        self._laps = 0
+        """Compactions in a row with no headway new to the whole turn between them."""
+        self._fresh = False
+        """Headway new to the whole turn came since the last compaction."""
         self._stuck = 0
         self._idle = 0
+        self._stale = 0
+        """Replies in a row without headway new to the whole turn (compactions aside)."""
         self.stopped = False
         """A bound was reached: the turn was ended."""
 
@@ -184,12 +190,15 @@ class RepeatedFailures:
         one is new again after it); `changes`: how many changes of each file the session made
         so far (its subagents' count: their work is the caller's headway)."""
         if compactions != self._compactions:
-            self._compactions = compactions
-            self._headway.forget_seen()
+            self._compacted(compactions)
         by_id = {result.tool_use_id: result for result in results}
         failing: set[str] = set()
         progress = False
-        headway = self._headway.files_changed(changes or {}) | self._awaited_changed(awaited)
+        changed = changes or {}
+        headway = self._headway.files_changed(changed) | self._awaited.changed(awaited)
+        if self._whole is not None:
+            self._whole.files_changed(changed)
+        fresh = headway
         where = str(cwd) if cwd is not None else None
         for call in calls:
             result = by_id.get(call.id)
@@ -205,11 +214,18 @@ class RepeatedFailures:
             if outcome not in self._seen:
                 self._seen.add(outcome)
                 progress = True
-            if self._headway.made(call, result.content, key, where):
-                headway = True
+            made = self._headway.made(call, result.content, key, where)
+            headway = headway or made
+            if self._whole is not None:
+                made = self._whole.made(call, result.content, key, where)
+            fresh = fresh or made
         self._failed.append(frozenset(failing))
         self._stuck = 0 if progress or not failing else self._stuck + 1
         self._idle = 0 if headway else self._idle + 1
+        self._stale = 0 if fresh else self._stale + 1
+        if fresh:
+            self._fresh, self._laps = True, 0
+        idle = max(self._idle, self._stale) if self._laps else self._idle
         repeats = max((self._failures(key) for key in failing), default=0)
         waiting = [*waiting_on, *(a.id for a in awaited)]
         stop_at, stuck_at, idle_at = (
@@ -225,17 +241,29 @@ class RepeatedFailures:
                 f"the model made no progress in {self._stuck} replies in a row (each call "
                 f"failed or gave what it had given before: {_named(calls, set())})"
             )
-        if self._idle >= idle_at:
-            hung = self._hung(awaited)
+        hung = self._awaited.hung(awaited)
+        if idle >= idle_at and (hung or waiting_on or not awaited):
+            laps = f", the conversation compacted {self._compactions} times" if self._laps else ""
             self._stop(
-                f"the model changed no file and looked at nothing new in {self._idle} replies "
-                f"in a row ({_named(calls, set())})" + (f"; {hung}" if hung else "")
+                f"the model changed no file and looked at nothing new in {idle} replies "
+                f"in a row{laps} ({_named(calls, set())})" + (f"; {hung}" if hung else "")
             )
-        counts = (repeats, self._stuck, self._idle)
+        counts = (repeats, self._stuck, idle)
         said = _reminder(calls, failing, counts, (stop_at, stuck_at, idle_at), waiting)
-        if said is not None and self._idle >= IDLE_NOTE_AT and (hung := self._hung(awaited)):
+        if said is not None and idle >= IDLE_NOTE_AT and hung:
             said = f"{hung}. {said}"  # (a name is not capitalized)
         return said
+
+    def _compacted(self, compactions: int) -> None:
+        """The conversation was compacted: what was shown is new again, but the turn's whole
+        memory is kept, and a compaction with nothing new to it since the previous one counts."""
+        self._compactions = compactions
+        if self._whole is None:
+            self._whole = copy.deepcopy(self._headway)
+        elif not self._fresh:
+            self._laps += 1
+        self._fresh = False
+        self._headway.forget_seen()
 
     def _stop(self, why: str) -> NoReturn:
         self.stopped = True
@@ -245,32 +273,6 @@ class RepeatedFailures:
 
     def _failures(self, key: str) -> int:
         return sum(1 for reply in self._failed if key in reply)
-
-    def _awaited_changed(self, awaited: Sequence[Awaited]) -> bool:
-        """Whether what is waited on changed since the last reply (one came or went, or its
-        state changed: a teammate at work); since when each has its state is kept."""
-        now = time.time()
-        was = self._awaited
-        self._awaited = {
-            a.id: was[a.id] if a.id in was and was[a.id][0] == a.state else (a.state, now)
-            for a in awaited
-        }
-        return self._awaited.keys() != was.keys() or any(
-            self._awaited[k][0] != was[k][0] for k in was
-        )
-
-    def _hung(self, awaited: Sequence[Awaited]) -> str:
-        """Who of `awaited` looks hung (its state unchanged all the while), and since when."""
-        if not awaited:
-            return ""
-        since = min(self._awaited[a.id][1] for a in awaited)
-        names = [a.id for a in awaited if self._awaited[a.id][1] == since]
-        when = datetime.fromtimestamp(since, UTC).strftime("%H:%M:%S UTC")
-        who = ", ".join(names[:3]) + (" and more" if len(names) > 3 else "")
-        return (
-            f"{who} looks hung: no change since {when} (no message, no new state); ask it what "
-            "is in the way, stop it, or go on without it"
-        )
 
 
 def woke(prompt: str) -> bool:

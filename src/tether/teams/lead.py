@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import socket
 from collections.abc import Callable
@@ -71,8 +72,9 @@ class LeadTeams:
     _watching: asyncio.Task[None] | None = None
     _unacked: dict[str, str] = field(default_factory=dict[str, str])
     _acking: set[asyncio.Task[None]] = field(default_factory=set[asyncio.Task[None]])
-    _heard: dict[str, int] = field(default_factory=dict[str, int])
-    """How many messages each member sent the lead: its state as the lead sees it change."""
+    _heard: dict[str, str] = field(default_factory=dict[str, str])
+    """What each member last sent the lead (its kind and a digest of its words): its state
+    as the lead sees it change. The same words again are no change (a chatty teammate)."""
 
     @property
     def team(self) -> str | None:
@@ -264,7 +266,8 @@ class LeadTeams:
                 continue
             self._unacked[message.id] = delivery.receipt
             received = link.protocol.incoming(message, link.clock())
-            self._heard[message.sender] = self._heard.get(message.sender, 0) + 1
+            said = f"{message.kind}\0{message.text}".encode("utf-8", "surrogatepass")
+            self._heard[message.sender] = hashlib.blake2b(said, digest_size=8).hexdigest()
             if message.kind == "idle_notification":
                 link.working.discard(message.sender)
             self.steer(letter(message, received.note, answered=received.obeyed))
@@ -323,16 +326,16 @@ class LeadTeams:
 
     def awaited(self) -> list[Awaited]:
         """What this lead waits on: the teammates it gave work to that have not said they are
-        idle since, and those that owe it a reply, by name; each one's state changes with
-        every message it sends and every reply it owes or gives (the repeat guard takes a
-        teammate whose state does not change for hung)."""
+        idle since, and those that owe it a reply, by name; each one's state is what it last
+        said and how many replies it owes (the repeat guard takes a state seen before for no
+        change, and a teammate with none new for a while for hung)."""
         if self.link is None:
             return []
-        owed: dict[str, list[str]] = {}
-        for request_id, pending in self.link.protocol.pending.items():
-            owed.setdefault(pending.message.recipient, []).append(request_id)
+        owed: dict[str, int] = {}
+        for pending in self.link.protocol.pending.values():
+            owed[pending.message.recipient] = owed.get(pending.message.recipient, 0) + 1
         return [
-            Awaited(name, f"{self._heard.get(name, 0)} {' '.join(sorted(owed.get(name, ())))}")
+            Awaited(name, f"{self._heard.get(name, '')} owes {owed.get(name, 0)}")
             for name in sorted({*self.link.working, *owed})
         ]
 

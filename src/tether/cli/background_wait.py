@@ -1,0 +1,79 @@
+"""How long `tether -p` waits, once the model has answered, for the background work it left
+running: bounded, and said.
+
+Claude Code has varied here: some versions waited for a background command with no bound
+(a `while true` loop held `-p` for ever, silently), later ones end at once and kill it. tether
+waits, so that a build the model started ends and wakes a turn of its own (its result is then
+the answer), but at most `WAIT_S` seconds after each turn (`TETHER_BACKGROUND_WAIT_MS`; 0: not
+at all). The wait is said on stderr (and, with stream-json, as a system notice line) naming
+what is waited for; at the bound what is still running is named, the session's close stops
+it (by its id), and the process exits with the code of the result it had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Mapping
+
+from tether.config.numbers import env_number
+from tether.protocol import UserInput
+from tether.tools.background_shells import BackgroundShells
+
+WAIT_ENV = "TETHER_BACKGROUND_WAIT_MS"
+
+WAIT_S = 600.0
+"""The bound by default: ten minutes, the longest a command run in the foreground is given
+(Bash's `timeout` at most); work that outlives it is stopped rather than waited on for ever."""
+
+_NAMED = 3
+"""How many jobs a notice names (then "and N more")."""
+
+
+def wait_limit_s(env: Mapping[str, str] | None = None) -> float:
+    """The bound on each wait, from `TETHER_BACKGROUND_WAIT_MS` (ConfigError when out of range)."""
+    value = env_number(os.environ if env is None else env, WAIT_ENV)
+    return WAIT_S if value is None else value / 1000
+
+
+def running(background: BackgroundShells) -> str:
+    """The background subagents and commands still running, named for a notice ('': none)."""
+    named = [
+        *(f"{a.id} ({a.description})" for a in background.running_agents()),
+        *(f"{s.id} ({s.short_command})" for s in background.running()),
+    ]
+    more = f" and {len(named) - _NAMED} more" if len(named) > _NAMED else ""
+    return ", ".join(named[:_NAMED]) + more
+
+
+async def woken_within(
+    background: BackgroundShells, limit_s: float, say: Callable[[str], None]
+) -> UserInput | None:
+    """Once one of the background subagents and commands has ended, the turn that gives the
+    model what they ended with (Claude Code's system notification); None when none runs, or
+    when none ended within `limit_s` (said, naming what is left: the caller stops it)."""
+    if not background.unreported():
+        if not (waited := running(background)):
+            return None
+        say(
+            f"waiting for background work to end before exiting: {waited}; what still runs "
+            f"in {_seconds(limit_s)} is stopped ({WAIT_ENV} sets the bound)"
+        )
+        try:
+            async with asyncio.timeout(limit_s):
+                while not background.unreported():
+                    if not await background.wait_any():
+                        return None
+        except TimeoutError:
+            say(
+                f"background work still running after {_seconds(limit_s)}, stopped: "
+                f"{running(background)}"
+            )
+            return None
+    from tether.agents.background import wake_prompt
+
+    return UserInput(text=wake_prompt(background.finished_unreported()))
+
+
+def _seconds(limit_s: float) -> str:
+    return f"{limit_s:g} s"
