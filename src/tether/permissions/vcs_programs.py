@@ -3,12 +3,12 @@ the options that name a program they run, judged as that command is (`svn diff -
 CMD`, `--diff3-cmd`, `--editor-cmd`; `hg pull -e CMD`, `hg extdiff -p CMD`, `hg bisect -c
 CMD`, `hg merge --tool CMD`; `cvs -e CMD`); the repositories they use outside the workspace,
 whose configuration and hooks run code no rule has seen, judged as the repository `git -C
-DIR` finds there is (`hg -R DIR`, `hg --cwd DIR`, a local cvs root from `-d` or `$CVSROOT`,
-an svn `file://` URL); and the working copies and repositories they write (`svn export SRC
-DEST`, `svn checkout URL DEST`, `svn commit WC`, `svnadmin create DIR`) or read (`svn cat
-FILE`, `svn diff FILE`: the file or its pristine copy, a read as `git show HEAD:FILE` is). The
-variables naming
-programs they start (`HGEDITOR`, `CVSEDITOR`, `CVS_SERVER`, `HGMERGE`, `SVN_MERGE`) and hg's
+DIR` finds there is (`hg -R DIR`, `hg --cwd DIR`, `cd DIR && hg`, hg's local peers:
+hg_peers.py, a local cvs root from `-d` or `$CVSROOT`, an svn `file://` URL); and the
+working copies and repositories they write (`svn export SRC DEST`, `svn checkout URL DEST`,
+`svn commit WC`, `svnadmin create DIR`) or read (`svn cat FILE`, `svn diff FILE`: the file
+or its pristine copy, a read as `git show HEAD:FILE` is). The variables naming programs
+they start (`HGEDITOR`, `CVSEDITOR`, `CVS_SERVER`, `HGMERGE`, `SVN_MERGE`) and hg's
 `HGRCPATH` are dangerous_variables'."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tether.permissions.hg_peers import hg_peers
 from tether.permissions.option_names import (
     OptionGrammar,
     first_operand,
@@ -163,7 +164,9 @@ def _operands(args: Sequence[str], valued: frozenset[str]) -> list[str]:
 
 
 def _hg(args: Argv) -> ProgramUse:
-    loads = option_values(args, _HG_PLACES)
+    # Without `-R` or `--cwd`, the repository it finds from where it runs (`cd DIR && hg`).
+    loads = option_values(args, _HG_PLACES) or ["."]
+    peers = hg_peers(args, _HG_GLOBAL)
     at = first_operand(args, _HG_GLOBAL)
     word = args[at] if at < len(args) else ""
     runs: list[str] = []
@@ -173,7 +176,9 @@ def _hg(args: Argv) -> ProgramUse:
             grammar = OptionGrammar(options, grouped=True, prefixes=True)
             runs += [v for v in option_values(args[at + 1 :], grammar) if v not in runs]
     runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
-    return ProgramUse(runs=tuple(runs), repositories=tuple(loads))
+    return ProgramUse(
+        runs=tuple(runs), repositories=(*loads, *peers.repositories), writes=peers.writes
+    )
 
 
 def _svn(args: Argv) -> ProgramUse:
