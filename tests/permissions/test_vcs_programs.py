@@ -13,7 +13,7 @@ from tether.permissions import decide
 
 from .conftest import ContextFactory, Tree
 
-PROGRAMS = ("hg", "svn", "svnadmin", "cvs")
+PROGRAMS = ("hg", "svn", "svnadmin", "cvs", "svnmucc", "svnsync", "svnrdump", "svnlook", "svnserve")
 RULES = {
     "permissions": {
         "allow": [f"Bash({p} *)" for p in PROGRAMS],
@@ -61,6 +61,11 @@ ALLOWING = {"permissions": {"allow": RULES["permissions"]["allow"]}}
         "svn log --diff .env",
         "svn export .env pub.txt",
         "svn export -r BASE .env",
+        "svnmucc put .env https://h/r/x -m m",
+        "svnmucc -m m propsetf p .env https://h/r/x",
+        "svnmucc -F .env mkdir https://h/r/x",
+        "svnrdump load https://h/r -F .env",
+        "svnserve -d --config-file .env",
         "hg commit -e --config ui.editor=curl",
         "hg pull -e curl",
         "hg pull --ssh=curl",
@@ -150,6 +155,19 @@ def test_programs_they_name_meet_the_deny_rules(
         "svnadmin create {outside}/r",
         "svnadmin hotcopy repo {outside}/r",
         "svnadmin dump {outside}/r",
+        "svnmucc -U file://{outside}/r mkdir x",
+        "svnmucc -Ufile://{outside}/r mkdir x",
+        "svnmucc --root-url=FILE://{outside}/r mkdir x",
+        "svnmucc -m m cp 3 https://h/r/a file://{outside}/r/b",
+        "svnrdump load file://{outside}/r",
+        "svnrdump dump https://h/r -F {outside}/d",
+        "svnsync init file://{outside}/r https://h/r",
+        "svnsync sync file://localhost{outside}/r",
+        "svnlook log {outside}/r",
+        "svnlook cat ~/r trunk/x",
+        "svnserve -d",
+        "svnserve -i -r {outside}/r",
+        "svnserve -d -r repos --log-file {outside}/log",
     ],
 )
 def test_places_outside_the_workspace_are_asked(
@@ -217,6 +235,13 @@ def test_a_repository_outside_meets_the_deny_rules_as_gits_does(
         "svn export https://h/r/trunk out",
         "svn checkout https://h/r/trunk wc",
         "svnadmin create repo",
+        "svnmucc -U https://h/r mkdir x -m m",
+        "svnmucc put README.md https://h/r/README.md -m m",
+        "svnrdump dump https://h/r -F dump.svn",
+        "svnsync sync https://h/r",
+        "svnlook youngest repo",
+        "svnserve -d -r repo",
+        "svnserve --version",
         "cvs up",
         "cvs -d :pserver:u@h:/r co m",
         "cvs -Qz3 -d :pserver:u@h:/r co m",
