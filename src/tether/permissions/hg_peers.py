@@ -68,8 +68,13 @@ def hg_peers(args: Sequence[str], grammar: OptionGrammar) -> HgPeers:
     word = args[at] if at < len(args) else ""
     found: list[str] = []
     writes: list[str] = []
+    # A name or alias in full is that command (`in`, not `init`); a prefix of several is
+    # refused by hg: taken as any of them.
+    exact = [names for names in _PEER_COMMANDS if word in names]
     for names, valued in _PEER_COMMANDS.items():
         if not word or not any(name.startswith(word) for name in names):
+            continue
+        if exact and names not in exact:
             continue
         command = names[0]
         options = OptionGrammar(
