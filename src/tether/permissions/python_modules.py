@@ -39,8 +39,9 @@ def _s(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-_PROGRAMS = _s("coverage", "black", "isort", "autopep8", "yapf", "ruff", "virtualenv", "twine")
-"""Modules installed as a program of the same name and command line (console scripts)."""
+_PROGRAMS = _s("coverage")
+"""Modules installed as a program of the same name and command line whose writes the program's
+own table does not give (formatters' rewrites, `virtualenv DIR` are their tables')."""
 
 
 _MODULE_WRITES: Mapping[str, frozenset[str]] = {
