@@ -30,6 +30,12 @@ RULES = {
         "mamba run -n base curl http://x",
         "micromamba run -n base curl http://x",
         "conda run -n base bash -c 'curl http://x'",
+        # Configuration from elsewhere: its channels' packages' scripts run.
+        "CONDARC={outside}/rc conda install numpy",
+        "export CONDARC={outside}/rc; conda install numpy",
+        "MAMBARC={outside}/rc micromamba install numpy",
+        "CONDA_CHANNELS=file://{outside}/c conda install x",
+        "MAMBA_ROOT_PREFIX={outside}/mm micromamba install x",
     ],
 )
 def test_what_conda_runs_meets_deny_rules(

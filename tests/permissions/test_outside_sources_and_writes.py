@@ -2,7 +2,8 @@
 micromamba's) local channels, package files, recipes and environment files from elsewhere,
 an environment file's `file://` channels (conda_environments.conda_sources); the packages
 `npm pack DIR` packs, whose prepack scripts run (pack_writes.pack_sources); and writes of
-the places `meson init -C DIR` and `pytest --cov-report=TYPE:DEST` name."""
+the places `meson init -C DIR` (`--builddir`, where it runs), `meson setup DIR`, `meson
+compile -C DIR`, `pytest --cov-report=TYPE:DEST` and `coverage html -d DIR` name."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tether.permissions import decide
 
 from .conftest import ContextFactory, Tree
 
-PROGRAMS = ("conda", "mamba", "micromamba", "npm", "pnpm", "meson", "pytest")
+PROGRAMS = ("conda", "mamba", "micromamba", "npm", "pnpm", "meson", "pytest", "coverage")
 RULES = {"permissions": {"allow": [f"Bash({p} *)" for p in PROGRAMS]}}
 
 
@@ -36,6 +37,29 @@ RULES = {"permissions": {"allow": [f"Bash({p} *)" for p in PROGRAMS]}}
         "npm pack --pack-destination {outside}",
         "pnpm pack {outside}/pkg",
         "meson init -C {outside}",
+        "meson init --builddir {outside}/b",
+        "meson init -b --builddir={outside}/b",
+        "meson init --builddir {outside}/b -b",
+        "meson init -C sub --builddir {outside}/b",
+        "cd {outside} && meson init",
+        "meson setup {outside}/b",
+        "meson setup --buildtype release {outside}/b",
+        "meson {outside}/b",
+        "meson compile -C {outside}/b",
+        "meson test -C {outside}/b",
+        "meson configure {outside}/b",
+        "coverage html -d {outside}/h",
+        "coverage html --directory={outside}/h",
+        "coverage html --dir={outside}/h",
+        "coverage json -o {outside}/c.json",
+        "coverage xml -o{outside}/c.xml",
+        "coverage lcov -o {outside}/c.lcov",
+        "coverage annotate -d {outside}/a",
+        "coverage report --rcfile={outside}/rc",
+        "coverage combine --data-file {outside}/d",
+        "python3 -m coverage html --dir {outside}/h",
+        "pytest --cov --cov-config={outside}/rc",
+        "pytest --cov --cov-config {outside}/rc",
         "pytest --cov-report=html:{outside}/c",
         "pytest --cov-report xml:{outside}/c.xml",
         "pytest --cov-report=markdown-append:{outside}/m.md",
@@ -70,6 +94,20 @@ def test_code_and_writes_outside_are_asked(
         "npm pack --pack-destination dist",
         "meson init",
         "meson init -C sub",
+        "meson init -b",
+        "meson init -C sub -b --builddir b",
+        "meson setup build",
+        "meson setup --buildtype release build",
+        "meson compile -C build",
+        "meson configure build",
+        "meson introspect build --targets",
+        "coverage html",
+        "coverage html -d htmlcov",
+        "coverage xml -o coverage.xml",
+        "coverage run -m pytest",
+        "coverage report -m",
+        "pytest --cov src",
+        "pytest --cov --cov-report=term-missing",
         "pytest --cov-report html",
         "pytest --cov-report=html:cov",
         "pytest --cov-report=term-missing:skip-covered",

@@ -51,6 +51,10 @@ WRITERS = [
     ("mamba shell init -s bash", "mamba"),
     ("micromamba shell init -s bash", "micromamba"),
     ("micromamba config prepend channels x", "micromamba"),
+    ("conda env config vars set LD_PRELOAD=/x/y.so", "conda"),
+    ("conda env config vars set -n dev X=1", "conda"),
+    ("mamba env config vars unset X", "mamba"),
+    ("micromamba env config vars set X=1", "micromamba"),
     ("direnv allow", "direnv"),
     ("kubectl config set-credentials u --exec-command=./x", "kubectl"),
     ("aws configure set credential_process ./x", "aws"),
@@ -70,6 +74,7 @@ READERS = [
     "rclone config file",
     "conda list",
     "micromamba shell hook -s bash",
+    "conda env config vars list",
 ]
 
 

@@ -138,7 +138,9 @@ def split_arguments(args: Sequence[str], spec: CommandSpec) -> Arguments:
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
             full, known_name = long_name(name, spec)
-            if not eq and _takes_value(name, valued, spec) and i < len(args):
+            # An optional value is not the option that follows (`--cov --cov-config=F`).
+            taken = i < len(args) and not (full in spec.optional_valued and args[i][:1] == "-")
+            if not eq and _takes_value(name, valued, spec) and taken:
                 value = args[i]
                 i += 1
                 eq = "="

@@ -414,6 +414,8 @@ class FileJudge(ProjectJudge):
                 real = self.files.real(target) if isinstance(target, Path) else None
                 if real is None or not is_below(real, self.ctx.write_roots):
                     where = "outside the workspace" if is_literal(word) else "chosen as it runs"
-                    what = f"uses the repository {readable(word)}, {where}"
+                    # `cd DIR && hg status`: the directory it runs in.
+                    shown = target if word in (".", "./") else readable(word)
+                    what = f"uses the repository {shown}, {where}"
                     found.append(self.unseen(f"{what}, whose configuration and hooks run code"))
         return found

@@ -6,11 +6,17 @@ runs meson.build (`run_command`), and `compile`, `test`, `install` and the rest 
 build it generated, which regenerates first. `cmake --build DIR` runs the build DIR holds:
 judged as `make -C DIR` (or `ninja -C DIR`) is, its targets as the goals (`--target`).
 Only the forms that run nothing are left out: `cmake -E` (cmake_commands), `--version`,
-`--help`, `meson --version`, `meson help`, `meson init` (writes a template: `generator_writes`)."""
+`--help`, `meson --version`, `meson help`, `meson init` (writes a template). What meson writes
+(the template, the build directory) is `generator_writes`'."""
 
 from __future__ import annotations
 
-from tether.permissions.option_names import option_values
+from tether.permissions.option_names import (
+    OptionGrammar,
+    first_operand,
+    option_pairs,
+    option_values,
+)
 from tether.permissions.shell_words import is_literal, program_name
 
 _CMAKE = frozenset({"cmake", "ccmake", "cmake-gui"})
@@ -51,12 +57,66 @@ def generator_unread(argv: tuple[str, ...]) -> str | None:
     return None
 
 
+_MESON_INIT = OptionGrammar(
+    (
+        *("-C", "--builddir", "-n", "--name", "-e", "--executable", "-d", "--deps", "-l"),
+        *("--language", "--type", "--version"),
+    ),
+    prefixes=True,
+    known=("--build", "--force"),
+)
+_MESON_SETUP_VALUED = (
+    *("--prefix", "--bindir", "--datadir", "--includedir", "--infodir", "--libdir"),
+    *("--licensedir", "--libexecdir", "--localedir", "--localstatedir", "--mandir"),
+    *("--sbindir", "--sharedstatedir", "--sysconfdir", "--auto-features", "--backend"),
+    *("--buildtype", "--default-library", "--default-both-libraries", "--install-umask"),
+    *("--layout", "--optimization", "--pkg-config-path", "--cmake-prefix-path", "--unity"),
+    *("--unity-size", "--warnlevel", "--wrap-mode", "--force-fallback-for", "--native-file"),
+    *("--cross-file", "-D"),
+)
+_MESON_SETUP = OptionGrammar(_MESON_SETUP_VALUED, prefixes=True)
+_MESON_IN_BUILD = frozenset({"compile", "test", "install", "dist", "devenv", "configure"})
+"""meson commands writing in the build directory `-C DIR` names (logs, the regenerated
+build, what ninja builds); `configure` also takes it as its operand."""
+_MESON_DIRECTORY = OptionGrammar(("-C",), prefixes=True)
+
+
 def generator_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """What `meson init -C DIR` writes, as written: the project template in DIR (without
-    `-C`, in the directory it runs in, as any write there is judged)."""
-    if len(argv) < 2 or program_name(argv[0]) != "meson" or argv[1] != "init":
+    """What meson writes, as written: `meson init` the project template where it runs (`-C
+    DIR`) and, with `-b`, the build directory (`--builddir`, `build` below it); `meson setup
+    BUILDDIR` (or `meson BUILDDIR`) the build directory; `compile`, `test`, `install`,
+    `dist`, `devenv` and `configure` the one `-C` (or configure's operand) names."""
+    if len(argv) < 2 or program_name(argv[0]) != "meson":
         return ()
-    return tuple(f"{d.rstrip('/') or '/'}/meson.build" for d in option_values(argv[2:], ("-C",)))
+    command, args = argv[1], argv[2:]
+    if command == "init":
+        pairs = option_pairs(args, _MESON_INIT)
+        top = next((v for o, v in reversed(pairs) if o == "-C"), ".").rstrip("/") or "/"
+        built = [v for o, v in pairs if o == "--builddir"] or ["build"]
+        written = [f"{top}/meson.build"]
+        if built[-1] and (built != ["build"] or {"-b", "--build"} & set(args)):
+            # Relative to where the template is made.
+            absolute = built[-1].startswith(("/", "~")) or top == "."
+            written.append(built[-1] if absolute else f"{top}/{built[-1]}")
+        return tuple(written)
+    if command == "setup" or (not command.startswith("-") and command not in _MESON_COMMANDS):
+        rest = args if command == "setup" else argv[1:]
+        at = first_operand(rest, _MESON_SETUP)
+        return (rest[at],) if at < len(rest) else ()
+    if command in _MESON_IN_BUILD:
+        found = option_values(args, _MESON_DIRECTORY)
+        if command == "configure" and not found:
+            at = first_operand(args, _MESON_SETUP)
+            found = list(args[at : at + 1])
+        return tuple(found)
+    return ()
+
+
+_MESON_COMMANDS = frozenset(
+    {*_MESON_IN_BUILD, "init", "setup", "introspect", "wrap", "subprojects", "help"}
+    | {"rewrite", "compile", "env2mfile", "format", "fmt", "runpython"}
+)
+"""meson's commands: any other first word is `meson setup`'s build directory."""
 
 
 def cmake_build(argv: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:

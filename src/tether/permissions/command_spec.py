@@ -141,6 +141,10 @@ class CommandSpec:
     their `conftest.py`): outside the workspace, code no rule has seen."""
     modules: Mapping[str, str] = field(default_factory=dict[str, str])
     """`-m MODULE` runs a command described in the table under that name (`python -m pytest`)."""
+    optional_valued: frozenset[str] = frozenset()
+    """Of the long options taking a value, those whose value is optional (argparse's
+    `nargs='?'`: `pytest --cov`, `--cov=src`, `--cov src`): the next word is not its value
+    when it is an option (`--cov --cov-config=FILE`)."""
 
     @cached_property
     def valued_options(self) -> frozenset[str]:

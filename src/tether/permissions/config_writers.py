@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from tether.permissions.go_generate import go_global
 from tether.permissions.option_names import long_option
-from tether.permissions.shell_words import HOME, program_name
+from tether.permissions.shell_words import DYN, HOME, program_name
 
 _PIP = HOME + "/.config/pip/pip.conf"
 _SHELL_STARTUP = tuple(
@@ -33,6 +33,12 @@ _CONDA_VALUED = frozenset(
 """Their options taking a value, before or between the words that select a write
 (`micromamba -r DIR shell -s bash init`); argparse takes `--se` for `--set` (conda, mamba)."""
 _MAMBA_CONFIG = ("set", "append", "prepend", "remove", "remove-key")
+_ENV_VARIABLES = tuple(
+    (("env", "config", "vars", verb), DYN + "/conda-meta/state") for verb in ("set", "unset")
+)
+"""`conda env config vars set NAME=VALUE` writes the environment's state file (in the active
+environment, or the one `-n`/`-p` names): its variables are set at every later activation
+(`LD_PRELOAD`, `PATH`), so it is asked as a write of a file chosen as it runs."""
 _NPM = HOME + "/.npmrc"
 
 CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
@@ -68,15 +74,18 @@ CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
     # which every later shell runs; `--reverse` rewrites them too.
     "conda": (
         *((("config", verb), HOME + "/.condarc") for verb in _CONDA_CONFIG),
+        *_ENV_VARIABLES,
         *((("init",), path) for path in _SHELL_STARTUP),
     ),
     "mamba": (
         *((("config", verb), HOME + "/.condarc") for verb in _CONDA_CONFIG),
+        *_ENV_VARIABLES,
         *((verbs, path) for verbs in (("init",), ("shell", "init")) for path in _SHELL_STARTUP),
         *((("shell", "deinit"), path) for path in _SHELL_STARTUP),
     ),
     "micromamba": (
         *((("config", verb), HOME + "/.mambarc") for verb in _MAMBA_CONFIG),
+        *_ENV_VARIABLES,
         *((("shell", verb), path) for verb in ("init", "deinit") for path in _SHELL_STARTUP),
     ),
     "poetry": ((("config",), HOME + "/.config/pypoetry/config.toml"),),

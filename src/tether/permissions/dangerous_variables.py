@@ -31,6 +31,10 @@ DANGEROUS_VARIABLES = _names(
     # rclone's ssh program and password command (`--sftp-ssh`, `--password-command`, a
     # remote's `RCLONE_CONFIG_NAME_SSH`): programs it starts.
     "RCLONE_*SSH RCLONE_*COMMAND "
+    # conda's, mamba's and micromamba's configuration: the files read (`CONDARC`, `MAMBARC`)
+    # and any setting by its own variable (`CONDA_CHANNELS`, `MAMBA_ROOT_PREFIX`): channels
+    # whose packages' scripts run, environments and package caches written.
+    "CONDARC MAMBARC CONDA_* MAMBA_* "
     # vim/ex (man vim, :help startup): Ex commands or runtime files run at start.
     "VIM* EXINIT GVIMINIT MYVIMRC MYGVIMRC NVIM_* "
     # less (man less): input preprocessors, key bindings with commands, history file, its

@@ -63,6 +63,7 @@ _PYTEST = CommandSpec(
     flag_writes={"--cache-clear": ".pytest_cache"},
     # It deletes the directory it is given (and what is in it) before the run.
     deletes_valued=_s("--basetemp"),
+    optional_valued=_s("--cov"),
 )
 _PYTHON = CommandSpec("mentions", modules={"pytest": "pytest", "py.test": "pytest"})
 

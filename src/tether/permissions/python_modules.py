@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tether.permissions.interpreter_scripts import module_call
-from tether.permissions.shell_words import DYN, is_literal
+from tether.permissions.option_names import OptionGrammar, option_values
+from tether.permissions.shell_words import DYN, is_literal, program_name
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,11 @@ class ModuleFiles:
 
 def _s(*names: str) -> frozenset[str]:
     return frozenset(names)
+
+
+_PROGRAMS = _s("coverage")
+"""Modules installed as a program of the same name and command line whose writes the program's
+own table does not give (formatters' rewrites, `virtualenv DIR` are their tables')."""
 
 
 _MODULE_WRITES: Mapping[str, frozenset[str]] = {
@@ -71,11 +77,16 @@ _SQL_OPENS = re.compile(
 
 def module_files(argv: tuple[str, ...]) -> ModuleFiles:
     """What the module an interpreter runs reads, writes, serves or runs unseen, by its
-    options and the module's known behaviour."""
+    options and the module's known behaviour; the module's own program is that module
+    (`coverage html -d DIR` is `python3 -m coverage html -d DIR`)."""
     call = module_call(argv)
-    if call is None:
+    if call is not None:
+        words = call.words
+    elif argv and is_literal(argv[0]) and program_name(argv[0]) in _PROGRAMS:
+        words = (program_name(argv[0]), *argv[1:])
+    else:
         return ModuleFiles()
-    module, args = call.words[0], call.words[1:]
+    module, args = words[0], words[1:]
     if _asks_help(args):
         return ModuleFiles()
     behaviour = _BEHAVIOUR.get(module)
@@ -256,14 +267,7 @@ def _archived(args: tuple[str, ...]) -> ModuleFiles:
 
 
 def _option_values(args: tuple[str, ...], options: frozenset[str]) -> list[str]:
-    found: list[str] = []
-    for i, arg in enumerate(args):
-        if arg == "--":
-            break
-        option, eq, value = arg.partition("=")
-        if option in options:
-            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
-            found += [value] if value else []
-        elif len(arg) > 2 and arg[:2] in options and arg[1] != "-":
-            found.append(arg[2:])  # `-oOUT`
-    return found
+    """The values of `options` in `args`, a long one by any unambiguous prefix (argparse's
+    and optparse's: `coverage html --dir=DIR`)."""
+    grammar = OptionGrammar(tuple(sorted(options)), prefixes=True)
+    return [value for value in option_values(args, grammar) if value]

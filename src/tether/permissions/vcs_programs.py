@@ -3,12 +3,12 @@ the options that name a program they run, judged as that command is (`svn diff -
 CMD`, `--diff3-cmd`, `--editor-cmd`; `hg pull -e CMD`, `hg extdiff -p CMD`, `hg bisect -c
 CMD`, `hg merge --tool CMD`; `cvs -e CMD`); the repositories they use outside the workspace,
 whose configuration and hooks run code no rule has seen, judged as the repository `git -C
-DIR` finds there is (`hg -R DIR`, `hg --cwd DIR`, a local cvs root from `-d` or `$CVSROOT`,
-an svn `file://` URL); and the working copies and repositories they write (`svn export SRC
-DEST`, `svn checkout URL DEST`, `svn commit WC`, `svnadmin create DIR`) or read (`svn cat
-FILE`, `svn diff FILE`: the file or its pristine copy, a read as `git show HEAD:FILE` is). The
-variables naming
-programs they start (`HGEDITOR`, `CVSEDITOR`, `CVS_SERVER`, `HGMERGE`, `SVN_MERGE`) and hg's
+DIR` finds there is (`hg -R DIR`, `hg --cwd DIR`, `cd DIR && hg`, hg's local peers:
+hg_peers.py, a local cvs root from `-d` or `$CVSROOT`, an svn `file://` URL); and the
+working copies and repositories they write (`svn export SRC DEST`, `svn checkout URL DEST`,
+`svn commit WC`, `svnadmin create DIR`) or read (`svn cat FILE`, `svn diff FILE`: the file
+or its pristine copy, a read as `git show HEAD:FILE` is). The variables naming programs
+they start (`HGEDITOR`, `CVSEDITOR`, `CVS_SERVER`, `HGMERGE`, `SVN_MERGE`) and hg's
 `HGRCPATH` are dangerous_variables'."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tether.permissions.hg_peers import hg_peers
 from tether.permissions.option_names import (
     OptionGrammar,
     first_operand,
@@ -130,6 +131,8 @@ def vcs_use(argv: Argv, assignments: Assignments = ()) -> ProgramUse | None:
         return _svnadmin(args)
     if name == "cvs":
         return _cvs(args, assignments)
+    if name in _SVN_TOOLS:
+        return _svn_tool(name, args)
     return None
 
 
@@ -163,7 +166,9 @@ def _operands(args: Sequence[str], valued: frozenset[str]) -> list[str]:
 
 
 def _hg(args: Argv) -> ProgramUse:
-    loads = option_values(args, _HG_PLACES)
+    # Without `-R` or `--cwd`, the repository it finds from where it runs (`cd DIR && hg`).
+    loads = option_values(args, _HG_PLACES) or ["."]
+    peers = hg_peers(args, _HG_GLOBAL)
     at = first_operand(args, _HG_GLOBAL)
     word = args[at] if at < len(args) else ""
     runs: list[str] = []
@@ -173,7 +178,9 @@ def _hg(args: Argv) -> ProgramUse:
             grammar = OptionGrammar(options, grouped=True, prefixes=True)
             runs += [v for v in option_values(args[at + 1 :], grammar) if v not in runs]
     runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
-    return ProgramUse(runs=tuple(runs), repositories=tuple(loads))
+    return ProgramUse(
+        runs=tuple(runs), repositories=(*loads, *peers.repositories), writes=peers.writes
+    )
 
 
 def _svn(args: Argv) -> ProgramUse:
@@ -216,6 +223,58 @@ def _svnadmin(args: Argv) -> ProgramUse:
     if command in _SVNADMIN_READS:
         return ProgramUse(repositories=tuple(operands[:1]))
     return ProgramUse(writes=tuple(operands))
+
+
+_SVN_TOOLS = frozenset({"svnmucc", "svnsync", "svnrdump", "svnlook", "svnserve"})
+_FILE_URL = re.compile(r"file://", re.I)
+_SVN_TOOL_VALUED = frozenset(
+    {"-m", "--message", "-F", "--file", "-u", "--username", "-p", "--password", "-U"}
+    | {"--root-url", "-r", "--revision", "-X", "--extra-args", "--config-dir", "-t"}
+    | {"--config-option", "--with-revprop", "--transaction", "-l", "--limit", "-x"}
+    | {"--extensions", "--log-file", "--pid-file", "--config-file", "--listen-port"}
+    | {"--listen-host", "--memory-cache-size", "-M", "-c", "--threads", "--root"}
+)
+"""Their options taking a separate value (svnmucc's, svnrdump's, svnlook's, svnserve's)."""
+_SVNMUCC_READS = {"put": 1, "propsetf": 2}
+"""svnmucc's actions that put a local file's text in the repository: where it is among the
+action's words (`put SRC-FILE URL`, `propsetf NAME FILE URL`)."""
+
+
+def _svn_tool(name: str, args: Argv) -> ProgramUse:
+    """svnmucc, svnsync, svnrdump, svnlook and svnserve: a repository on this machine
+    (`file://` anywhere in a word, as an operand or an option's value: `-Ufile:///r`, or
+    svnlook's `REPOS_PATH`, svnserve's `-r ROOT`, all of the machine without one) is one whose
+    hooks run (a commit, a revision property set, a load) or whose files are read; the files
+    they read (`svnmucc put FILE URL`, `-F`, `svnrdump load -F`, svnserve's `--config-file`)
+    and write (`svnrdump dump -F FILE`, svnserve's `--log-file`, `--pid-file`)."""
+    repositories = [
+        _file_url_path(arg[found.start() :]) for arg in args if (found := _FILE_URL.search(arg))
+    ]
+    operands = _operands(args, _SVN_TOOL_VALUED)
+    files = option_values(args, OptionGrammar(("-F", "--file"), prefixes=True))
+    reads: list[str] = []
+    writes: list[str] = []
+    if name == "svnmucc":
+        reads += [*files, *option_values(args, OptionGrammar(("-X", "--extra-args")))]
+        for at, word in enumerate(operands):
+            step = _SVNMUCC_READS.get(word)
+            if step is not None and at + step < len(operands):
+                reads.append(operands[at + step])
+    elif name == "svnrdump":
+        (writes if operands[:1] == ["dump"] else reads).extend(files)
+    elif name == "svnlook":
+        repositories += operands[1:2]
+    elif name == "svnserve" and not {"--version", "--help", "-h", "--?"} & set(args):
+        served = option_values(args, OptionGrammar(("-r", "--root"), grouped=True))
+        repositories += served or ["/"]  # without a root, every repository of the machine
+        reads += option_values(args, OptionGrammar(("--config-file",), prefixes=True))
+        logs = OptionGrammar(("--log-file", "--pid-file"), prefixes=True)
+        writes += option_values(args, logs)
+    return ProgramUse(
+        repositories=tuple(repositories),
+        reads=tuple(r for r in reads if r != "-"),
+        writes=tuple(writes),
+    )
 
 
 def _cvs(args: Argv, assignments: Assignments) -> ProgramUse:
