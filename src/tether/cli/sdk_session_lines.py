@@ -101,7 +101,6 @@ def result_line(
         "duration_ms": finished.duration_ms,
         "duration_api_ms": so_far.api_ms,
         "num_turns": num_turns,
-        "result": finished.result,
         "stop_reason": finished.stop_reason,
         "session_id": so_far.session_id,
         "total_cost_usd": round(so_far.cost_usd, 6),
@@ -120,7 +119,10 @@ def result_line(
     if finished.api_error_status is not None:
         line.update(sdk_api_error.result_fields(finished))
     elif finished.is_error:
+        # As Claude Code: an error subtype's result has no `result`; `errors` says what ended it.
         line["errors"] = [error_text(finished, facts)]
+    else:
+        line["result"] = finished.result
     if structured is not None:
         line["structured_output"] = structured
         # As Claude Code: the result is the answer itself, as compact JSON.
