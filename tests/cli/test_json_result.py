@@ -33,6 +33,9 @@ def test_json_result_has_the_model_usage_stream_json_reports(
             "outputTokens": usage["output_tokens"],
             "cacheReadInputTokens": usage["cache_read_input_tokens"],
             "cacheCreationInputTokens": usage["cache_creation_input_tokens"],
+            "cacheCreationEphemeral5mInputTokens": usage["cache_creation"][
+                "ephemeral_5m_input_tokens"
+            ],
             "costUSD": printed["total_cost_usd"],
         }
     }

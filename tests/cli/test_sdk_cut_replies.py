@@ -97,8 +97,8 @@ async def test_a_second_refusal_ends_the_turn_with_an_error(
         result = [m async for m in client.receive_response()][-1]
     assert isinstance(result, ResultMessage)
     assert result.is_error
-    assert result.result is not None
-    assert "refused again" in result.result
+    assert result.errors is not None
+    assert "refused again" in result.errors[0]
     assert len(fake_model.requests) == 2
     sdk.assert_lines_parse()
 
@@ -116,8 +116,8 @@ async def test_the_output_limit_is_resumed_three_times_then_the_turn_fails(
     result = messages[-1]
     assert isinstance(result, ResultMessage)
     assert (result.is_error, result.num_turns) == (True, 4)
-    assert result.result is not None
-    assert "cut at the output limit" in result.result
+    assert result.errors is not None
+    assert "cut at the output limit" in result.errors[0]
     assert len(fake_model.requests) == 4
     notes = [m for m in messages if isinstance(m, UserMessage)]
     assert len(notes) == 3
@@ -154,6 +154,7 @@ def test_an_empty_cut_reply_ends_the_turn_saying_why(
     assert result.exit_code == 1, result.stderr
     body = result.json()
     assert body["is_error"] is True
-    assert said in body["result"]
+    assert "result" not in body  # as Claude Code: an error's result has none
+    assert said in body["errors"][0]
     assert result.stderr.count(said) == 1, result.stderr
     assert len(fake_model.requests) == 1

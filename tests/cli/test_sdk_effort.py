@@ -37,6 +37,8 @@ async def test_effort_is_sent_as_output_config_with_adaptive_thinking(
         ("claude-sonnet-4-6", "xhigh", "high"),  # max but no xhigh
         ("claude-sonnet-4-6", "max", "max"),
         ("claude-opus-4-8", "xhigh", "xhigh"),
+        ("claude-haiku-5-5", "xhigh", "xhigh"),  # as Claude Code sends it
+        ("claude-haiku-5-5", "max", "max"),
     ],
 )
 async def test_a_level_the_model_does_not_take_goes_down_to_one_it_does(
@@ -64,6 +66,8 @@ async def test_without_thinking_the_level_is_held_at_high(
         # Claude Code's defaults, measured model by model (its bundled CLI's requests).
         ("claude-opus-5-5", {"type": "adaptive"}, "medium"),
         ("claude-sonnet-5-5", {"type": "adaptive"}, "medium"),
+        ("claude-haiku-5-5", {"type": "adaptive"}, "medium"),
+        ("haiku", {"type": "adaptive"}, "medium"),
         ("opus", {"type": "adaptive"}, "medium"),
         ("sonnet", {"type": "adaptive"}, "medium"),
         ("opusplan", {"type": "adaptive"}, "medium"),

@@ -55,7 +55,7 @@ async def test_an_unknown_model_is_an_error_and_changes_nothing(
     fake_model.script(reply(text("still sonnet")))
     seen = await _each(sdk, ["/model anthropic/", "hi"])
     assert _result(seen[0]).is_error
-    assert "names no model" in str(_result(seen[0]).result)
+    assert "names no model" in str(_result(seen[0]).errors)
     assert [r.body["model"] for r in fake_model.requests] == ["claude-sonnet-4-5"]
 
 

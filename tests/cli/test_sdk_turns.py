@@ -64,6 +64,11 @@ async def test_the_turn_limit_runs_the_last_calls_then_stops(
     # Claude Code counts the unread round of results as a turn.
     assert (result.subtype, result.is_error, result.num_turns) == ("error_max_turns", True, 2)
     assert result.errors == ["Reached maximum number of turns (1)"]
+    # As Claude Code: an error subtype's result carries no `result` (the last reply's text is
+    # no answer); `errors` says what ended the turn.
+    [line] = [line for line in sdk.lines() if line["type"] == "result"]
+    assert "result" not in line
+    assert result.result is None
 
 
 async def test_cost_is_the_sessions_running_total(sdk: SdkRun, fake_model: FakeModelServer) -> None:

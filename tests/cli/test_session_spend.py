@@ -50,9 +50,7 @@ def test_a_resumed_session_counts_its_subagents_and_summaries(
     stopped = tether("-c", "-p", "more", "--max-budget-usd", "0.5", "--output-format", "json")
     assert stopped.exit_code == 1, stopped.stderr
     assert stopped.json()["subtype"] == "error_max_budget_usd"
-    assert stopped.json()["result"] == (
-        "Not run: the budget ($0.5) is spent; this session has cost $0.8210 so far."
-    )
+    assert stopped.json()["errors"] == ["Reached maximum budget ($0.5)"]  # Claude Code's words
     assert len(fake_model.requests) == asked  # stopped before asking the model
 
     fake_model.script(reply(text("one more"), usage=usage(10)))

@@ -204,7 +204,7 @@ def test_a_signal_stops_headless_cleanly_and_the_session_resumes(
     assert (result["subtype"], result["is_error"]) == ("error_during_execution", True)
     # Ctrl+C is said as before a turn starts; another signal is named.
     said = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
-    assert result["result"] == said
+    assert result["errors"] == [said]
     with pytest.raises(ProcessLookupError):
         os.kill(shell, 0)  # the command's group was stopped
 

@@ -72,7 +72,7 @@ def test_a_loop_that_shows_nothing_new_is_stopped(
     args = ["-p", "go", "--output-format", "json", "--dangerously-skip-permissions"]
     result = tether(*args, *_model(wire))
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert result.json()["result"].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
+    assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
     assert len(fake_model.requests) <= IDLE_STOP_AT + REWRITTEN_AT + 6
 
 
@@ -107,7 +107,7 @@ def test_background_jobs_each_waking_the_model_to_start_the_next_are_bounded_in_
     fake_model.responder = respond
     result = tether("-p", "go", "--output-format", "json", *_model(wire))
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert result.json()["result"].startswith(f"stopped: the model {IDLE}")
+    assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE}")
     assert len(fake_model.requests) < CAP
 
 
@@ -122,7 +122,7 @@ def test_a_job_left_running_by_a_stopped_loop_does_not_keep_p_waiting(
     )
     result = tether("-p", "go", "--output-format", "json")
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert result.json()["result"].startswith(f"stopped: the model {IDLE} in {WAITING_STOP_AT}")
+    assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {WAITING_STOP_AT}")
 
 
 def _git_history(ws: Path, commits: int) -> None:

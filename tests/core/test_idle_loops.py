@@ -96,8 +96,8 @@ def test_a_loop_that_only_sees_new_output_is_told_then_stopped(
     result = tether(*args, "--dangerously-skip-permissions", *_model(wire))
     assert result.exit_code == 1, result.stdout + result.stderr
     outcome = result.json()
-    assert outcome["result"].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT} replies")
-    assert "the session is kept" in outcome["result"]
+    assert outcome["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT} replies")
+    assert "the session is kept" in outcome["errors"][0]
     # The loop's first output was new (the first reply is headway, then none is).
     calls = len(fake_model.requests)
     assert calls in (IDLE_STOP_AT, IDLE_STOP_AT + 1)
@@ -189,7 +189,7 @@ def test_the_same_page_again_and_again_is_no_headway(
     args = ["-p", "go", "--output-format", "json", "--max-turns", "60"]
     result = tether(*args, "--dangerously-skip-permissions")
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert result.json()["result"].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
+    assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
 
 
 CLOCK_SERVER = """
@@ -228,7 +228,7 @@ def test_an_mcp_tool_asked_the_same_again_with_a_counter_is_no_headway(
     args = ["-p", "go", "--output-format", "json", "--max-turns", "60"]
     result = tether(*args, "--dangerously-skip-permissions")
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert result.json()["result"].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
+    assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
     # The first "step N" is new in words too (and what it shows may be); then no headway
     # for IDLE_STOP_AT replies.
     assert len(fake_model.requests) - len(steps) - IDLE_STOP_AT in (1, 2)

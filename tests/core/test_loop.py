@@ -212,6 +212,16 @@ def test_max_turns_runs_the_last_calls_and_stops(
     assert result.json_lines()[-1]["num_turns"] == 3
 
 
+def test_max_turns_in_text_mode_says_the_limit(fake_model: FakeModelServer, tether: Run) -> None:
+    """Text mode prints what the result's `errors` says, not the last reply's text."""
+    fake_model.script(reply(text("looking"), tool_use("Bash", command="true")))
+    result = tether("-p", "loop", "--max-turns", "1")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "tether: Reached maximum number of turns (1)" in result.stderr
+    assert "looking" not in result.stderr
+
+
 def test_stream_json_shapes(fake_model: FakeModelServer, tether: Run) -> None:
     fake_model.script(reply(text("a"), tool_use("Bash", command="true")), reply(text("b")))
     lines = tether("-p", "x", "--output-format", "stream-json").json_lines()

@@ -76,8 +76,8 @@ def test_a_near_identical_loop_is_told_then_stopped_and_the_session_goes_on(
     result = tether("-p", "go", "--output-format", "json", "--max-turns", "40", *_model(wire))
     assert result.exit_code == 1, result.stdout
     outcome = result.json()
-    assert outcome["result"].startswith("stopped: the model made "), outcome["result"]
-    assert "the session is kept" in outcome["result"]
+    assert outcome["errors"][0].startswith("stopped: the model made "), outcome["errors"][0]
+    assert "the session is kept" in outcome["errors"][0]
     assert len(fake_model.requests) <= STUCK_STOP_AT
     told = _reminders(fake_model)
     assert told

@@ -52,7 +52,7 @@ def test_the_same_failing_call_is_told_then_stopped_and_the_session_goes_on(
     assert "The same call (Read) has now failed 3 times," in note
     outcome = result.json()
     assert (outcome["subtype"], outcome["is_error"]) == ("error_during_execution", True)
-    assert outcome["result"].startswith(
+    assert outcome["errors"][0].startswith(
         "stopped: the model made the same failing call 8 times in its last 8 replies (Read)"
     )
     assert result.stderr.count("failing call 8 times") <= 1  # said once, if on stderr at all

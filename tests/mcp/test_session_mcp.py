@@ -241,7 +241,7 @@ def test_a_signal_while_servers_connect_stops_headless_at_once(
     out, err = proc.communicate(timeout=30)  # not the two minutes of the server's timeout
     assert proc.returncode == 128 + signal.SIGTERM, err
     body = json.loads(out)
-    assert (body["subtype"], body["result"]) == ("error_during_execution", "stopped by SIGTERM")
+    assert (body["subtype"], body["errors"]) == ("error_during_execution", ["stopped by SIGTERM"])
     assert fake_model.requests == []
 
 

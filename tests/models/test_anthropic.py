@@ -62,7 +62,12 @@ async def test_thinking_text_and_tool_call_make_one_message(fake_model: FakeMode
     events, error = await run(claude(fake_model.url), ask(tools=TOOLS))
     assert error is None
     # The start comes first: the endpoint's ids, and the input and cache counts already known.
-    start_usage = Usage(**{**USAGE, "output_tokens": 1})
+    start_usage = Usage(
+        **{**USAGE, "output_tokens": 1},
+        ephemeral_5m_input_tokens=USAGE["cache_creation_input_tokens"],
+        ephemeral_1h_input_tokens=0,
+        service_tier="standard",
+    )
     assert events[0] == ResponseStarted("started", "msg_1", "req_0", start_usage)
     chunks = events[1:-1]
     assert not any(isinstance(c, ResponseStarted) for c in chunks)
@@ -83,7 +88,8 @@ async def test_thinking_text_and_tool_call_make_one_message(fake_model: FakeMode
             ),
         ),
         stop_reason="tool_use",
-        usage=Usage(**USAGE),
+        # The API's, read: of the output, the tokens thought with (the fake's estimate).
+        usage=start_usage.model_copy(update={"output_tokens": 34, "thinking_tokens": 6}),
         message_id="msg_1",
         request_id="req_0",
     )

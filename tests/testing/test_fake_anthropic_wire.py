@@ -46,6 +46,10 @@ def test_text_streams_in_several_deltas_and_assembles(
             "output_tokens": len(long_text) // 4,
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
+            # As the API says them: the cache split, the tier, the tokens thought with.
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+            "service_tier": "standard",
+            "output_tokens_details": {"thinking_tokens": 0},
         },
     }
     assert message.usage.input_tokens > 0
@@ -149,7 +153,12 @@ def test_usage_override_and_stop_reason(
     fake_model.script(reply(text("partial"), stop_reason="max_tokens", usage=usage))
     message = stream_final(claude)
     assert message.stop_reason == "max_tokens"
-    assert message.usage.model_dump(exclude_none=True) == usage
+    assert message.usage.model_dump(exclude_none=True) == {
+        **usage,
+        "cache_creation": {"ephemeral_5m_input_tokens": 300, "ephemeral_1h_input_tokens": 0},
+        "service_tier": "standard",
+        "output_tokens_details": {"thinking_tokens": 0},
+    }
 
 
 def test_stop_sequence_is_reported(

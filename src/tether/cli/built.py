@@ -45,6 +45,8 @@ class Built:
     """The `statusLine` command and padding (`tether.cli.status_line`), or why it is ignored."""
     output_style: str = "default"
     """The name of the output style in use."""
+    provider: str = "anthropic"
+    """The name of the provider the session's model was resolved on (at its start)."""
     reread_agents: Callable[[], AgentCatalog] | None = None
     """Reads the agent files again; the session offers what it finds from then on (Claude
     Code's /agents loads a file added by hand so)."""

@@ -160,8 +160,12 @@ async def run_headless(
     assert finished is not None
     if lines is None:
         if finished.is_error:
-            if _first_line(finished.result) not in shown_errors:
-                print(f"tether: {terminal_safe(finished.result or finished.subtype)}", file=err)
+            from tether.cli.sdk_session_lines import error_text
+
+            # What the result's `errors` says (its `result` is no error's text).
+            said = error_text(finished, _facts(built, opts))
+            if _first_line(said) not in shown_errors:
+                print(f"tether: {terminal_safe(said)}", file=err)
         else:
             finished_text(finished, out)
     elif streaming:

@@ -37,6 +37,7 @@ def session_facts(built: Built, mode_name: str) -> SessionFacts:
         max_turns=session.agent.max_turns,
         max_budget_usd=session.agent.max_budget_usd,
         plugins=tuple(built.plugins.described()),
+        provider=built.provider,
     )
 
 

@@ -121,21 +121,30 @@ def new_message_id() -> str:
 def result_usage(usage: Usage) -> Line:
     """A turn's usage on its `result` line, with Claude Code's twelve keys: the counts the API
     gave, the searches and fetches its server tools ran (tether offers no fetch tool), the
-    cache written split by lifetime (tether's breakpoints are all the API's five-minute
-    ones), and what Claude Code says of the tier, region, speed and compaction iterations
-    when the API names none (tether asks for no priority tier, region or fast mode)."""
-    counts = usage.model_dump(exclude=("web_search_requests",))
+    tokens the model thought with, the cache written split by lifetime and the service tier,
+    as the API said them (as Claude Code, 0 and `standard` where it said none), and what Claude
+    Code says of the region, speed and compaction iterations (tether asks for no region or
+    fast mode)."""
+    counts = usage.model_dump(
+        exclude=(
+            "web_search_requests",
+            "thinking_tokens",
+            "ephemeral_5m_input_tokens",
+            "ephemeral_1h_input_tokens",
+            "service_tier",
+        )
+    )
     return {
         **counts,
-        "output_tokens_details": {"thinking_tokens": 0},
+        "output_tokens_details": {"thinking_tokens": usage.thinking_tokens},
         "server_tool_use": {
             "web_search_requests": usage.web_search_requests,
             "web_fetch_requests": 0,
         },
-        "service_tier": "standard",
+        "service_tier": usage.service_tier or "standard",
         "cache_creation": {
-            "ephemeral_1h_input_tokens": 0,
-            "ephemeral_5m_input_tokens": usage.cache_creation_input_tokens,
+            "ephemeral_1h_input_tokens": usage.ephemeral_1h_input_tokens or 0,
+            "ephemeral_5m_input_tokens": usage.ephemeral_5m_input_tokens or 0,
         },
         "inference_geo": "",
         "iterations": [],

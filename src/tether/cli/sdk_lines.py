@@ -22,7 +22,8 @@ from tether.cli.sdk_line_shapes import (
     tool_result_line,
     user_line,
 )
-from tether.cli.sdk_message_json import block_json, only_reminders, synthetic, usage_figures
+from tether.cli.sdk_message_json import block_json, only_reminders, synthetic
+from tether.cli.sdk_model_usage import ModelSpend
 from tether.cli.sdk_session_lines import (
     SessionFacts,
     SessionSoFar,
@@ -67,8 +68,10 @@ class LineMaker:
     )
     _finished: dict[str, ToolFinished] = field(default_factory=dict[str, ToolFinished])
     _partial: PartialMessage | None = None
-    _spend: dict[str, list[float]] = field(default_factory=dict[str, list[float]])
+    _spend: ModelSpend = field(default_factory=ModelSpend)
     """Per model, what the session used and cost so far (Claude Code's `modelUsage`)."""
+    _agent: Agent | None = None
+    """The session's agent (`watch_aside`): the limits its calls are made with."""
     _cost_usd: float = 0.0
     _api_ms: int = 0
     _results_unread: bool = False
@@ -268,7 +271,7 @@ class LineMaker:
                 ]
             return [user_line(self.session_id, message, parent)]
         if event.model is not None and event.usage is not None:
-            self.spent(event.model, event.usage, event.cost_usd)
+            self.spent(event.model, event.usage, event.cost_usd, own=parent is None)
         partial = None
         if parent is None and self.include_partial:  # a subagent's replies are not streamed
             # A reply nothing was streamed of (its calls came whole) still has its events.
@@ -317,16 +320,19 @@ class LineMaker:
     def watch_aside(self, agent: Agent) -> None:
         """Count the calls `agent` makes aside on its model in `modelUsage`, as Claude Code
         counts every request it makes."""
+        self._agent = agent
         agent.aside_watchers.append(lambda u: self.spent(agent.model_id, u, agent.price(u)))
 
-    def spent(self, model: str, usage: Usage, cost_usd: float) -> None:
+    def spent(self, model: str, usage: Usage, cost_usd: float, *, own: bool = True) -> None:
         """Count a model call in `modelUsage`: a reply of the conversation, or a call made
-        aside on the session's model (a compaction summary, WebSearch's search request)."""
-        spent = self._spend.setdefault(model, [0.0] * 6)
-        for i, value in enumerate(usage_figures(usage)):
-            spent[i] += value
-        spent[4] += cost_usd
-        spent[5] += usage.web_search_requests
+        aside on the session's model (a compaction summary, WebSearch's search request), with
+        the limits the session's agent makes its calls with (not `own`: a subagent's)."""
+        agent = self._agent if own else None
+        limits = None
+        if agent is not None:
+            window = agent.compaction.policy.window if agent.compaction is not None else 0
+            limits = (window, agent.max_tokens)
+        self._spend.add(model, usage, cost_usd, limits)
 
     def subagent(self, event: SubagentStarted | SubagentMessage | SubagentFinished) -> list[Line]:
         if isinstance(event, SubagentMessage):

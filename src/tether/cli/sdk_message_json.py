@@ -1,4 +1,4 @@
-"""Content blocks and usage as the stream-json lines carry them: the Messages API's shapes,
+"""Content blocks as the stream-json lines carry them: the Messages API's shapes,
 without tether's own fields."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tether.core.cut_replies import Cut, note_text
-from tether.protocol import Message, TextBlock, ToolResultBlock, Usage
+from tether.protocol import Message, TextBlock, ToolResultBlock
 
 
 def block_json(block: Any) -> dict[str, Any]:
@@ -34,13 +34,3 @@ def synthetic(line: dict[str, Any], cut: Cut, refused_id: str | None) -> dict[st
         line["refused_message_id"] = refused_id
         line["refusal_retry"] = True
     return line
-
-
-def usage_figures(usage: Usage) -> tuple[int, int, int, int]:
-    """Input, output, cache read and cache creation tokens."""
-    return (
-        usage.input_tokens,
-        usage.output_tokens,
-        usage.cache_read_input_tokens,
-        usage.cache_creation_input_tokens,
-    )

@@ -11,6 +11,7 @@ from typing import Any
 from tether import __version__
 from tether.cli import sdk_api_error
 from tether.cli.sdk_line_shapes import result_usage
+from tether.cli.sdk_model_usage import ModelSpend
 from tether.protocol import SessionStarted, TurnFinished, Usage
 
 Line = dict[str, Any]
@@ -47,6 +48,8 @@ class SessionFacts:
     max_budget_usd: float | None = None
     plugins: tuple[dict[str, str], ...] = ()
     """The session's plugins: name, path, source (`name@marketplace`), version."""
+    provider: str = "anthropic"
+    """The provider the session's model was resolved on."""
 
 
 def init_line(started: SessionStarted, facts: SessionFacts, session_id: str) -> Line:
@@ -82,8 +85,8 @@ class SessionSoFar:
     session_id: str
     cost_usd: float
     api_ms: int
-    spend: dict[str, list[float]]
-    """Per model: input, output, cache read, cache creation tokens, cost, web searches."""
+    spend: ModelSpend
+    """Per model: what the session spent, and the limits of its calls."""
 
 
 def result_line(
@@ -101,12 +104,13 @@ def result_line(
         "duration_ms": finished.duration_ms,
         "duration_api_ms": so_far.api_ms,
         "num_turns": num_turns,
-        "result": finished.result,
         "stop_reason": finished.stop_reason,
         "session_id": so_far.session_id,
         "total_cost_usd": round(so_far.cost_usd, 6),
         "usage": result_usage(finished.usage),
-        "modelUsage": model_usage(so_far.spend, facts),
+        "modelUsage": so_far.spend.report(
+            (facts.context_window, facts.max_output_tokens), facts.provider
+        ),
         "permission_denials": [
             {"tool_name": d.tool_name, "tool_use_id": d.tool_use_id, "tool_input": d.tool_input}
             for d in finished.permission_denials
@@ -120,29 +124,15 @@ def result_line(
     if finished.api_error_status is not None:
         line.update(sdk_api_error.result_fields(finished))
     elif finished.is_error:
+        # As Claude Code: an error subtype's result has no `result`; `errors` says what ended it.
         line["errors"] = [error_text(finished, facts)]
+    else:
+        line["result"] = finished.result
     if structured is not None:
         line["structured_output"] = structured
         # As Claude Code: the result is the answer itself, as compact JSON.
         line["result"] = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
     return line
-
-
-def model_usage(spend: dict[str, list[float]], facts: SessionFacts) -> dict[str, Any]:
-    """Claude Code's `modelUsage`: per model, what the session used and cost so far."""
-    return {
-        model: {
-            "inputTokens": int(spent[0]),
-            "outputTokens": int(spent[1]),
-            "cacheReadInputTokens": int(spent[2]),
-            "cacheCreationInputTokens": int(spent[3]),
-            "webSearchRequests": int(spent[5]) if len(spent) > 5 else 0,
-            "costUSD": round(spent[4], 6),
-            "contextWindow": facts.context_window,
-            "maxOutputTokens": facts.max_output_tokens,
-        }
-        for model, spent in spend.items()
-    }
 
 
 def error_text(finished: TurnFinished, facts: SessionFacts) -> str:

@@ -435,4 +435,5 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         status_line=status_setting(settings.data),
         output_style=style_name,
         reread_agents=reread_agents,
+        provider=resolved.provider.name,
     )

@@ -37,7 +37,7 @@ from tether.models.endpoint import Endpoint, api_error_message, api_error_type
 from tether.models.idle import IdleLimits, default_idle_limits
 from tether.models.lazy_client import LazyClient
 from tether.models.tool_arguments import tool_use_block
-from tether.models.usage_counts import SaidOnce, unread_counts
+from tether.models.usage_counts import SaidOnce, said_beside, unread_counts
 from tether.models.wire_cache import ConvertedMessages
 from tether.protocol import (
     ContentBlock,
@@ -306,14 +306,8 @@ class _Assembly:
                 counts[name] = value
                 self.unread.pop(name, None)
         self.unread.update(unread_counts(counts_given, _TOKEN_COUNTS))
-        # The searches the API ran for the reply, billed apart: `server_tool_use`.
-        server = _object(counts_given.get("server_tool_use"))
-        searches = server.get("web_search_requests", self.usage.web_search_requests)
-        if not is_token_count(searches):
-            searches = self.usage.web_search_requests
-            if server.get("web_search_requests") is not None:
-                self.unread.update(unread_counts(server, ("web_search_requests",)))
-        self.usage = Usage(**counts, web_search_requests=searches)
+        beside = said_beside(counts_given, self.usage, self.unread)  # searches, thinking...
+        self.usage = Usage(**counts, **beside)
 
     def done(self) -> ResponseDone:
         blocks: list[ContentBlock] = []

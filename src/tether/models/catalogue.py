@@ -236,8 +236,8 @@ def _openai(
 
 
 # The effort levels each model takes. Opus 4.5 was the first (three levels); `max` came with
-# the 4.6 models, `xhigh` with Opus 4.7; Haiku takes none. OpenAI's reasoning models take
-# `reasoning_effort`, from `minimal`.
+# the 4.6 models, `xhigh` with Opus 4.7; Haiku takes none before 5.5. OpenAI's reasoning
+# models take `reasoning_effort`, from `minimal`.
 _E_OPUS_4_5 = ("low", "medium", "high")
 _E_4_6 = ("low", "medium", "high", "max")
 _E_ALL = ("low", "medium", "high", "xhigh", "max")
@@ -247,11 +247,12 @@ _E_REASONING = ("minimal", "low", "medium", "high")
 _LISTED: tuple[ModelInfo, ...] = (
     _claude("claude-fable-5-1", _M, 128 * _K, 10.0, 50.0, "adaptive", _E_ALL),
     # Claude Code asks the 5.5 models for `medium` when no level is asked, Opus 4.7 for
-    # `xhigh`, the others for the API's `high` (measured: the request its bundled CLI sends).
+    # `xhigh`, the others for the API's `high` (measured: the request its bundled CLI sends;
+    # it sends Haiku 5.5 every level as asked, `xhigh` and `max` too).
     _claude("claude-opus-5-5", _M, 128 * _K, 4.0, 20.0, "adaptive", _E_ALL, "medium"),
     _claude("claude-sonnet-5-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL, "medium"),
     # Prompts over 100k tokens cost five times as much on Haiku 5.5; this is the base price.
-    _claude("claude-haiku-5-5", _M, 128 * _K, 0.10, 0.50, "adaptive"),
+    _claude("claude-haiku-5-5", _M, 128 * _K, 0.10, 0.50, "adaptive", _E_ALL, "medium"),
     _claude("claude-opus-5", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
     _claude("claude-sonnet-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL),
     _claude("claude-opus-4-8", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
@@ -288,6 +289,13 @@ _SNAPSHOTS = {
 
 MODELS: dict[str, ModelInfo] = {m.id: m for m in _LISTED}
 MODELS.update({dated: replaced(MODELS[alias], id=dated) for dated, alias in _SNAPSHOTS.items()})
+
+
+def canonical_id(model_id: str) -> str:
+    """The catalogue's name of a model a dated snapshot id names (Claude Code's
+    `canonicalModel`); any other id as it is."""
+    return _SNAPSHOTS.get(model_id, model_id)
+
 
 # Claude models older than the catalogue that take a thinking budget rather than `adaptive`.
 _BUDGET_THINKING_PREFIXES = (

@@ -346,6 +346,8 @@ def _usage(usage: dict[str, Any]) -> Usage:
         output_tokens=_count(usage, "completion_tokens"),
         cache_creation_input_tokens=written,
         cache_read_input_tokens=cached,
+        # Chat Completions' reasoning tokens are the thinking the model did.
+        thinking_tokens=_count(_object(usage.get("completion_tokens_details")), "reasoning_tokens"),
     )
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from typing import Any
 
-from tether.protocol import is_token_count
+from tether.protocol import Usage, is_token_count
+from tether.protocol.messages import NESTED_USAGE_COUNTS
 
 SHOWN_CHARS = 40
 
@@ -21,6 +23,29 @@ def unread_counts(given: Mapping[str, object], names: Iterable[str]) -> dict[str
         if value is not None and not is_token_count(value):
             unread[name] = _shown(value)
     return unread
+
+
+def said_beside(
+    given: Mapping[str, object], before: Usage, unread: dict[str, str]
+) -> dict[str, Any]:
+    """What `given` (a usage object of the Messages API's stream, cumulative) says beside
+    the token counts, as `Usage`'s fields: each one present replaces `before`'s; one that is
+    no count is noted in `unread` and `before`'s kept; the service tier as the API names it."""
+    said: dict[str, Any] = {}
+    for nested, names in NESTED_USAGE_COUNTS.items():
+        inner = given.get(nested)
+        if not isinstance(inner, dict):
+            continue
+        found = {str(k): v for k, v in inner.items()}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        for name in names:
+            if is_token_count(value := found.get(name)):
+                said[name] = value
+        unread.update(unread_counts(found, names))
+    tier = given.get("service_tier")
+    if isinstance(tier, str):
+        said["service_tier"] = tier
+    kept = ("service_tier", *(name for names in NESTED_USAGE_COUNTS.values() for name in names))
+    return {name: said.get(name, getattr(before, name)) for name in kept}
 
 
 class SaidOnce:

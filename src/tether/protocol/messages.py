@@ -220,16 +220,35 @@ def is_token_count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MOST_TOKENS
 
 
+NESTED_USAGE_COUNTS = {
+    "server_tool_use": ("web_search_requests",),
+    "output_tokens_details": ("thinking_tokens",),
+    "cache_creation": ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"),
+}
+"""The Messages API's usage objects within usage, and the counts `Usage` reads of each."""
+
+
+def _sum(first: int | None, then: int | None) -> int | None:
+    """Two counts added; None (not said) when neither was said."""
+    return None if first is None and then is None else (first or 0) + (then or 0)
+
+
 class Usage(Record):
     """Token counts of one model call, or of several added together, and the web searches the
     endpoint ran for it (billed apart from tokens). As JSON it has the Messages API's shape:
-    the searches under `server_tool_use` (written only when there were some)."""
+    the searches under `server_tool_use`, the thinking tokens under `output_tokens_details`,
+    the cache written split by lifetime under `cache_creation`, and `service_tier`, each
+    written only when the endpoint said it (the thinking and the searches: when not 0)."""
 
     __slots__ = (
         "cache_creation_input_tokens",
         "cache_read_input_tokens",
+        "ephemeral_1h_input_tokens",
+        "ephemeral_5m_input_tokens",
         "input_tokens",
         "output_tokens",
+        "service_tier",
+        "thinking_tokens",
         "web_search_requests",
     )
     input_tokens: Final[_Count]
@@ -237,6 +256,14 @@ class Usage(Record):
     cache_creation_input_tokens: Final[_Count]
     cache_read_input_tokens: Final[_Count]
     web_search_requests: Final[_Count]
+    thinking_tokens: Final[_Count]
+    """Of `output_tokens`, those the model thought with (the API's `output_tokens_details`)."""
+    ephemeral_5m_input_tokens: Final[_Count | None]
+    """Of `cache_creation_input_tokens`, those written for five minutes and for an hour (the
+    API's `cache_creation`); None: the endpoint did not split them."""
+    ephemeral_1h_input_tokens: Final[_Count | None]
+    service_tier: Final[str | None]
+    """The tier the endpoint served the call at (`standard`, `priority`, `batch`), if said."""
 
     def __init__(
         self,
@@ -246,21 +273,35 @@ class Usage(Record):
         cache_creation_input_tokens: int = 0,
         cache_read_input_tokens: int = 0,
         web_search_requests: int = 0,
+        thinking_tokens: int = 0,
+        ephemeral_5m_input_tokens: int | None = None,
+        ephemeral_1h_input_tokens: int | None = None,
+        service_tier: str | None = None,
     ) -> None:
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
         self.cache_creation_input_tokens = cache_creation_input_tokens
         self.cache_read_input_tokens = cache_read_input_tokens
         self.web_search_requests = web_search_requests
+        self.thinking_tokens = thinking_tokens
+        self.ephemeral_5m_input_tokens = ephemeral_5m_input_tokens
+        self.ephemeral_1h_input_tokens = ephemeral_1h_input_tokens
+        self.service_tier = service_tier
 
     @classmethod
     def _prepared(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "server_tool_use" in data:
-            data = dict(data)  # pyright: ignore[reportUnknownArgumentType]
-            server = data.pop("server_tool_use")
-            searches = server.get("web_search_requests") if isinstance(server, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-            if is_token_count(searches):
-                data.setdefault("web_search_requests", searches)
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)  # pyright: ignore[reportUnknownArgumentType]
+        for nested, names in NESTED_USAGE_COUNTS.items():
+            given = data.pop(nested, None)
+            for name in names:
+                value = given.get(name) if isinstance(given, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+                if is_token_count(value):
+                    data.setdefault(name, value)
+        tier = data.get("service_tier")
+        if tier is not None and not isinstance(tier, str):
+            data.pop("service_tier")  # a tier of another form is not one: not said
         return data  # pyright: ignore[reportUnknownVariableType]
 
     def model_dump(
@@ -274,6 +315,21 @@ class Usage(Record):
         searches = data.pop("web_search_requests", 0)
         if searches:
             data["server_tool_use"] = {"web_search_requests": searches, "web_fetch_requests": 0}
+        thinking = data.pop("thinking_tokens", 0)
+        if thinking:
+            data["output_tokens_details"] = {"thinking_tokens": thinking}
+        split = (
+            data.pop("ephemeral_5m_input_tokens", None),
+            data.pop("ephemeral_1h_input_tokens", None),
+        )
+        if split != (None, None):
+            five, hour = split
+            data["cache_creation"] = {
+                "ephemeral_5m_input_tokens": five or 0,
+                "ephemeral_1h_input_tokens": hour or 0,
+            }
+        if data.get("service_tier", 0) is None:
+            del data["service_tier"]
         return data
 
     def __add__(self, other: Usage) -> Usage:
@@ -284,6 +340,14 @@ class Usage(Record):
             + other.cache_creation_input_tokens,
             cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
             web_search_requests=self.web_search_requests + other.web_search_requests,
+            thinking_tokens=self.thinking_tokens + other.thinking_tokens,
+            ephemeral_5m_input_tokens=_sum(
+                self.ephemeral_5m_input_tokens, other.ephemeral_5m_input_tokens
+            ),
+            ephemeral_1h_input_tokens=_sum(
+                self.ephemeral_1h_input_tokens, other.ephemeral_1h_input_tokens
+            ),
+            service_tier=other.service_tier or self.service_tier,
         )
 
     @property

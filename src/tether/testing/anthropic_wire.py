@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tether.testing.script import Reply, TextPart, ThinkingPart, ToolCallPart, WebSearchPart
+from tether.testing.tokens import estimate_thinking_tokens
 
 # Deltas are cut this long so every block arrives in several events, as from the real API.
 CHUNK_CHARS = 20
@@ -86,13 +87,24 @@ def web_search_blocks(search: WebSearchPart) -> list[dict[str, Any]]:
 
 
 def api_usage(usage: Mapping[str, int], reply: Reply) -> dict[str, Any]:
-    """The reply's `usage` as the API reports it: the token counts, and under
-    `server_tool_use` the web searches it ran (billed apart), when it ran any."""
+    """The reply's `usage` as the API reports it at its end: the token counts, of the output
+    those the model thought with under `output_tokens_details`, and under `server_tool_use`
+    the web searches it ran (billed apart), when it ran any."""
     searches = sum(isinstance(block, WebSearchPart) for block in reply.blocks)
-    given: dict[str, Any] = dict(usage)
+    given: dict[str, Any] = {k: v for k, v in usage.items() if k != "thinking_tokens"}
+    thinking = usage.get("thinking_tokens", estimate_thinking_tokens(reply))
+    given["output_tokens_details"] = {"thinking_tokens": thinking}
     if searches:
         given["server_tool_use"] = {"web_search_requests": searches, "web_fetch_requests": 0}
     return given
+
+
+def _start_only(usage: Mapping[str, int]) -> dict[str, Any]:
+    """What the API says of a reply's usage at its start only (and in a whole message): the
+    cache written split by lifetime (the fake's prompt cache keeps five minutes) and the tier."""
+    written = usage["cache_creation_input_tokens"]
+    split = {"ephemeral_5m_input_tokens": written, "ephemeral_1h_input_tokens": 0}
+    return {"cache_creation": split, "service_tier": "standard"}
 
 
 def whole_message(
@@ -113,7 +125,7 @@ def whole_message(
         "content": content_blocks(reply, tool_ids),
         "stop_reason": reply.final_stop_reason(),
         "stop_sequence": stop_sequence,
-        "usage": api_usage(usage, reply),
+        "usage": {**api_usage(usage, reply), **_start_only(usage)},
     }
 
 
@@ -165,6 +177,7 @@ def stream_events(
         "output_tokens": 1,
         "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
         "cache_read_input_tokens": usage["cache_read_input_tokens"],
+        **_start_only(usage),
     }
     message = {
         "id": message_id,

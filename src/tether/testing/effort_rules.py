@@ -17,7 +17,8 @@ _ANTHROPIC: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"^claude-opus-4-5$"), ("low", "medium", "high")),
     (re.compile(r"^claude-(opus|sonnet)-4-6$"), ("low", "medium", "high", "max")),
     (re.compile(r"^claude-opus-4-[78]$"), _LEVELS),
-    (re.compile(r"^claude-(opus|sonnet|fable)-5(-\d+)?$"), _LEVELS),
+    # Haiku 5.5 takes every level (Claude Code sends it each, `xhigh` and `max` too).
+    (re.compile(r"^claude-(opus|sonnet|haiku|fable)-5(-\d+)?$"), _LEVELS),
 )
 _NEEDS_THINKING = ("xhigh", "max")
 

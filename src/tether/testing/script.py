@@ -29,6 +29,7 @@ USAGE_FIELDS = (
     "output_tokens",
     "cache_creation_input_tokens",
     "cache_read_input_tokens",
+    "thinking_tokens",
 )
 
 # Error types the Anthropic API uses, with the HTTP status each is sent with.

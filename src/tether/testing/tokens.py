@@ -31,6 +31,12 @@ def estimate_prompt_tokens(body: Mapping[str, Any], factor: float = 1.0) -> int:
     return max(1, int((text + images * IMAGE_TOKENS) * factor))
 
 
+def estimate_thinking_tokens(reply: Reply) -> int:
+    """Estimated size of what the model thinks in `reply` (part of its output tokens)."""
+    chars = sum(len(b.thinking) for b in reply.blocks if isinstance(b, ThinkingPart))
+    return chars // CHARS_PER_TOKEN
+
+
 def estimate_output_tokens(reply: Reply) -> int:
     """Estimated size of what the model says in `reply`."""
     chars = 0
