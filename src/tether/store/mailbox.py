@@ -269,6 +269,12 @@ class RosterStore(Protocol):
 class TeamStore(MailboxStore, RosterStore, Protocol):
     """A team's mailboxes and roster in one store: what both `open_*` functions return."""
 
+    def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
+        """`send`, and the sender's record changed (`update_member`'s checks) in the same
+        transaction: no reader sees the message before the sender's new state (a reply
+        before its sender stops responding). A sender with no record: the message alone."""
+        ...
+
 
 def open_team_store(
     url: str | None, *, project: Path, team: str, read_only: bool = False

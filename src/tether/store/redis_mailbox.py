@@ -125,15 +125,47 @@ class RedisMailboxStore:
 
         def add() -> None:
             with self._r.pipeline(transaction=True) as pipe:
-                pipe.sadd(self.key("mailboxes"), message.recipient)
-                self._make_group(pipe, message.recipient)
-                pipe.xadd(self._mailbox(message.recipient), {"data": data})
-                for result in pipe.execute(raise_on_error=False):
-                    if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
-                        raise result
+                self._queue_send(pipe, message, data)
 
         self._call(add)
         return message
+
+    def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
+        data = stored(message)
+
+        def add() -> None:
+            with self._r.pipeline(transaction=True) as pipe:
+                while True:
+                    try:
+                        pipe.watch(self.key("members"))
+                        raw = pipe.hget(self.key("members"), message.sender)
+                        member = (
+                            None
+                            if raw is None
+                            else changed_member(
+                                Member.model_validate_json(str(raw)), sender_changes
+                            )
+                        )
+                        pipe.multi()
+                        if member is not None:
+                            pipe.hset(self.key("members"), message.sender, dumps(member))
+                        self._queue_send(pipe, message, data)
+                        return
+                    except self._watch_error:
+                        continue
+
+        self._call(add)
+        return message
+
+    def _queue_send(self, pipe: Any, message: Message, data: str) -> None:
+        """Queue the message into its recipient's mailbox (its group made with the stream),
+        and run the transaction."""
+        pipe.sadd(self.key("mailboxes"), message.recipient)
+        self._make_group(pipe, message.recipient)
+        pipe.xadd(self._mailbox(message.recipient), {"data": data})
+        for result in pipe.execute(raise_on_error=False):
+            if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
+                raise result
 
     def _make_group(self, client: Any, member: str) -> None:
         """Queue `XGROUP CREATE ... MKSTREAM` (its BUSYGROUP reply, when the group is there,

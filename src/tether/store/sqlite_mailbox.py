@@ -102,6 +102,28 @@ class SqliteMailboxStore:
         )
         return message
 
+    def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
+        data = stored(message)
+
+        def send(db: sqlite3.Connection) -> None:
+            row = db.execute(
+                "SELECT data FROM members WHERE team = ? AND name = ?",
+                (self.team, message.sender),
+            ).fetchone()
+            if row is not None:
+                member = changed_member(Member.model_validate_json(row[0]), sender_changes)
+                db.execute(
+                    "UPDATE members SET data = ? WHERE team = ? AND name = ?",
+                    (dumps(member), self.team, message.sender),
+                )
+            db.execute(
+                "INSERT INTO mailbox (team, member, data) VALUES (?, ?, ?)",
+                (self.team, message.recipient, data),
+            )
+
+        self._run(send)
+        return message
+
     def receive(
         self,
         member: str,

@@ -175,6 +175,23 @@ class MemberProtocol:
             self.sending = None
             self.pending[message.id] = Pending(message, now, now + wait if wait > 0 else None)
 
+    def after_sent(
+        self, message: Message, now: float, *, timeout_s: float | None = None
+    ) -> MemberProtocol:
+        """This member as it will be once `message` is `sent` (a copy, telling nobody): its
+        new state, to be stored with the message."""
+        after = replace(
+            self,
+            listeners=[],
+            transitions=[],
+            pending=dict(self.pending),
+            expired=dict(self.expired),
+            owed=dict(self.owed),
+            answered=dict(self.answered),
+        )
+        after.sent(message, now, timeout_s=timeout_s)
+        return after
+
     def send_failed(self, message: Message, now: float, error: str) -> None:
         """The store refused the request: back to where the member was."""
         if self.sending is None or self.sending.id != message.id:
