@@ -263,6 +263,15 @@ class RosterStore(Protocol):
         """Every member, in the order they joined."""
         ...
 
+    def wait_members(
+        self, until: Callable[[list[Member]], bool], timeout_s: float, *, recheck_s: float
+    ) -> bool:
+        """Wait until `until` holds for the members (True), or `timeout_s` passes (False),
+        reading them again when the roster changes (the store tells: Redis publishes each
+        change, SQLite moves its data version) and at least every `recheck_s` (for what
+        `until` also looks at outside the store)."""
+        ...
+
     def close(self) -> None: ...
 
 

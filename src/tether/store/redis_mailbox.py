@@ -149,6 +149,7 @@ class RedisMailboxStore:
                         pipe.multi()
                         if member is not None:
                             pipe.hset(self.key("members"), message.sender, dumps(member))
+                            pipe.publish(self.key("roster"), message.sender)
                         self._queue_send(pipe, message, data)
                         return
                     except self._watch_error:
@@ -375,7 +376,12 @@ class RedisMailboxStore:
     def put_member(self, member: Member) -> Member:
         check_member(member)
         keys = [self.key("members"), self.key("joined"), self.key("joined_seq")]
-        self._call(lambda: self._put_member(keys=keys, args=[member.name, dumps(member)]))
+
+        def put() -> None:
+            self._put_member(keys=keys, args=[member.name, dumps(member)])
+            self._r.publish(self.key("roster"), member.name)
+
+        self._call(put)
         return member
 
     def update_member(
@@ -401,6 +407,7 @@ class RedisMailboxStore:
                         member = changed_member(current, changes)
                         pipe.multi()
                         pipe.hset(self.key("members"), name, dumps(member))
+                        pipe.publish(self.key("roster"), name)
                         pipe.execute()
                         return member
                     except self._watch_error:
@@ -417,6 +424,27 @@ class RedisMailboxStore:
             return [Member.model_validate_json(records[n]) for n in names if n in records]
 
         return self._call(read)
+
+    def wait_members(
+        self, until: Callable[[list[Member]], bool], timeout_s: float, *, recheck_s: float
+    ) -> bool:
+        def wait() -> bool:
+            deadline = time.monotonic() + timeout_s
+            changes = self._r.pubsub(ignore_subscribe_messages=True)
+            try:
+                changes.subscribe(self.key("roster"))  # before the first read: none missed
+                while not until(self.members()):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return False
+                    changes.get_message(timeout=min(left, recheck_s))
+                    while changes.get_message(timeout=0.0) is not None:
+                        pass  # every change told so far: one read sees them all
+                return True
+            finally:
+                changes.close()
+
+        return self._call(wait)
 
     def close(self) -> None:
         self._r.close()

@@ -286,5 +286,20 @@ class SqliteMailboxStore:
 
         return self._read(read)
 
+    def wait_members(
+        self, until: Callable[[list[Member]], bool], timeout_s: float, *, recheck_s: float
+    ) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            version = self._data_version()
+            if until(self.members()):
+                return True
+            read_at, delay = time.monotonic(), POLL_FIRST_S
+            while self._data_version() == version and time.monotonic() - read_at < recheck_s:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+                delay = min(delay * 2, POLL_MAX_S)
+
     def close(self) -> None:
         self._file.close()
