@@ -26,7 +26,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.store.task_store import absent_store, store_location
+from tether.store.store_url import absent_store, store_location
 
 DEFAULT_RECLAIM_AFTER_S = 30.0
 """How long a received message may stay unacknowledged before another consumer gets it."""
