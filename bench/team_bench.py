@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_env import fake_env
-from tether.store.mailbox import open_team_store
+from tether.store.mailbox import Member, TeamRecord, open_team_store
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
 from tether.testing.teammates import member_of
 
@@ -167,9 +167,52 @@ def team(tmp: Path, parts: tuple[str, ...], *, spawn: bool = False) -> dict[str,
     }
 
 
+SENDS = 5
+
+
+def send_cost(tmp: Path) -> dict[str, float]:
+    """`tether team send`'s start-up, side by side with the CLI's floor (`tether --version`):
+    the median of `SENDS` runs each, to a team whose teammate is recorded and not running;
+    and the share of a send's time its imports take (`-X importtime`, top level)."""
+    project = _project(tmp / "send", ())
+    store = open_team_store(None, project=project, team=TEAM)
+    try:
+        store.create_team(TeamRecord(name=TEAM))
+        store.put_member(Member(name="team-lead", state="idle"))
+        store.put_member(Member(name="alice"))
+    finally:
+        store.close()
+    env = {**os.environ, "TETHER_TRUST_WORKSPACE": "1"}
+
+    def median_s(*argv: str) -> float:
+        took: list[float] = []
+        for _ in range(SENDS):
+            started = time.perf_counter()
+            _tether(project, env, *argv)
+            took.append(time.perf_counter() - started)
+        return sorted(took)[len(took) // 2]
+
+    send = median_s("team", "send", TEAM, "alice", "hello")
+    floor = median_s("--version")
+    traced = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "tether", "team", "send", TEAM, "alice", "hi"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = [line.split("|") for line in traced.stderr.splitlines() if line.count("|") == 2]
+    # Top-level imports only (their names indented by one space): each counts its children.
+    imports_us = sum(int(r[1]) for r in rows if r[1].strip().isdigit() and r[2][1:2] != " ")
+    pydantic = "pydantic" in traced.stderr
+    return {"send_s": send, "floor_s": floor, "imports_s": imports_us / 1e6, "pydantic": pydantic}
+
+
 def main() -> dict[int, dict[str, dict[str, float]]]:
     results: dict[int, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="tether-team-bench-") as tmp:
+        results[0] = {"send": send_cost(Path(tmp))}
         for size in SIZES:
             parts = NAMES[:size]
             results[size] = {
@@ -186,8 +229,16 @@ def report(results: dict[int, dict[str, dict[str, float]]]) -> None:
         f"{LATENCY_S * 1000:.0f} ms a request; wall time includes process start-up; "
         f"load {os.getloadavg()[0]:.1f}"
     )
+    cost = results[0]["send"]
+    print(
+        f"  team send {cost['send_s']:.3f}s, tether --version {cost['floor_s']:.3f}s: "
+        f"{cost['send_s'] / cost['floor_s']:.1f}x the CLI's floor; imports "
+        f"{cost['imports_s']:.3f}s of it (pydantic imported: {bool(cost['pydantic'])})"
+    )
     print(f"  {'parts':<6} {'who':<22} {'wall':>8} {'requests':>9} {'written':>8}")
     for size, row in results.items():
+        if not size:
+            continue
         one, mates, spawned = row["one"], row["team"], row["spawned"]
         print(
             f"  {size:<6} {'one agent (tether -p)':<22} {one['wall_s']:>7.2f}s"

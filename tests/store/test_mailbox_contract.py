@@ -204,6 +204,38 @@ def test_a_member_changes_one_field_at_a_time(open_mailboxes: OpenTeamStore) -> 
     assert store.members() == [changed]
 
 
+def test_a_message_sent_with_its_senders_state_stores_both_or_neither(
+    open_mailboxes: OpenTeamStore,
+) -> None:
+    store = open_mailboxes()
+    store.put_member(Member(name="lead", state="responding"))
+    store.send_as(note(1), {"state": "idle"})
+    assert [d.message.id for d in store.receive("bob", "c1")] == ["m1"]
+    assert [m.state for m in open_mailboxes().members()] == ["idle"]
+    with pytest.raises(MailboxError, match=r"member 'lead': state: Input should be"):
+        store.send_as(note(2), {"state": "asleep"})  # refused: the message is not stored
+    assert store.unread("bob") == 1
+    store.delete_team()
+    store.send_as(note(4), {"state": "idle"})  # a sender with no record: the message alone
+    assert [d.message.id for d in store.receive("bob", "c1")] == ["m4"]
+
+
+def test_a_wait_on_the_roster_ends_with_the_change_it_waits_for(
+    open_mailboxes: OpenTeamStore,
+) -> None:
+    store, other = open_mailboxes(), open_mailboxes()
+    store.put_member(Member(name="alice", state="starting"))
+
+    def idle(members: list[Member]) -> bool:
+        return any(m.state == "idle" for m in members)
+
+    assert store.wait_members(idle, 0.05, recheck_s=0.01) is False
+    changing = threading.Timer(0.1, lambda: other.update_member("alice", {"state": "idle"}))
+    changing.start()
+    assert store.wait_members(idle, 60.0, recheck_s=60.0) is True  # woken by the change
+    changing.join()
+
+
 def test_an_unknown_member_is_refused_naming_the_members(mailboxes: TeamStore, team: str) -> None:
     with pytest.raises(UnknownMember) as caught:
         mailboxes.update_member("zed", {"state": "idle"})

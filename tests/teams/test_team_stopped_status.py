@@ -7,7 +7,8 @@ run, on either store:
   `stopped`, until it started again.
 - A plan the lead approved while it was stopped is shown approved, to be delivered when it
   starts, with no hint to approve it again. Measured before: `waiting on plan approval P` and
-  the `--approve-plan --plan-id P` hint, which then failed (answered already).
+  the `--approve-plan --plan-id P` hint, which then failed (answered already). Once it has
+  started and taken the answer in, the answer is gone from its record (consumed once).
 """
 
 from __future__ import annotations
@@ -89,5 +90,9 @@ def test_a_plan_approved_while_its_teammate_is_stopped_is_shown_approved(
             "alice out of plan mode",
         )
         assert f"plan {plan}" not in tether(repo, "team", "status", team, *store)
+        # Taken in, the answer is consumed: not read again (measured before: `{plan: True}`
+        # kept in `--json` for good, with the request no longer held).
+        alice = member(status(repo, team, *store), "alice")
+        assert (alice["requests_sent"], alice["plan_answers"]) == ([], {})
     finally:
         tether(repo, "team", "down", team, "--wait", "5", *store)

@@ -26,7 +26,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.store.task_store import absent_store, store_location
+from tether.store.store_url import absent_store, store_location
 
 DEFAULT_RECLAIM_AFTER_S = 30.0
 """How long a received message may stay unacknowledged before another consumer gets it."""
@@ -263,11 +263,26 @@ class RosterStore(Protocol):
         """Every member, in the order they joined."""
         ...
 
+    def wait_members(
+        self, until: Callable[[list[Member]], bool], timeout_s: float, *, recheck_s: float
+    ) -> bool:
+        """Wait until `until` holds for the members (True), or `timeout_s` passes (False),
+        reading them again when the roster changes (the store tells: Redis publishes each
+        change, SQLite moves its data version) and at least every `recheck_s` (for what
+        `until` also looks at outside the store)."""
+        ...
+
     def close(self) -> None: ...
 
 
 class TeamStore(MailboxStore, RosterStore, Protocol):
     """A team's mailboxes and roster in one store: what both `open_*` functions return."""
+
+    def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
+        """`send`, and the sender's record changed (`update_member`'s checks) in the same
+        transaction: no reader sees the message before the sender's new state (a reply
+        before its sender stops responding). A sender with no record: the message alone."""
+        ...
 
 
 def open_team_store(

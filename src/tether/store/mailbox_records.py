@@ -123,11 +123,18 @@ def changed_member(member: Member, changes: Mapping[str, Any]) -> Member:
         raise MailboxError(f"member {member.name!r}: a member's name cannot change")
     data = {**member.model_dump(), **changes, "updated_at": time.time()}
     try:
-        return Member.model_validate(data)
+        changed = Member.model_validate(data)
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise MailboxError(f"member {member.name!r}: {where}: {first['msg']}") from None
+    # An answer is kept only while its plan request is held: once the member takes it in
+    # (the request leaves `requests_sent`), it is consumed, in the same write.
+    held = {h.message.id for h in changed.requests_sent}
+    if any(i not in held for i in changed.plan_answers):
+        kept = {i: ok for i, ok in changed.plan_answers.items() if i in held}
+        changed = changed.model_copy(update={"plan_answers": kept})
+    return changed
 
 
 def dumps(value: Member | TeamRecord) -> str:

@@ -125,15 +125,48 @@ class RedisMailboxStore:
 
         def add() -> None:
             with self._r.pipeline(transaction=True) as pipe:
-                pipe.sadd(self.key("mailboxes"), message.recipient)
-                self._make_group(pipe, message.recipient)
-                pipe.xadd(self._mailbox(message.recipient), {"data": data})
-                for result in pipe.execute(raise_on_error=False):
-                    if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
-                        raise result
+                self._queue_send(pipe, message, data)
 
         self._call(add)
         return message
+
+    def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
+        data = stored(message)
+
+        def add() -> None:
+            with self._r.pipeline(transaction=True) as pipe:
+                while True:
+                    try:
+                        pipe.watch(self.key("members"))
+                        raw = pipe.hget(self.key("members"), message.sender)
+                        member = (
+                            None
+                            if raw is None
+                            else changed_member(
+                                Member.model_validate_json(str(raw)), sender_changes
+                            )
+                        )
+                        pipe.multi()
+                        if member is not None:
+                            pipe.hset(self.key("members"), message.sender, dumps(member))
+                            pipe.publish(self.key("roster"), message.sender)
+                        self._queue_send(pipe, message, data)
+                        return
+                    except self._watch_error:
+                        continue
+
+        self._call(add)
+        return message
+
+    def _queue_send(self, pipe: Any, message: Message, data: str) -> None:
+        """Queue the message into its recipient's mailbox (its group made with the stream),
+        and run the transaction."""
+        pipe.sadd(self.key("mailboxes"), message.recipient)
+        self._make_group(pipe, message.recipient)
+        pipe.xadd(self._mailbox(message.recipient), {"data": data})
+        for result in pipe.execute(raise_on_error=False):
+            if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
+                raise result
 
     def _make_group(self, client: Any, member: str) -> None:
         """Queue `XGROUP CREATE ... MKSTREAM` (its BUSYGROUP reply, when the group is there,
@@ -343,7 +376,12 @@ class RedisMailboxStore:
     def put_member(self, member: Member) -> Member:
         check_member(member)
         keys = [self.key("members"), self.key("joined"), self.key("joined_seq")]
-        self._call(lambda: self._put_member(keys=keys, args=[member.name, dumps(member)]))
+
+        def put() -> None:
+            self._put_member(keys=keys, args=[member.name, dumps(member)])
+            self._r.publish(self.key("roster"), member.name)
+
+        self._call(put)
         return member
 
     def update_member(
@@ -369,6 +407,7 @@ class RedisMailboxStore:
                         member = changed_member(current, changes)
                         pipe.multi()
                         pipe.hset(self.key("members"), name, dumps(member))
+                        pipe.publish(self.key("roster"), name)
                         pipe.execute()
                         return member
                     except self._watch_error:
@@ -385,6 +424,27 @@ class RedisMailboxStore:
             return [Member.model_validate_json(records[n]) for n in names if n in records]
 
         return self._call(read)
+
+    def wait_members(
+        self, until: Callable[[list[Member]], bool], timeout_s: float, *, recheck_s: float
+    ) -> bool:
+        def wait() -> bool:
+            deadline = time.monotonic() + timeout_s
+            changes = self._r.pubsub(ignore_subscribe_messages=True)
+            try:
+                changes.subscribe(self.key("roster"))  # before the first read: none missed
+                while not until(self.members()):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return False
+                    changes.get_message(timeout=min(left, recheck_s))
+                    while changes.get_message(timeout=0.0) is not None:
+                        pass  # every change told so far: one read sees them all
+                return True
+            finally:
+                changes.close()
+
+        return self._call(wait)
 
     def close(self) -> None:
         self._r.close()

@@ -102,6 +102,28 @@ class SqliteMailboxStore:
         )
         return message
 
+    def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
+        data = stored(message)
+
+        def send(db: sqlite3.Connection) -> None:
+            row = db.execute(
+                "SELECT data FROM members WHERE team = ? AND name = ?",
+                (self.team, message.sender),
+            ).fetchone()
+            if row is not None:
+                member = changed_member(Member.model_validate_json(row[0]), sender_changes)
+                db.execute(
+                    "UPDATE members SET data = ? WHERE team = ? AND name = ?",
+                    (dumps(member), self.team, message.sender),
+                )
+            db.execute(
+                "INSERT INTO mailbox (team, member, data) VALUES (?, ?, ?)",
+                (self.team, message.recipient, data),
+            )
+
+        self._run(send)
+        return message
+
     def receive(
         self,
         member: str,
@@ -263,6 +285,21 @@ class SqliteMailboxStore:
             return [Member.model_validate_json(data) for (data,) in rows]
 
         return self._read(read)
+
+    def wait_members(
+        self, until: Callable[[list[Member]], bool], timeout_s: float, *, recheck_s: float
+    ) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            version = self._data_version()
+            if until(self.members()):
+                return True
+            read_at, delay = time.monotonic(), POLL_FIRST_S
+            while self._data_version() == version and time.monotonic() - read_at < recheck_s:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+                delay = min(delay * 2, POLL_MAX_S)
 
     def close(self) -> None:
         self._file.close()

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import SplitResult, parse_qsl, urlsplit, urlunsplit
 
-from tether.store.task_records import StoreUnavailable
+from tether.store.task_records import StoreAbsent, StoreUnavailable
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 _Bad = Callable[[str], StoreUnavailable]
@@ -186,3 +187,55 @@ def _db_of(url: str) -> str:
     except ValueError:
         return "?"
     return parts.path.removeprefix("/") or dict(parse_qsl(parts.query)).get("db", "0")
+
+
+DEFAULT_TEAM = "default"
+"""The team of a command that names none."""
+
+
+def default_store_path(project: Path) -> Path:
+    """The embedded store of a project: one SQLite file for all its teams."""
+    return project / ".tether" / "tasks.db"
+
+
+def absent_store(where: Path, *, url: str | None, team: str, made_by: str) -> StoreAbsent:
+    """What a command that only reads says of a SQLite store that is not there."""
+    if url:
+        text = (
+            f"no task store at {where}: nothing was ever added there (a mistyped --store or "
+            f"TETHER_TEAM_STORE?); {made_by} makes one"
+        )
+    else:
+        text = f"this project has no team store yet ({where}); {made_by} makes one"
+    return StoreAbsent(text, where=where, team=team, named=bool(url))
+
+
+def store_location(url: str | None, *, project: Path, team: str) -> str | Path:
+    """Where a team's stores (tasks, mailboxes, roster) are: a Redis URL (str) or a SQLite
+    file (Path), from the URL forms of `open_task_store`; a bad URL or team name raises
+    `StoreUnavailable` saying what is allowed."""
+    if not team or any(c in team for c in "{}:/ \n\t"):
+        raise StoreUnavailable(
+            f"team name {team!r}: use letters, digits, '-', '_' or '.' (no spaces, ':' or '/')"
+        )
+    if not url:
+        return default_store_path(project)
+    check_file_name(url)
+    scheme = url_scheme(url)
+    if scheme in REDIS_SCHEMES:
+        check_redis_url(url)
+        return url
+    if scheme == "sqlite":
+        if not url.startswith("sqlite://"):
+            raise StoreUnavailable(f"task store {url!r}: write a SQLite file as sqlite:///PATH")
+        named = url.removeprefix("sqlite://")
+        # sqlite:////abs/path (SQLAlchemy's absolute form) is the file sqlite:///abs/path is.
+        path = Path("/" + named.lstrip("/") if named.startswith("/") else named)
+    elif scheme is not None:
+        raise StoreUnavailable(
+            f"task store {redacted(url)!r}: unknown kind {scheme!r} (use {FORMS}; a file "
+            "whose name holds ':' as ./NAME)"
+        )
+    else:
+        path = Path(url).expanduser()
+    return path if path.is_absolute() else project / path

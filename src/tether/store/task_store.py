@@ -13,12 +13,10 @@ from typing import Protocol
 
 from tether.protocol.team_events import TaskChanged
 from tether.store.store_url import (
-    FORMS,
-    REDIS_SCHEMES,
-    check_file_name,
-    check_redis_url,
-    redacted,
-    url_scheme,
+    DEFAULT_TEAM,
+    absent_store,
+    default_store_path,
+    store_location,
 )
 from tether.store.task_graph import TaskChanges
 from tether.store.task_outbox import OutboxEvent
@@ -27,13 +25,12 @@ from tether.store.task_records import (
     DEFAULT_MAX_ATTEMPTS,
     Claim,
     NewTask,
-    StoreAbsent,
     StoreLost,
-    StoreUnavailable,
     Task,
 )
 
-DEFAULT_TEAM = "default"
+__all__ = ["DEFAULT_TEAM", "TaskStore", "default_store_path", "open_task_store", "store_location"]
+"""Where a team's stores are (`store_url`) is said here too, beside the task store."""
 
 
 class TaskStore(Protocol):
@@ -140,11 +137,6 @@ class TaskStore(Protocol):
     def close(self) -> None: ...
 
 
-def default_store_path(project: Path) -> Path:
-    """The embedded store of a project: one SQLite file for all its teams."""
-    return project / ".tether" / "tasks.db"
-
-
 def open_task_store(
     url: str | None,
     *,
@@ -178,46 +170,3 @@ def open_task_store(
             "session opened it: nothing more is recorded in it"
         )
     return SqliteTaskStore(where, team)
-
-
-def absent_store(where: Path, *, url: str | None, team: str, made_by: str) -> StoreAbsent:
-    """What a command that only reads says of a SQLite store that is not there."""
-    if url:
-        text = (
-            f"no task store at {where}: nothing was ever added there (a mistyped --store or "
-            f"TETHER_TEAM_STORE?); {made_by} makes one"
-        )
-    else:
-        text = f"this project has no team store yet ({where}); {made_by} makes one"
-    return StoreAbsent(text, where=where, team=team, named=bool(url))
-
-
-def store_location(url: str | None, *, project: Path, team: str) -> str | Path:
-    """Where a team's stores (tasks, mailboxes, roster) are: a Redis URL (str) or a SQLite
-    file (Path), from the URL forms of `open_task_store`; a bad URL or team name raises
-    `StoreUnavailable` saying what is allowed."""
-    if not team or any(c in team for c in "{}:/ \n\t"):
-        raise StoreUnavailable(
-            f"team name {team!r}: use letters, digits, '-', '_' or '.' (no spaces, ':' or '/')"
-        )
-    if not url:
-        return default_store_path(project)
-    check_file_name(url)
-    scheme = url_scheme(url)
-    if scheme in REDIS_SCHEMES:
-        check_redis_url(url)
-        return url
-    if scheme == "sqlite":
-        if not url.startswith("sqlite://"):
-            raise StoreUnavailable(f"task store {url!r}: write a SQLite file as sqlite:///PATH")
-        named = url.removeprefix("sqlite://")
-        # sqlite:////abs/path (SQLAlchemy's absolute form) is the file sqlite:///abs/path is.
-        path = Path("/" + named.lstrip("/") if named.startswith("/") else named)
-    elif scheme is not None:
-        raise StoreUnavailable(
-            f"task store {redacted(url)!r}: unknown kind {scheme!r} (use {FORMS}; a file "
-            "whose name holds ':' as ./NAME)"
-        )
-    else:
-        path = Path(url).expanduser()
-    return path if path.is_absolute() else project / path

@@ -15,7 +15,7 @@ from tether.core.session import Session
 from tether.store.mailbox import Delivery, TeamStore
 from tether.store.mailbox_records import INVALID_KIND
 from tether.store.task_records import StoreUnavailable
-from tether.teams.letters import held_ids, letter
+from tether.teams.letters import held_ids, letter, newest_letter
 from tether.teams.link import TeamLink
 from tether.teams.protocol import TASK_KINDS, ProtocolError
 from tether.teams.unread import not_read
@@ -133,6 +133,14 @@ class Intake:
             done.append(message_id)
         if done:
             await self.ack([self.unacked.pop(i).receipt for i in done])
+
+    async def resumed(self) -> None:
+        """A turn an earlier run left unfinished runs again: its task, the newest the session
+        holds, is the current task again (the claim of this run cleared it)."""
+        found = newest_letter(self.session.messages, TASK_KINDS)
+        if found is not None:
+            kind, text = found
+            await self._show_current((text or kind)[:CURRENT_TASK_CHARS])
 
     async def no_current(self) -> None:
         """Nothing asked is under way any more (the teammate is idle)."""

@@ -52,6 +52,12 @@ class Keeper:
         self._retry()
         return False
 
+    @property
+    def writing(self) -> asyncio.Lock:
+        """Held by a write of the member's fields made elsewhere (with a message, in one
+        transaction) until the protocol has them: none of the keeper's lands in between."""
+        return self._writing
+
     def changed(self) -> None:
         """The member's state changed: written soon (a running loop), in order."""
         self._dirty = True

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from tether.protocol import Message as SessionMessage
 from tether.protocol import TextBlock
@@ -18,6 +18,8 @@ from tether.store.mailbox import Message
 
 TAG = "teammate-message"
 _ID = re.compile(rf'<{TAG} id="([^"]+)"')
+_BLOCK = re.compile(rf"<{TAG} ([^>]*)>\n(.*?)\n?</{TAG}>", re.DOTALL)
+_ATTR = re.compile(r'(\w+)="([^"]*)"')
 _HOW_TO_ANSWER = {
     "request": 'Answer with SendMessage(to="{sender}", reply_to="{id}", message=...).',
     "shutdown_request": (
@@ -73,6 +75,39 @@ def held_ids(messages: Iterable[SessionMessage]) -> set[str]:
             if isinstance(block, TextBlock) and TAG in block.text:
                 found.update(_ID.findall(block.text))
     return found
+
+
+def newest_letter(
+    messages: Sequence[SessionMessage], kinds: Iterable[str]
+) -> tuple[str, str] | None:
+    """The kind and text of the newest letter of one of `kinds` the session holds (a
+    teammate resuming its turn names what it works on from its session alone), or None."""
+    wanted = set(kinds)
+    for message in reversed(messages):
+        if message.role != "user":
+            continue
+        for block in reversed(message.content):
+            if not isinstance(block, TextBlock) or TAG not in block.text:
+                continue
+            for found in reversed(_BLOCK.findall(block.text)):
+                attrs = dict(_ATTR.findall(found[0]))
+                kind = html.unescape(attrs.get("kind", ""))
+                if kind in wanted:
+                    return kind, _letter_text(attrs, kind, found[1])
+    return None
+
+
+def _letter_text(attrs: dict[str, str], kind: str, body: str) -> str:
+    """The text a letter carries, without the lines `letter` adds after it."""
+    lines = body.split("\n")
+    how = _HOW_TO_ANSWER.get(kind)
+    sender, message_id = html.unescape(attrs.get("from", "")), html.unescape(attrs.get("id", ""))
+    if how is not None and lines and lines[-1] == how.format(sender=sender, id=message_id):
+        lines.pop()
+    if lines and lines[-1].startswith("(note: ") and lines[-1].endswith(")"):
+        lines.pop()
+    text = "\n".join(lines)
+    return text.replace(f"&lt;/{TAG}", f"</{TAG}").replace(f"&lt;{TAG}", f"<{TAG}")
 
 
 def written_ids(entry: dict[str, object]) -> set[str]:

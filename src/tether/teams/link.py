@@ -26,7 +26,7 @@ from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, Message, TeamExists, TeamRecord, TeamStore, UnknownMember
 from tether.store.task_records import StoreUnavailable
 from tether.teams.keeping import Keeper
-from tether.teams.protocol import MemberProtocol, ProtocolError, Transition
+from tether.teams.protocol import REPLIES, REQUESTS, MemberProtocol, ProtocolError, Transition
 
 BROADCAST = "*"
 
@@ -127,19 +127,33 @@ class TeamLink:
             return messages
 
     async def _store(self, message: Message, timeout_s: float | None) -> None:
+        now = self.clock()
+        if message.kind in REQUESTS or message.kind in REPLIES:
+            # Its new state goes with it, in one write (none of the keeper's in between): no
+            # reader sees a reply while its sender is still said to be responding.
+            async with self.keeper.writing:
+                after = self.protocol.after_sent(message, now, timeout_s=timeout_s)
+                fields = {**self._fields_of(after), "updated_at": now}
+                await self._stored(self.store.send_as, message, fields)
+                self._published.update(fields)
+                self.protocol.sent(message, now, timeout_s=timeout_s)
+        else:
+            await self._stored(self.store.send, message)
+            self.protocol.sent(message, now, timeout_s=timeout_s)
+        if message.kind in ("message", "request"):
+            self.working.add(message.recipient)
+        if message.kind == "plan_approval_response" and message.reply_to is not None:
+            await asyncio.to_thread(_note_plan_answer, self.store, message)
+
+    async def _stored(self, store: Callable[..., Message], message: Message, *more: Any) -> None:
         try:
-            await asyncio.to_thread(self.store.send, message)
+            await asyncio.to_thread(store, message, *more)
         except UnknownMember as e:
             self.protocol.send_failed(message, self.clock(), str(e))
             raise ProtocolError(str(e)) from None
         except BaseException as e:
             self.protocol.send_failed(message, self.clock(), str(e) or type(e).__name__)
             raise
-        self.protocol.sent(message, self.clock(), timeout_s=timeout_s)
-        if message.kind in ("message", "request"):
-            self.working.add(message.recipient)
-        if message.kind == "plan_approval_response" and message.reply_to is not None:
-            await asyncio.to_thread(_note_plan_answer, self.store, message)
 
     async def notify(
         self, to: str, kind: str, text: str = "", *, data: dict[str, Any] | None = None
@@ -163,15 +177,19 @@ class TeamLink:
         await self.keeper.publish({"updated_at": self.clock(), **more})
 
     def _fields(self) -> dict[str, Any]:
-        waiting = self.protocol.waiting_on()
-        sent, owed = self.protocol.held()
+        return self._fields_of(self.protocol)
+
+    @staticmethod
+    def _fields_of(protocol: MemberProtocol) -> dict[str, Any]:
+        waiting = protocol.waiting_on()
+        sent, owed = protocol.held()
         return {
-            "state": self.protocol.state,
+            "state": protocol.state,
             "pending_request": waiting.message.id if waiting is not None else None,
             "requests_sent": sent,
             "requests_owed": owed,
-            "requests_answered": self.protocol.answered_kept(),
-            "plan_mode": self.protocol.plan_mode,
+            "requests_answered": protocol.answered_kept(),
+            "plan_mode": protocol.plan_mode,
         }
 
     async def _write_member(self, changes: dict[str, Any]) -> None:

@@ -84,7 +84,7 @@ def team_choice(
     store: str | None = None,
 ) -> TeamChoice:
     """Flags, then the environment, then the `teams` setting (`{"store": URL, "team": NAME}`)."""
-    from tether.store.task_store import DEFAULT_TEAM  # a command with a team opens a store
+    from tether.store.store_url import DEFAULT_TEAM
 
     block = settings.get("teams")
     section: Mapping[str, Any] = block if isinstance(block, dict) else {}

@@ -56,6 +56,8 @@ LEAD = "team-lead"
 START_WAIT_S = 120.0
 """How long `up` waits for a teammate's process to claim its member before it says it did
 not start."""
+EXIT_RECHECK_S = 0.25
+"""How often a starter waiting for a claim looks whether the process ended instead."""
 STOP_GRACE_S = 10.0
 """After SIGTERM, how long a teammate has to save and stop before SIGKILL."""
 
@@ -230,15 +232,16 @@ def _started_elsewhere(store: TeamStore, name: str) -> Started:
 def _claimed_by(store: TeamStore, name: str, proc: Child) -> bool:
     """Whether `proc` claimed the member (the first thing a teammate process does, before
     it builds its session), rather than ending first."""
-    deadline = time.monotonic() + START_WAIT_S
-    while time.monotonic() < deadline:
-        member = next((m for m in store.members() if m.name == name), None)
-        if member is not None and member.pid == proc.pid:
-            return True
-        if proc.poll() is not None:
-            return False
-        time.sleep(0.02)
-    return False
+    claimed = False
+
+    def settled(members: list[Member]) -> bool:
+        nonlocal claimed
+        claimed = any(m.name == name and m.pid == proc.pid for m in members)
+        return claimed or proc.poll() is not None
+
+    # Woken by the roster's changes (the claim is one); its end, seen at the rechecks.
+    store.wait_members(settled, START_WAIT_S, recheck_s=EXIT_RECHECK_S)
+    return claimed
 
 
 def _tail(path: Path, lines: int = 20) -> str:

@@ -20,81 +20,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 from tether.store.mailbox import HeldRequest, Message
 from tether.store.mailbox_records import INVALID_KIND
+from tether.teams.protocol_kinds import (
+    ANSWERED_KEPT,
+    BLOCKING,
+    DEFAULT_REQUEST_TIMEOUT_S,
+    KINDS,
+    LEAD_ONLY,
+    REPLIES,
+    REQUESTS,
+    TASK_KINDS,
+    Pending,
+    ProtocolError,
+    Received,
+    State,
+    Transition,
+    Watch,
+    reply_kind,
+)
 
-State = Literal["idle", "requesting", "waiting", "responding"]
-
-DEFAULT_REQUEST_TIMEOUT_S = 600.0
-ANSWERED_KEPT = 64
-"""How many answered requests' ids the roster keeps for a member (`answered_kept`)."""
-"""How long a request waits for its reply before its sender is returned to idle."""
-
-REQUESTS = frozenset({"request", "shutdown_request", "plan_approval_request"})
-"""Kinds that expect a reply."""
-REPLIES: dict[str, str] = {
-    "reply": "request",
-    "shutdown_response": "shutdown_request",
-    "plan_approval_response": "plan_approval_request",
-}
-"""Reply kind -> the request kind it answers."""
-BLOCKING = frozenset({"request", "plan_approval_request"})
-"""Requests whose sender waits for the reply (a lead's shutdown requests do not make it
-wait: it may ask every teammate at once)."""
-NOTICES = frozenset({"message", "idle_notification"})
-"""Kinds that change nobody's state."""
-KINDS = REQUESTS | NOTICES | frozenset(REPLIES)
-TASK_KINDS = frozenset({"message", "request"})
-"""Kinds that give their recipient work: `team status` names the newest one a teammate's model
-was given as its current task. A shutdown request, a reply, a plan's approval are no tasks."""
-LEAD_ONLY = frozenset({"shutdown_request", "plan_approval_response"})
-
-
-class ProtocolError(Exception):
-    """A message the protocol refuses, said so that the sender knows what to do instead."""
-
-
-@dataclass(frozen=True)
-class Transition:
-    """One change of a member's standing in the protocol."""
-
-    member: str
-    before: State
-    after: State
-    cause: str
-    """What moved it: `sent request <id> to X`, `reply to <id> from X`, `request <id> timed
-    out`, `plan approved`..."""
-    message_id: str | None
-    at: float
-    plan_mode: bool
-    stopping: bool
-
-
-@dataclass
-class Pending:
-    """A request this member sent and has not had its reply to."""
-
-    message: Message
-    since: float
-    deadline: float | None
-
-
-@dataclass(frozen=True)
-class Received:
-    """An incoming message as the protocol sees it: what to tell the member's model besides
-    the message itself."""
-
-    message: Message
-    note: str | None = None
-    """A late reply, a reply to nothing this member asked, a rejected plan..."""
-    answers: Message | None = None
-    """The request this message replies to, when it is matched to one."""
-    obeyed: bool = True
-    """False for a request or reply its sender may not send (a shutdown asked, a plan
-    approved, by another than the lead): delivered with a note saying so, owed no answer,
-    changing nothing."""
+__all__ = [
+    "DEFAULT_REQUEST_TIMEOUT_S",
+    "REPLIES",
+    "REQUESTS",
+    "TASK_KINDS",
+    "MemberProtocol",
+    "ProtocolError",
+    "Received",
+    "Transition",
+]
 
 
 @dataclass
@@ -175,6 +131,23 @@ class MemberProtocol:
             self.sending = None
             self.pending[message.id] = Pending(message, now, now + wait if wait > 0 else None)
 
+    def after_sent(
+        self, message: Message, now: float, *, timeout_s: float | None = None
+    ) -> MemberProtocol:
+        """This member as it will be once `message` is `sent` (a copy, telling nobody): its
+        new state, to be stored with the message."""
+        after = replace(
+            self,
+            listeners=[],
+            transitions=[],
+            pending=dict(self.pending),
+            expired=dict(self.expired),
+            owed=dict(self.owed),
+            answered=dict(self.answered),
+        )
+        after.sent(message, now, timeout_s=timeout_s)
+        return after
+
     def send_failed(self, message: Message, now: float, error: str) -> None:
         """The store refused the request: back to where the member was."""
         if self.sending is None or self.sending.id != message.id:
@@ -246,7 +219,7 @@ class MemberProtocol:
         if request.kind != expected:
             raise ProtocolError(
                 f"request {asked_id} is a {request.kind}: it is answered with a "
-                f"{_reply_kind(request.kind)}, not a {message.kind}"
+                f"{reply_kind(request.kind)}, not a {message.kind}"
             )
         if request.sender != message.recipient:
             raise ProtocolError(
@@ -411,8 +384,8 @@ class MemberProtocol:
 
     # Events
 
-    def _watch(self, cause: str, message_id: str | None, now: float) -> _Watch:
-        return _Watch(self, cause, message_id, now)
+    def _watch(self, cause: str, message_id: str | None, now: float) -> Watch:
+        return Watch(self, cause, message_id, now)
 
     def _cause_out(self, message: Message) -> str:
         if message.reply_to is not None:
@@ -423,39 +396,3 @@ class MemberProtocol:
         self.transitions.append(transition)
         for listen in self.listeners:
             listen(transition)
-
-
-@dataclass
-class _Watch:
-    """Compare a member's standing before and after a change; tell a `Transition` if moved."""
-
-    protocol: MemberProtocol
-    cause: str
-    message_id: str | None
-    now: float
-    _before: tuple[State, bool, bool] = ("idle", False, False)
-
-    def __enter__(self) -> None:
-        p = self.protocol
-        self._before = (p.state, p.plan_mode, p.stopping)
-
-    def __exit__(self, *exc: object) -> None:
-        p = self.protocol
-        after = (p.state, p.plan_mode, p.stopping)
-        if after != self._before:
-            p._tell(  # pyright: ignore[reportPrivateUsage]
-                Transition(
-                    member=p.name,
-                    before=self._before[0],
-                    after=p.state,
-                    cause=self.cause,
-                    message_id=self.message_id,
-                    at=self.now,
-                    plan_mode=p.plan_mode,
-                    stopping=p.stopping,
-                )
-            )
-
-
-def _reply_kind(request_kind: str) -> str:
-    return next(reply for reply, asked in REPLIES.items() if asked == request_kind)

@@ -119,8 +119,11 @@ class Teammate:
         self.link.on_timeout.append(self._timed_out)
         receiving = asyncio.create_task(self._receive())
         watching = asyncio.create_task(self.link.watch_deadlines())
+        unfinished = self._unfinished()
+        if unfinished:
+            await self.intake.resumed()  # `team status` names what it works on again
         try:
-            await self._serve(self._unfinished())
+            await self._serve(unfinished)
         finally:
             for task in (receiving, watching):
                 task.cancel()

@@ -1,0 +1,51 @@
+"""`team up` waits for each teammate's claim on the store's word, not by reading the roster
+every 20 ms: on a Redis server of the test's own, the roster reads `up` makes while its
+teammate starts follow the roster's changes and the rechecks for an exit, a few (measured
+before: one read of every member each 20 ms of the start, 40 to 150 under load)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer
+from tether.testing.redis_server import RedisServer
+from tether.testing.teammates import mate_answers, polite
+
+from .mates import new_team
+from .workers import tether
+
+READS_AT_MOST = 12
+"""`up`'s own reads, its teammate's at its start, one per roster change and a recheck each
+quarter second of a start of a few seconds."""
+
+
+@pytest.fixture
+def own_redis(redis_url: str) -> Iterator[RedisServer]:
+    """A Redis server of the test's own (`redis_url`: skipped, saying why, where there is
+    none), its command counts the test's alone."""
+    server = RedisServer.start()
+    yield server
+    server.stop()
+
+
+def test_up_waits_for_the_claim_on_the_stores_word(
+    repo: Path, model_env: FakeModelServer, own_redis: RedisServer
+) -> None:
+    import redis
+
+    model_env.responder = mate_answers(polite)
+    team = new_team()
+    stats = redis.Redis.from_url(own_redis.url, decode_responses=True)
+    try:
+        stats.config_resetstat()
+        tether(repo, "team", "up", team, "--member", "alice", "--store", own_redis.url)
+        counts = stats.info("commandstats")
+    finally:
+        tether(repo, "team", "down", team, "--wait", "5", "--store", own_redis.url)
+        stats.close()
+    assert counts["cmdstat_subscribe"]["calls"] >= 1
+    reads = counts["cmdstat_hgetall"]["calls"]
+    assert reads <= READS_AT_MOST, reads
