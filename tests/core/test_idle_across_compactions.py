@@ -65,7 +65,7 @@ def test_a_loop_that_forces_compactions_is_stopped(
     fake_model.responder = respond
     result = tether("-p", "go", "--output-format", "json", *_model(wire))
     assert result.exit_code == 1
-    said = result.json()["result"]
+    said = result.json()["errors"][0]
     assert said.startswith("stopped: the model changed no file and looked at nothing new"), said
     assert "the conversation compacted" in said
     summaries = len(fake_model.requests) - len(replies)

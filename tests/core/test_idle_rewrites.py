@@ -126,7 +126,7 @@ def test_a_loop_new_only_in_what_it_undoes_or_in_a_token_is_stopped(
     result = tether(*args, *_model(wire))
     assert result.exit_code == 1, result.stdout + result.stderr
     stop = WAITING_STOP_AT if loop.startswith("poll") else IDLE_STOP_AT
-    assert result.json()["result"].startswith(f"stopped: the model {IDLE} in {stop}")
+    assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {stop}")
     assert len(fake_model.requests) <= bound + 10  # the first outputs of each shape are new
 
 

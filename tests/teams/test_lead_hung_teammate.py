@@ -58,7 +58,7 @@ def test_a_lead_polling_a_hung_teammate_is_told_then_stopped(
             timeout_s=WAIT_S,
         )
         assert done.exit_code == 1, done.stdout + done.stderr
-        result = done.json()["result"]
+        result = done.json()["errors"][0]
         idle = f"stopped: the model changed no file and looked at nothing new in {WAITING_STOP_AT}"
         assert result.startswith(idle), result
         assert HUNG in result
