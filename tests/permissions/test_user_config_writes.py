@@ -53,6 +53,11 @@ WRITERS = [
     ("micromamba config prepend channels x", "micromamba"),
     ("conda env config vars set LD_PRELOAD=/x/y.so", "conda"),
     ("conda env config vars set -n dev X=1", "conda"),
+    ("conda env config vars set -p /opt/env X=1", "conda"),
+    ("conda env config vars set --prefix ~/env X=1", "conda"),
+    ("conda env config vars set -p ./env -n dev X=1", "conda"),
+    ("conda env config vars set -p ./env -p ../env X=1", "conda"),
+    ("micromamba env config vars set --prefix=/opt/e X=1", "micromamba"),
     ("mamba env config vars unset X", "mamba"),
     ("micromamba env config vars set X=1", "micromamba"),
     ("direnv allow", "direnv"),
@@ -110,6 +115,28 @@ def test_reading_a_user_config_stays_allowed_by_the_rule(
     program = command.split()[0]
     ctx = make_ctx({"permissions": {"allow": _allowing(program)}})
     assert decide("Bash", {"command": command}, ctx).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "conda env config vars set -p ./env X=1",
+        "conda env config vars set -p env LD_PRELOAD=/x/y.so",
+        "conda env config vars set --prefix=./env X=1",
+        "conda env config vars set --pre ./env X=1",
+        "mamba env config vars unset -p ./env X",
+        "micromamba env config vars set -p envs/dev X=1",
+    ],
+)
+def test_variables_of_an_environment_inside_the_workspace_are_a_write_there(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    """`-p DIR` names the environment: the state file written is DIR's, inside the workspace
+    as any file the command writes there (only one found by name, or the active one, is a
+    place not known)."""
+    ctx = make_ctx({"permissions": {"allow": [f"Bash({command.split()[0]} *)"]}})
+    verdict = decide("Bash", {"command": command}, ctx)
+    assert verdict.behavior == "allow", (command, verdict.reason)
 
 
 def test_the_home_marked_global_config_is_the_one_a_deny_rule_names(

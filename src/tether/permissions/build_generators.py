@@ -17,7 +17,7 @@ from tether.permissions.option_names import (
     option_pairs,
     option_values,
 )
-from tether.permissions.shell_words import is_literal, program_name
+from tether.permissions.shell_words import DYN, is_literal, program_name, tilde_expanded
 
 _CMAKE = frozenset({"cmake", "ccmake", "cmake-gui"})
 _CMAKE_INFO = ("--version", "-version", "--help", "-help", "-h", "-H", "/?", "-usage")
@@ -110,6 +110,18 @@ def generator_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
             found = list(args[at : at + 1])
         return tuple(found)
     return ()
+
+
+def machine_files(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The machine files meson reads, as written (`--native-file F`, `--cross-file=F`, any
+    unambiguous prefix: meson's parser is argparse's): they name the compilers and tools the
+    build runs (`[binaries]`), so they are code it loads. Read wherever the option is given;
+    meson expands a `~/` and variables in the name itself (a variable: a place not known)."""
+    if len(argv) < 2 or program_name(argv[0]) != "meson":
+        return ()
+    pairs = option_pairs(argv[1:], _MESON_SETUP)
+    found = [v for o, v in pairs if o in ("--native-file", "--cross-file")]
+    return tuple(DYN if "$" in v else tilde_expanded(v) for v in found)
 
 
 _MESON_COMMANDS = frozenset(

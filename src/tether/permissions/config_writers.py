@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tether.permissions.go_generate import go_global
-from tether.permissions.option_names import long_option
-from tether.permissions.shell_words import DYN, HOME, program_name
+from tether.permissions.option_names import OptionGrammar, long_option, option_pairs
+from tether.permissions.shell_words import DYN, HOME, program_name, tilde_expanded
 
 _PIP = HOME + "/.config/pip/pip.conf"
 _SHELL_STARTUP = tuple(
@@ -33,12 +33,13 @@ _CONDA_VALUED = frozenset(
 """Their options taking a value, before or between the words that select a write
 (`micromamba -r DIR shell -s bash init`); argparse takes `--se` for `--set` (conda, mamba)."""
 _MAMBA_CONFIG = ("set", "append", "prepend", "remove", "remove-key")
-_ENV_VARIABLES = tuple(
-    (("env", "config", "vars", verb), DYN + "/conda-meta/state") for verb in ("set", "unset")
-)
+_STATE = DYN + "/conda-meta/state"
+_ENV_VARIABLES = tuple((("env", "config", "vars", verb), _STATE) for verb in ("set", "unset"))
 """`conda env config vars set NAME=VALUE` writes the environment's state file (in the active
 environment, or the one `-n`/`-p` names): its variables are set at every later activation
-(`LD_PRELOAD`, `PATH`), so it is asked as a write of a file chosen as it runs."""
+(`LD_PRELOAD`, `PATH`), so it is asked as a write of a file chosen as it runs, unless
+`-p DIR` alone names the environment: then `DIR/conda-meta/state` (`_env_state`)."""
+_ENV_NAMED = OptionGrammar(("-n", "--name", "-p", "--prefix"), prefixes=True)
 _NPM = HOME + "/.npmrc"
 
 CONFIG_WRITERS: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]] = {
@@ -131,9 +132,22 @@ def config_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
     else:
         plain = tuple(w for w in words if not w.startswith("-") or w in ("-w", "-u"))
     found = [path for selector, path in forms if plain[: len(selector)] == selector]
+    if _STATE in found:
+        found[found.index(_STATE)] = _env_state(words)
     if found and name in _PROJECT_LEVEL:
         found.append(_PROJECT_LEVEL[name])
     return tuple(dict.fromkeys(found))
+
+
+def _env_state(words: tuple[str, ...]) -> str:
+    """The state file `env config vars set|unset` writes: the environment `-p DIR` (the last
+    one; conda expands a `~/` itself) names; one found by name (`-n`) or the active one is
+    a place chosen as it runs."""
+    pairs = option_pairs(words, _ENV_NAMED)
+    if not pairs or any(option == "-n" for option, _ in pairs):
+        return _STATE
+    prefix = tilde_expanded(pairs[-1][1]).rstrip("/") or "/"
+    return f"{prefix}/conda-meta/state"
 
 
 def _conda_words(words: tuple[str, ...]) -> tuple[str, ...]:

@@ -82,19 +82,32 @@ _RG_UNRESTRICTED = frozenset({"-u", "--unrestricted"})
 def included_names(args: Arguments, spec: CommandSpec, globs: list[str]) -> tuple[str, ...]:
     """The base-name filter of a recursive read (may_hold), when every glob is a literal:
     grep's `--include=GLOB` values (or the `name_globs` given) and its `--exclude=GLOB` ones
-    (as `!!GLOB`: files only); rg's `-g`/`--glob` ones (`!GLOB` excludes directories too),
+    (as `!!GLOB`: files only; `!GLOB` with an `--exclude-dir` of the same glob and no
+    `--include`); rg's `-g`/`--glob` ones (`!GLOB` excludes directories too; one a later
+    included glob may take back is dropped),
     and `!.*` unless it searches hidden files (`--hidden`, `-.`, `-uu`; or its configuration
     file: `configured`)."""
     if not globs and spec.files == "pattern_read" and "--include" in spec.valued_options:
         globs = args.values(("--include",))
-        globs += [f"!!{g}" for g in args.values(("--exclude",))]
+        # `--exclude-dir` of the same glob leaves out the directories of that name too; with
+        # an `--include` (the last matching one wins) a file is left out by `--exclude` only.
+        directories = () if globs else tuple(args.values(("--exclude-dir",)))
+        globs += [("!" if g in directories else "!!") + g for g in args.values(("--exclude",))]
     elif not globs and spec.files == "pattern_read" and "--glob" in spec.valued_options:
-        globs = [g for g in args.values(("-g", "--glob")) if "/" not in g]
+        globs = _last_wins([g for g in args.values(("-g", "--glob")) if "/" not in g])
         unrestricted = sum(1 for name, _ in args.options if name in _RG_UNRESTRICTED)
         hidden = args.has(_RG_HIDDEN) or unrestricted >= 2
         if not hidden:
             globs.append(RG_UNHIDDEN)
     return tuple(globs) if all(is_literal(g) for g in globs) else ()
+
+
+def _last_wins(globs: list[str]) -> list[str]:
+    """rg's globs, of which the one given last that matches a name decides: an exclusion
+    (`!GLOB`) that a later included glob may take back (`-g '!.env' -g '*'`) excludes
+    nothing sure, so it is left out (more is asked, never less)."""
+    last_included = max((i for i, g in enumerate(globs) if not g.startswith("!")), default=-1)
+    return [g for i, g in enumerate(globs) if not g.startswith("!") or i > last_included]
 
 
 RG_UNHIDDEN = "!.*"

@@ -7,7 +7,8 @@ imports or includes), ruby's and perl's include directories and required files (
 named by a command-line variable (`make CC=/tmp/x`, `CROSS_COMPILE=`, `PYTHON=`), conda's,
 mamba's and micromamba's environment files (`env create -f FILE`, `--file`), `run --cwd
 DIR` and local channels and packages (conda_environments.conda_sources), the packages `npm
-pack DIR` packs, and the script an interpreter runs (interpreter_scripts.py). bash_policy
+pack DIR` packs, meson's machine files (`--native-file`, `--cross-file`: the compilers and
+tools the build runs), and the script an interpreter runs (interpreter_scripts.py). bash_policy
 judges each as code a program imports (`_loads`): outside the workspace it is code no rule
 has seen, asked. A bare module name (`-r ts-node/register`) is found in the workspace's own
 packages."""
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from tether.permissions.build_generators import machine_files
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.conda_environments import conda_sources
 from tether.permissions.interpreter_scripts import interpreter_scripts
@@ -142,6 +144,8 @@ def loaded_code(
         return pip_loads(argv)
     if name in _CONDA:
         return (*option_values(args, _CONDA_PLACES), *conda_sources(args))
+    if name == "meson":
+        return machine_files(argv)
     if name in _JQ and any(_JQ_IMPORT.search(a) for a in args):
         # Only a program that imports or includes reads code from `-L` (jq_program.py).
         return tuple(option_values(args, ("-L", "--library-path")))

@@ -1,0 +1,86 @@
+"""Recursive searches that leave the denied files out by name: grep's `--exclude` with
+`--exclude-dir` of the same glob (files and directories), rg's `-g '!GLOB'` unless a later
+glob takes the name back (rg: the glob given last wins). What is excluded is not a read of
+it; any doubt stays asked."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tether.permissions import PermissionContext, decide, load_rules
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "pkg" / ".env").mkdir(parents=True)
+    (ws / "pkg" / ".env" / "keys.txt").write_text("K=1\n")
+    (ws / ".env").write_text("K=2\n")
+    (ws / "a.txt").write_text("K=3\n")
+    return ws
+
+
+def _ctx(ws: Path) -> PermissionContext:
+    rules = {"permissions": {"allow": ["Bash(grep *)", "Bash(rg *)"], "deny": ["Read(**/.env)"]}}
+    return PermissionContext(
+        mode="default",
+        rules=load_rules([(ws / ".claude" / "settings.json", rules)], seed_yaml=None),
+        workspace=ws,
+        cwd=ws,
+        home=ws.parent / "home",
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -rn K --exclude=.env --exclude-dir=.env .",
+        "grep -rn K --exclude-dir=.env --exclude=.env .",
+        "grep -rn K --exclude .env --exclude-dir .env .",
+        "grep -rn K --exclude='.e*' --exclude-dir='.e*' .",
+        "rg --hidden -g '!.env' K",
+        "rg --hidden -g'!.env' K",
+        "rg --hidden --glob=!.env K",
+        "rg -g '!.env' K",
+    ],
+)
+def test_a_search_excluding_every_denied_name_is_allowed(command: str, ws: Path) -> None:
+    verdict = decide("Bash", {"command": command}, _ctx(ws))
+    assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -rn K --exclude=.env .",
+        "grep -rn K --exclude-dir=.env .",
+        "grep -rn K --exclude=.env --exclude-dir=.env --include=.env .",
+        "grep -rn K --include=.env --exclude=.env --exclude-dir=.env .",
+        "grep -rn K --exclude=.env --exclude-dir=.git .",
+        "grep -rn K --exclude=.env --exclude-dir=.env . .env",
+        "rg --hidden -g '!.env' -g '.env' K",
+        "rg --hidden -g '!.env' -g '*' K",
+        "rg --hidden -g '!.env' --glob=.e* K",
+        "rg --hidden -g .env K",
+    ],
+)
+def test_a_search_that_may_still_read_a_denied_name_is_not_allowed(command: str, ws: Path) -> None:
+    verdict = decide("Bash", {"command": command}, _ctx(ws))
+    assert verdict.behavior != "allow", (command, verdict.reason)
+
+
+@pytest.mark.skipif(shutil.which("grep") is None, reason="needs grep")
+def test_grep_itself_skips_both_excluded_forms(ws: Path) -> None:
+    """What the verdict relies on, shown by grep: `--exclude` leaves out the file `.env`,
+    `--exclude-dir` the directory; either alone reads the other."""
+    both = ["grep", "-rn", "K", "--exclude=.env", "--exclude-dir=.env", "."]
+    run = subprocess.run(both, cwd=ws, capture_output=True, text=True, check=False)
+    assert run.stdout.strip() == "./a.txt:1:K=3"
+    files_only = subprocess.run(
+        [*both[:4], "."], cwd=ws, capture_output=True, text=True, check=False
+    )
+    assert "pkg/.env/keys.txt" in files_only.stdout
