@@ -9,9 +9,9 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from tether.protocol import Message, Usage
+from tether.protocol.line_counts import changed_lines
 from tether.store.foreign import is_off_conversation, message_content
 from tether.store.images import without_bad_images
-from tether.store.line_counts import changed_lines
 from tether.store.records import (
     AssistantRecord,
     CompactionRecord,

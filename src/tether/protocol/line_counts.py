@@ -1,6 +1,6 @@
-"""The lines a file change added and removed, as its tool result's entry records it (Claude
-Code's `toolUseResult`, tether's as Claude Code writes it): what a resumed session's cost
-totals count again."""
+"""The lines a file change added and removed, as its call's result data says it (Claude
+Code's `toolUseResult`: an edit's `structuredPatch`): what the session's cost totals count,
+as it runs and, from its entries, once resumed, the same way both times."""
 
 from __future__ import annotations
 
