@@ -47,7 +47,9 @@ class RecordingJournal:
     entries: list[tuple[str, Any]] = field(default_factory=list[tuple[str, Any]])
     closed: bool = False
 
-    def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
+    def user(
+        self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None, structured: Any = None
+    ) -> None:
         assert not self.closed
         self.entries.append(("user", tuple(blocks)))
 

@@ -1,7 +1,7 @@
 """A rewind takes the conversation back, not the money: what the session spent stays spent,
 in the statusLine's `cost`, in /cost, and after the rewound session is resumed, as Claude
-Code's does; so does the time of the model calls. On a real terminal against the fake model
-server."""
+Code's does; so do the time of the model calls and the lines the edits changed. On a real
+terminal against the fake model server."""
 
 from __future__ import annotations
 
@@ -110,5 +110,7 @@ def test_a_rewind_does_not_give_back_what_was_spent(
         resumed.close()
     assert again["total_cost_usd"] == pytest.approx(spent)
     # The model calls' time comes back from the file (each reply's `durationMs`), as the
-    # money does: the rewound calls' too.
+    # money does: the rewound calls' too; so do the lines the rewound edits changed (each
+    # result's `toolUseResult`).
     assert again["total_api_duration_ms"] == before["total_api_duration_ms"]
+    assert (again["total_lines_added"], again["total_lines_removed"]) == (4, 1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from tether.core.boundary import CallIds, encodable_blocks, sendable_images, without_thinking
 from tether.core.folded import Folded, stand_in
@@ -36,7 +36,9 @@ class Journal(Protocol):
     """Where a history records each change as it happens (a session file). Replaying the same
     calls on an empty `History` rebuilds it exactly: see `History.replay_*`."""
 
-    def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None: ...
+    def user(
+        self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None, structured: Any = None
+    ) -> None: ...
 
     def assistant(self, message: Message, usage: Usage | None, reply: ReplyEntries) -> None: ...
 
@@ -295,11 +297,13 @@ class History:
         blocks: Sequence[ContentBlock],
         entry_uuid: str | None = None,
         result_uuids: Sequence[str] = (),
+        structured: Sequence[Any] = (),
     ) -> Message:
         """Append user content; tool results always come first in a user message.
         `entry_uuid`: the uuid its journal entry takes (a prompt the client named).
         `result_uuids`, one per tool result: each result its own entry, as Claude Code
-        writes them (what follows the results goes with the last)."""
+        writes them (what follows the results goes with the last), with what its call did
+        as data from `structured`, when given one per result (its `toolUseResult`)."""
         admitted = self._admit_user(blocks)
         results = [b for b in admitted if isinstance(b, ToolResultBlock)]
         if not results and self._prompt.add_typed(admitted, entry_uuid):
@@ -314,9 +318,13 @@ class History:
                 self.journal.user(admitted, entry_uuid)
                 return merged
             others = [b for b in admitted if not isinstance(b, ToolResultBlock)]
+            data = structured if len(structured) == len(results) else [None] * len(results)
             for index, (result, named) in enumerate(zip(results, result_uuids, strict=True)):
-                last = index == len(results) - 1
-                self.journal.user([result, *others] if last else [result], named)
+                blocks = [result, *others] if index == len(results) - 1 else [result]
+                if data[index] is None:
+                    self.journal.user(blocks, named)
+                else:
+                    self.journal.user(blocks, named, data[index])
         return merged
 
     def take_back(self) -> TakenBack | None:

@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tether.core import cut_replies, interruption, turn_stop
 from tether.core.compactor import Compaction
@@ -375,7 +376,8 @@ async def _run_tools(
     if open_plan:
         notes.append(open_plan)
     extra = [TextBlock(text=reminder(note)) for note in notes]
-    _commit(history, [*(result.block for result in results), *extra], emit)
+    blocks = [*(result.block for result in results), *extra]
+    _commit(history, blocks, emit, [result.structured for result in results])
 
 
 def _running_background(agent: Agent) -> list[str]:
@@ -388,11 +390,14 @@ def _commit(
     history: History,
     results: Sequence[ToolResultBlock | TextBlock],
     emit: Callable[[Event], None],
+    structured: Sequence[Any] = (),
 ) -> None:
+    """`structured`: what each tool result's call did as data, in their order (see
+    `History.add_user`)."""
     if results:
         # Each result's session-file entry named here, so its line and its entry share a uuid.
         named = tuple(str(uuid.uuid4()) for b in results if isinstance(b, ToolResultBlock))
-        message = history.add_user(results, result_uuids=named)
+        message = history.add_user(results, result_uuids=named, structured=structured)
         emit(MessageCompleted(message=message, entry_uuids=named))
 
 

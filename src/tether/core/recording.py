@@ -180,8 +180,10 @@ class SessionRecorder:
         `typed` titles the session, if that prompt is the one to title it."""
         self._typed = typed
 
-    def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
-        entries: list[_Entry] = [lambda w: w.user(blocks, entry_uuid)]
+    def user(
+        self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None, structured: Any = None
+    ) -> None:
+        entries: list[_Entry] = [lambda w: w.user(blocks, entry_uuid, structured)]
         # The title is what the user typed: never a block tether added before it.
         first = self._typed or next(
             (b.text for b in blocks if isinstance(b, TextBlock) and not is_tether_text(b.text)),

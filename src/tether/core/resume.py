@@ -71,6 +71,10 @@ class Restored:
     """Characters a token took in the accepted requests, by model id (the newest for each)."""
     api_ms: int = 0
     """What the conversation's model calls took, together (their entries' `durationMs`)."""
+    lines_added: int = 0
+    lines_removed: int = 0
+    """The lines the session's file changes added and removed (their results' entries'
+    `toolUseResult`), those rewound from too: Claude Code's cost totals."""
 
 
 def restore(
@@ -91,6 +95,7 @@ def restore(
     Each model call's usage is priced by `price` as it is read and added up, not kept."""
     history = History()
     usage, cost, api_ms = Usage(), 0.0, 0
+    lines = [0, 0]  # added, removed
     side_usage, side_cost = Usage(), 0.0
     problems: list[str] = []
     windows: dict[str, WindowRecord] = {}
@@ -105,6 +110,9 @@ def restore(
     def placed() -> Iterator[Record]:
         nonlocal read
         for read, record in loaded.placed_records(problems):  # noqa: B007
+            if isinstance(record, UserRecord):  # counted as read: a repair keeps no counts
+                lines[0] += record.lines_added
+                lines[1] += record.lines_removed
             yield record
 
     plan = PlanTracker()
@@ -140,6 +148,9 @@ def restore(
     for record in loaded.spent_records(problems):  # rewound from: spent all the same
         if isinstance(record, AssistantRecord):
             api_ms += record.duration_ms
+        elif isinstance(record, UserRecord):  # and the files changed, changed
+            lines[0] += record.lines_added
+            lines[1] += record.lines_removed
         if isinstance(record, AssistantRecord) and record.usage is not None:
             usage = usage + record.usage
             cost += price(record.usage) if price is not None else 0.0
@@ -161,6 +172,8 @@ def restore(
         windows,
         estimates,
         api_ms,
+        lines[0],
+        lines[1],
     )
 
 

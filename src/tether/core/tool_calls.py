@@ -93,19 +93,27 @@ class CallResult(Slotted):
     """One call answered: the result the model reads, and what hooks said about it for the
     model (their `additionalContext`), given beside the result rather than inside it."""
 
-    __slots__ = ("block", "context", "ran")
+    __slots__ = ("block", "context", "ran", "structured")
     block: Final[ToolResultBlock]
     context: Final[tuple[str, ...]]
     ran: Final[ToolUseBlock | None]
     """The call as approved and run (paths absolute, a hook's `updatedInput`), for the
     batch's hooks; None when it never got that far."""
+    structured: Final[Any]
+    """What the call did as data (the outcome's, Claude Code's `toolUseResult`: an edit's
+    `structuredPatch`), for the session file; None: the result's text stands for it."""
 
     def __init__(
-        self, block: ToolResultBlock, context: tuple[str, ...] = (), ran: ToolUseBlock | None = None
+        self,
+        block: ToolResultBlock,
+        context: tuple[str, ...] = (),
+        ran: ToolUseBlock | None = None,
+        structured: Any = None,
     ) -> None:
         self.block = block
         self.context = context
         self.ran = ran
+        self.structured = structured
 
 
 async def run_calls(
@@ -265,7 +273,8 @@ async def run_call(
         is_error=outcome.is_error,
         images=outcome.images,
     )
-    return CallResult(block, context, call)
+    structured = None if outcome.is_error else outcome.structured
+    return CallResult(block, context, call, structured)
 
 
 def _mutated_path(agent: Agent, call: ToolUseBlock) -> Path | None:

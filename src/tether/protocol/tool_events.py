@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal
 
+from tether.protocol.line_counts import changed_lines
 from tether.protocol.record import Record
 
 DenialSource = Literal["rule", "mode", "hook", "user"]
@@ -112,11 +113,12 @@ class ToolFinished(Record):
         self.denial = denial
 
     def lines_changed(self) -> tuple[int, int]:
-        """The lines the call's change added and removed, as its diff counts them (as Claude
-        Code counts an edit's `structuredPatch`); (0, 0) for a call that changed no file."""
-        if self.is_error or not self.diff:
+        """The lines the call's change added and removed, as Claude Code counts them, from
+        its `structuredPatch` (as a resumed session counts them again from the session
+        file); (0, 0) for a call that changed no file."""
+        if self.is_error:
             return 0, 0
-        return diff_line_counts(self.diff)
+        return changed_lines(self.structured)
 
 
 def diff_line_counts(diff: str) -> tuple[int, int]:

@@ -9,6 +9,7 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from tether.protocol import Message, Usage
+from tether.protocol.line_counts import changed_lines
 from tether.store.foreign import is_off_conversation, message_content
 from tether.store.images import without_bad_images
 from tether.store.records import (
@@ -47,7 +48,9 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
         return None
     match fields["type"]:
         case "user":
-            return UserRecord(_message(fields.get("message"), "user", dropped).content)
+            added, removed = changed_lines(fields.get("toolUseResult"))
+            content = _message(fields.get("message"), "user", dropped).content
+            return UserRecord(content, added, removed)
         case "assistant":
             raw = fields.get("message")
             message = _message(raw, "assistant", dropped)

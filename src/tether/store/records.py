@@ -13,6 +13,10 @@ class UserRecord:
     """User content exactly as one append gave it (History merges it in memory)."""
 
     blocks: tuple[ContentBlock, ...]
+    lines_added: int = 0
+    lines_removed: int = 0
+    """The lines the file change its tool result answers added and removed (counted from
+    the entry's `toolUseResult`); 0 for anything else."""
 
 
 @dataclass(frozen=True)

@@ -156,15 +156,25 @@ class SessionWriter(HeldFile):
             raise
         return writer
 
-    def user(self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None) -> None:
+    def user(
+        self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None, structured: Any = None
+    ) -> None:
         """User content; a prompt that is one text is kept as a string, as Claude Code keeps
-        it (a Stop hook reading the transcript as its docs do finds it in `content`)."""
+        it (a Stop hook reading the transcript as its docs do finds it in `content`).
+        `structured`: what the tool call a result answers did, as data (Claude Code's
+        `toolUseResult`), kept when it changed a file: its `structuredPatch` is what a
+        resumed session counts the lines changed by (the other tools' would only write their
+        output twice)."""
         ordered = prompt_first(blocks)
         only = ordered[0] if len(ordered) == 1 else None
         content: str | list[dict[str, Any]] = [entry_block(b) for b in ordered]
         if isinstance(only, TextBlock) and only.text.strip():
             content = only.text
-        self.append("user", entry_uuid=entry_uuid, message={"role": "user", "content": content})
+        message = {"role": "user", "content": content}
+        if not (isinstance(structured, dict) and "structuredPatch" in structured):
+            self.append("user", entry_uuid=entry_uuid, message=message)
+        else:
+            self.append("user", entry_uuid=entry_uuid, message=message, toolUseResult=structured)
 
     def assistant(
         self,
