@@ -335,6 +335,12 @@ class BackgroundShells:
             for s in self._shells.values()
         )
 
+    async def wait_all(self) -> None:
+        """Until every background subagent and command has ended (those started meanwhile
+        too)."""
+        while waits := self._runs():
+            await asyncio.wait(waits)
+
     async def wait_any(self) -> bool:
         """Until one background subagent or command ends; False at once when none runs."""
         waits = self._runs()
