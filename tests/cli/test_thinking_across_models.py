@@ -99,11 +99,9 @@ async def test_a_session_resumed_under_another_model_sends_no_thinking_of_the_fi
     assert not fake_model.rejections
 
 
-async def test_each_reply_names_the_model_that_wrote_it_in_the_session_file(
-    sdk: SdkRun, fake_model: FakeModelServer
-) -> None:
-    """After set_model the replies name the new model (as Claude Code's entries do), and a
-    session resumed under it sends its thinking back, not the first model's."""
+async def _sonnet_then_haiku(sdk: SdkRun, fake_model: FakeModelServer) -> tuple[str, Path]:
+    """A session that thinks under Sonnet, then under Haiku (set_model); its id and file.
+    The server's next reply is "three"."""
     fake_model.script(
         reply(thinking("plan", "sig-sonnet"), text("one")),
         reply(thinking("more", "sig-haiku"), text("two")),
@@ -116,17 +114,32 @@ async def test_each_reply_names_the_model_that_wrote_it_in_the_session_file(
         await c.query("second")
         session_id = result_of([m async for m in c.receive_response()]).session_id
     [path] = Path(os.environ["TETHER_HOME"]).glob(f"projects/*/{session_id}.jsonl")
+    return session_id, path
+
+
+async def test_each_reply_names_the_model_that_wrote_it_in_the_session_file(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """After set_model the replies name the new model (as Claude Code's entries do), and a
+    session resumed under it sends its thinking back, not the first model's."""
+    session_id, path = await _sonnet_then_haiku(sdk, fake_model)
     entries = [json.loads(line) for line in path.read_text().splitlines()]
     models = [e["message"]["model"] for e in entries if e["type"] == "assistant"]
     assert models == [SONNET, SONNET, HAIKU, HAIKU]  # an entry per block
+    requested = [e.get("requestedModel") for e in entries if e["type"] == "assistant"]
+    assert requested == models  # the label is trusted on resume
     result_of(await sdk.query("third", model=HAIKU, resume=session_id))
     assert _thinking_sent(fake_model.requests[-1]) == ["sig-haiku"]
     assert not fake_model.rejections
 
 
-def _written_before(home: Path, workspace: Path, model: str | None) -> str:
+def _written_before(
+    home: Path, workspace: Path, model: str | None, *, tool_loop: bool = False
+) -> str:
     """A session file as tether wrote it before replies named the model that wrote them:
-    `model` on every reply (the model the session started with), or none at all."""
+    `model` on every reply (the model the session started with), or none at all, and no
+    `requestedModel`. With `tool_loop`, the file ends in one: the reply calls a tool, and
+    its result is the newest message."""
     sid = "7a1d0c2e-0000-4000-8000-000000000002"
     base = {"sessionId": sid, "cwd": str(workspace), "timestamp": "2026-12-01T00:00:00.000Z"}
     message: dict[str, Any] = {
@@ -151,6 +164,25 @@ def _written_before(home: Path, workspace: Path, model: str | None) -> str:
         {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": message},
         {**base, "type": "assistant", "uuid": "a2", "parentUuid": "a1", "message": said},
     ]
+    if tool_loop:
+        call = {"type": "tool_use", "id": "toolu_1", "name": "Glob", "input": {"pattern": "*"}}
+        result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "none"}
+        lines += [
+            {
+                **base,
+                "type": "assistant",
+                "uuid": "a3",
+                "parentUuid": "a2",
+                "message": {**message, "content": [call]},
+            },
+            {
+                **base,
+                "type": "user",
+                "uuid": "u2",
+                "parentUuid": "a3",
+                "message": {"role": "user", "content": [result]},
+            },
+        ]
     directory = project_dir(home, workspace)
     directory.mkdir(parents=True)
     (directory / f"{sid}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -158,12 +190,18 @@ def _written_before(home: Path, workspace: Path, model: str | None) -> str:
 
 
 @pytest.mark.parametrize(
-    ("written", "resumed", "kept"),
+    ("written", "resumed", "tool_loop", "kept"),
     [
-        (SONNET, SONNET, True),
-        (SONNET, HAIKU, False),
-        # No model named: the session's model did not change, as far as anyone knows.
-        (None, SONNET, True),
+        # Its label cannot be trusted (the first model's, on every reply): its thinking goes
+        # under any model; a past turn goes without it.
+        (SONNET, SONNET, False, False),
+        (SONNET, HAIKU, False, False),
+        (None, SONNET, False, False),
+        # The reply of the tool loop the file ends in cannot go without it: it keeps its
+        # label, judged as before.
+        (SONNET, SONNET, True, True),
+        (SONNET, HAIKU, True, False),
+        (None, SONNET, True, True),
     ],
 )
 def test_a_session_file_written_before_resumes(
@@ -172,9 +210,10 @@ def test_a_session_file_written_before_resumes(
     workspace: Path,
     written: str | None,
     resumed: str,
+    tool_loop: bool,
     kept: bool,
 ) -> None:
-    sid = _written_before(Path(os.environ["TETHER_HOME"]), workspace, written)
+    sid = _written_before(Path(os.environ["TETHER_HOME"]), workspace, written, tool_loop=tool_loop)
     fake_model.script(reply(text("two")))
     result = tether("-r", sid, "-p", "second", "--model", resumed)
     assert (result.exit_code, result.stdout) == (0, "two\n"), result.stderr
@@ -183,11 +222,33 @@ def test_a_session_file_written_before_resumes(
     assert _thinking_sent(sent) == (["sig-old"] if kept else [])
 
 
-async def test_a_reply_of_no_known_model_loses_its_thinking_when_the_model_changes(
+@pytest.mark.parametrize("resumed", [SONNET, HAIKU])
+async def test_a_set_model_session_file_written_before_resumes_without_another_models_thinking(
+    sdk: SdkRun, fake_model: FakeModelServer, resumed: str
+) -> None:
+    """A session that changed model, its file as tether wrote it before (every reply
+    labelled with the first model, no `requestedModel`): Haiku's thinking labelled Sonnet's
+    is not sent to Sonnet (refused: 400 invalid signature), nor is any of the file's."""
+    session_id, path = await _sonnet_then_haiku(sdk, fake_model)
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    for entry in entries:
+        if entry["type"] == "assistant":
+            entry.pop("requestedModel", None)
+            entry["message"]["model"] = SONNET
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    third = result_of(await sdk.query("third", model=resumed, resume=session_id))
+    assert (third.is_error, third.result) == (False, "three")
+    sent = fake_model.requests[-1]
+    assert "two" in str(sent.messages())
+    assert _thinking_sent(sent) == []
+    assert not fake_model.rejections
+
+
+async def test_a_reply_of_no_known_model_loses_its_thinking_on_resume(
     sdk: SdkRun, fake_model: FakeModelServer, workspace: Path
 ) -> None:
-    """A file without the replies' model, resumed: on the same model its thinking goes back;
-    once set_model changes the model, it is another's and goes."""
+    """A file without the replies' model, resumed: its thinking goes (whose it is cannot
+    be known), before set_model and after."""
     sid = _written_before(Path(os.environ["TETHER_HOME"]), workspace, None)
     fake_model.script(reply(text("two")), reply(text("three")))
     async with sdk.client(model=SONNET, resume=sid) as c:
@@ -197,7 +258,7 @@ async def test_a_reply_of_no_known_model_loses_its_thinking_when_the_model_chang
         await c.query("third")
         [m async for m in c.receive_response()]
     same, changed = fake_model.requests[-2], fake_model.requests[-1]
-    assert _thinking_sent(same) == ["sig-old"]
+    assert _thinking_sent(same) == []
     assert _thinking_sent(changed) == []
     assert "one" in str(changed.messages())
 

@@ -153,6 +153,7 @@ def test_the_file_holds_one_compact_json_entry_a_line(tmp_path: Path) -> None:
                 "cache_read_input_tokens": 2,
             },
         },
+        "requestedModel": "m-1",  # its label is the model's own: trusted on resume
     }
     assert first["message"] == {"role": "user", "content": "héllo"}  # as Claude Code keeps it
 

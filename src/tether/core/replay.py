@@ -174,6 +174,7 @@ class RecordRepair:
             record.usage,
             model=record.model,
             duration_ms=record.duration_ms,
+            model_trusted=record.model_trusted,
         )
 
     def _compaction(self, record: CompactionRecord) -> Iterator[Record]:
@@ -209,7 +210,12 @@ def _joined(first: AssistantRecord, then: AssistantRecord) -> AssistantRecord:
     usage = then.usage or first.usage  # each entry repeats the response's usage: count it once
     took = first.duration_ms + then.duration_ms  # one entry of a response holds it
     return AssistantRecord(
-        Message(role="assistant", content=content), usage, first.message_id, first.model, took
+        Message(role="assistant", content=content),
+        usage,
+        first.message_id,
+        first.model,
+        took,
+        first.model_trusted and then.model_trusted,
     )
 
 

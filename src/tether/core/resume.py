@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from tether.core.boundary import without_thinking
 from tether.core.history import History
 from tether.core.recording import WAITING, SessionRecorder
 from tether.core.replay import RecordRepair
@@ -116,7 +117,7 @@ def restore(
             yield record
 
     plan = PlanTracker()
-    for record in repair.repaired(placed()):
+    for record in _untrusted_thinking_dropped(repair.repaired(placed())):
         if isinstance(record, UserRecord):
             plan.saw(history.replay_user(record.blocks))
             if read < tail:
@@ -174,6 +175,42 @@ def restore(
         api_ms,
         lines[0],
         lines[1],
+    )
+
+
+def _untrusted_thinking_dropped(records: Iterator[Record]) -> Iterator[Record]:
+    """`records`, each reply whose model cannot be trusted (see `AssistantRecord.
+    model_trusted`) without its thinking: an older tether named the session's first model
+    on every reply, so after a change of model its label sends another model's signed
+    thinking back (the API refuses it: 400 invalid signature), under any model resumed.
+    A past turn goes without its thinking; the last reply of a tool loop the file ends in
+    cannot (the API asks for its thinking): it keeps its label, as `History.thinking_for`
+    judges a trusted one. Such a reply is held, with the results after it, until the next
+    reply or the end says which it is."""
+    held: list[Record] = []
+    for record in records:
+        if held and not isinstance(record, UserRecord):
+            yield _unthought(held[0])
+            yield from held[1:]
+            held = []
+        if isinstance(record, AssistantRecord) and not record.model_trusted:
+            held = [record]
+        elif held:
+            held.append(record)
+        else:
+            yield record
+    if held:
+        first = held[0]
+        assert isinstance(first, AssistantRecord)
+        yield first if first.message.tool_uses() else _unthought(first)
+        yield from held[1:]
+
+
+def _unthought(record: Record) -> Record:
+    assert isinstance(record, AssistantRecord)
+    message = without_thinking(record.message)
+    return AssistantRecord(
+        message, record.usage, record.message_id, None, record.duration_ms, record.model_trusted
     )
 
 

@@ -26,6 +26,12 @@ _NO_MODEL = frozenset({"", "<synthetic>"})
 """`message.model` values that name no model: Claude Code's own messages (an API error said
 as a reply) are `<synthetic>`."""
 
+_LABELLED = ("requestedModel", "version")
+"""An assistant entry's keys that say its `message.model` is the model that wrote it: tether
+writes `requestedModel` (as Claude Code does) since it names each reply's own model; Claude
+Code's entries carry `version` too. Before, tether named the session's first model on every
+reply (wrong after a change of model, and nothing in the file says when one happened)."""
+
 
 class BadEntry(Exception):
     pass
@@ -63,6 +69,7 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
                 message_id if isinstance(message_id, str) else None,
                 model if isinstance(model, str) and model not in _NO_MODEL else None,
                 took if type(took) is int and took > 0 else 0,
+                model_trusted=any(key in fields for key in _LABELLED),
             )
         case "compaction":
             summary, kept = fields.get("summary"), fields.get("kept")

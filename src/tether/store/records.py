@@ -29,6 +29,10 @@ class AssistantRecord:
     """The model that wrote it (its entries' `message.model`); None: not known."""
     duration_ms: int = 0
     """What the model call took (the entries' `durationMs`, on one of them); 0: not known."""
+    model_trusted: bool = True
+    """False for a reply an older tether wrote (its entries carry neither `requestedModel`
+    nor Claude Code's `version`): it named the session's first model on every reply, so
+    `model` may be another's after a change of model (see `core.resume`)."""
 
 
 @dataclass(frozen=True)

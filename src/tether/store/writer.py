@@ -194,6 +194,7 @@ class SessionWriter(HeldFile):
                     "model": self.model,
                     "usage": None if usage is None else usage.model_dump(mode="json"),
                 },
+                requestedModel=self.model,
             )
             return
         reply = reply.fitted(len(message.content))
@@ -213,7 +214,8 @@ class SessionWriter(HeldFile):
         duration_ms: int = 0,
     ) -> None:
         """One block of a reply, as its own entry (see `assistant`), naming the `model` that
-        wrote it, as Claude Code's entries do (None: the writer's, the session's model);
+        wrote it, as Claude Code's entries do (`message.model`, and `requestedModel`: this
+        label can be trusted, see `entry_records`; None: the writer's, the session's model);
         `duration_ms`, what the call took, on one entry of the reply (`durationMs`)."""
         extra: dict[str, Any] = {} if request_id is None else {"requestId": request_id}
         if duration_ms > 0:
@@ -229,6 +231,7 @@ class SessionWriter(HeldFile):
                 "content": [entry_block(block)],
                 "usage": None if usage is None else usage.model_dump(mode="json"),
             },
+            requestedModel=model or self.model,
             **extra,
         )
 
