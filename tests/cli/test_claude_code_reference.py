@@ -5,6 +5,7 @@ Code's line of that kind has (tether's own version aside), and every field the S
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -27,16 +28,22 @@ def script(fake_model: FakeModelServer) -> None:
     )
 
 
-async def claude_code(prompt: str, workspace: Path, tmp_path: Path) -> RecordingTransport:
+async def claude_code(
+    prompt: str, workspace: Path, tmp_path: Path, **overrides: Any
+) -> RecordingTransport:
     """Run `prompt` through the SDK with the Claude Code CLI it bundles (a home of its own,
-    every permission granted, partial messages on); its lines are in the transport."""
+    every permission granted, partial messages on); its lines are in the transport. A run
+    that ends in an error result (the SDK raises) keeps its lines too."""
     claude_home = tmp_path / "claude-home"
+    env: dict[str, str] = overrides.pop("env", {})
     options = ClaudeAgentOptions(
         cli_path=str(BUNDLED),
         cwd=str(workspace),
         permission_mode="bypassPermissions",
         include_partial_messages=True,
+        **overrides,
         env={
+            **env,
             "HOME": str(claude_home),
             "CLAUDE_CONFIG_DIR": str(claude_home / ".claude"),
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -46,7 +53,8 @@ async def claude_code(prompt: str, workspace: Path, tmp_path: Path) -> Recording
         },
     )
     transport = RecordingTransport(prompt, options)
-    [m async for m in query(prompt=prompt, options=options, transport=transport)]
+    with contextlib.suppress(Exception):
+        [m async for m in query(prompt=prompt, options=options, transport=transport)]
     return transport
 
 

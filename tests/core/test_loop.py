@@ -213,13 +213,12 @@ def test_max_turns_runs_the_last_calls_and_stops(
 
 
 def test_max_turns_in_text_mode_says_the_limit(fake_model: FakeModelServer, tether: Run) -> None:
-    """Text mode prints what the result's `errors` says, not the last reply's text."""
+    """Text mode prints Claude Code's words for the limit on stdout, not the last reply's text."""
     fake_model.script(reply(text("looking"), tool_use("Bash", command="true")))
     result = tether("-p", "loop", "--max-turns", "1")
     assert result.exit_code == 1
-    assert result.stdout == ""
-    assert "tether: Reached maximum number of turns (1)" in result.stderr
-    assert "looking" not in result.stderr
+    assert result.stdout == "Error: Reached max turns (1)\n"
+    assert "looking" not in result.stdout + result.stderr
 
 
 def test_stream_json_shapes(fake_model: FakeModelServer, tether: Run) -> None:

@@ -29,6 +29,20 @@ def test_cost_adds_each_kind_of_token_at_its_price() -> None:
     assert cost_usd(info, usage) == pytest.approx(3.0 + 3.0 + 1.5 + 0.6)
 
 
+def test_one_hour_cache_writes_cost_the_hours_rate() -> None:
+    """The API splits the writes by lifetime: an hour's cost twice the input price (6 $/M for
+    sonnet-4-5), five minutes' 1.25 times (3.75 $/M), as Claude Code prices them."""
+    sonnet = MODELS["claude-sonnet-4-5"]
+    split = Usage(
+        cache_creation_input_tokens=6_710,
+        ephemeral_5m_input_tokens=4_474,
+        ephemeral_1h_input_tokens=2_236,
+    )
+    assert cost_usd(sonnet, split) == pytest.approx((4_474 * 3.75 + 2_236 * 6.0) / 1e6)
+    unsplit = Usage(cache_creation_input_tokens=6_710)
+    assert cost_usd(sonnet, unsplit) == pytest.approx(6_710 * 3.75 / 1e6)
+
+
 def test_unknown_prices_cost_nothing() -> None:
     info = ModelInfo("local", "ollama", context_window=32_000, max_output_tokens=4_000)
     assert cost_usd(info, Usage(input_tokens=5_000, output_tokens=100)) == 0.0

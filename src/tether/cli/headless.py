@@ -160,12 +160,20 @@ async def run_headless(
     assert finished is not None
     if lines is None:
         if finished.is_error:
-            from tether.cli.sdk_session_lines import error_text
+            from tether.cli.text_mode_errors import stdout_error
 
-            # What the result's `errors` says (its `result` is no error's text).
-            said = error_text(finished, _facts(built, opts))
-            if _first_line(said) not in shown_errors:
-                print(f"tether: {terminal_safe(said)}", file=err)
+            # As Claude Code: a limit or an API error is said on stdout, in its words, so
+            # `out=$(tether -p ...)` holds it; other errors are told on stderr.
+            facts = _facts(built, opts)
+            told = stdout_error(finished, facts)
+            if told is not None:
+                print(terminal_safe(told) if out.isatty() else told, file=out)
+            else:
+                from tether.cli.sdk_session_lines import error_text
+
+                said = error_text(finished, facts)
+                if _first_line(said) not in shown_errors:
+                    print(f"tether: {terminal_safe(said)}", file=err)
         else:
             finished_text(finished, out)
     elif streaming:
@@ -185,7 +193,7 @@ async def run_headless(
 
 def finished_text(finished: TurnFinished | None, out: TextIO) -> bool:
     """Print a turn's answer (as sent when it goes to a file or a pipe, safe on a terminal);
-    False when it ended in an error (said on stderr once the run is over)."""
+    False when it ended in an error (said once the run is over)."""
     if finished is None or finished.is_error:
         return False
     print(terminal_safe(finished.result) if out.isatty() else finished.result, file=out)

@@ -375,8 +375,8 @@ class LineMaker:
             return finished.num_turns + int(self._results_unread)
         if finished.subtype == "error_max_budget_usd":  # the prompt counts, as Claude Code's
             return max(1, finished.num_turns)
-        if finished.num_turns == 0 and self._user_messages == 0:
-            return 0
+        if finished.num_turns == 0 and self._user_messages == 0 and not finished.api_error_status:
+            return 0  # a prompt a hook blocked (a prompt the API refused counts, as Claude Code's)
         return 1 + self._user_messages
 
     def _structured_output(self) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ CLAUDE_CODE_CONTRACT = "2.1.332"
 TERMINAL_REASONS = {
     "success": "completed",
     "error_max_turns": "max_turns",
-    "error_max_budget_usd": "max_budget_usd",
+    "error_max_budget_usd": "budget_exhausted",
     "error_max_structured_output_retries": "structured_output_retry_exhausted",
     "error_during_execution": "error",
 }
@@ -117,10 +117,13 @@ def result_line(
         ],
         "uuid": str(uuid.uuid4()),
         "terminal_reason": TERMINAL_REASONS[finished.subtype],
-        "api_error_status": None,
     }
-    if finished.ttft_ms is not None:
-        line["ttft_ms"] = finished.ttft_ms
+    if finished.subtype == "success" or finished.api_error_status is not None:
+        # As Claude Code: a turn that ran (its answer or an API error) says these; an error
+        # subtype's result (a limit, the budget) has neither.
+        line["api_error_status"] = None
+        if finished.ttft_ms is not None:
+            line["ttft_ms"] = finished.ttft_ms
     if finished.api_error_status is not None:
         line.update(sdk_api_error.result_fields(finished))
     elif finished.is_error:

@@ -342,13 +342,21 @@ tokens its results take (Anthropic's price list; Claude Code prices `webSearchRe
 0.01 too)."""
 
 
+ONE_HOUR_WRITE_FACTOR = 2.0
+"""A cache write kept for an hour costs twice the input price (Anthropic's price list; a
+five-minute write is `cache_write_per_mtok`, 1.25 times)."""
+
+
 def cost_usd(info: ModelInfo, usage: Usage) -> float:
     """What `usage` cost at `info`'s list prices, its web searches included (0.0 when the
-    prices are unknown)."""
+    prices are unknown). The cache writes the API says were kept for an hour are priced at
+    the hour's rate, the rest at the five-minute rate."""
+    one_hour = min(usage.ephemeral_1h_input_tokens or 0, usage.cache_creation_input_tokens)
     tokens = (
         usage.input_tokens * info.input_per_mtok
         + usage.output_tokens * info.output_per_mtok
-        + usage.cache_creation_input_tokens * info.cache_write_per_mtok
+        + (usage.cache_creation_input_tokens - one_hour) * info.cache_write_per_mtok
+        + one_hour * info.input_per_mtok * ONE_HOUR_WRITE_FACTOR
         + usage.cache_read_input_tokens * info.cache_read_per_mtok
     ) / _M
     return tokens + usage.web_search_requests * web_search_usd(info)
