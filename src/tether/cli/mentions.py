@@ -124,9 +124,12 @@ def _reading(session: Session, base: Path, mentioned: str) -> tuple[str, dict[st
     if resource is not None and session.agent.tools.get("ReadMcpResourceTool") is not None:
         server, uri = resource.groups()
         return "ReadMcpResourceTool", {"server": server, "uri": uri}
-    path = (base / Path(mentioned).expanduser()).resolve()
-    if path.is_file():
+    from tether.cli.written_paths import kind_of, written_path
+
+    path = written_path(mentioned, base)
+    kind = None if path is None else kind_of(path)
+    if path is not None and kind == "file":
         return "Read", {"file_path": str(path)}
-    if path.is_dir():  # as Claude Code: what is in it, not its files' contents
+    if path is not None and kind == "directory":  # what is in it, not its files' contents
         return "Glob", {"pattern": "**/*", "path": str(path)}
-    return None
+    return None  # nothing there, or a FIFO or a device: never read
