@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tether.cli.written_paths import AFTER_A_PATH
+
 if TYPE_CHECKING:
     from tether.core.session import Session
     from tether.protocol import (
@@ -35,7 +37,7 @@ def mentioned_paths(text: str) -> list[str]:
     """The paths a message mentions, in order, each once."""
     seen: list[str] = []
     for match in MENTION.finditer(text):
-        path = match.group(1).replace("\\ ", " ").rstrip(".,;:!?)")
+        path = match.group(1).replace("\\ ", " ").rstrip(AFTER_A_PATH)
         if path and path not in seen:
             seen.append(path)
     return seen

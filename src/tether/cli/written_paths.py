@@ -12,6 +12,14 @@ import stat
 from pathlib import Path
 from typing import Literal
 
+BEFORE_A_PATH = "([{<`'\"\uff08\u300c\u300e\u3010"
+"""What opens around a path written in a sentence: `(see /a/b)`, `` `/a/b` ``, not its name
+(and the full-width parenthesis and CJK brackets)."""
+AFTER_A_PATH = ",.;:!?)]}>`'\"\u3002\uff0c\u3001\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u3011"
+"""Punctuation that follows a path in a sentence, not its name; the full-width forms too (the
+ideographic full stop and comma, the full-width semicolon, colon, marks and parenthesis, the
+closing CJK brackets)."""
+
 Kind = Literal["file", "directory", "other"]
 """What a path names: a regular file, a directory, or something else (a FIFO, a device, a
 socket); None where it names nothing that can be looked at."""
