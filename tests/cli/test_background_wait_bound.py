@@ -27,9 +27,11 @@ def unsandboxed(trusted_workspace: Path) -> Path:
     return trusted_workspace
 
 
-def _run(workspace: Path, wire: str, *argv: str) -> tuple[subprocess.CompletedProcess[str], int]:
+def _run(
+    workspace: Path, wire: str, *argv: str, wait_ms: str = "1500"
+) -> tuple[subprocess.CompletedProcess[str], int]:
     model = ["--model", "openai/gpt-4.1"] if wire == "openai" else []
-    env = dict(os.environ, TETHER_BACKGROUND_WAIT_MS="1500")
+    env = dict(os.environ, TETHER_BACKGROUND_WAIT_MS=wait_ms)
     proc = subprocess.Popen(
         [sys.executable, "-m", "tether", "--cwd", str(workspace), *model, "-p", "go", *argv],
         stdin=subprocess.DEVNULL,
@@ -66,6 +68,22 @@ def test_print_mode_waits_for_an_endless_job_at_most_the_bound_says_so_and_stops
     assert "background work still running after 1.5 s, stopped: bash_1 (" in said[1]
     assert _gone(job), "the background job was left running"
     assert len(fake_model.requests) == 2  # no turn woken
+
+
+def test_a_bound_of_zero_waits_for_nothing_and_says_only_what_it_stopped(
+    fake_model: FakeModelServer, unsandboxed: Path
+) -> None:
+    started = tool_use("Bash", command=ENDLESS, run_in_background=True, description="spin")
+    fake_model.script(reply(started), reply(text("all done")))
+    done, job = _run(
+        unsandboxed, "anthropic", "--permission-mode", "bypassPermissions", wait_ms="0"
+    )
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "background work" in line]
+    assert len(said) == 1, done.stderr  # no "waiting ... in 0 s" first
+    stopped = "background work still running, stopped (TETHER_BACKGROUND_WAIT_MS is 0): bash_1 ("
+    assert stopped in said[0], done.stderr
+    assert _gone(job), "the background job was left running"
 
 
 def test_stream_json_says_the_wait_in_a_system_line_before_the_result(

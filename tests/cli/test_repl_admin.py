@@ -28,7 +28,7 @@ def test_add_dir_lets_the_file_tools_work_in_another_directory(
     try:
         repl.wait_for("> ")
         repl.send("/add-dir ../nowhere\r")
-        repl.wait_for("not a directory")
+        repl.wait_for("no such directory")
         repl.send(f"/add-dir {first}\r")  # before any message: nothing saved to resume yet
         repl.wait_for("✓ Added")
         repl.send("write one\r")

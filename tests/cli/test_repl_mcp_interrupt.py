@@ -70,8 +70,16 @@ def test_ctrl_c_stops_a_slow_mcp_change_and_the_repl_goes_on(
         screen = squeezed(repl)
     finally:
         repl.close()
-    assert f"✗/mcp{verb}slow:stopped(Ctrl+C);slowisfailed:/mcp{verb}slowtotryagain." in screen
+    said = f"✗/mcp{verb}slow:stopped(Ctrl+C);slowisfailed"
+    assert said in screen, screen
+    assert "slowtotryagain." in screen.split(said, 1)[1], screen
+    assert "/mcpreconnectslowtotryagain." in screen, screen  # it is enabled: reconnect it
     assert "noanswerwithin" not in screen, screen
+    # The session has it enabled (failed); so has the decision kept for the project, which
+    # the next session and /config read (before, an enable stopped left it "disabled" there).
+    kept = json.loads(remembered_settings(tether_home(), trusted_workspace).read_text())
+    assert kept.get("enabledMcpjsonServers") == ["slow"], kept
+    assert "slow" not in kept.get("disabledMcpjsonServers", []), kept
 
 
 @pytest.mark.timeout(120)

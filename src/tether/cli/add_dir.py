@@ -9,6 +9,8 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
+from tether.cli.written_paths import kind_of, path_or_why
+
 
 def directory_to_add(
     base: Path, written: str, working: Sequence[Path], added: Sequence[Path]
@@ -16,8 +18,8 @@ def directory_to_add(
     """The directory `written` names from `base`, to add; else what to say. `working`: the
     session's working directories (the workspace); `added`: those added already."""
     directory = _directory(base, written)
-    if directory is None:
-        return f"✗ /add-dir {written}: not a directory"
+    if isinstance(directory, str):
+        return f"✗ /add-dir {written}: {directory}"
     if directory in added:
         return f"{directory} is already added."
     for place in (*working, *added):
@@ -29,12 +31,17 @@ def directory_to_add(
     return directory
 
 
-def _directory(base: Path, written: str) -> Path | None:
+def _directory(base: Path, written: str) -> Path | str:
     """The directory `written` names from `base`, quoted or with its spaces escaped as a shell
-    takes it, or as written (None: it names none)."""
+    takes it, or as written; else why it names none."""
     try:
         words = shlex.split(written)
     except ValueError:  # an unclosed quote: the words as typed
         words = []
-    directory = (base / Path(words[0] if len(words) == 1 else written).expanduser()).resolve()
-    return directory if directory.is_dir() else None
+    directory = path_or_why(words[0] if len(words) == 1 else written, base)
+    if isinstance(directory, str):
+        return directory
+    kind = kind_of(directory)
+    if kind is None:
+        return "no such directory"
+    return directory if kind == "directory" else "not a directory"

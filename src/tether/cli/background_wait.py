@@ -6,8 +6,9 @@ Claude Code has varied here: some versions waited for a background command with 
 waits, so that a build the model started ends and wakes a turn of its own (its result is then
 the answer), but at most `WAIT_S` seconds after each turn (`TETHER_BACKGROUND_WAIT_MS`; 0: not
 at all). The wait is said on stderr (and, with stream-json, as a system notice line) naming
-what is waited for; at the bound what is still running is named, the session's close stops
-it (by its id), and the process exits with the code of the result it had.
+what is waited for; at the bound (with 0: at once, no wait said) what is still running is
+named, the session's close stops it (by its id), and the process exits with the code of the
+result it had.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ async def woken_within(
     when none ended within `limit_s` (said, naming what is left: the caller stops it)."""
     if not background.unreported():
         if not (waited := running(background)):
+            return None
+        if limit_s <= 0:  # no wait at all, so none to announce: only what is stopped
+            say(f"background work still running, stopped ({WAIT_ENV} is 0): {waited}")
             return None
         say(
             f"waiting for background work to end before exiting: {waited}; what still runs "

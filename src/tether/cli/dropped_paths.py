@@ -10,11 +10,17 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from tether.cli.written_paths import (
+    AFTER_A_PATH,
+    BEFORE_A_PATH,
+    first_bytes,
+    kind_of,
+    written_path,
+)
+
 _WORD = re.compile(r"'([^']+)'|\"([^\"]+)\"|((?:\\.|[^\s'\"])+)")
 """A quoted path, or a bare one whose backslashes escape the next character."""
 _ESCAPED = re.compile(r"\\(.)")
-_AFTER_A_PATH = ",.;:!?)]}>"
-"""Punctuation that follows a path in a sentence, not part of its name."""
 
 
 def dropped_paths(text: str, base: Path) -> tuple[list[Path], list[Path]]:
@@ -26,15 +32,18 @@ def dropped_paths(text: str, base: Path) -> tuple[list[Path], list[Path]]:
         quoted = match.group(1) or match.group(2)
         word = quoted if quoted is not None else _ESCAPED.sub(r"\1", match.group(3))
         path = _path_of(word, base)
-        if quoted is None and path is not None and not path.exists():
-            # A path written in a sentence: `see /a/b.txt, and…` (a name that ends so itself,
-            # or holds a comma, `/a/b,c.txt`, is found as it is, above).
-            path = _path_of(word.rstrip(_AFTER_A_PATH), base)
+        if quoted is None and (path is None or kind_of(path) is None):
+            # A path written in a sentence: `see /a/b.txt, and…`, `(/a/b.txt)`, `` `/a/b` ``
+            # (a name that ends so itself, or holds a comma, `/a/b,c.txt`, is found as it
+            # is, above).
+            path = _path_of(word.lstrip(BEFORE_A_PATH).rstrip(AFTER_A_PATH), base)
         if path is None or path in images or path in others:
+            continue
+        if kind_of(path) != "file":  # a directory, a FIFO, a device: a word like any other
             continue
         if _is_image(path):
             images.append(path)
-        elif path.is_file():
+        else:
             others.append(path)
     return images, others
 
@@ -52,14 +61,11 @@ def _path_of(word: str, base: Path) -> Path | None:
         word = unquote(urlparse(word).path)
     if not word.startswith(("/", "~")):
         return None
-    return (base / Path(word).expanduser()).resolve()
+    return written_path(word, base)
 
 
 def _is_image(path: Path) -> bool:
     from tether.tools.builtin.read_image import image_type
 
-    try:
-        with path.open("rb") as f:
-            return image_type(f.read(16)) is not None
-    except OSError:  # not a file, or not one that can be read: a word like any other
-        return False
+    start = first_bytes(path, 16)  # None: not a regular file, or not one that can be read
+    return start is not None and image_type(start) is not None

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tether.cli.written_paths import AFTER_A_PATH
+
 if TYPE_CHECKING:
     from tether.core.session import Session
     from tether.protocol import (
@@ -35,7 +37,7 @@ def mentioned_paths(text: str) -> list[str]:
     """The paths a message mentions, in order, each once."""
     seen: list[str] = []
     for match in MENTION.finditer(text):
-        path = match.group(1).replace("\\ ", " ").rstrip(".,;:!?)")
+        path = match.group(1).replace("\\ ", " ").rstrip(AFTER_A_PATH)
         if path and path not in seen:
             seen.append(path)
     return seen
@@ -124,9 +126,12 @@ def _reading(session: Session, base: Path, mentioned: str) -> tuple[str, dict[st
     if resource is not None and session.agent.tools.get("ReadMcpResourceTool") is not None:
         server, uri = resource.groups()
         return "ReadMcpResourceTool", {"server": server, "uri": uri}
-    path = (base / Path(mentioned).expanduser()).resolve()
-    if path.is_file():
+    from tether.cli.written_paths import kind_of, written_path
+
+    path = written_path(mentioned, base)
+    kind = None if path is None else kind_of(path)
+    if path is not None and kind == "file":
         return "Read", {"file_path": str(path)}
-    if path.is_dir():  # as Claude Code: what is in it, not its files' contents
+    if path is not None and kind == "directory":  # what is in it, not its files' contents
         return "Glob", {"pattern": "**/*", "path": str(path)}
-    return None
+    return None  # nothing there, or a FIFO or a device: never read

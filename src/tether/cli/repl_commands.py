@@ -169,14 +169,19 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
 
 def mcp_change_stopped(mcp: McpSetup | None, args: str) -> Text:
     """What `/mcp VERB NAME` stopped by Ctrl+C left: the server as it is now (a connection
-    cut short is failed), and how to try again."""
+    cut short is failed), and how to try again. Ctrl+C stops the connecting, not the user's
+    decision: an enable stopped leaves the server enabled (failed, as one that could not
+    connect), and the decision kept for the project is the one in force, so that /config, the
+    next session and this one agree."""
     verb, _, rest = args.partition(" ")
     name = server_name(rest)
     state = mcp.state(name) if mcp is not None else "failed"
-    said = f"✗ /mcp {verb} {name}: stopped (Ctrl+C); {name} is {state}"
+    kept = ""
+    if verb in ("enable", "disable"):
+        kept = _kept_decision(mcp, name, "disable" if state == "disabled" else "enable")
+    said = f"✗ /mcp {verb} {name}: stopped (Ctrl+C); {name} is {state}{kept}"
     if state == "failed":
-        again = "reconnect" if verb == "reconnect" else verb
-        said += f": /mcp {again} {name} to try again"
+        said += f": /mcp reconnect {name} to try again"
     return Text(terminal_safe(said + "."), style="yellow")
 
 
