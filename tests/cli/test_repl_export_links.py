@@ -45,6 +45,8 @@ def test_export_follows_no_link_to_nothing_nor_out_of_the_workspace(
         _refused(repl, 5)
         repl.send("/export a.txt/x.txt\r")
         _refused(repl, 6)
+        repl.send("/export ~nobody-here-at-all/chat.txt\r")  # no such user: no crash
+        _refused(repl, 7)
         repl.send("/export docs/chat.txt\r")
         repl.wait_for("exported to")
         repl.send(f"/export docs/{long_name}\r")
@@ -59,6 +61,7 @@ def test_export_follows_no_link_to_nothing_nor_out_of_the_workspace(
     assert not (tmp_path / "no-such-dir").exists()
     assert list((tmp_path / "elsewhere").iterdir()) == []
     assert "whichdoesnotexist;itisnotfollowed" in screen, screen
+    assert "~nobody-here-at-allnamesnohome" in screen, screen
     assert "isalinkoutoftheworkspace" in screen, screen
     assert (workspace / "notes.md").is_symlink()
     assert sorted(p.name for p in (workspace / "docs").iterdir()) == ["chat.txt", long_name]

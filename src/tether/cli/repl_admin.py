@@ -166,9 +166,13 @@ def export_conversation(session: Session, args: str, workspace: Path) -> Text:
     refused, as it is when a link on the way leads out of the workspace or to nothing. The
     file appears whole or not at all."""
     from tether.cli.sessions_cmd import describe_message
+    from tether.cli.written_paths import home_expanded
 
-    name = args.strip() or time.strftime("conversation-%Y-%m-%d-%H%M%S.txt")
-    path = Path(os.path.abspath(workspace / Path(name).expanduser()))
+    name = home_expanded(args.strip() or time.strftime("conversation-%Y-%m-%d-%H%M%S.txt"))
+    if name.startswith("~") or "\0" in name:
+        why = name if name.startswith("~") else "a path holds no NUL byte"
+        return Text(f"✗ /export: {why}; nothing written. Name another file.", style="red")
+    path = Path(os.path.abspath(workspace / name))
     refused = _link_refusal(path, workspace)
     if refused is not None:
         return Text(f"✗ /export: {refused}; nothing written. Name another file.", style="red")

@@ -39,12 +39,9 @@ def path_or_why(word: str, base: Path) -> Path | str:
         return "no path given"
     if "\0" in word:
         return "a path holds no NUL byte"
+    word = home_expanded(word)
     if word.startswith("~"):
-        expanded = os.path.expanduser(word)  # unlike Path.expanduser, it leaves `~5` as it is
-        if expanded.startswith("~"):
-            home = word.split("/", 1)[0]
-            return f"{home} names no home: there is no user named {home[1:]!r}"
-        word = expanded
+        return word
     try:
         path = (base / word).resolve()
     except RuntimeError:  # a link that loops, before Python 3.13
@@ -53,6 +50,19 @@ def path_or_why(word: str, base: Path) -> Path | str:
         return why_not(e)
     reason = status_error(path)
     return path if reason is None or "No such file" in reason else reason
+
+
+def home_expanded(word: str) -> str:
+    """`word` with a leading `~` or `~user` expanded, or, when it names no home (`~5`, an
+    unknown `~user`), why, starting with that `~` (os.path.expanduser leaves such a word as it
+    is where Path.expanduser raises)."""
+    if not word.startswith("~"):
+        return word
+    expanded = os.path.expanduser(word)
+    if expanded.startswith("~"):
+        home = word.split("/", 1)[0]
+        return f"{home} names no home: there is no user named {home[1:]!r}"
+    return expanded
 
 
 def status_error(path: Path) -> str | None:
