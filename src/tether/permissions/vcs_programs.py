@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tether.permissions.file_urls import local_url_path
 from tether.permissions.hg_peers import hg_peers
 from tether.permissions.option_names import (
     OptionGrammar,
@@ -188,7 +189,7 @@ def _svn(args: Argv) -> ProgramUse:
     command = args[at] if at < len(args) else ""
     operands = _operands(args[at + 1 :], _SVN_VALUED)
     urls = [w for w in operands if "://" in w]
-    loads = [_file_url_path(w) for w in urls if w[:7].lower() == "file://"]
+    loads = [local_url_path(w) for w in urls if w[:7].lower() == "file://"]
     writes: list[str] = []
     if command in _SVN_NEW_COPY:
         if len(operands) > 1 and "://" not in operands[-1]:
@@ -209,11 +210,6 @@ def _path_like(word: str) -> bool:
     NAME VALUE PATH` operands are all positional; only those with a `/` or `.` start, or a
     word not literal, are taken as paths where svn writes."""
     return not is_literal(word) or word.startswith(PATH_STARTS) or "/" in word
-
-
-def _file_url_path(url: str) -> str:
-    path = url[7:]
-    return path if path.startswith("/") else "/" + path.partition("/")[2]
 
 
 def _svnadmin(args: Argv) -> ProgramUse:
@@ -248,7 +244,7 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
     they read (`svnmucc put FILE URL`, `-F`, `svnrdump load -F`, svnserve's `--config-file`)
     and write (`svnrdump dump -F FILE`, svnserve's `--log-file`, `--pid-file`)."""
     repositories = [
-        _file_url_path(arg[found.start() :]) for arg in args if (found := _FILE_URL.search(arg))
+        local_url_path(arg[found.start() :]) for arg in args if (found := _FILE_URL.search(arg))
     ]
     operands = _operands(args, _SVN_TOOL_VALUED)
     files = option_values(args, OptionGrammar(("-F", "--file"), prefixes=True))
