@@ -87,7 +87,7 @@ def hg_peers(args: Sequence[str], grammar: OptionGrammar) -> HgPeers:
         options = OptionGrammar(
             (*grammar.names, *valued), grouped=True, prefixes=True, known=grammar.known
         )
-        operands = _operands(args[at + 1 :], options)
+        operands = hg_operands(args[at + 1 :], options)
         found += [p for w in operands[_PEERS.get(command, slice(None))] if (p := _local(w))]
         written = _WRITTEN.get(command, len(operands))
         writes += [p for w in operands[written : written + 1] if (p := _local(w))]
@@ -96,7 +96,7 @@ def hg_peers(args: Sequence[str], grammar: OptionGrammar) -> HgPeers:
     return HgPeers(tuple(dict.fromkeys(found)), tuple(writes))
 
 
-def _operands(args: Sequence[str], grammar: OptionGrammar) -> list[str]:
+def hg_operands(args: Sequence[str], grammar: OptionGrammar) -> list[str]:
     """Every word of `args` that is no option nor an option's value (all after `--`)."""
     found: list[str] = []
     i = 0

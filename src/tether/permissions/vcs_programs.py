@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from tether.permissions.file_urls import local_url_path
+from tether.permissions.hg_files import hg_files
 from tether.permissions.hg_peers import hg_peers
 from tether.permissions.option_names import (
     OptionGrammar,
@@ -179,8 +180,12 @@ def _hg(args: Argv) -> ProgramUse:
             grammar = OptionGrammar(options, grouped=True, prefixes=True)
             runs += [v for v in option_values(args[at + 1 :], grammar) if v not in runs]
     runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
+    files = hg_files(args, _HG_GLOBAL)
     return ProgramUse(
-        runs=tuple(runs), repositories=(*loads, *peers.repositories), writes=peers.writes
+        runs=tuple(runs),
+        repositories=(*loads, *peers.repositories),
+        writes=(*peers.writes, *files.writes),
+        reads=files.reads,
     )
 
 
