@@ -60,6 +60,11 @@ RULES = {"permissions": {"allow": ["Bash(rclone *)"]}}
         "rclone genautocomplete bash {outside}/c",
         "rclone gendocs {outside}/docs",
         "rclone test makefiles {outside}/m",
+        # Variables exported earlier on the line, as inline ones.
+        "export RCLONE_CACHE_DIR={outside}/c; rclone ls r:",
+        "export RCLONE_CACHE_DIR={outside}/c && rclone ls r:",
+        "export X=1 RCLONE_LOG_FILE={outside}/l; rclone version",
+        "RCLONE_TEMP_DIR={outside}/t; export RCLONE_TEMP_DIR; rclone ls r:",
     ],
 )
 def test_writes_outside_the_workspace_are_asked(

@@ -46,6 +46,10 @@ _READ_OPTIONS = frozenset(
     | {"--client-key", "--ca-cert", "--htpasswd", "--cert", "--key", "--client-ca"}
     | {"--template"}
 )
+PATH_VARIABLES = frozenset(
+    "RCLONE_" + option[2:].upper().replace("-", "_") for option in _WRITE_OPTIONS | _READ_OPTIONS
+)
+"""Each of those flags as its variable (`--cache-dir`: `RCLONE_CACHE_DIR`)."""
 _TREES = frozenset(
     {"copy", "sync", "copyto", "move", "moveto", "bisync", "check", "cryptcheck", "checksum"}
     | {"md5sum", "sha1sum", "hashsum", "cat", "serve"}
@@ -157,8 +161,7 @@ def _places(
     reads: list[str] = []
     writes: list[str] = []
     for option in _WRITE_OPTIONS | _READ_OPTIONS:
-        # Each flag is also `$RCLONE_FLAG_NAME` (`--cache-dir`: `RCLONE_CACHE_DIR`).
-        variable = "RCLONE_" + option[2:].upper().replace("-", "_")
+        variable = "RCLONE_" + option[2:].upper().replace("-", "_")  # PATH_VARIABLES
         given = [v for k, v in assignments if k == variable][-1:]
         (writes if option in _WRITE_OPTIONS else reads).extend(given)
     args = argv[1:]
