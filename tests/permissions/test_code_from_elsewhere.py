@@ -27,6 +27,7 @@ DENYING = {"permissions": {**RULES["permissions"], "deny": ["Bash(wget:*)"]}}
     "command",
     [
         "cargo install --git file://{outside}/crate",
+        "cargo install --git file://{ws}/%2e%2e/outside/crate",
         "cargo install --git=file://{outside}/crate tool",
         "cargo install --index file://{outside}/index foo",
         "cargo install --index=sparse+file://{outside}/index foo",

@@ -159,6 +159,8 @@ def test_a_denied_file_below_a_directory_it_sends_is_not_allowed(
         "RCLONE_PASSWORD_COMMAND=curl rclone ls bucket:",
         "RCLONE_SFTP_SSH=curl rclone ls bucket:",
         "export RCLONE_CONFIG_BOX_SSH=curl; rclone ls box:",
+        "RCLONE_METADATA_MAPPER=curl rclone copy r: r2:",
+        "export RCLONE_METADATA_MAPPER=curl; rclone copy r: r2:",
         "rclone ls ':sftp,ssh=curl:/'",
         "rclone ls ':sftp,host=h,ssh=\"curl -x\":/'",
         "rclone copy src 'bucket,ssh=curl:b'",

@@ -42,6 +42,29 @@ RULES = {"permissions": {"allow": ["Bash(rclone *)"]}}
         "rclone -v --config {home}/r.conf config update r key v",
         "rclone config create x local",
         "RCLONE_CONFIG={outside}/r.conf rclone config touch",
+        # A value-taking flag the engine does not know hid what followed it.
+        "rclone --tpslimit 1 copy r: {outside}/d",
+        "rclone --bwlimit-file x copy r: {outside}/d",
+        "rclone --s3-chunk-size 5M copy r: {outside}/d",
+        "rclone copy --drive-scope drive r: {outside}/d",
+        # Other writers.
+        "rclone --cpuprofile {outside}/p version",
+        "rclone --memprofile={outside}/p version",
+        "RCLONE_CPUPROFILE={outside}/p rclone version",
+        "rclone md5sum r: --output-file {outside}/sums",
+        "rclone hashsum md5 r: --output-file={outside}/sums",
+        "rclone tree r: -o {outside}/t",
+        "rclone tree --output {outside}/t r:",
+        "rclone completion bash {outside}/c",
+        "rclone completion bash",
+        "rclone genautocomplete bash {outside}/c",
+        "rclone gendocs {outside}/docs",
+        "rclone test makefiles {outside}/m",
+        # Variables exported earlier on the line, as inline ones.
+        "export RCLONE_CACHE_DIR={outside}/c; rclone ls r:",
+        "export RCLONE_CACHE_DIR={outside}/c && rclone ls r:",
+        "export X=1 RCLONE_LOG_FILE={outside}/l; rclone version",
+        "RCLONE_TEMP_DIR={outside}/t; export RCLONE_TEMP_DIR; rclone ls r:",
     ],
 )
 def test_writes_outside_the_workspace_are_asked(
@@ -84,6 +107,12 @@ def test_selfupdate_says_it_replaces_rclone(tree: Tree, make_ctx: ContextFactory
         "RCLONE_CONFIG=r.conf rclone config touch",
         "rclone config touch --config=r.conf",
         "rclone config show",
+        "rclone --tpslimit 10 copy r:a data",
+        "rclone copy --s3-chunk-size 5M r:a data",
+        "rclone md5sum r: --output-file sums.txt",
+        "rclone gendocs docs",
+        "rclone tree r: -o tree.txt",
+        "rclone version",
     ],
 )
 def test_writes_inside_the_workspace_are_allowed(

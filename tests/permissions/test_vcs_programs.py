@@ -58,6 +58,15 @@ ALLOWING = {"permissions": {"allow": RULES["permissions"]["allow"]}}
         "svn diff .env",
         "svn di --old=.env@HEAD --new=src",
         "svn blame .env",
+        "hg cat .env",
+        "hg cat -r tip .env",
+        "hg -q cat -qr tip .env",
+        "hg diff -r 0 .env",
+        "hg annotate .env",
+        "hg blame -r 2 .env",
+        "hg ann .env",
+        "hg grep KEY .env",
+        "hg diff -I .env",
         "svn log --diff .env",
         "svn export .env pub.txt",
         "svn export -r BASE .env",
@@ -128,8 +137,23 @@ def test_programs_they_name_meet_the_deny_rules(
         # What they write there.
         "hg clone https://h/r {outside}/c",
         "hg init {outside}/n",
+        "hg id -b {outside}/r",
+        "hg id --branch {outside}/r",
+        "hg identify -nb {outside}/r",
+        "hg id -tB {outside}/r",
+        "hg archive --include src {outside}/a.tgz",
+        "hg archive --exclude=x -I src {outside}/a.tgz",
+        "hg pull file://{ws}/%2e%2e/outside/r",
+        "hg id file://{ws}/%2E%2E/outside/r",
+        "hg pull bundle:{ws}/%2e%2e/outside/r+b.hg",
+        "svnsync sync file://{ws}/%2E%2E/outside/r",
+        "svnmucc -U file://{ws}/%2E%2E/outside/r mkdir x",
+        "svn log file://{ws}/%2e%2e/outside/r",
         "hg bundle --all {outside}/b.hg",
         "hg archive {outside}/a.tgz",
+        "hg export -o {outside}/p.patch tip",
+        "hg export --out={outside}/p.patch",
+        "hg cat -qo {outside}/f src/app.py",
         "hg incoming --bundle {outside}/x.hg https://h/r",
         "export HGRCPATH={outside}/rc; hg status",
         "cvs -d {outside}/r init",
@@ -179,6 +203,18 @@ def test_places_outside_the_workspace_are_asked(
 
 @pytest.mark.parametrize(
     "command",
+    ["hg export -o .env tip", "hg export --output=.env tip", "hg cat -o .env src/app.py"],
+)
+def test_what_hg_writes_meets_the_edit_deny_rules(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    rules = {"permissions": {**RULES["permissions"], "deny": ["Edit(**/.env)"]}}
+    verdict = decide("Bash", {"command": tree.fill(command)}, make_ctx(rules))
+    assert verdict.behavior == "deny", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
     [
         "hg -R {outside} log",
         "hg --cwd {outside} status",
@@ -223,6 +259,14 @@ def test_a_repository_outside_meets_the_deny_rules_as_gits_does(
         "hg init",
         "hg init ssh://h/r",
         "hg in",
+        "hg cat -r tip src/app.py",
+        "hg diff -r 0 src",
+        "hg grep -r tip KEY src",
+        "hg export -o p.patch tip",
+        "hg annotate -r 1 README.md",
+        "hg id -b",
+        "hg id -nibtB https://h/r",
+        "hg pull file://{ws}/sub%20dir",
         "cd src && hg status",
         "svn diff",
         "svn diff src",

@@ -28,9 +28,10 @@ DANGEROUS_VARIABLES = _names(
     # hg's, cvs's and svn's editors and merge tools, the program cvs starts as its server
     # (`:fork:`), hg's configuration files (hooks, extensions: vcs_programs.py).
     "HGEDITOR HGMERGE HGRCPATH HGRCSKIPREPO CVSEDITOR CVS_SERVER SVN_MERGE "
-    # rclone's ssh program and password command (`--sftp-ssh`, `--password-command`, a
-    # remote's `RCLONE_CONFIG_NAME_SSH`): programs it starts.
-    "RCLONE_*SSH RCLONE_*COMMAND "
+    # rclone's ssh program, password command and metadata mapper (`--sftp-ssh`,
+    # `--password-command`, `--metadata-mapper`, a remote's `RCLONE_CONFIG_NAME_SSH`):
+    # programs it starts.
+    "RCLONE_*SSH RCLONE_*COMMAND RCLONE_*MAPPER "
     # conda's, mamba's and micromamba's configuration: the files read (`CONDARC`, `MAMBARC`)
     # and any setting by its own variable (`CONDA_CHANNELS`, `MAMBA_ROOT_PREFIX`): channels
     # whose packages' scripts run, environments and package caches written.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tether.permissions.file_urls import local_url_path
 from tether.permissions.option_names import OptionGrammar, option_pairs
 from tether.permissions.shell_words import is_literal
 
@@ -56,8 +57,7 @@ def _local(url: str) -> str | None:
         return url
     for scheme in _LOCAL_SCHEMES:
         if url.startswith(scheme):
-            rest = url[len(scheme) :]
-            return rest[2:] if rest.startswith("//") else rest
+            return local_url_path(url)
     if "://" in url or url.startswith("git@") or ":" in url.partition("/")[0]:
         return None
     return url if url.startswith((".", "/", "~")) else None

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from tether.permissions.deleting_equivalents import Equivalent
+from tether.permissions.file_urls import local_url_path
 from tether.permissions.git_names import subcommand_at
 from tether.permissions.git_remote_urls import (
     ALL,
@@ -94,11 +95,8 @@ def configured_remotes(
 
 
 def _path(url: str) -> str:
-    """A local URL's path (`file:///x` is `/x`, `file://localhost/x` too)."""
-    if not url.startswith("file://"):
-        return url
-    rest = url[len("file://") :]
-    return "/" + rest.partition("/")[2] if not rest.startswith("/") else rest
+    """A local URL's path (`file:///x` is `/x`, `file://localhost/x` too, escapes decoded)."""
+    return local_url_path(url) if url.startswith("file://") else url
 
 
 def _directory(options: tuple[str, ...], cwd: Path | None) -> Path | None:

@@ -14,27 +14,34 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from tether.permissions.file_urls import local_url_path, url_host
 from tether.permissions.option_names import OptionGrammar, first_operand, option_values
 from tether.permissions.shell_words import is_literal
 from tether.slotted import Slotted
 
-_REACH = ("-e", "--ssh", "--remotecmd", "-r", "--rev", "-b", "--branch")
+_REMOTE_OPTIONS = ("-e", "--ssh", "--remotecmd")
+_REVS = ("-r", "--rev")
+_PATTERNS = ("-I", "--include", "-X", "--exclude")
+_COMMIT = ("-d", "--date", "-u", "--user")
 _LISTING = ("-l", "--limit", "-T", "--template", "--style")
 _PEER_COMMANDS: Mapping[tuple[str, ...], tuple[str, ...]] = {
-    ("pull",): (*_REACH, "-B", "--bookmark", "-t", "--tool"),
-    ("push",): (*_REACH, "-B", "--bookmark", "--pushvars"),
-    ("incoming", "in"): (*_REACH, *_LISTING, "--bundle"),
-    ("outgoing", "out"): (*_REACH, *_LISTING),
-    ("identify", "id"): (*_REACH, "-T", "--template"),
-    ("fetch",): (*_REACH, "-m", "--message", "-d", "--date", "-u", "--user"),
-    ("clone",): (*_REACH, "-u", "--updaterev"),
+    # The rebase extension's `pull --rebase -t TOOL`.
+    ("pull",): (*_REMOTE_OPTIONS, *_REVS, "-b", "--branch", "-B", "--bookmark", "-t", "--tool"),
+    ("push",): (*_REMOTE_OPTIONS, *_REVS, "-b", "--branch", "-B", "--bookmark", "--pushvars"),
+    ("incoming", "in"): (*_REMOTE_OPTIONS, *_REVS, "-b", "--branch", *_LISTING, "--bundle"),
+    ("outgoing", "out"): (*_REMOTE_OPTIONS, *_REVS, "-b", "--branch", *_LISTING),
+    # identify's `-n -i -b -t -B` are flags (`hg id -b PEER`: PEER is its operand).
+    ("identify", "id"): (*_REMOTE_OPTIONS, *_REVS, "-T", "--template"),
+    ("fetch",): (*_REMOTE_OPTIONS, *_REVS, "-m", "--message", "-l", "--logfile", *_COMMIT),
+    ("clone",): (*_REMOTE_OPTIONS, *_REVS, "-b", "--branch", "-u", "--updaterev"),
     ("share",): (),
-    ("bundle",): (*_REACH, "--base", "-t", "--type"),
-    ("init",): ("-e", "--ssh", "--remotecmd"),
-    ("archive",): (*("-r", "--rev", "-p", "--prefix", "-t", "--type"), "-I", "-X"),
+    ("bundle",): (*_REMOTE_OPTIONS, *_REVS, "-b", "--branch", "--base", "-t", "--type"),
+    ("init",): _REMOTE_OPTIONS,
+    ("archive",): (*_REVS, "-p", "--prefix", "-t", "--type", *_PATTERNS),
 }
 """hg commands that open repositories by their operands (or write a path they name), by their
-names and aliases, with the options of each that take a value (besides hg's global ones)."""
+names and aliases, with the options of each that take a value (besides hg's global ones), as
+`hg help -v CMD` lists them: every other option of theirs is a flag."""
 _PEERS: Mapping[str, slice] = {
     **dict.fromkeys(("clone", "share"), slice(0, 1)),
     "bundle": slice(1, None),
@@ -80,7 +87,7 @@ def hg_peers(args: Sequence[str], grammar: OptionGrammar) -> HgPeers:
         options = OptionGrammar(
             (*grammar.names, *valued), grouped=True, prefixes=True, known=grammar.known
         )
-        operands = _operands(args[at + 1 :], options)
+        operands = hg_operands(args[at + 1 :], options)
         found += [p for w in operands[_PEERS.get(command, slice(None))] if (p := _local(w))]
         written = _WRITTEN.get(command, len(operands))
         writes += [p for w in operands[written : written + 1] if (p := _local(w))]
@@ -89,7 +96,7 @@ def hg_peers(args: Sequence[str], grammar: OptionGrammar) -> HgPeers:
     return HgPeers(tuple(dict.fromkeys(found)), tuple(writes))
 
 
-def _operands(args: Sequence[str], grammar: OptionGrammar) -> list[str]:
+def hg_operands(args: Sequence[str], grammar: OptionGrammar) -> list[str]:
     """Every word of `args` that is no option nor an option's value (all after `--`)."""
     found: list[str] = []
     i = 0
@@ -112,15 +119,11 @@ def _local(word: str) -> str | None:
         return word
     lower = word.lower()
     if lower.startswith(_LOCAL_SCHEMES):
-        rest = word.partition(":")[2]
-        if rest.startswith("//"):
-            host, slash, path = rest[2:].partition("/")
-            if host.lower() not in ("", "localhost"):
-                return None
-            rest = slash + path
-        if lower.startswith("bundle:"):
-            rest = rest.partition("+")[0]
-        return rest.partition("#")[0] or "."
+        if url_host(word).lower() not in ("", "localhost"):
+            return None
+        # hg drops the `#branch` first, then decodes the path (`%2e%2e` is `..`).
+        rest = local_url_path(word.partition("#")[0])
+        return rest.partition("+")[0] if lower.startswith("bundle:") else rest
     if _REMOTE.match(word):
         return None
     return word.partition("#")[0] or "."

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from tether.permissions.coverage_files import coverage_writes
 from tether.permissions.interpreter_scripts import module_call
 from tether.permissions.option_names import OptionGrammar, option_values
 from tether.permissions.shell_words import DYN, is_literal, program_name
@@ -48,7 +49,6 @@ _MODULE_WRITES: Mapping[str, frozenset[str]] = {
     "profile": _s("-o"),
     "cProfile": _s("-o"),
     "trace": _s("-C", "--coverdir", "-f", "--file"),
-    "coverage": _s("--data-file", "-d", "--directory", "-o"),
 }
 """Options whose value the module writes (a file, or a directory it fills)."""
 _VALUED: Mapping[str, frozenset[str]] = {
@@ -97,6 +97,8 @@ def module_files(argv: tuple[str, ...]) -> ModuleFiles:
         return ModuleFiles(serves=tuple(served) or (".",))
     if module in ("tarfile", "zipfile"):
         return _archived(args)
+    if module == "coverage":
+        return ModuleFiles(writes=coverage_writes(args))
     options = _MODULE_WRITES.get(module)
     return ModuleFiles(writes=tuple(_option_values(args, options))) if options else ModuleFiles()
 

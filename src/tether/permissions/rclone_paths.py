@@ -38,6 +38,7 @@ _READS = frozenset(
 _MOUNTS = frozenset({"mount", "nfsmount", "cmount"})
 _WRITE_OPTIONS = frozenset(
     {"--backup-dir", "--log-file", "--dump-filters", "--cache-dir", "--temp-dir"}
+    | {"--cpuprofile", "--memprofile", "--output-file"}  # md5sum/hashsum's `--output-file`
 )
 _READ_OPTIONS = frozenset(
     {"--compare-dest", "--copy-dest", "--exclude-from", "--include-from", "--filter-from"}
@@ -45,6 +46,10 @@ _READ_OPTIONS = frozenset(
     | {"--client-key", "--ca-cert", "--htpasswd", "--cert", "--key", "--client-ca"}
     | {"--template"}
 )
+PATH_VARIABLES = frozenset(
+    "RCLONE_" + option[2:].upper().replace("-", "_") for option in _WRITE_OPTIONS | _READ_OPTIONS
+)
+"""Each of those flags as its variable (`--cache-dir`: `RCLONE_CACHE_DIR`)."""
 _TREES = frozenset(
     {"copy", "sync", "copyto", "move", "moveto", "bisync", "check", "cryptcheck", "checksum"}
     | {"md5sum", "sha1sum", "hashsum", "cat", "serve"}
@@ -67,6 +72,15 @@ _CONFIG_WRITES = frozenset(
     | {"disconnect", "edit"}
 )
 """`rclone config VERB`s that write its configuration file."""
+_GENERATED: Mapping[str, tuple[int, str]] = {
+    "completion": (1, "/etc/bash_completion.d/rclone"),
+    "genautocomplete": (1, "/etc/bash_completion.d/rclone"),
+    "gendocs": (0, ""),
+    "test": (1, ""),
+    "tree": (0, ""),
+}
+"""Commands writing a file they generate: which operand names it, and where without one."""
+_TREE_OUTPUT = OptionGrammar(("-o", "--output"), grouped=True)
 _DEFAULT_CONFIG = HOME + "/.config/rclone/rclone.conf"
 _GRAMMAR = OptionGrammar(tuple(sorted(_VALUED)))
 """cobra's flags (pflag): any order, `--name VALUE` or `--name=VALUE`, no abbreviations."""
@@ -115,12 +129,39 @@ def rclone_places(
 ) -> RclonePlaces:
     """What `rclone ARGS` reads and writes of the local disk (`$RCLONE_CONFIG` read as
     `--config` is) and the programs its connection strings start; `roots`: the
-    configuration's local remotes (None: not read, none taken as local)."""
+    configuration's local remotes (None: not read, none taken as local). rclone has
+    hundreds of flags (each backend's too): a `--flag` not known to be one or the other,
+    followed by a word, is read both ways (`--tpslimit 1 copy r: OUT`), what either reading
+    reads or writes taken."""
+    plain = _places(argv, roots, assignments, _VALUED)
+    unknown = {a for a in argv[1:] if a.startswith("--") and "=" not in a and a not in _VALUED}
+    if not unknown:
+        return plain
+    other = _places(argv, roots, assignments, _VALUED | unknown)
+    return RclonePlaces(
+        _union(plain.reads, other.reads),
+        _union(plain.trees, other.trees),
+        _union(plain.writes, other.writes),
+        follows=plain.follows or other.follows,
+        runs=_union(plain.runs, other.runs),
+        replaces=plain.replaces or other.replaces,
+    )
+
+
+def _union(one: tuple[str, ...], other: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*one, *other)))
+
+
+def _places(
+    argv: tuple[str, ...],
+    roots: Mapping[str, str] | None,
+    assignments: tuple[tuple[str, str], ...],
+    valued: frozenset[str],
+) -> RclonePlaces:
     reads: list[str] = []
     writes: list[str] = []
     for option in _WRITE_OPTIONS | _READ_OPTIONS:
-        # Each flag is also `$RCLONE_FLAG_NAME` (`--cache-dir`: `RCLONE_CACHE_DIR`).
-        variable = "RCLONE_" + option[2:].upper().replace("-", "_")
+        variable = "RCLONE_" + option[2:].upper().replace("-", "_")  # PATH_VARIABLES
         given = [v for k, v in assignments if k == variable][-1:]
         (writes if option in _WRITE_OPTIONS else reads).extend(given)
     args = argv[1:]
@@ -130,7 +171,7 @@ def rclone_places(
             writes.append(value)
         elif name in _READ_OPTIONS:
             reads.append(value)
-    words = plain_operands(args, _VALUED)
+    words = plain_operands(args, valued)
     if words[:1] == ["config"] and words[1:2] and words[1] in _CONFIG_WRITES:
         # The configuration it reads is the one it writes: its remotes, which are local,
         # which programs they run.
@@ -148,6 +189,22 @@ def rclone_places(
         # It replaces the rclone program that runs (`--output`: writes there instead).
         output = [v for k, v in option_pairs(args, _GRAMMAR) if k == "--output"][-1:]
         return RclonePlaces(tuple(reads), (), (*writes, *output), runs=runs, replaces=not output)
+    if command in _GENERATED:
+        # `completion bash [FILE]` (without: bash's system directory), `gendocs DIR`, `test
+        # makefiles DIR`, `tree -o FILE`.
+        at, default = _GENERATED[command]
+        if command == "test":
+            at = 1 if operands[:1] == ["makefiles"] else len(operands)
+        named = operands[at : at + 1] or ([default] if default else [])
+        if command == "tree":
+            named = [v for k, v in option_pairs(args, _TREE_OUTPUT) if k in ("-o", "--output")]
+            return RclonePlaces(
+                (*reads, *(p for o in operands if (p := _local(o, roots)) is not None)),
+                (),
+                (*writes, *named),
+                runs=runs,
+            )
+        return RclonePlaces(tuple(reads), (), (*writes, *named), runs=runs)
     if command == "copyurl" and operands:
         operands = operands[1:]  # `rclone copyurl URL DEST`: the URL is fetched
         reads_now: list[str] = []

@@ -24,6 +24,7 @@ from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_names import subcommand_at
 from tether.permissions.option_names import OptionGrammar, option_values, plain_operands
 from tether.permissions.program_commands import PROGRAM_COMMANDS
+from tether.permissions.rclone_paths import PATH_VARIABLES
 from tether.permissions.shell_words import DYN, STAR, program_name, readable
 from tether.permissions.ssh_family import FAMILY, family_hosts
 from tether.permissions.tar_words import tar_words
@@ -111,6 +112,7 @@ REACH_VARIABLES = frozenset(
     {"TAPE", "CVSROOT", "PARALLEL", "RESTIC_REPOSITORY", "RESTIC_REPOSITORY_FILE", "BORG_REPO"}
     | {"LIBVIRT_DEFAULT_URI", "VIRSH_DEFAULT_URI", "CONTAINER_HOST", "DOCKER_HOST"}
     | {"CONTAINER_CONNECTION", "CONTAINERS_CONF", "RCLONE_CONFIG"}
+    | PATH_VARIABLES  # rclone's `RCLONE_CACHE_DIR`, `RCLONE_LOG_FILE`...: where it writes
 )
 """The variables naming where these programs reach (`$CVSROOT`, `$TAPE`, `$BORG_REPO`...): one
 a shell assignment or `export` sets earlier on the line holds for the commands after it

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tether.permissions.file_urls import local_url_path
+from tether.permissions.hg_files import hg_files
 from tether.permissions.hg_peers import hg_peers
 from tether.permissions.option_names import (
     OptionGrammar,
@@ -178,8 +180,12 @@ def _hg(args: Argv) -> ProgramUse:
             grammar = OptionGrammar(options, grouped=True, prefixes=True)
             runs += [v for v in option_values(args[at + 1 :], grammar) if v not in runs]
     runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
+    files = hg_files(args, _HG_GLOBAL)
     return ProgramUse(
-        runs=tuple(runs), repositories=(*loads, *peers.repositories), writes=peers.writes
+        runs=tuple(runs),
+        repositories=(*loads, *peers.repositories),
+        writes=(*peers.writes, *files.writes),
+        reads=files.reads,
     )
 
 
@@ -188,7 +194,7 @@ def _svn(args: Argv) -> ProgramUse:
     command = args[at] if at < len(args) else ""
     operands = _operands(args[at + 1 :], _SVN_VALUED)
     urls = [w for w in operands if "://" in w]
-    loads = [_file_url_path(w) for w in urls if w[:7].lower() == "file://"]
+    loads = [local_url_path(w) for w in urls if w[:7].lower() == "file://"]
     writes: list[str] = []
     if command in _SVN_NEW_COPY:
         if len(operands) > 1 and "://" not in operands[-1]:
@@ -209,11 +215,6 @@ def _path_like(word: str) -> bool:
     NAME VALUE PATH` operands are all positional; only those with a `/` or `.` start, or a
     word not literal, are taken as paths where svn writes."""
     return not is_literal(word) or word.startswith(PATH_STARTS) or "/" in word
-
-
-def _file_url_path(url: str) -> str:
-    path = url[7:]
-    return path if path.startswith("/") else "/" + path.partition("/")[2]
 
 
 def _svnadmin(args: Argv) -> ProgramUse:
@@ -248,7 +249,7 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
     they read (`svnmucc put FILE URL`, `-F`, `svnrdump load -F`, svnserve's `--config-file`)
     and write (`svnrdump dump -F FILE`, svnserve's `--log-file`, `--pid-file`)."""
     repositories = [
-        _file_url_path(arg[found.start() :]) for arg in args if (found := _FILE_URL.search(arg))
+        local_url_path(arg[found.start() :]) for arg in args if (found := _FILE_URL.search(arg))
     ]
     operands = _operands(args, _SVN_TOOL_VALUED)
     files = option_values(args, OptionGrammar(("-F", "--file"), prefixes=True))

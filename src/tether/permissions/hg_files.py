@@ -1,0 +1,73 @@
+"""The files of the working copy hg reads or writes by name, as svn's are (vcs_programs):
+`hg cat FILE`, `hg diff FILE`, `hg annotate FILE`, `hg grep PATTERN FILE` read the file or
+what the history holds of it (a read as `git show HEAD:FILE` is), their `-I/--include`
+patterns too; `hg cat -o OUT` and `hg export -o OUT` write OUT (a pattern, `%s`, as written)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tether.permissions.hg_peers import hg_operands
+from tether.permissions.option_names import OptionGrammar, first_operand, option_pairs
+from tether.slotted import Slotted
+
+_PATTERNS = ("-I", "--include", "-X", "--exclude")
+_TEMPLATE = ("-T", "--template")
+_REVS = ("-r", "--rev")
+_OUTPUT = ("-o", "--output")
+_COMMANDS: Mapping[tuple[str, ...], tuple[str, ...]] = {
+    ("cat",): (*_OUTPUT, *_REVS, *_PATTERNS, *_TEMPLATE),
+    ("diff",): (
+        *_REVS,
+        "--from",
+        "--to",
+        "-c",
+        "--change",
+        "-U",
+        "--unified",
+        "--root",
+        *_PATTERNS,
+    ),
+    ("annotate", "blame"): (*_REVS, "--skip", "-L", "--line-range", *_PATTERNS, *_TEMPLATE),
+    ("grep",): (*_REVS, *_TEMPLATE, *_PATTERNS),
+    ("export",): ("-B", "--bookmark", *_OUTPUT, *_REVS, *_TEMPLATE),
+}
+"""hg commands naming files, by their names and aliases, with the options of each that take a
+value as `hg help -v CMD` lists them (the rest are flags)."""
+_SKIPPED: Mapping[str, int] = {"grep": 1, "export": -1}
+"""The operands before the files: grep's pattern; export's are all revisions."""
+
+
+class HgFiles(Slotted):
+    """The working-copy files an hg command line reads and writes, as written."""
+
+    __slots__ = ("reads", "writes")
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+
+    def __init__(self, reads: tuple[str, ...], writes: tuple[str, ...]) -> None:
+        self.reads = reads
+        self.writes = writes
+
+
+def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
+    """`args` after `hg`; `grammar` hg's global options (vcs_programs). hg takes any
+    unambiguous prefix of a command (`ann`); a prefix of several is taken as any of them."""
+    at = first_operand(args, grammar)
+    word = args[at] if at < len(args) else ""
+    reads: list[str] = []
+    writes: list[str] = []
+    for names, valued in _COMMANDS.items():
+        if not word or not any(name.startswith(word) for name in names):
+            continue
+        options = OptionGrammar(
+            (*grammar.names, *valued), grouped=True, prefixes=True, known=grammar.known
+        )
+        rest = args[at + 1 :]
+        skipped = _SKIPPED.get(names[0], 0)
+        pairs = option_pairs(rest, options)
+        if skipped >= 0:
+            reads += hg_operands(rest, options)[skipped:]
+            reads += [value for option, value in pairs if option in ("-I", "--include")]
+        writes += [value for option, value in pairs if option in _OUTPUT]
+    return HgFiles(tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)))
