@@ -145,3 +145,27 @@ def test_writing_new_content_each_reply_runs_to_its_end(
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.json()["result"] == "all done"
     assert state.read_text() == "".join(f"done {k}\n" for k in range(lines))
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_undoing_a_refactor_of_many_files_runs_to_its_end(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, wire: str
+) -> None:
+    """Each file edited, then each edited back: a return to an earlier content is work once
+    per file (a flip of the same file again is not)."""
+    files = [workspace / f"m{k}.py" for k in range(IDLE_STOP_AT + 5)]
+    for path in files:
+        path.write_text("use_old_api()\n")
+    reads = (reply(tool_use("Read", file_path=str(path))) for path in files)
+
+    def edit(path: Path, old: str, new: str) -> Any:
+        return reply(tool_use("Edit", file_path=str(path), old_string=old, new_string=new))
+
+    forth = (edit(path, "use_old_api", "use_new_api") for path in files)
+    back = (edit(path, "use_new_api", "use_old_api") for path in files)
+    fake_model.script(*reads, *forth, *back, reply(text("reverted")))
+    args = ["-p", "go", "--output-format", "json", "--dangerously-skip-permissions"]
+    result = tether(*args, *_model(wire))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.json()["result"] == "reverted"
+    assert all(path.read_text() == "use_old_api()\n" for path in files)

@@ -7,13 +7,13 @@ these stay easy to test.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
 
 from tether.protocol.tool_events import diff_line_counts
+from tether.tools.builtin.files import unified_lines
 from tether.tools.context import TodoStatus
 from tether.tools.plan import MARKS
 
@@ -243,7 +243,7 @@ def proposed_diff(name: str, arguments: dict[str, Any], current: str | None) -> 
 
 
 def _unified(old: str, new: str) -> str:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True))
+    lines = unified_lines(old.splitlines(keepends=True), new.splitlines(keepends=True), "", "")
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 

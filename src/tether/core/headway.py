@@ -92,9 +92,11 @@ class Headway:
         "_changes",
         "_contents",
         "_hashed",
+        "_latest",
         "_lines",
         "_named",
         "_numbered",
+        "_returned",
         "_rewritten",
         "_shapes",
         "_shown",
@@ -108,6 +110,11 @@ class Headway:
         self._contents: dict[str, set[_State]] = {}
         """Per path, every content it was found with in the turn (not forgotten at a
         compaction: a content written again is not new work)."""
+        self._latest: dict[str, _State] = {}
+        """Per path, the content it was last found with."""
+        self._returned: set[str] = set()
+        """The paths that went back once to a content they held before (a revert: headway
+        once per file; flipping again is not)."""
         self._rewritten: dict[tuple[str, str], int] = {}
         """How often a path was found changed after the same command (signature)."""
         self._asked: set[str] = set()
@@ -250,11 +257,19 @@ class Headway:
         return new
 
     def _new_content(self, path: str, state: _State) -> bool:
-        """Whether `path` holds a content it did not hold before in the turn (noted)."""
+        """Whether `path` holds a content it did not hold before in the turn, or went back to
+        an earlier one for the first time (noted)."""
         seen = self._contents.setdefault(path, set())
-        if state in seen:
+        latest = self._latest.get(path)
+        self._latest[path] = state
+        if state not in seen:
+            seen.add(state)
+            return True
+        if state == latest or path in self._returned:
             return False
-        seen.add(state)
+        # Back to an earlier content: an undo is work once (each file of a reverted
+        # refactor), a file flipping again and again is not.
+        self._returned.add(path)
         return True
 
     def _state(self, path: str) -> _State:

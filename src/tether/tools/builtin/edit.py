@@ -14,8 +14,7 @@ from tether.tools.builtin.checked_write import Current, change_file, read_curren
 from tether.tools.builtin.files import (
     decode_text,
     encode_text,
-    structured_patch,
-    unified_diff,
+    write_diffs,
 )
 from tether.tools.builtin.read_notebook import USE_NOTEBOOK_EDIT, is_notebook
 from tether.tools.context import ToolContext
@@ -71,16 +70,16 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
     replaced = plan.count if args.replace_all else 1
     what = "1 occurrence" if replaced == 1 else f"{replaced} occurrences"
     summary = f"Edited {shown}: replaced {what} (first at line {plan.first_line})."
+    diff, patch = await write_diffs(plan.text, plan.updated, shown)
     structured = {
         "filePath": args.file_path,
         "oldString": args.old_string,
         "newString": args.new_string,
         "originalFile": plan.text,
-        "structuredPatch": structured_patch(plan.text, plan.updated),
+        "structuredPatch": patch,
         "userModified": False,
         "replaceAll": args.replace_all,
     }
-    diff = unified_diff(plan.text, plan.updated, shown)
     return ToolOutput(text=summary, diff=diff, structured=structured)
 
 

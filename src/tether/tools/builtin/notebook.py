@@ -3,6 +3,7 @@ Code's input (`notebook_path`, `cell_id`, `new_source`, `cell_type`, `edit_mode`
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from dataclasses import dataclass
@@ -93,7 +94,7 @@ async def notebook_edit(ctx: ToolContext, args: NotebookEditInput) -> ToolOutput
         summary = f"Inserted cell {plan.cell_id} in {shown} with {args.new_source}"
     else:
         summary = f"Updated cell {plan.cell_id} of {shown} with {args.new_source}"
-    diff = unified_diff(plan.original, plan.updated, shown)
+    diff = await asyncio.to_thread(unified_diff, plan.original, plan.updated, shown)
     return ToolOutput(text=summary, diff=diff, structured=structured)
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.checked_write import Current, change_file
-from tether.tools.builtin.files import decode_text, human_size, structured_patch, unified_diff
+from tether.tools.builtin.files import decode_text, human_size, write_diffs
 from tether.tools.context import ToolContext
 from tether.tools.os_errors import os_errors
 from tether.tools.os_text import OsText
@@ -81,15 +81,15 @@ async def revert(ctx: ToolContext, args: RevertInput) -> ToolOutput:
         more += f" {_dropped_note(ctx, dropped)}"
     current_text = None if change.before is None else decode_text(change.before)
     restored_text = None if previous is None else decode_text(previous)
+    diff, patch = await write_diffs(current_text, restored_text, shown)
     # Shaped like Write's result: what the file held, what it holds now ("delete": nothing).
     structured = {
         "type": "delete" if restored_text is None else "update",
         "filePath": args.file_path,
         "content": restored_text,
-        "structuredPatch": structured_patch(current_text or "", restored_text or ""),
+        "structuredPatch": patch,
         "originalFile": current_text,
     }
-    diff = unified_diff(current_text, restored_text, shown)
     if restored_text is None:
         text = f"Deleted {shown}: it did not exist before this session created it.{more}"
     else:

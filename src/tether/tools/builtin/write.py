@@ -10,8 +10,7 @@ from tether.tools.builtin.files import (
     count_lines,
     decode_text,
     encode_text,
-    structured_patch,
-    unified_diff,
+    write_diffs,
 )
 from tether.tools.context import ToolContext
 from tether.tools.os_text import OsText
@@ -61,13 +60,13 @@ async def write(ctx: ToolContext, args: WriteInput) -> ToolOutput:
         text = f"Created {shown} ({lines} lines)"
     else:
         text = f"Wrote {lines} lines to {shown}"
+    diff, patch = await write_diffs(old_text, args.content, shown, patch_created=False)
     structured = {
         "type": "create" if old_text is None else "update",
         "filePath": args.file_path,
         "content": args.content,
-        "structuredPatch": [] if old_text is None else structured_patch(old_text, args.content),
+        "structuredPatch": patch,
         "originalFile": old_text,
         "userModified": False,
     }
-    diff = unified_diff(old_text, args.content, shown)
     return ToolOutput(text=text, diff=diff, structured=structured)
