@@ -6,6 +6,7 @@ name); a plan rewritten with a new word. Each is stopped now (those new in a tok
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,24 @@ def _random_letters(command: str) -> str:
     return f"head -c 400 /dev/urandom | tr -dc 'g-z' | head -c 8; {command}"
 
 
-_JOB = f"while true; do {_random_letters('echo')}; sleep 0.01; done"
+_JOB = f"while true; do if [ -e go ]; then {_random_letters('echo')}; rm go; fi; sleep 0.005; done"
+"""A job printing a random word each time it is told (`go` made), then saying it did (`go`
+gone): each poll shows exactly one new word, whatever the machine's load (a job printing at
+its own pace made the count of polls between two words a race)."""
+
+
+def _poll_after_a_word(i: int, ws: Path) -> Any:
+    """The job started, then each poll made once the job printed one more word."""
+    if i == 0:
+        return reply(tool_use("Bash", command=f"cd {ws} && {_JOB}", run_in_background=True))
+    go = ws / "go"
+    go.touch()
+    for _ in range(6000):  # the job takes the word in within milliseconds; at most a minute
+        if not go.exists():
+            break
+        time.sleep(0.01)
+    return reply(tool_use("BashOutput", bash_id="bash_1"))
+
 
 LOOPS: dict[str, tuple[Callable[[int, Path], Any], int]] = {
     "write_the_same_content": (
@@ -101,16 +119,7 @@ LOOPS: dict[str, tuple[Callable[[int, Path], Any], int]] = {
         ),
         NUMBERED_AT + IDLE_STOP_AT,
     ),
-    "poll_a_job_printing_random_letters": (
-        lambda i, ws: reply(
-            tool_use("Bash", command=_JOB, run_in_background=True)
-            if i == 0
-            else tool_use("BashOutput", bash_id="bash_1")
-        ),
-        # Polls that show nothing new between them do not use up the bound: how many come
-        # depends on the job's pace.
-        2 * NUMBERED_AT + WAITING_STOP_AT,
-    ),
+    "poll_a_job_printing_random_letters": (_poll_after_a_word, NUMBERED_AT + WAITING_STOP_AT),
 }
 
 
