@@ -32,6 +32,11 @@ def test_a_plan_is_rejected_then_approved_from_the_cli(
         first = wait_state(repo, team, "alice", "waiting")["pending_request"]
         shown = tether(repo, "team", "status", team)
         assert f"waiting on plan approval {first}" in shown, shown
+        # One source for both views (measured before: --json said read_only false while the
+        # text said "plan mode (read-only)").
+        assert "plan mode (read-only)" in shown, shown
+        alice = member(status(repo, team), "alice")
+        assert (alice["read_only"], alice["read_only_as"]) == (True, "plan mode")
         assert f"alice --approve-plan --plan-id {first}" in shown, shown
 
         code, _, err = run(repo, "team", "send", team, "alice", "ok", "--reply-to", first)

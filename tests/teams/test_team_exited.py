@@ -35,7 +35,12 @@ def test_a_teammate_dead_while_starting_is_shown_exited_and_down_says_so(
         wait_for(lambda: not pid_runs(m["pid"]), "the teammate to be gone")
         m = member(status(repo, team), "m")
         assert (m["running"], m["exited"]) == (False, True)
+        # Not left "starting" for ever: stopped, with what its log said last (measured
+        # before: state "starting" with exited true).
+        assert m["state"] == "stopped"
         log = f".tether/teams/{team}/m.log"
+        said = (repo / log).read_text().strip().splitlines()
+        assert m["stopped_why"] == (said[-1].strip() if said else None)
         line = next(
             line for line in tether(repo, "team", "status", team).splitlines() if "  m  " in line
         )

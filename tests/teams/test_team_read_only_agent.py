@@ -59,7 +59,8 @@ def test_an_explore_teammate_is_read_only_not_in_plan_mode(
         record = status(repo, team)
         alice, bob = member(record, "alice"), member(record, "bob")
         assert (alice["read_only"], alice["plan_mode"]) == (True, False)
-        assert (bob["read_only"], bob["plan_mode"]) == (False, True)
+        assert (bob["read_only"], bob["plan_mode"]) == (True, True)  # until its plan is approved
+        assert (alice["read_only_as"], bob["read_only_as"]) == ("Explore agent", "plan mode")
         wait_for(lambda: member(status(repo, team), "carol")["read_only"], "carol started")
         carol = member(status(repo, team), "carol")
         assert (carol["read_only"], carol["plan_mode"]) == (True, False)  # as its label says

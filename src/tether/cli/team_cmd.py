@@ -237,6 +237,7 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
 
     from tether.cli.teammate_check import check_member_model, member_agent
     from tether.teams.claims import claim_member
+    from tether.teams.patience import Patience
 
     _team_exists(store)
     member = next((m for m in store.members() if m.name == args.member), None)
@@ -251,7 +252,13 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     if busy is not None:  # one process per member: this one is not it
         print(f"{member.name}: {busy}: this process stops", file=sys.stderr)
         return 1
-    member = next(m for m in store.members() if m.name == args.member)
+    # From its claim on, every store call waits out an outage as its mailbox loop does.
+    patience = Patience(
+        store.url,
+        args.store_patience if args.store_patience > 0 else None,
+        lambda line: print(line, flush=True),
+    )
+    member = next(m for m in patience.call(store.members) if m.name == args.member)
     from tether.cli.teammate_run import serve_teammate  # its session: imported once claimed
 
     # Its session has the task tools, on its team's board in the same store, its claims in
@@ -261,9 +268,8 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     if args.store:
         os.environ[STORE_ENV] = args.store
     os.environ[LEASE_ENV] = repr(args.lease)
-    inbox = open_team_store(args.store, project=project, team=store.team)
+    inbox = patience.call(lambda: open_team_store(args.store, project=project, team=store.team))
     try:
-        patience = args.store_patience if args.store_patience > 0 else None
         return asyncio.run(
             serve_teammate(
                 project,
@@ -272,8 +278,9 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
                 member,
                 agent,
                 plan=args.plan,
-                store_patience_s=patience,
+                store_patience_s=patience.patience_s,
                 trust_workspace=args.trust_workspace,
+                patience=patience,
             )
         )
     finally:

@@ -22,6 +22,7 @@ from tether.protocol import ConfigError, Notice
 from tether.store.mailbox import Member, TeamStore
 from tether.teams.link import TeamLink, events_file
 from tether.teams.membership import STORE_PATIENCE_S
+from tether.teams.patience import Patience
 from tether.teams.protocol import MemberProtocol, Transition
 from tether.teams.send_tool import send_message_tool
 from tether.teams.teammate import Teammate
@@ -136,7 +137,6 @@ def teammate_prompt(
 
 def session_for(
     project: Path,
-    store: TeamStore,
     member: Member,
     link: TeamLink,
     *,
@@ -145,15 +145,16 @@ def session_for(
     read_only: bool = False,
     trust_workspace: bool = False,
 ) -> Session:
+    """Its session, built from what the link knows of its team (read from the store by the
+    start-up's patient calls: this makes none)."""
     env = {**os.environ, TEAMMATE_ENV: member.name}
-    names = [m.name for m in store.members()]
-    record = store.team_record()
-    lead = record.lead if record is not None else link.protocol.lead
+    names = list(link.protocol.members)
+    lead = link.protocol.lead
     appended = "\n\n".join(
         p
         for p in (
             agent_prompt,
-            teammate_prompt(store.team, member, lead, names, plan=plan, read_only=read_only),
+            teammate_prompt(link.team, member, lead, names, plan=plan, read_only=read_only),
         )
         if p
     )
@@ -219,10 +220,17 @@ async def serve_teammate(
     plan: bool,
     store_patience_s: float | None = STORE_PATIENCE_S,
     trust_workspace: bool = False,
+    patience: Patience | None = None,
 ) -> int:
+    """`patience`: how its store calls wait out an outage (every one of them, from its claim
+    on, as its mailbox loop's reads do)."""
     stop = StopSignals()
     stop.install()  # before anything is started: a stop at any moment ends what was
-    record = store.team_record()
+    patience = patience or Patience(store.url, store_patience_s, _say)
+    try:
+        record = await stop.step(patience.acall(store.team_record))
+    except StartStopped:
+        return stopped_starting(member, stop)
     lead = record.lead if record is not None else "team-lead"
     plan = plan or member.plan_mode is True
     protocol = MemberProtocol(name=member.name, lead=lead, plan_mode=plan)
@@ -237,7 +245,7 @@ async def serve_teammate(
         warn=lambda s: print(s, flush=True),
     )
     try:
-        await stop.step(link.refresh_members())
+        await stop.step(link.refresh_members(patience))
     except StartStopped:
         return stopped_starting(member, stop)
     agent_prompt = ""
@@ -253,11 +261,10 @@ async def serve_teammate(
     if read_only != member.read_only or (read_only and member.plan_mode):
         # for `team status`: what it is, not plan mode
         fixed = {"read_only": read_only} | ({"plan_mode": False} if read_only else {})
-        await asyncio.to_thread(store.update_member, member.name, fixed)
+        await patience.acall(lambda: store.update_member(member.name, fixed))
     session = await asyncio.to_thread(
         session_for,
         project,
-        store,
         member,
         link,
         agent_prompt=agent_prompt,
@@ -293,7 +300,7 @@ async def serve_teammate(
         link=link,
         inbox=inbox,
         session=session,
-        say=lambda s: print(s, flush=True),
+        say=_say,
         shutdown_done=member.shutdown_done,
         store_patience_s=store_patience_s,
     )
@@ -319,6 +326,10 @@ async def _prepare(session: Session, member: Member, stop: StopSignals) -> None:
     for event in await stop.step(session.prepare()):
         if isinstance(event, Notice):
             print(f"{member.name}: {event.message}", flush=True)
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
 
 
 def stopped_starting(member: Member, stop: StopSignals) -> int:

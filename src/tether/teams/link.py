@@ -26,6 +26,7 @@ from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, Message, TeamExists, TeamRecord, TeamStore, UnknownMember
 from tether.store.task_records import StoreUnavailable
 from tether.teams.keeping import Keeper
+from tether.teams.patience import Patience
 from tether.teams.protocol import REPLIES, REQUESTS, MemberProtocol, ProtocolError, Transition
 
 BROADCAST = "*"
@@ -78,8 +79,11 @@ class TeamLink:
         assert self._keeper is not None
         return self._keeper
 
-    async def refresh_members(self) -> list[str]:
-        names = [m.name for m in await asyncio.to_thread(self.store.members)]
+    async def refresh_members(self, patience: Patience | None = None) -> list[str]:
+        """The team's member names, read again; `patience`: waiting out an outage."""
+        members = self.store.members
+        found = await (patience.acall(members) if patience else asyncio.to_thread(members))
+        names = [m.name for m in found]
         self.protocol.members = tuple(names)
         return names
 

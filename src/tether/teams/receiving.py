@@ -20,7 +20,7 @@ RETRY_MAX_S = 5.0
 """While the store cannot be reached: the first wait before trying again, and the longest."""
 
 
-class StorePatienceOut(Exception):
+class StorePatienceOut(StoreUnavailable):
     """The store has not answered for longer than the member waits for it."""
 
 

@@ -59,10 +59,22 @@ def status_record(
             shown["current_task"] = None
         if m.read_only:  # read-only for good, in no plan mode (a record from before says so)
             shown["plan_mode"] = False
+        # One source for both views: read-only as an agent type that only reads, or in plan
+        # mode until its plan is approved; why, as the text view says it.
+        shown["read_only_as"] = (
+            f"{m.agent} agent" if m.read_only else "plan mode" if shown["plan_mode"] else None
+        )
+        shown["read_only"] = shown["read_only_as"] is not None
+        gone = running is False and exited(m)
+        if gone and m.state == "starting":
+            # Its process ended in its start-up (or its starter did before starting it): it
+            # is not starting; why, as its log's last line says.
+            shown["state"] = "stopped"
+            shown["stopped_why"] = _last_line(log_file(project, store.team, m.name))
         members.append(
             {
                 **shown,
-                "exited": running is False and exited(m),
+                "exited": gone,
                 "log": str(log_file(project, store.team, m.name).relative_to(project)),
                 "board_task": _board_task(m, held),
                 "running": running,
@@ -98,12 +110,13 @@ def status_lines(record: dict[str, Any]) -> list[str]:
         task = f" · {m['current_task']}" if m["current_task"] else ""
         if m.get("board_task"):
             task += f" · on task #{m['board_task']}"
-        plan = (  # a read-only agent started with --plan: no approval would make it writable
-            f" read-only ({m['agent']} agent)"
-            if m.get("read_only")
-            else " plan mode (read-only)"
-            if m["plan_mode"]
-            else ""
+        why = m.get("read_only_as")  # a read-only agent with --plan: no approval lets it write
+        plan = (
+            ""
+            if why is None
+            else f" {why} (read-only)"
+            if why == "plan mode"
+            else f" read-only ({why})"
         )
         state = f"exited (see {m['log']})" if m.get("exited") else m["state"]
         lines.append(
@@ -132,3 +145,12 @@ def _plans_asked(member: dict[str, Any]) -> list[str]:
         for held in member.get("requests_sent") or []
         if held["message"]["kind"] == "plan_approval_request" and not held.get("expired")
     ]
+
+
+def _last_line(log: Path) -> str | None:
+    """The last line a member's log holds (what its process said last), or None."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return next((line.strip() for line in reversed(lines) if line.strip()), None)
