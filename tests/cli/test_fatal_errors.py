@@ -40,7 +40,7 @@ def test_headless_prints_a_fatal_error_once(
     # On one line, whole, wherever stderr goes.
     line = f"anthropic rejected the request (HTTP 400) at {fake_model.url}: {REJECTED}"
     assert line in result.stderr.splitlines()[0]
-    assert result.stdout == ""
+    assert result.stdout.startswith("API Error: 400 "), result.stdout  # as Claude Code
 
 
 PAGE = (

@@ -24,7 +24,8 @@ def test_a_wait_longer_than_the_cap_ends_the_call_naming_it(
     fake_model.script(http_error(429, retry_after_ms=3_600_000), reply(text("too soon")))
     model = ["--model", "gpt-4o"] if wire == "openai" else []
     result = tether("-p", "hi", *model)
-    assert (result.exit_code, result.stdout) == (1, ""), result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert result.stdout.startswith("API Error: 429 "), result.stdout  # as Claude Code
     assert len(fake_model.requests) == 1  # not tried again
     assert result.stderr.count("it asks to wait 1 h before trying again") == 1, result.stderr
     assert "longer than tether waits (1 min): try again later" in result.stderr
@@ -82,7 +83,8 @@ def test_a_wait_too_long_to_count_in_hours_is_said_sensibly(
     fake_model.script(http_error(429, retry_after=asked), reply(text("too soon")))
     model = ["--model", "gpt-4o"] if wire == "openai" else []
     result = tether("-p", "hi", *model)
-    assert (result.exit_code, result.stdout) == (1, ""), result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert result.stdout.startswith("API Error: 429 "), result.stdout  # as Claude Code
     assert result.stderr.count(said) == 1, result.stderr
     assert " h " not in result.stderr
     assert "inf" not in result.stderr
