@@ -6,17 +6,14 @@ work, and runs to its end. Over the wire, on both wires."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.core.idle_runs import Run, wire_model
 from tether.core.compaction import SUMMARY_INSTRUCTION
 from tether.core.repeated_calls import IDLE_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
-from tether.testing.cli_runner import CliResult
-
-Run = Callable[..., CliResult]
 
 SHOWN_WHOLE = 450
 """Lines of a file `cat` shows whole (about 25 KB: a fifth of the window, and under the size
@@ -42,10 +39,6 @@ def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
 
 
-def _model(wire: str) -> list[str]:
-    return ["--model", "openai/gpt-4.1"] if wire == "openai" else []
-
-
 @pytest.mark.parametrize("wire", ["anthropic", "openai"])
 def test_a_loop_that_forces_compactions_is_stopped(
     fake_model: FakeModelServer, tether: Run, workspace: Path, wire: str
@@ -63,7 +56,7 @@ def test_a_loop_that_forces_compactions_is_stopped(
         return tool_use("Bash", command="cat a.txt" if len(replies) % 2 else "cat b.txt")
 
     fake_model.responder = respond
-    result = tether("-p", "go", "--output-format", "json", *_model(wire))
+    result = tether("-p", "go", "--output-format", "json", *wire_model(wire))
     assert result.exit_code == 1
     said = result.json()["errors"][0]
     assert said.startswith("stopped: the model changed no file and looked at nothing new"), said

@@ -16,14 +16,11 @@ from typing import Any
 
 import pytest
 
+from tests.core.idle_runs import IDLE, Run, wire_model
 from tether.core.headway import REWRITTEN_AT
 from tether.core.repeated_calls import IDLE_STOP_AT, WAITING_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
-from tether.testing.cli_runner import CliResult
 
-Run = Callable[..., CliResult]
-
-IDLE = "changed no file and looked at nothing new"
 CAP = 3 * WAITING_STOP_AT
 """Where the scripted model gives up: reached only where the guard has a hole."""
 
@@ -31,10 +28,6 @@ CAP = 3 * WAITING_STOP_AT
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
-
-
-def _model(wire: str) -> list[str]:
-    return ["--model", "openai/gpt-4.1"] if wire == "openai" else []
 
 
 def _bash(command: str, **more: Any) -> Any:
@@ -70,7 +63,7 @@ def test_a_loop_that_shows_nothing_new_is_stopped(
     make = RUNAWAYS[loop]
     fake_model.responder = lambda r: make(r.index, workspace) if r.index < CAP else text("gave up")
     args = ["-p", "go", "--output-format", "json", "--dangerously-skip-permissions"]
-    result = tether(*args, *_model(wire))
+    result = tether(*args, *wire_model(wire))
     assert result.exit_code == 1, result.stdout + result.stderr
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
     assert len(fake_model.requests) <= IDLE_STOP_AT + REWRITTEN_AT + 6
@@ -105,7 +98,7 @@ def test_background_jobs_each_waking_the_model_to_start_the_next_are_bounded_in_
         return reply(_bash("echo $RANDOM$RANDOM"))
 
     fake_model.responder = respond
-    result = tether("-p", "go", "--output-format", "json", *_model(wire))
+    result = tether("-p", "go", "--output-format", "json", *wire_model(wire))
     assert result.exit_code == 1, result.stdout + result.stderr
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE}")
     assert len(fake_model.requests) < CAP

@@ -16,22 +16,14 @@ from typing import Any
 
 import pytest
 
+from tests.core.idle_runs import IDLE, Run, wire_model
 from tether.core.repeated_calls import IDLE_NOTE_AT, IDLE_STOP_AT
 from tether.testing import FakeModelServer, reply, text, tool_use
-from tether.testing.cli_runner import CliResult
-
-Run = Callable[..., CliResult]
-
-IDLE = "changed no file and looked at nothing new"
 
 
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
-
-
-def _model(wire: str) -> list[str]:
-    return ["--model", "openai/gpt-4.1"] if wire == "openai" else []
 
 
 def _reminders(fake_model: FakeModelServer) -> list[list[str]]:
@@ -93,7 +85,7 @@ def test_a_loop_that_only_sees_new_output_is_told_then_stopped(
     fake_model.responder = lambda request: make(request.index, workspace)
     # The turn limit only bounds the test where the guard has a hole (the run went on for ever).
     args = ["-p", "go", "--output-format", "json", "--max-turns", "60"]
-    result = tether(*args, "--dangerously-skip-permissions", *_model(wire))
+    result = tether(*args, "--dangerously-skip-permissions", *wire_model(wire))
     assert result.exit_code == 1, result.stdout + result.stderr
     outcome = result.json()
     assert outcome["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT} replies")
@@ -104,7 +96,7 @@ def test_a_loop_that_only_sees_new_output_is_told_then_stopped(
     told = [n for n, notes in enumerate(_reminders(fake_model)) if any(IDLE in x for x in notes)]
     assert told == list(range(calls - (IDLE_STOP_AT - IDLE_NOTE_AT), calls))  # the last ten
     fake_model.responder = reply(text("I will stop."))
-    again = tether("-p", "-c", "what now?", "--output-format", "json", *_model(wire))
+    again = tether("-p", "-c", "what now?", "--output-format", "json", *wire_model(wire))
     assert again.exit_code == 0, again.stderr
     assert again.json()["result"] == "I will stop."
 
@@ -124,7 +116,7 @@ def test_fixing_tests_with_the_shell_alone_is_work(
     for i in range(bugs):
         steps += [reply(_bash("sh test.sh")), reply(_bash(f"sed -i 's/bug{i};/ok;/' src.txt"))]
     steps.append(reply(_bash("sh test.sh")))
-    _works_to_the_end(fake_model, tether, steps, "fixed", *_model(wire))
+    _works_to_the_end(fake_model, tether, steps, "fixed", *wire_model(wire))
     assert (workspace / "src.txt").read_text() == "ok;\n" * bugs
 
 

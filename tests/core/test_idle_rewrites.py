@@ -13,14 +13,11 @@ from typing import Any
 
 import pytest
 
+from tests.core.idle_runs import IDLE, Run, wire_model
 from tether.core.headway import NUMBERED_AT
 from tether.core.repeated_calls import IDLE_STOP_AT, WAITING_STOP_AT
 from tether.testing import FakeModelServer, reply, text, tool_use
-from tether.testing.cli_runner import CliResult
 
-Run = Callable[..., CliResult]
-
-IDLE = "changed no file and looked at nothing new"
 CAP = 3 * NUMBERED_AT
 """Where the scripted model gives up: reached only where the guard has a hole."""
 
@@ -28,10 +25,6 @@ CAP = 3 * NUMBERED_AT
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
-
-
-def _model(wire: str) -> list[str]:
-    return ["--model", "openai/gpt-4.1"] if wire == "openai" else []
 
 
 def _read(ws: Path, name: str) -> Any:
@@ -132,7 +125,7 @@ def test_a_loop_new_only_in_what_it_undoes_or_in_a_token_is_stopped(
     make, bound = LOOPS[loop]
     fake_model.responder = lambda r: make(r.index, workspace) if r.index < CAP else text("gave up")
     args = ["-p", "go", "--output-format", "json", "--dangerously-skip-permissions"]
-    result = tether(*args, *_model(wire))
+    result = tether(*args, *wire_model(wire))
     assert result.exit_code == 1, result.stdout + result.stderr
     stop = WAITING_STOP_AT if loop.startswith("poll") else IDLE_STOP_AT
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {stop}")
@@ -174,7 +167,7 @@ def test_undoing_a_refactor_of_many_files_runs_to_its_end(
     back = (edit(path, "use_new_api", "use_old_api") for path in files)
     fake_model.script(*reads, *forth, *back, reply(text("reverted")))
     args = ["-p", "go", "--output-format", "json", "--dangerously-skip-permissions"]
-    result = tether(*args, *_model(wire))
+    result = tether(*args, *wire_model(wire))
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.json()["result"] == "reverted"
     assert all(path.read_text() == "use_old_api()\n" for path in files)

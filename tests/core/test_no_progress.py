@@ -15,20 +15,14 @@ from typing import Any
 import pytest
 
 from tests.cli.background_agents import WAIT_FOR_GO, WOKEN
+from tests.core.idle_runs import Run, wire_model
 from tether.core.repeated_calls import STUCK_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
-from tether.testing.cli_runner import CliResult
-
-Run = Callable[..., CliResult]
 
 
 @pytest.fixture(autouse=True)
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
-
-
-def _model(wire: str) -> list[str]:
-    return ["--model", "openai/gpt-4.1"] if wire == "openai" else []
 
 
 _REMINDER = r"<system-reminder>(.*?)</system-reminder>"
@@ -73,7 +67,7 @@ def test_a_near_identical_loop_is_told_then_stopped_and_the_session_goes_on(
     # Answers every request (a guard with a hole runs until the test's time is up).
     fake_model.responder = lambda request: make(request.index, workspace)
     # The turn limit only bounds the test where the guard has a hole (the run went on for ever).
-    result = tether("-p", "go", "--output-format", "json", "--max-turns", "40", *_model(wire))
+    result = tether("-p", "go", "--output-format", "json", "--max-turns", "40", *wire_model(wire))
     assert result.exit_code == 1, result.stdout
     outcome = result.json()
     assert outcome["errors"][0].startswith("stopped: the model made "), outcome["errors"][0]
@@ -84,7 +78,7 @@ def test_a_near_identical_loop_is_told_then_stopped_and_the_session_goes_on(
     assert all("Do not" in note for note in told)
     assert len(told) < len(fake_model.requests)  # told first, stopped after
     fake_model.responder = reply(text("I will look elsewhere."))
-    again = tether("-p", "-c", "try something else", "--output-format", "json", *_model(wire))
+    again = tether("-p", "-c", "try something else", "--output-format", "json", *wire_model(wire))
     assert again.exit_code == 0, again.stderr
     assert again.json()["result"] == "I will look elsewhere."
 
@@ -110,7 +104,7 @@ def test_polling_for_what_a_running_background_command_will_make_is_not_stopped(
         enough,
         reply(text("ready now")),
     )
-    result = tether("-p", "go", "--output-format", "json", *_model(wire))
+    result = tether("-p", "go", "--output-format", "json", *wire_model(wire))
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.json()["result"] == "ready now"
     assert len(fake_model.requests) == polls + 3
@@ -138,7 +132,7 @@ def test_fixing_failing_tests_one_by_one_is_work_not_a_repeat(
         )
         steps.append(reply(fix))
     fake_model.script(*steps, reply(tool_use("Bash", command="sh test.sh")), reply(text("fixed")))
-    result = tether("-p", "fix the tests", "--output-format", "json", *_model(wire))
+    result = tether("-p", "fix the tests", "--output-format", "json", *wire_model(wire))
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.json()["result"] == "fixed"
     assert (workspace / "f.txt").read_text() == "ok\n" * bugs

@@ -1,0 +1,19 @@
+"""What the tests of the repeat guard's bounds share: the words its stop says, the CLI run
+they drive, the model that reaches the fake server over a wire."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+"""The `tether` fixture: the CLI run as a subprocess."""
+
+IDLE = "changed no file and looked at nothing new"
+"""What a turn stopped for want of headway says."""
+
+
+def wire_model(wire: str) -> list[str]:
+    """The CLI arguments that reach the fake server over `wire` (Anthropic's by default)."""
+    return ["--model", "openai/gpt-4.1"] if wire == "openai" else []
