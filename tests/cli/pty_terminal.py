@@ -143,10 +143,15 @@ class PtyRepl:
         return None
 
 
-def held(answer: Reply, release: threading.Event) -> Callable[[object], Reply]:
-    """A model turn that answers only once the test says so (the turn runs until then)."""
+def held(
+    answer: Reply, release: threading.Event, reached: threading.Event | None = None
+) -> Callable[[object], Reply]:
+    """A model turn that answers only once the test says so (the turn runs until then);
+    `reached` is set as the request arrives, so a test can act once the call is on the wire."""
 
     def turn(_request: object) -> Reply:
+        if reached is not None:
+            reached.set()
         release.wait(30)
         return answer
 

@@ -23,10 +23,10 @@ def test_a_queued_message_has_a_checkpoint_of_the_files(
     model_env: FakeModelServer, workspace: Path, home: Path
 ) -> None:
     notes = workspace / "notes.txt"
-    release = threading.Event()
+    release, reached = threading.Event(), threading.Event()
     model_env.script(
         reply(tool_use("Write", file_path="notes.txt", content="one\n")),
-        held(reply(tool_use("Read", file_path=str(notes))), release),  # type: ignore[arg-type]
+        held(reply(tool_use("Read", file_path=str(notes))), release, reached),  # type: ignore[arg-type]
         reply(tool_use("Write", file_path="notes.txt", content="two\n")),
         reply(text("Wrote two.")),
     )
@@ -35,6 +35,9 @@ def test_a_queued_message_has_a_checkpoint_of_the_files(
         repl.wait_for("> ")
         repl.send("please write v1\r")
         repl.wait_for("● Write(")
+        # Typed while the second call is on the wire, so it waits for the third: typed as
+        # the Write ran, it could reach the second call first (the race CI once met).
+        assert reached.wait(30)
         repl.send("QUEUED then write two\r")
         repl.wait_for("queued for the next step")
         release.set()
