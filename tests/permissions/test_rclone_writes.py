@@ -47,6 +47,12 @@ RULES = {"permissions": {"allow": ["Bash(rclone *)"]}}
         "rclone --bwlimit-file x copy r: {outside}/d",
         "rclone --s3-chunk-size 5M copy r: {outside}/d",
         "rclone copy --drive-scope drive r: {outside}/d",
+        # So did an unknown short one, alone or in a cluster, and a mix of unknown flags
+        # (only the reading where `-X` takes a value and `-Y` does not writes outside).
+        "rclone -X 1 copy r: {outside}/d",
+        "rclone -vX 1 copy r: {outside}/d",
+        "rclone copy r:a -X {outside}/d -Y data",
+        "rclone copy r:a --x1 {outside}/d -Y data",
         # Other writers.
         "rclone --cpuprofile {outside}/p version",
         "rclone --memprofile={outside}/p version",
@@ -109,6 +115,8 @@ def test_selfupdate_says_it_replaces_rclone(tree: Tree, make_ctx: ContextFactory
         "rclone config show",
         "rclone --tpslimit 10 copy r:a data",
         "rclone copy --s3-chunk-size 5M r:a data",
+        "rclone -vP copy r:a data",
+        "rclone copy -X 2 r:a data",
         "rclone md5sum r: --output-file sums.txt",
         "rclone gendocs docs",
         "rclone tree r: -o tree.txt",

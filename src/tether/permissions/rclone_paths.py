@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from itertools import combinations
 from typing import Final
 
 from tether.permissions.option_names import OptionGrammar, option_pairs, plain_operands
@@ -130,26 +131,63 @@ def rclone_places(
     """What `rclone ARGS` reads and writes of the local disk (`$RCLONE_CONFIG` read as
     `--config` is) and the programs its connection strings start; `roots`: the
     configuration's local remotes (None: not read, none taken as local). rclone has
-    hundreds of flags (each backend's too): a `--flag` not known to be one or the other,
-    followed by a word, is read both ways (`--tpslimit 1 copy r: OUT`), what either reading
-    reads or writes taken."""
-    plain = _places(argv, roots, assignments, _VALUED)
-    unknown = {a for a in argv[1:] if a.startswith("--") and "=" not in a and a not in _VALUED}
-    if not unknown:
-        return plain
-    other = _places(argv, roots, assignments, _VALUED | unknown)
+    hundreds of flags (each backend's too): a `--flag` not known to be one or the other, or
+    a short one (`-X`, a cluster `-vX`) with a letter not known to be a flag, followed by a
+    word, is read both ways (`--tpslimit 1 copy r: OUT`, `-X 1 copy r: OUT`), every
+    combination of them, what any reading reads or writes taken."""
+    unknown = sorted(dict.fromkeys(a for a in _options(argv[1:]) if _may_take_value(a)))
+    if len(unknown) > _READINGS_BOUND:
+        # Too many readings to try: each operand is taken as written too.
+        found = _places(argv, roots, assignments, _VALUED | frozenset(unknown))
+        plain = _places(argv, roots, assignments, _VALUED)
+        words = plain_operands(argv[1:], _VALUED)
+        anywhere = tuple(p for o in words[1:] if (p := _local(o, roots)) is not None)
+        return _joined((found, plain, RclonePlaces(writes=anywhere)))
+    readings = (
+        _places(argv, roots, assignments, _VALUED | frozenset(chosen))
+        for size in range(len(unknown) + 1)
+        for chosen in combinations(unknown, size)
+    )
+    return _joined(tuple(readings))
+
+
+_READINGS_BOUND = 6
+"""Unknown flags read each way, every combination, up to this many (64 readings)."""
+_BOOLEAN_SHORT = frozenset("cIlLMniPquvxhV")
+"""rclone's global short flags, none taking a value (`-c` `--checksum` ... `-V` `--version`):
+any other letter may be a command's or a backend's taking one (lsf's `-F FORMAT`)."""
+
+
+def _options(args: tuple[str, ...]) -> tuple[str, ...]:
+    """The option words before `--`."""
+    ends = args.index("--") if "--" in args else len(args)
+    return tuple(a for a in args[:ends] if a.startswith("-") and a != "-")
+
+
+def _may_take_value(option: str) -> bool:
+    """Whether an option word not known to take a value may take the next word: an unknown
+    `--flag`, or a short one or cluster with a letter not known to be a flag (`-X`, `-vX`)."""
+    if "=" in option or option in _VALUED:
+        return False
+    if option.startswith("--"):
+        return True
+    return any(letter not in _BOOLEAN_SHORT for letter in option[1:])
+
+
+def _joined(readings: tuple[RclonePlaces, ...]) -> RclonePlaces:
+    """What any of the readings reads, writes, follows, runs or replaces."""
     return RclonePlaces(
-        _union(plain.reads, other.reads),
-        _union(plain.trees, other.trees),
-        _union(plain.writes, other.writes),
-        follows=plain.follows or other.follows,
-        runs=_union(plain.runs, other.runs),
-        replaces=plain.replaces or other.replaces,
+        _union(*(r.reads for r in readings)),
+        _union(*(r.trees for r in readings)),
+        _union(*(r.writes for r in readings)),
+        follows=any(r.follows for r in readings),
+        runs=_union(*(r.runs for r in readings)),
+        replaces=any(r.replaces for r in readings),
     )
 
 
-def _union(one: tuple[str, ...], other: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys((*one, *other)))
+def _union(*each: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(p for one in each for p in one))
 
 
 def _places(
@@ -225,7 +263,9 @@ def _places(
         trees = read
     else:
         reads, trees = reads + read, []
-    follows = any(a in _FOLLOWS for a in args)
+    follows = any(
+        a in _FOLLOWS or (not a.startswith("--") and "L" in a[1:]) for a in _options(args)
+    )
     return RclonePlaces(tuple(reads), tuple(trees), tuple(writes), follows=follows, runs=runs)
 
 
