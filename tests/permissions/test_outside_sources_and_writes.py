@@ -144,6 +144,7 @@ def test_code_and_writes_outside_are_asked(
 )
 def test_the_same_inside_stay_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
     tree.write({"environment-named.yml": "channels:\n  - conda-forge\ndependencies: [numpy]\n"})
+    tree.write({"native.ini": "[binaries]\n", "cross/arm.ini": "[binaries]\n"})
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
 

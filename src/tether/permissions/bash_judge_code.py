@@ -20,6 +20,7 @@ from tether.permissions.bash_rules import (
     script_verdict,
     texts_of,
 )
+from tether.permissions.build_generators import machine_lookups
 from tether.permissions.container_mounts import bind_mounts, host_access
 from tether.permissions.context import PermissionContext
 from tether.permissions.data_urls import RUNTIMES, data_url_code
@@ -215,6 +216,24 @@ class CodeJudge:
                     where = "outside the workspace" if is_literal(word) else "chosen as it runs"
                     found.append(self._unread(f"{what} {readable(word)}, {where}: not seen"))
         return found
+
+    def _machine_lookups(self, inv: Invocation) -> list[Verdict]:
+        """meson's machine files named by a relative path its working directory may not
+        hold: it looks for them outside the workspace then (build_generators), code judged
+        as what it loads."""
+        found: list[Verdict] = []
+        for name, places in machine_lookups(inv.argv, inv.assignments):
+            if not all(self._is_there(target) for target in self._targets(inv, name)):
+                found.extend(self._loads(places, inv, f"looks up the machine file {name} in"))
+        return found
+
+    def _is_there(self, target: Target) -> bool:
+        """Whether `target` is known to be there now (its directory lists its name)."""
+        real = self.files.real(target) if isinstance(target, Path) else None
+        if real is None:
+            return False
+        names = self.ctx.list_directory(real.parent)
+        return names is not None and real.name in names
 
     def _env_apps(self, inv: Invocation) -> list[Verdict]:
         """The application flask imports from its env files (flask_env.py), judged as the

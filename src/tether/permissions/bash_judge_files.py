@@ -162,6 +162,7 @@ class FileJudge(ProjectJudge):
                     inv,
                 )
             )
+            verdicts.extend(self._machine_lookups(inv))
             verdicts.extend(self._imports(inv))
             verdicts.extend(self._requirements(inv))
             verdicts.extend(self._env_files(inv))

@@ -17,7 +17,7 @@ from tether.permissions.option_names import (
     option_pairs,
     option_values,
 )
-from tether.permissions.shell_words import DYN, is_literal, program_name, tilde_expanded
+from tether.permissions.shell_words import DYN, HOME, is_literal, program_name, tilde_expanded
 
 _CMAKE = frozenset({"cmake", "ccmake", "cmake-gui"})
 _CMAKE_INFO = ("--version", "-version", "--help", "-help", "-h", "-H", "/?", "-usage")
@@ -117,11 +117,37 @@ def machine_files(argv: tuple[str, ...]) -> tuple[str, ...]:
     unambiguous prefix: meson's parser is argparse's): they name the compilers and tools the
     build runs (`[binaries]`), so they are code it loads. Read wherever the option is given;
     meson expands a `~/` and variables in the name itself (a variable: a place not known)."""
+    return tuple(DYN if "$" in v else tilde_expanded(v) for _, v in _machine_pairs(argv))
+
+
+def machine_lookups(
+    argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...] = ()
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each machine file named by a relative path (`--native-file NAME`), with the places
+    meson looks for it when its working directory holds no such file: `meson/native/NAME`
+    (`cross/`) below `$XDG_DATA_HOME` (`~/.local/share` unset) and each of `$XDG_DATA_DIRS`
+    (`/usr/local/share:/usr/share` unset), outside the workspace. The variables are those
+    given on the line, the defaults besides (the session's own are not known)."""
+    homes = [v for k, v in assignments if k == "XDG_DATA_HOME"][-1:]
+    dirs = [d for k, v in assignments if k == "XDG_DATA_DIRS" for d in v.split(":") if d][-1:]
+    bases = dict.fromkeys((*homes, HOME + "/.local/share", *dirs, *_XDG_DATA_DIRS))
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for option, value in _machine_pairs(argv):
+        if "$" in value or not is_literal(value) or value.startswith(("/", "~")) or not value:
+            continue
+        kind = "native" if option == "--native-file" else "cross"
+        found.append((value, tuple(f"{base.rstrip('/')}/meson/{kind}/{value}" for base in bases)))
+    return tuple(found)
+
+
+_XDG_DATA_DIRS = ("/usr/local/share", "/usr/share")
+
+
+def _machine_pairs(argv: tuple[str, ...]) -> list[tuple[str, str]]:
     if len(argv) < 2 or program_name(argv[0]) != "meson":
-        return ()
+        return []
     pairs = option_pairs(argv[1:], _MESON_SETUP)
-    found = [v for o, v in pairs if o in ("--native-file", "--cross-file")]
-    return tuple(DYN if "$" in v else tilde_expanded(v) for v in found)
+    return [(o, v) for o, v in pairs if o in ("--native-file", "--cross-file")]
 
 
 _MESON_COMMANDS = frozenset(
