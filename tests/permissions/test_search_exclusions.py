@@ -24,8 +24,8 @@ def ws(tmp_path: Path) -> Path:
     return ws
 
 
-def _ctx(ws: Path) -> PermissionContext:
-    rules = {"permissions": {"allow": ["Bash(grep *)", "Bash(rg *)"], "deny": ["Read(**/.env)"]}}
+def _ctx(ws: Path, deny: str = "Read(**/.env)") -> PermissionContext:
+    rules = {"permissions": {"allow": ["Bash(grep *)", "Bash(rg *)"], "deny": [deny]}}
     return PermissionContext(
         mode="default",
         rules=load_rules([(ws / ".claude" / "settings.json", rules)], seed_yaml=None),
@@ -46,6 +46,11 @@ def _ctx(ws: Path) -> PermissionContext:
         "rg --hidden -g'!.env' K",
         "rg --hidden --glob=!.env K",
         "rg -g '!.env' K",
+        # rg's case-insensitive globs, judged so.
+        "rg --hidden --iglob '!.ENV' K",
+        "rg --hidden --iglob='!.EnV' K",
+        "rg --hidden --glob-case-insensitive -g '!.ENV' K",
+        "rg --hidden --iglob '*.TXT' K",
     ],
 )
 def test_a_search_excluding_every_denied_name_is_allowed(command: str, ws: Path) -> None:
@@ -66,6 +71,18 @@ def test_a_search_excluding_every_denied_name_is_allowed(command: str, ws: Path)
         "rg --hidden -g '!.env' -g '*' K",
         "rg --hidden -g '!.env' --glob=.e* K",
         "rg --hidden -g .env K",
+        # Allowed before: an included glob with a `/` takes paths whatever their name, and
+        # rg matches `--iglob` ones after the `-g` ones (the last matching one wins).
+        "rg --hidden -g '*.txt' -g 'pkg/**' K",
+        "rg --hidden -g '*.txt' -g '/.env' K",
+        "rg --hidden -g '*.txt' -g 'pkg/' K",
+        "rg --hidden -g '!.env' --iglob '*' K",
+        "rg --hidden -g '!.env' --iglob '.ENV' K",
+        "rg --hidden --iglob '!.env' -g '*' K",
+        # Case-sensitive, or not judged (a class): left as asked.
+        "rg --hidden -g '!.ENV' K",
+        "rg --hidden --glob-case-insensitive --no-glob-case-insensitive -g '!.ENV' K",
+        "rg --hidden --iglob '![.]ENV' K",
     ],
 )
 def test_a_search_that_may_still_read_a_denied_name_is_not_allowed(command: str, ws: Path) -> None:
@@ -84,3 +101,34 @@ def test_grep_itself_skips_both_excluded_forms(ws: Path) -> None:
         [*both[:4], "."], cwd=ws, capture_output=True, text=True, check=False
     )
     assert "pkg/.env/keys.txt" in files_only.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rg --hidden --iglob '*.TXT' K",
+        "rg --hidden --glob-case-insensitive -g '*.TXT' K",
+        "rg --hidden -g '*.md' --iglob '*.Txt' K",
+    ],
+)
+def test_a_case_insensitive_include_takes_the_name_in_any_case(command: str, ws: Path) -> None:
+    # `--iglob` was not read; judged case-sensitively it would leave `keys.txt` out.
+    verdict = decide("Bash", {"command": command}, _ctx(ws, "Read(**/keys.txt)"))
+    assert verdict.behavior != "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -rn K --exclude-dir=.env .",
+        "grep -rn K --exclude=.env --exclude-dir=.env --include='*.txt' .",
+        "grep -rn K --exclude-dir='.e*' --exclude='.e*' .",
+        "rg --hidden -g '!.env' K",
+        "rg --hidden --iglob '!.ENV' K",
+        "rg --hidden -g '!.env' K pkg",
+    ],
+)
+def test_a_rule_on_what_is_below_a_directory_stays_in_reach(command: str, ws: Path) -> None:
+    # A rule ending in `**` may name any file: an exclusion by name never takes it out.
+    verdict = decide("Bash", {"command": command}, _ctx(ws, "Read(**/.env/**)"))
+    assert verdict.behavior != "allow", (command, verdict.reason)

@@ -83,8 +83,9 @@ def included_names(args: Arguments, spec: CommandSpec, globs: list[str]) -> tupl
     """The base-name filter of a recursive read (may_hold), when every glob is a literal:
     grep's `--include=GLOB` values (or the `name_globs` given) and its `--exclude=GLOB` ones
     (as `!!GLOB`: files only; `!GLOB` with an `--exclude-dir` of the same glob and no
-    `--include`); rg's `-g`/`--glob` ones (`!GLOB` excludes directories too; one a later
-    included glob may take back is dropped),
+    `--include`); rg's `-g`/`--glob` and `--iglob` ones (`!GLOB` excludes directories too;
+    one a later included glob may take back is dropped; none when an included one holds a
+    `/`; case-insensitive ones matched so: `_rg_globs`),
     and `!.*` unless it searches hidden files (`--hidden`, `-.`, `-uu`; or its configuration
     file: `configured`)."""
     if not globs and spec.files == "pattern_read" and "--include" in spec.valued_options:
@@ -94,12 +95,46 @@ def included_names(args: Arguments, spec: CommandSpec, globs: list[str]) -> tupl
         directories = () if globs else tuple(args.values(("--exclude-dir",)))
         globs += [("!" if g in directories else "!!") + g for g in args.values(("--exclude",))]
     elif not globs and spec.files == "pattern_read" and "--glob" in spec.valued_options:
-        globs = _last_wins([g for g in args.values(("-g", "--glob")) if "/" not in g])
+        found = _rg_globs(args)
+        if found is None:
+            return ()
+        # rg matches the `--iglob` globs after the `-g` ones; an exclusion counts only when
+        # no included glob may follow it in either order.
+        plain, folded = ([g for g in kind if "/" not in g] for kind in found)
+        kept = _last_wins([*folded, *plain])
+        globs = [g for g in _last_wins([*plain, *folded]) if not g.startswith("!") or g in kept]
         unrestricted = sum(1 for name, _ in args.options if name in _RG_UNRESTRICTED)
         hidden = args.has(_RG_HIDDEN) or unrestricted >= 2
         if not hidden:
             globs.append(RG_UNHIDDEN)
     return tuple(globs) if all(is_literal(g) for g in globs) else ()
+
+
+def _rg_globs(args: Arguments) -> tuple[list[str], list[str]] | None:
+    """rg's globs: the case-sensitive `-g`/`--glob` ones, and the case-insensitive ones
+    (`--iglob`; `-g` too with `--glob-case-insensitive`), each with both cases of its
+    letters (`*.PY`: `*.[pP][yY]`). None when they cannot be judged by base names: an
+    included glob with a `/` (`-g 'src/**'` takes a path, whatever its name), a
+    case-insensitive one with a class or an escape."""
+    insensitive = False
+    for name, _ in args.options:
+        if name in ("--glob-case-insensitive", "--no-glob-case-insensitive"):
+            insensitive = name == "--glob-case-insensitive"
+    plain = args.values(("-g", "--glob"))
+    folded = args.values(("--iglob",))
+    if insensitive:
+        plain, folded = [], [*plain, *folded]
+    if any(_GLOB_CHARS & set("[\\") & set(g) for g in folded):
+        return None
+    folded = [_both_cases(g) for g in folded]
+    if any("/" in g for g in [*plain, *folded] if not g.startswith("!")):
+        return None
+    return plain, folded
+
+
+def _both_cases(glob: str) -> str:
+    """A glob without classes matching as it does case-insensitively (`*.PY`: `*.[pP][yY]`)."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.lower() != c.upper() else c for c in glob)
 
 
 def _last_wins(globs: list[str]) -> list[str]:
