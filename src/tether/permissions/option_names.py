@@ -189,3 +189,16 @@ def plain_operands(args: Sequence[str], valued: Collection[str]) -> list[str]:
         else:
             found.append(arg)
     return found
+
+
+def dashed_options(args: Sequence[str]) -> tuple[str, ...]:
+    """`args` with each long option's name spelled with dashes, as node reads its own
+    (`--env_file=F` is `--env-file=F`, `--experimental_loader` `--experimental-loader`); up
+    to `--`, the value after `=` as written."""
+    ends = list(args).index("--") if "--" in args else len(args)
+    return tuple(_dashed(a) if i < ends and a.startswith("--") else a for i, a in enumerate(args))
+
+
+def _dashed(word: str) -> str:
+    name, eq, value = word.partition("=")
+    return name.replace("_", "-") + eq + value

@@ -25,7 +25,12 @@ from tether.permissions.interpreter_scripts import interpreter_scripts
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.module_urls import module_specifier
-from tether.permissions.option_names import OptionGrammar, option_pairs, option_values
+from tether.permissions.option_names import (
+    OptionGrammar,
+    dashed_options,
+    option_pairs,
+    option_values,
+)
 from tether.permissions.pack_writes import pack_sources
 from tether.permissions.package_sources import installed_specs, installs
 from tether.permissions.pip_sources import ADDERS, PIP_PROGRAMS, pip_loads, pip_module
@@ -115,6 +120,8 @@ def loaded_code(
     if name == "bun" and installs(argv):
         return installed_specs(argv)
     if name in _NODE:
+        if name not in ("bun", "deno"):
+            args = dashed_options(args)  # node takes `--env_file` for `--env-file`
         files = option_values(args, _NODE_FILES.get(name, _NODE_FILES["node"]))
         files += implied_files(name, args)
         return (*_node_modules(option_pairs(args, _NODE_MODULES)), *files, *scripts)
