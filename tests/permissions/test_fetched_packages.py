@@ -11,7 +11,7 @@ from tether.permissions import Decision, Mode, PermissionContext, decide
 
 from .conftest import ContextFactory
 
-PROGRAMS = ["pnpm", "yarn", "npm", "npx", "uv", "pipx", "bun"]
+PROGRAMS = ["pnpm", "yarn", "npm", "npx", "uv", "pipx", "bun", "corepack"]
 ALLOW = [f"Bash({p} *)" for p in PROGRAMS]
 DENY = ["Bash(curl *)", "Bash(rm *)"]
 
@@ -27,6 +27,9 @@ FETCHED = [
     "npm x --package evilpkg evil",
     "uv tool run evilpkg",
     "pipx run evilpkg",
+    # Through corepack, the tool it starts (allowed before under `Bash(corepack *)`).
+    "corepack pnpm dlx evilpkg",
+    "corepack yarn@4.1.0 dlx evilpkg",
 ]
 
 
@@ -55,6 +58,7 @@ def test_a_fetched_package_is_code_not_seen(mode: Mode, make_ctx: ContextFactory
         ("Bash(pipx run *)", "pipx run black ."),
         ("Bash(npx *)", "npx -p cowsay cowsay hi"),
         ("Bash(npm init *)", "npm init vite"),
+        ("Bash(corepack pnpm dlx *)", "corepack pnpm dlx create-vite app"),
     ],
 )
 def test_a_rule_naming_what_fetches_allows_it(

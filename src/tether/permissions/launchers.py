@@ -28,6 +28,7 @@ from tether.permissions.launcher_table import (
     Sub,
 )
 from tether.permissions.nix_launch import nix_runs, profile_writes, runs_typed, shell_command
+from tether.permissions.runner_tables import COREPACK_TOOLS
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, is_literal, program_name
 from tether.permissions.tar_words import tar_words
@@ -144,6 +145,14 @@ def fetched_package(argv: tuple[str, ...]) -> tuple[str, tuple[int, ...]] | None
     --package X Y`, `npm init X`), and the places in `argv` of the subcommand's words (a rule
     naming them allows it: `Bash(pnpm dlx *)`); None when it fetches nothing to run."""
     entry = entry_of(argv)
+    if entry is not None and entry[0] == "corepack" and entry[1]:
+        # `corepack pnpm[@V] dlx X`: the tool corepack starts, its words one further on.
+        tool = entry[1][0].partition("@")[0]
+        inner = fetched_package((tool, *entry[1][1:])) if tool in COREPACK_TOOLS else None
+        if inner is None:
+            return None
+        offset = len(argv) - len(entry[1])
+        return f"`corepack {inner[0][1:]}", tuple(offset + i for i in (0, *inner[1]))
     launcher = LAUNCHERS.get(entry[0]) if entry is not None else None
     if entry is None or launcher is None:
         return None
