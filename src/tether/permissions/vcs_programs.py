@@ -58,6 +58,11 @@ _HG_RUNS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("identify", "id"): _HG_SSH,
     ("pull",): (*_HG_SSH, *_HG_TOOL),  # the rebase extension's `pull --rebase --tool`
     ("fetch",): _HG_SSH,
+    **dict.fromkeys(
+        (("lfpull",), ("qclone",), ("email",), ("debugdiscovery",), ("debugwireargs",)),
+        _HG_SSH,
+    ),
+    ("debugwireproto",): _HG_SSH,
     ("transplant",): ("--filter",),
     ("extdiff",): ("-p", "--program"),
     ("bisect",): ("-c", "--command"),
