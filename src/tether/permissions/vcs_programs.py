@@ -241,6 +241,13 @@ _SVN_TOOL_VALUED = frozenset(
     | {"--listen-host", "--memory-cache-size", "-M", "-c", "--threads", "--root"}
 )
 """Their options taking a separate value (svnmucc's, svnrdump's, svnlook's, svnserve's)."""
+_SVN_URL_TOOLS = frozenset({"svnmucc", "svnsync", "svnrdump"})
+"""Those whose operands (and svnmucc's `-U`) are URLs: svnlook's and svnserve's are paths."""
+_SVN_TOOL_CONFIG = OptionGrammar(("--config-dir", "--config-option"))
+"""Their configuration: a directory (its `config` file's `[tunnels]` run `svn+NAME://`,
+`[helpers]` editors), or one setting of it."""
+SVN_HARMLESS_SETTINGS = ("config:miscellany:", "servers:global:http-timeout")
+"""svn's `--config-option` settings that run nothing."""
 _SVNMUCC_READS = {"put": 1, "propsetf": 2}
 """svnmucc's actions that put a local file's text in the repository: where it is among the
 action's words (`put SRC-FILE URL`, `propsetf NAME FILE URL`)."""
@@ -252,11 +259,23 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
     svnlook's `REPOS_PATH`, svnserve's `-r ROOT`, all of the machine without one) is one whose
     hooks run (a commit, a revision property set, a load) or whose files are read; the files
     they read (`svnmucc put FILE URL`, `-F`, `svnrdump load -F`, svnserve's `--config-file`)
-    and write (`svnrdump dump -F FILE`, svnserve's `--log-file`, `--pid-file`)."""
+    and write (`svnrdump dump -F FILE`, svnserve's `--log-file`, `--pid-file`). A URL known
+    only as it runs (`svnsync sync $URL`) may be a `file://` one; a `--config-dir` (or a
+    `--config-option` not known harmless) names programs they run, wherever it is."""
     repositories = [
         local_url_path(arg[found.start() :]) for arg in args if (found := _FILE_URL.search(arg))
     ]
     operands = _operands(args, _SVN_TOOL_VALUED)
+    if name in _SVN_URL_TOOLS:
+        # `svnsync sync $URL`, `svnmucc -U "$U"`: a URL known only as it runs may be a
+        # `file://` one, as hg's `pull $X` may be a local peer.
+        roots = option_values(args, OptionGrammar(("-U", "--root-url")))
+        repositories += [w for w in (*operands, *roots) if not is_literal(w)]
+    unseen = [
+        f"{option} names a configuration whose tunnels and helpers (editor-cmd) run programs"
+        for option, value in option_pairs(args, _SVN_TOOL_CONFIG)
+        if not value.startswith(SVN_HARMLESS_SETTINGS) or option == "--config-dir"
+    ]
     files = option_values(args, OptionGrammar(("-F", "--file"), prefixes=True))
     reads: list[str] = []
     writes: list[str] = []
@@ -280,6 +299,7 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
         repositories=tuple(repositories),
         reads=tuple(r for r in reads if r != "-"),
         writes=tuple(writes),
+        unseen=tuple(dict.fromkeys(unseen)),
     )
 
 
