@@ -260,8 +260,9 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
     hooks run (a commit, a revision property set, a load) or whose files are read; the files
     they read (`svnmucc put FILE URL`, `-F`, `svnrdump load -F`, svnserve's `--config-file`)
     and write (`svnrdump dump -F FILE`, svnserve's `--log-file`, `--pid-file`). A URL known
-    only as it runs (`svnsync sync $URL`) may be a `file://` one; a `--config-dir` (or a
-    `--config-option` not known harmless) names programs they run, wherever it is."""
+    only as it runs (`svnsync sync $URL`) may be a `file://` one; a `--config-dir` names programs
+    they run (outside the workspace: code not seen), as a `--config-option` not known harmless
+    does."""
     repositories = [
         local_url_path(arg[found.start() :]) for arg in args if (found := _FILE_URL.search(arg))
     ]
@@ -271,11 +272,15 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
         # `file://` one, as hg's `pull $X` may be a local peer.
         roots = option_values(args, OptionGrammar(("-U", "--root-url")))
         repositories += [w for w in (*operands, *roots) if not is_literal(w)]
+    config = option_pairs(args, _SVN_TOOL_CONFIG)
     unseen = [
-        f"{option} names a configuration whose tunnels and helpers (editor-cmd) run programs"
-        for option, value in option_pairs(args, _SVN_TOOL_CONFIG)
-        if not value.startswith(SVN_HARMLESS_SETTINGS) or option == "--config-dir"
+        "--config-option sets a configuration whose tunnels and helpers run programs"
+        for option, value in config
+        if option == "--config-option" and not value.startswith(SVN_HARMLESS_SETTINGS)
     ]
+    # A configuration directory's tunnels and helpers are code where it is: outside the
+    # workspace, code not seen.
+    loads = [value for option, value in config if option == "--config-dir"]
     files = option_values(args, OptionGrammar(("-F", "--file"), prefixes=True))
     reads: list[str] = []
     writes: list[str] = []
@@ -300,6 +305,7 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
         reads=tuple(r for r in reads if r != "-"),
         writes=tuple(writes),
         unseen=tuple(dict.fromkeys(unseen)),
+        loads=tuple(loads),
     )
 
 
