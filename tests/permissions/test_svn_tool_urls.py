@@ -68,6 +68,7 @@ def test_a_configuration_directory_outside_is_asked(
         'svnmucc -m "$MSG" -U https://h/r mkdir x',
         "svnmucc --config-option config:miscellany:log-encoding=utf-8 -m m mkdir https://h/r/x",
         "svnmucc --config-dir cfg -m m mkdir https://h/r/x",
+        "svnmucc --config-option=config:helpers:diff-cmd=curl mkdir https://h/r/x",
     ],
 )
 def test_ordinary_uses_stay_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:

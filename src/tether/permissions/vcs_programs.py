@@ -248,6 +248,10 @@ _SVN_TOOL_CONFIG = OptionGrammar(("--config-dir", "--config-option"))
 `[helpers]` editors), or one setting of it."""
 SVN_HARMLESS_SETTINGS = ("config:miscellany:", "servers:global:http-timeout")
 """svn's `--config-option` settings that run nothing."""
+_SVN_TOOL_UNUSED = tuple(
+    f"config:helpers:{name}" for name in ("diff-cmd", "diff3-cmd", "merge-tool-cmd")
+)
+"""Helpers svn's diff and merge run, which these tools never start."""
 _SVNMUCC_READS = {"put": 1, "propsetf": 2}
 """svnmucc's actions that put a local file's text in the repository: where it is among the
 action's words (`put SRC-FILE URL`, `propsetf NAME FILE URL`)."""
@@ -276,7 +280,8 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
     unseen = [
         "--config-option sets a configuration whose tunnels and helpers run programs"
         for option, value in config
-        if option == "--config-option" and not value.startswith(SVN_HARMLESS_SETTINGS)
+        if option == "--config-option"
+        and not value.lower().startswith((*SVN_HARMLESS_SETTINGS, *_SVN_TOOL_UNUSED))
     ]
     # A configuration directory's tunnels and helpers are code where it is: outside the
     # workspace, code not seen.
