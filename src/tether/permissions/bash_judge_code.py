@@ -38,6 +38,7 @@ from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
 from tether.permissions.shell_globbing import GlobState
 from tether.permissions.shell_places import ShellPlaces
+from tether.permissions.shell_steady import steady_pwd
 from tether.permissions.shell_words import (
     is_literal,
     program_name,
@@ -113,6 +114,7 @@ class CodeJudge:
             inner.places.cwds = dict(self.places.cwds)
             what = f"{readable(shown(inv.argv[0]))} may run `{shortened(readable(text))}`"
             subs = list(all_invocations(parse_command(text).invocations))
+            inner.places.back = inner.places.back and steady_pwd(text, subs)
             inner.globbing.foresee(subs)  # what runs there, in any order
             inner.places.options = inner.globbing.anywhere | self.places.options
             for sub in subs:

@@ -417,6 +417,8 @@ class FileJudge(ProjectJudge):
                     where = "outside the workspace" if is_literal(word) else "chosen as it runs"
                     # `cd DIR && hg status`: the directory it runs in.
                     shown = target if word in (".", "./") else readable(word)
+                    if not isinstance(target, Path) and word in (".", "./"):
+                        shown, where = "it finds where it runs", "a directory not known"
                     what = f"uses the repository {shown}, {where}"
                     found.append(self.unseen(f"{what}, whose configuration and hooks run code"))
         return found

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tether.permissions import steps
 from tether.permissions.bash_judge_code import CodeJudge, shortened
-from tether.permissions.bash_rules import MAX_NESTING, script_verdict
+from tether.permissions.bash_rules import MAX_NESTING, all_invocations, script_verdict
 from tether.permissions.dangerous_variables import module_path_entries
 from tether.permissions.launchers import fetched_package
 from tether.permissions.package_bins import bin_file, npm_exec_fetches, package_dirs
@@ -26,6 +26,7 @@ from tether.permissions.run_files import run_line, runs_by_path
 from tether.permissions.runner_argv import RunnerCall, npm_command, runner_calls
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
+from tether.permissions.shell_steady import steady_pwd
 from tether.permissions.shell_words import is_literal, program_name, readable, shown
 from tether.permissions.verdict import Verdict, ask
 from tether.permissions.wrappers import look_through
@@ -237,6 +238,8 @@ class ScriptJudge(CodeJudge):
         inner.places.cwds = dict(self.places.cwds)
         inner.package_bins = package or self.package_bins
         script = parse_command(text)
+        steady = steady_pwd(text, all_invocations(script.invocations))
+        inner.places.back = inner.places.back and steady
         verdicts = [inner.unseen(problem) for problem in script.problems]
         inner.globbing.foresee(script.invocations)
         verdicts += [inner.invocation(sub) for sub in script.invocations]

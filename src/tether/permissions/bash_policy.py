@@ -8,6 +8,7 @@ reads or writes, redirections included, go through the same checks as the file t
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,6 +108,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.regenerator = regenerator(script.invocations)
     judge.tree_stays = tree_stays(script.invocations)
     judge.steady_pwd = steady_pwd(command, all_invocations(script.invocations))
+    judge.places.back = judge.steady_pwd
     judge.builtins_stay = builtins_stay(command, all_invocations(script.invocations))
     parts.extend(judge.invocation(inv) for inv in script.invocations)
     parts.extend(judge.late_code())
@@ -236,7 +238,8 @@ class _Judge(RuleJudge):
         )
         deferred = late or (bool(inv.argv) and program_name(inv.argv[0]) in DEFERRING)
         for sub in inv.inner:
-            verdict = self.invocation(sub, late=deferred, vary=vary and not vanishing)
+            with self.places.elsewhere() if sub.elsewhere else nullcontext():
+                verdict = self.invocation(sub, late=deferred, vary=vary and not vanishing)
             if (
                 covers
                 and explicit
@@ -286,6 +289,7 @@ class _Judge(RuleJudge):
         inner.written, inner.code_files = self.written, self.code_files
         inner.package_bins = self.package_bins
         inner.remotes = self.remotes
+        inner.places.back = self.places.back
         return inner
 
     def unseen(self, problem: str) -> Verdict:

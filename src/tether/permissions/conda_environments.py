@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import yaml
 
+from tether.permissions.file_urls import local_url_path
 from tether.permissions.option_names import OptionGrammar, option_values, plain_operands
 from tether.permissions.shell_words import PATH_STARTS, is_literal, program_name, tilde_expanded
 
@@ -85,8 +86,14 @@ def prefix_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
 def local_channel(channel: str) -> str | None:
     """The directory a channel on this machine is (`/x/chan`, `./chan`, `file:///x`); None for
     a named or remote one (`conda-forge`, `https://...`)."""
-    if channel[:7].lower() == "file://":  # conda expands a `~` in a path itself
-        return tilde_expanded(channel[7:]) or "/"
+    scheme = channel[:7].lower()
+    if scheme.startswith("file:"):
+        # Read as file_urls reads every `file:` URL (`file://localhost/x`, `%2e%2e`); conda
+        # expands a `~` in a path itself (`file://~/chan`).
+        rest = channel[7:] if scheme == "file://" else channel[5:]
+        if rest.startswith("~"):
+            return tilde_expanded(local_url_path("file:" + rest))
+        return local_url_path(channel)
     if channel.startswith(PATH_STARTS) or not is_literal(channel):
         return tilde_expanded(channel)
     return None
@@ -95,7 +102,7 @@ def local_channel(channel: str) -> str | None:
 def _package_path(word: str) -> bool:
     if "::" in word:  # `conda-forge::numpy`
         return False
-    if word[:7].lower() == "file://" or word.startswith(PATH_STARTS):
+    if word[:5].lower() == "file:" or word.startswith(PATH_STARTS):
         return True
     return word.endswith(_PACKAGE_FILE)
 

@@ -144,7 +144,7 @@ def _env_state(words: tuple[str, ...]) -> str:
     one; conda expands a `~/` itself) names; one found by name (`-n`) or the active one is
     a place chosen as it runs."""
     pairs = option_pairs(words, _ENV_NAMED)
-    if not pairs or any(option == "-n" for option, _ in pairs):
+    if not pairs or any(option in ("-n", "--name") for option, _ in pairs):
         return _STATE
     prefix = tilde_expanded(pairs[-1][1]).rstrip("/") or "/"
     return f"{prefix}/conda-meta/state"

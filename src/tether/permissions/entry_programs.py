@@ -36,10 +36,15 @@ RUNNER_MODULES: Mapping[str, str] = {
     "poe": "poe",
     "pre_commit": "pre-commit",
     "SCons": "scons",
+    "conda": "conda",
+    "conda_env": "conda-env",
 }
 """Task and package runners as `python3 -m MODULE`, by the program each is (`python3 -m
 poethepoet` is `poe`): one table, so each is judged as the runner itself, its project files
 and launched commands read and the rules naming the program holding."""
+PROGRAM_ALIASES: Mapping[str, tuple[str, ...]] = {"conda-env": ("conda", "env")}
+"""Programs that are another's subcommand under their own name (conda's old `conda-env`
+entry point is `conda env`): judged as that command, with the rules naming either holding."""
 
 
 def runner_module(argv: tuple[str, ...]) -> tuple[str, ...] | None:

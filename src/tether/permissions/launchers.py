@@ -19,7 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tether.permissions.app_specs import app_code
-from tether.permissions.entry_programs import RUNNER_MODULES, entry_of, runner_module
+from tether.permissions.entry_programs import (
+    PROGRAM_ALIASES,
+    RUNNER_MODULES,
+    entry_of,
+    runner_module,
+)
 from tether.permissions.launcher_table import (
     LAUNCHERS,
     TOX_COMMAND_KEYS,
@@ -59,6 +64,11 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
     if entry is None:
         return _with_app(plain, inner, code)
     name, args = entry
+    alias = PROGRAM_ALIASES.get(name)
+    if alias is not None:
+        # `conda-env config vars set X=1`: `conda env config vars set X=1`, judged as typed.
+        ran = inner((*alias, *args), plain.assignments)
+        return Invocation(plain.argv, plain.assignments, plain.redirects, inner=(ran,))
     if name in _REMOTE_TAR:
         hosts = _tar_hosts(args)
         if hosts:
@@ -133,7 +143,7 @@ def launches(inv: Invocation) -> bool:
     """Whether `inv` is a launcher running its inner commands (a rule naming it covers what no
     rule decides in them, as for sudo: bash_policy)."""
     entry = entry_of(inv.argv) if inv.inner and inv.role == "command" else None
-    if entry is not None and runner_module(inv.argv) is not None:
+    if entry is not None and (runner_module(inv.argv) is not None or entry[0] in PROGRAM_ALIASES):
         return True
     if entry is not None and entry[0] in ("nix", "nix-shell"):
         return not runs_typed(*entry)

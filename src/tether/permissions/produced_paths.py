@@ -40,7 +40,7 @@ def produced_targets(
     if produced.paths and places.options:
         return None  # `shopt -s dotglob` and the like: the glob matches more than it says
     words: list[str] = []
-    for start in places.targets(produced.start):
+    for start in places.named_targets(produced.start):
         if not isinstance(start, Path):
             return None
         real = files.real(start)
@@ -80,7 +80,7 @@ def produced_targets(
             and _passes(produced.start, produced.tests, top)
         ):
             words.append(produced.start)  # find tests its starting point too
-    return [target for word in dict.fromkeys(words) for target in places.targets(word)]
+    return [target for word in dict.fromkeys(words) for target in places.named_targets(word)]
 
 
 def _matches(name: str, produced: Produced) -> bool:

@@ -11,6 +11,7 @@ from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.command_spec import words as _names
 from tether.permissions.input_code import SQLITE_VALUED
+from tether.permissions.vcs_programs import SVN_HARMLESS_SETTINGS
 
 _AWK = CommandSpec(
     "awk",
@@ -207,7 +208,7 @@ PROGRAM_COMMANDS: Mapping[str, CommandSpec] = {
         valued=_s("-r", "--revision", "-m", "--message", "--username", "--password", "-c"),
         runs=_s("--diff-cmd", "--diff3-cmd", "--editor-cmd"),
         unseen=_s("--config-option", "--config-dir"),
-        harmless_values={"--config-option": ("config:miscellany:", "servers:global:http-timeout")},
+        harmless_values={"--config-option": SVN_HARMLESS_SETTINGS},
     ),
     "rsync": CommandSpec(
         "copy",

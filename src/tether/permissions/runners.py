@@ -109,6 +109,8 @@ def run_find(plain: Invocation, args: tuple[str, ...], inner: Inner) -> Invocati
                 problems.append(f"find {word} without a command")
                 continue
             run = inner([w.replace("{}", DYN) for w in clause])
+            if word.endswith("dir"):  # `-execdir`, `-okdir`: in each found file's directory
+                run = dataclasses.replace(run, elsewhere=True)
             if found is not None and all(
                 w == "{}" or ("{}" not in w and is_literal(w)) for w in clause
             ):

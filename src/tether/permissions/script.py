@@ -81,6 +81,9 @@ class Invocation:
     produced: Produced | None = None
     """What its unknown words stand for, when each is a path another program names (find's
     `{}`); None: not known."""
+    elsewhere: bool = False
+    """It runs in a directory not known before it runs (find's `-execdir`: each found
+    file's), not where the shell is (shell_places)."""
 
     @property
     def own_argv(self) -> tuple[str, ...]:

@@ -4,7 +4,8 @@ the path (or path pattern) it stands for there."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -54,6 +55,14 @@ class ShellPlaces:
     order found. Only grows, up to `MAX_PLACES` and then None: a `cd` inside a subshell or a
     branch may or may not apply."""
 
+    back: bool = False
+    """`cd -` goes back to a place already kept: nothing in the command may give OLDPWD (or
+    PWD, which cd copies to it) a value of its own (shell_steady), and the Bash tool starts
+    each command with OLDPWD set to where it starts. Otherwise it may go anywhere."""
+    named_from: dict[Path | None, None] | None = None
+    """While a command runs in a directory not known (`elsewhere`): the places the paths
+    another program names for it start from (find's `{}`)."""
+
     options: GlobOptions = DEFAULT
     """The glob options that may be on where the words being judged are expanded
     (shell_globbing; the judge sets them command by command)."""
@@ -63,8 +72,10 @@ class ShellPlaces:
     def __post_init__(self) -> None:
         self.cwds[self.files.ctx.cwd] = None
 
-    def targets(self, word: str) -> list[Target]:
-        """The paths (or patterns) `word` may stand for: one per place it may start from."""
+    def targets(self, word: str, cwds: dict[Path | None, None] | None = None) -> list[Target]:
+        """The paths (or patterns) `word` may stand for: one per place it may start from
+        (`cwds`, the shell's by default)."""
+        cwds = self.cwds if cwds is None else cwds
         ctx = self.files.ctx
         if not word:
             return []
@@ -81,8 +92,8 @@ class ShellPlaces:
         if word.startswith(DYN):
             return [GlobPath(readable(word), self._tokens(word), None)]
         targets: list[Target] = []
-        steps.spend(_TARGET_STEPS * len(self.cwds))
-        for cwd in self.cwds:
+        steps.spend(_TARGET_STEPS * len(cwds))
+        for cwd in cwds:
             if cwd is None:
                 targets.append(GlobPath(readable(word), (ANY, "/", *self._tokens(word)), None))
             else:
@@ -101,6 +112,24 @@ class ShellPlaces:
             for target in targets
         )
 
+    @contextmanager
+    def elsewhere(self) -> Generator[None]:
+        """While a command runs in a directory not known before it runs (find's `-execdir`:
+        each found file's): its relative paths may start anywhere, and hg, git or make find
+        their repository or makefile there, so `.` is not the workspace. The paths named for
+        it (find's `{}`) still start where the shell is."""
+        kept, named = self.cwds, self.named_from
+        self.named_from = named if named is not None else kept
+        self.cwds = {None: None}
+        try:
+            yield
+        finally:
+            self.cwds, self.named_from = kept, named
+
+    def named_targets(self, word: str) -> list[Target]:
+        """The paths `word`, a path another program names (find's `{}`), may stand for."""
+        return self.targets(word, self.named_from)
+
     def _tokens(self, word: str) -> tuple[Token, ...]:
         return path_tokens(word, self.options)
 
@@ -118,7 +147,8 @@ class ShellPlaces:
         physical directory is kept too, for `set -P` and a later `cd ..`."""
         if not inv.argv or program_name(inv.argv[0]) not in _CHANGES_DIRECTORY:
             return
-        if program_name(inv.argv[0]) == "cd" and _back(inv.argv[1:]):
+        back = program_name(inv.argv[0]) == "cd" and _back(inv.argv[1:])
+        if back and self.back:
             # `cd -` goes to OLDPWD: where the shell was before this command's last `cd`, a
             # place already here, or where the command started (the Bash tool sets OLDPWD
             # to it). Nothing new.

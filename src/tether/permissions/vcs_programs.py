@@ -58,6 +58,11 @@ _HG_RUNS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("identify", "id"): _HG_SSH,
     ("pull",): (*_HG_SSH, *_HG_TOOL),  # the rebase extension's `pull --rebase --tool`
     ("fetch",): _HG_SSH,
+    **dict.fromkeys(
+        (("lfpull",), ("qclone",), ("email",), ("debugdiscovery",), ("debugwireargs",)),
+        _HG_SSH,
+    ),
+    ("debugwireproto",): _HG_SSH,
     ("transplant",): ("--filter",),
     ("extdiff",): ("-p", "--program"),
     ("bisect",): ("-c", "--command"),
@@ -236,6 +241,17 @@ _SVN_TOOL_VALUED = frozenset(
     | {"--listen-host", "--memory-cache-size", "-M", "-c", "--threads", "--root"}
 )
 """Their options taking a separate value (svnmucc's, svnrdump's, svnlook's, svnserve's)."""
+_SVN_URL_TOOLS = frozenset({"svnmucc", "svnsync", "svnrdump"})
+"""Those whose operands (and svnmucc's `-U`) are URLs: svnlook's and svnserve's are paths."""
+_SVN_TOOL_CONFIG = OptionGrammar(("--config-dir", "--config-option"))
+"""Their configuration: a directory (its `config` file's `[tunnels]` run `svn+NAME://`,
+`[helpers]` editors), or one setting of it."""
+SVN_HARMLESS_SETTINGS = ("config:miscellany:", "servers:global:http-timeout")
+"""svn's `--config-option` settings that run nothing."""
+_SVN_TOOL_UNUSED = tuple(
+    f"config:helpers:{name}" for name in ("diff-cmd", "diff3-cmd", "merge-tool-cmd")
+)
+"""Helpers svn's diff and merge run, which these tools never start."""
 _SVNMUCC_READS = {"put": 1, "propsetf": 2}
 """svnmucc's actions that put a local file's text in the repository: where it is among the
 action's words (`put SRC-FILE URL`, `propsetf NAME FILE URL`)."""
@@ -247,11 +263,29 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
     svnlook's `REPOS_PATH`, svnserve's `-r ROOT`, all of the machine without one) is one whose
     hooks run (a commit, a revision property set, a load) or whose files are read; the files
     they read (`svnmucc put FILE URL`, `-F`, `svnrdump load -F`, svnserve's `--config-file`)
-    and write (`svnrdump dump -F FILE`, svnserve's `--log-file`, `--pid-file`)."""
+    and write (`svnrdump dump -F FILE`, svnserve's `--log-file`, `--pid-file`). A URL known
+    only as it runs (`svnsync sync $URL`) may be a `file://` one; a `--config-dir` names programs
+    they run (outside the workspace: code not seen), as a `--config-option` not known harmless
+    does."""
     repositories = [
         local_url_path(arg[found.start() :]) for arg in args if (found := _FILE_URL.search(arg))
     ]
     operands = _operands(args, _SVN_TOOL_VALUED)
+    if name in _SVN_URL_TOOLS:
+        # `svnsync sync $URL`, `svnmucc -U "$U"`: a URL known only as it runs may be a
+        # `file://` one, as hg's `pull $X` may be a local peer.
+        roots = option_values(args, OptionGrammar(("-U", "--root-url")))
+        repositories += [w for w in (*operands, *roots) if not is_literal(w)]
+    config = option_pairs(args, _SVN_TOOL_CONFIG)
+    unseen = [
+        "--config-option sets a configuration whose tunnels and helpers run programs"
+        for option, value in config
+        if option == "--config-option"
+        and not value.lower().startswith((*SVN_HARMLESS_SETTINGS, *_SVN_TOOL_UNUSED))
+    ]
+    # A configuration directory's tunnels and helpers are code where it is: outside the
+    # workspace, code not seen.
+    loads = [value for option, value in config if option == "--config-dir"]
     files = option_values(args, OptionGrammar(("-F", "--file"), prefixes=True))
     reads: list[str] = []
     writes: list[str] = []
@@ -275,6 +309,8 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
         repositories=tuple(repositories),
         reads=tuple(r for r in reads if r != "-"),
         writes=tuple(writes),
+        unseen=tuple(dict.fromkeys(unseen)),
+        loads=tuple(loads),
     )
 
 
