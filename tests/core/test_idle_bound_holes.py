@@ -109,7 +109,8 @@ def test_background_jobs_each_waking_the_model_to_start_the_next_are_bounded_in_
 def test_a_job_left_running_by_a_stopped_loop_does_not_keep_p_waiting(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
-    """After the stop, `-p` waited for the background job (to wake the loop again)."""
+    """After the stop, `-p` waited for the background job (to wake the loop again); then it
+    stopped it without a word."""
     fake_model.responder = lambda r: (
         reply(_bash("sleep 600", run_in_background=True))
         if r.index == 0
@@ -118,6 +119,9 @@ def test_a_job_left_running_by_a_stopped_loop_does_not_keep_p_waiting(
     result = tether("-p", "go", "--output-format", "json")
     assert result.exit_code == 1, result.stdout + result.stderr
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {WAITING_STOP_AT}")
+    assert "still running, stopped with the turn the guard ended: bash_1 (sleep 600)" in (
+        result.stderr
+    )
 
 
 def _git_history(ws: Path, commits: int) -> None:
