@@ -7,7 +7,9 @@ that each fixed a bug, a background job's output polled as it came)."""
 from __future__ import annotations
 
 import json
+import random
 import re
+import string
 import subprocess
 import time
 from collections.abc import Callable
@@ -17,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.core.idle_runs import IDLE, Run, wire_model
-from tether.core.headway import REWRITTEN_AT
+from tether.core.headway import NUMBERED_AT, REWRITTEN_AT
 from tether.core.repeated_calls import IDLE_STOP_AT, WAITING_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
 
@@ -107,7 +109,8 @@ def test_background_jobs_each_waking_the_model_to_start_the_next_are_bounded_in_
 def test_a_job_left_running_by_a_stopped_loop_does_not_keep_p_waiting(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
-    """After the stop, `-p` waited for the background job (to wake the loop again)."""
+    """After the stop, `-p` waited for the background job (to wake the loop again); then it
+    stopped it without a word."""
     fake_model.responder = lambda r: (
         reply(_bash("sleep 600", run_in_background=True))
         if r.index == 0
@@ -116,6 +119,9 @@ def test_a_job_left_running_by_a_stopped_loop_does_not_keep_p_waiting(
     result = tether("-p", "go", "--output-format", "json")
     assert result.exit_code == 1, result.stdout + result.stderr
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {WAITING_STOP_AT}")
+    assert "still running, stopped with the turn the guard ended: bash_1 (sleep 600)" in (
+        result.stderr
+    )
 
 
 def _git_history(ws: Path, commits: int) -> None:
@@ -191,6 +197,35 @@ def test_subagents_that_each_fix_a_bug_are_the_leads_headway(
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.json()["result"] == "all fixed"
     assert src.read_text() == "".join(f"fix{k}\n" for k in range(tasks))
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "openai"])
+def test_subagents_asked_in_turn_answering_random_words_are_bounded(
+    fake_model: FakeModelServer, tether: Run, wire: str
+) -> None:
+    """The lead asks two tasks in turn, again and again; each subagent answers in words it
+    draws at random (punctuation, a word longer than 64 letters): each answer was headway,
+    so it never stopped, a subagent's run paid for each lap."""
+    leads: list[int] = []
+
+    def respond(request: RecordedRequest) -> Any:
+        first = next(m for m in request.messages() if m["role"] == "user")
+        if "SUB:" in json.dumps(first["content"]):
+            drawn = "".join(random.choice(".,;:-") for _ in range(30))
+            word = "".join(random.choice(string.ascii_letters) for _ in range(80))
+            return text(f"result {drawn} {word}")
+        leads.append(request.index)
+        if len(leads) > 2 * NUMBERED_AT:  # reached only where the guard has a hole
+            return text("gave up")
+        prompt = f"SUB: check {'AB'[len(leads) % 2]}"
+        task = {"description": "check", "subagent_type": "general-purpose"}
+        return reply(tool_use("Task", prompt=prompt, **task))
+
+    fake_model.responder = respond
+    result = tether("-p", "check", "--output-format", "json", *wire_model(wire))
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
+    assert len(leads) <= NUMBERED_AT + IDLE_STOP_AT + 4  # the first answer of each task is new
 
 
 def test_polling_a_background_job_that_prints_as_it_goes_is_not_stopped(

@@ -1,8 +1,10 @@
 """Loops that the idle bound let run for ever, over the wire, on both wires: a write of what
 the file held already, or held before (an A/B flip, an Edit undone by the next); a Read of a
 stamp the loop itself rewrites; output new only in a random token (letters, a `mktemp -u`
-name); a plan rewritten with a new word. Each is stopped now (those new in a token alone after
-`NUMBERED_AT` replies, as numbers are); a write of new content each reply still runs on."""
+name, a word longer than 64 letters); random punctuation, blanks or separators between words,
+two such commands in turn; a plan rewritten with a new word. Each is stopped now (those new
+only in what varies from run to run after `NUMBERED_AT` replies, as numbers are); a write of
+new content each reply still runs on."""
 
 from __future__ import annotations
 
@@ -37,6 +39,18 @@ def _edit(ws: Path, old: str, new: str) -> Any:
 
 def _random_letters(command: str) -> str:
     return f"head -c 400 /dev/urandom | tr -dc 'g-z' | head -c 8; {command}"
+
+
+def _random(letters: str, length: int) -> str:
+    """A command printing `length` characters of `letters` drawn at random."""
+    return f"head -c 20000 /dev/urandom | tr -dc '{letters}' | head -c {length}; echo"
+
+
+_SEPARATED = (
+    "s=' ,;/'; w=(ok fail); for k in 1 2 3 4 5 6 7 8 9 10 11 12; "
+    'do printf "%s%s" "${w[RANDOM % 2]}" "${s:RANDOM % 4:1}"; done; echo'
+)
+"""Twelve words of {ok, fail}, each followed by one of four separators at random."""
 
 
 _JOB = f"while true; do if [ -e go ]; then {_random_letters('echo')}; rm go; fi; sleep 0.005; done"
@@ -113,6 +127,26 @@ LOOPS: dict[str, tuple[Callable[[int, Path], Any], int]] = {
         NUMBERED_AT + IDLE_STOP_AT,
     ),
     "poll_a_job_printing_random_letters": (_poll_after_a_word, NUMBERED_AT + WAITING_STOP_AT),
+    "a_random_word_longer_than_a_token": (
+        lambda i, ws: reply(tool_use("Bash", command=_random("a-zA-Z", 80))),
+        NUMBERED_AT + IDLE_STOP_AT,
+    ),
+    "random_punctuation": (
+        lambda i, ws: reply(tool_use("Bash", command=_random(".,;:-", 40))),
+        NUMBERED_AT + IDLE_STOP_AT,
+    ),
+    "random_blanks_before_a_word": (
+        lambda i, ws: reply(tool_use("Bash", command='printf "%$((RANDOM % 9000 + 3))s\\n" ok')),
+        NUMBERED_AT + IDLE_STOP_AT,
+    ),
+    "words_of_a_small_set_with_random_separators": (
+        lambda i, ws: reply(tool_use("Bash", command=_SEPARATED)),
+        NUMBERED_AT + IDLE_STOP_AT,
+    ),
+    "two_commands_in_turn_printing_random_punctuation": (
+        lambda i, ws: reply(tool_use("Bash", command=f"echo {'AB'[i % 2]}; {_random('.,;:', 30)}")),
+        NUMBERED_AT + IDLE_STOP_AT,
+    ),
 }
 
 

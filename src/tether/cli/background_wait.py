@@ -8,7 +8,8 @@ the answer), but at most `WAIT_S` seconds after each turn (`TETHER_BACKGROUND_WA
 at all). The wait is said on stderr (and, with stream-json, as a system notice line) naming
 what is waited for; at the bound (with 0: at once, no wait said) what is still running is
 named, the session's close stops it (by its id), and the process exits with the code of the
-result it had.
+result it had. After a turn the repeat guard ended nothing is waited for: what still runs is
+named, and stopped.
 """
 
 from __future__ import annotations
@@ -77,6 +78,14 @@ async def woken_within(
     from tether.agents.background import wake_prompt
 
     return UserInput(text=wake_prompt(background.finished_unreported()))
+
+
+def stopped_with_the_loop(background: BackgroundShells, say: Callable[[str], None]) -> None:
+    """After a turn the repeat guard ended, what it left running is named: the session's close
+    stops it, unwaited (its end would wake the loop again), and a build killed unsaid looked
+    like one that never ran."""
+    if left := running(background):
+        say(f"background work still running, stopped with the turn the guard ended: {left}")
 
 
 def _seconds(limit_s: float) -> str:

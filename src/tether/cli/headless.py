@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from tether.cli.background_wait import wait_limit_s, woken_within
+from tether.cli.background_wait import stopped_with_the_loop, wait_limit_s, woken_within
 from tether.cli.headless_input import headless_turn, prepared
 from tether.cli.setup import Built, RunOptions, build
 from tether.cli.stream_wakes import unless_stopped
@@ -142,10 +142,12 @@ async def run_headless(
             # the commands, by their id. Not after a turn the repeat guard ended: what it left
             # running is stopped with the session (it would wake a loop again).
             turn = None
+            background = session.agent.tool_context.background
             if not stopped_by and not session.looped:
-                background = session.agent.tool_context.background
                 woke = woken_within(background, wait_s, say)
                 turn = await unless_stopped(woke, signalled)
+            elif session.looped:
+                stopped_with_the_loop(background, say)
             if turn is not None and lines is None and finished_text(finished, out):
                 print(file=out)  # as Claude Code: each turn's answer, a blank line between
     finally:

@@ -20,7 +20,9 @@ NUMBERED_AT = 100
 """How many calls the same but for their numbers (`grep E1007`, `git show HEAD~7`, `sed -n
 '701,800p'`) are headway in a turn, each showing what the others did not beyond the numbers
 asked: a hunt through a hundred codes, commits or pages stays within it; a counter echoed
-beside a clock does not go on for ever."""
+beside a clock does not go on for ever. As many outputs of one tool are headway in a turn
+that only vary what an earlier call of theirs (numbers aside) showed: a random word of any
+length, punctuation, blanks, separators (whatever the calls, two asked in turn share it)."""
 
 REWRITTEN_AT = 3
 """How many times a file that one and the same command rewrites is headway in a turn (a
@@ -72,10 +74,6 @@ _NOT_FILES = ("/dev/", "/proc/", "/sys/")
 _State = tuple[int, bytes] | None
 """A path's content as compared: its size and a hash (None: nothing that could be read)."""
 
-_TOKEN = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]{1,64}(?![0-9A-Za-z])")
-"""A short run of letters and digits (a word, a random name, a base64 piece): masked in an
-output's shape, what an output that varies only in such tokens has in common with the others."""
-
 _LINE = re.compile(r"^ *([0-9]+)\t(.*)$", re.M)
 """A line as Read shows it, with its text."""
 
@@ -88,6 +86,7 @@ class Headway:
     """What a turn's calls that succeeded did and showed (since its last compaction)."""
 
     __slots__ = (
+        "_answered",
         "_asked",
         "_changes",
         "_contents",
@@ -98,10 +97,10 @@ class Headway:
         "_numbered",
         "_returned",
         "_rewritten",
-        "_shapes",
         "_shown",
         "_shown_exactly",
         "_tried",
+        "_varied",
     )
 
     def __init__(self) -> None:
@@ -121,19 +120,22 @@ class Headway:
         """The signatures, numbers left out, of the subagent, MCP and search calls."""
         self._shown: set[bytes] = set()
         """What the calls showed, numbers masked."""
-        self._shapes: set[bytes] = set()
-        """What the calls showed with every short token masked, per signature (numbers left
-        out): an output new only in its tokens has a shape shown before."""
+        self._answered: set[str] = set()
+        """The signatures (numbers left out) whose calls showed an output: another one is
+        new only in what varies from run to run (a random word, punctuation, blanks)."""
         self._shown_exactly: set[bytes] = set()
         """What the calls showed, the numbers of their own input masked."""
         self._tried: set[bytes] = set()
         """The calls' inputs as given, numbers and all."""
         self._numbered: dict[str, int] = {}
         """Per signature (numbers left out), how many of its calls were headway for their
-        numbers or tokens alone."""
+        numbers alone (or, Read, for lines shown before with other text)."""
+        self._varied: dict[str, int] = {}
+        """Per tool, how many of its calls were headway for an output that only varied what
+        an earlier call of the same signature showed."""
         self._lines: set[int] = set()
-        """The lines Read showed: path, number and text (numbers masked), and the same with
-        its shape (`_TOKEN` masked) apart."""
+        """The lines Read showed: path, number and text (numbers masked), and path and
+        number alone."""
         self._changes: dict[str, int] = {}
         """How many changes of each file the session made (its subagents' too), when last
         seen."""
@@ -146,7 +148,7 @@ class Headway:
         self._named.clear()
         self._lines.clear()
         self._shown.clear()
-        self._shapes.clear()
+        self._answered.clear()
         self._shown_exactly.clear()
 
     def files_changed(self, changes: Mapping[Path, int]) -> bool:
@@ -167,7 +169,7 @@ class Headway:
         the paths it names and what it showed are noted either way."""
         if call.name in _BOOKKEEPING:
             return False  # it shows the plan it was given: no news of the workspace
-        headway = variant = False
+        headway = variant = varied = False
         opaque = call.name in _DELEGATES or call.name.startswith("mcp__")
         asked = _DIGITS.sub("#", key)
         if opaque or call.name in _SEARCHES:
@@ -185,16 +187,20 @@ class Headway:
         masked = _hash(_VARYING.sub("#", f"{call.name}\0{content}"))
         if masked not in self._shown:
             self._shown.add(masked)
-            shape = _hash(f"{asked}\0{_shape(content)}")
-            if shape in self._shapes:
-                variant = True  # new in its short tokens alone: a random name, a word
-            else:
-                self._shapes.add(shape)
-                headway = True
+            # The same call again showing something else: what runs of one make vary (a
+            # random word of any length, punctuation, blanks, separators, a subagent's words)
+            # is as new as its layout; a loop varies either at will, work is bounded so.
+            varied = asked in self._answered
+            headway = not varied
+            self._answered.add(asked)
         numbered = not (opaque or call.name in _PAGED)
         if numbered and self._new_for_numbers(call, content):
             variant = True
-        if variant and not headway:
+        if varied and not headway:
+            # Per tool, not per signature: two calls asked in turn share it.
+            self._varied[call.name] = self._varied.get(call.name, 0) + 1
+            headway = self._varied[call.name] <= NUMBERED_AT
+        elif variant and not headway:
             self._numbered[asked] = self._numbered.get(asked, 0) + 1
             headway = self._numbered[asked] <= NUMBERED_AT
         return headway
@@ -218,8 +224,8 @@ class Headway:
     def _shows_lines(self, call: ToolUseBlock, content: str, cwd: str | None) -> tuple[bool, bool]:
         """Whether a Read showed lines of its file not shown before in the turn, by number
         and text (numbers masked: a stamp the loop rewrites shows nothing new), and whether
-        it showed some new only in their short tokens (a random word). What shows no
-        numbered lines (a picture, a notebook) is compared whole, as any call's output is."""
+        it showed lines at numbers shown before with other text (a random word). What shows
+        no numbered lines (a picture, a notebook) is compared whole, as any call's output is."""
         lines = _LINE.findall(content)
         new = variant = False
         for path in _paths(call, cwd) if lines else ():
@@ -228,11 +234,11 @@ class Headway:
                 if masked in self._lines:
                     continue
                 self._lines.add(masked)
-                shape = hash((path, number, None, _shape(text)))
-                if shape in self._lines:
+                place = hash((path, number, None))
+                if place in self._lines:
                     variant = True
                 else:
-                    self._lines.add(shape)
+                    self._lines.add(place)
                     new = True
         return new, variant
 
@@ -291,13 +297,6 @@ class Headway:
             return state
         except (OSError, ValueError):
             return None
-
-
-def _shape(text: str) -> str:
-    """`text` with its short tokens masked, a run of lines of one shape kept once (a job
-    printing a random word a line shows one line however many it printed)."""
-    lines = _TOKEN.sub("#", text).splitlines()
-    return "\n".join(line for k, line in enumerate(lines) if k == 0 or line != lines[k - 1])
 
 
 def _hash(text: str | bytes) -> bytes:

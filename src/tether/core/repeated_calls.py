@@ -43,13 +43,15 @@ has not seen. A reply makes headway when one of its calls succeeds and:
   whatever `offset` and `limit` it asks: the same lines again, or a stamp the loop rewrites
   with a new time, are nothing new;
 - shows what no call of the turn showed, numbers and hex ids masked (a search for another
-  name; not a clock, a counter or a random number), in a shape its call (numbers aside) had
-  not shown: an output new only in short tokens (runs of up to 64 letters and digits: a random
-  word, a `mktemp -u` name, base64, a job printing random words) is new as a number is, below;
-  or is asked anew by its numbers alone and shows what none did beyond the numbers it was
-  given (`grep E1007`, `git show HEAD~7`, `sed -n '701,800p' app.log`, a background
-  command's output polled as it comes; not a counter echoed back): these at most
-  `headway.NUMBERED_AT` times per call numbers aside;
+  name; not a clock, a counter or a random number), the first time its call (numbers aside)
+  showed anything: the same call again showing something else (a random word of any length, a
+  `mktemp -u` name, punctuation, blanks, separators between words, a job printing random
+  words, a subagent's or MCP tool's new words) is new as a number is, below, but counted per
+  tool, so calls asked in turn share the count; or is asked anew by its numbers alone and
+  shows what none did beyond the numbers it was given (`grep E1007`, `git show HEAD~7`, `sed
+  -n '701,800p' app.log`, a background command's output polled as it comes; not a counter
+  echoed back): these at most
+  `headway.NUMBERED_AT` times per call numbers aside (per tool for the former);
 - names a path (a tool's `*path` or `url`, an existing file in a Bash command) not named
   before in the turn, or leaves one in a content it had not had before in the turn (a `sed
   -i`, a build's output), but a file the same command changes every time (a `tee`, `date >
@@ -80,8 +82,9 @@ model to start the next is bounded as one turn. Legitimate loops stay far from i
 or build rerun follows an edit; exploring reads new files and new lines. A loop that writes
 new content, names a new existing file or URL, or asks a subagent, an MCP tool or a search
 something new in words every reply is work as far as the guard can tell, bounded only by
-`--max-turns` and `--max-budget-usd`; one that varies only numbers or short tokens of its
-output, by `NUMBERED_AT`.
+`--max-turns` and `--max-budget-usd`; one that asks the same again and varies only what it
+shows (numbers, random words, punctuation, blanks), by `NUMBERED_AT`. After a turn the guard
+ended, `-p` names the background work it stops (`cli/background_wait.py`).
 """
 
 from __future__ import annotations
