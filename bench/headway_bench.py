@@ -26,6 +26,7 @@ from pathlib import Path
 
 from tether.core import headway
 from tether.core.headway import Headway
+from tether.core.headway_look import CallLook
 from tether.core.repeated_calls import RepeatedFailures, signature
 from tether.protocol import ToolResultBlock, ToolUseBlock
 
@@ -44,7 +45,7 @@ def _per_call(workspace: Path, name: str, cached: bool) -> float:
         times: list[float] = []
         for _ in range(CALLS):
             start = time.thread_time()
-            seen.made(call, f"123 {name}", key, str(workspace))
+            seen.made(CallLook(call, f"123 {name}", key, str(workspace)))
             times.append(time.thread_time() - start)
         return statistics.median(times[1:])  # the first call hashes either way
     finally:
