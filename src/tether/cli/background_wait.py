@@ -8,8 +8,9 @@ the answer), but at most `WAIT_S` seconds after each turn (`TETHER_BACKGROUND_WA
 at all). The wait is said on stderr (and, with stream-json, as a system notice line) naming
 what is waited for; at the bound (with 0: at once, no wait said) what is still running is
 named, the session's close stops it (by its id), and the process exits with the code of the
-result it had. After a turn the repeat guard ended nothing is waited for: what still runs is
-named, and stopped.
+result it had. `tether -p --input-format stream-json` (the Agent SDK's mode) waits the same
+way once its input has ended (`stream_wakes`). After a turn the repeat guard ended nothing is
+waited for: what still runs is named, and stopped.
 """
 
 from __future__ import annotations
@@ -48,33 +49,51 @@ def running(background: BackgroundShells) -> str:
     return ", ".join(named[:_NAMED]) + more
 
 
+async def ended_within(
+    background: BackgroundShells,
+    limit_s: float,
+    say: Callable[[str], None],
+    ended: Callable[[], bool],
+) -> bool:
+    """Wait for the background subagents and commands until `ended()` (news of one that ended,
+    for a turn of its own), at most `limit_s`, said: True once it holds; False when nothing
+    runs (or nothing more), or at the bound (said, naming what is left: the caller stops it).
+
+    `ended` is the caller's: `-p` reads `unreported()`; stream-json also counts the wake its
+    watchers queue as work ends (which tells the model, so `unreported()` is False then)."""
+    if ended():
+        return True
+    if not (waited := running(background)):
+        return False
+    if limit_s <= 0:  # no wait at all, so none to announce: only what is stopped
+        say(f"background work still running, stopped ({WAIT_ENV} is 0): {waited}")
+        return False
+    say(
+        f"waiting for background work to end before exiting: {waited}; what still runs "
+        f"in {_seconds(limit_s)} is stopped ({WAIT_ENV} sets the bound)"
+    )
+    try:
+        async with asyncio.timeout(limit_s):
+            while not ended():
+                if not await background.wait_any():
+                    return False
+    except TimeoutError:
+        say(
+            f"background work still running after {_seconds(limit_s)}, stopped: "
+            f"{running(background)}"
+        )
+        return False
+    return True
+
+
 async def woken_within(
     background: BackgroundShells, limit_s: float, say: Callable[[str], None]
 ) -> UserInput | None:
     """Once one of the background subagents and commands has ended, the turn that gives the
     model what they ended with (Claude Code's system notification); None when none runs, or
-    when none ended within `limit_s` (said, naming what is left: the caller stops it)."""
-    if not background.unreported():
-        if not (waited := running(background)):
-            return None
-        if limit_s <= 0:  # no wait at all, so none to announce: only what is stopped
-            say(f"background work still running, stopped ({WAIT_ENV} is 0): {waited}")
-            return None
-        say(
-            f"waiting for background work to end before exiting: {waited}; what still runs "
-            f"in {_seconds(limit_s)} is stopped ({WAIT_ENV} sets the bound)"
-        )
-        try:
-            async with asyncio.timeout(limit_s):
-                while not background.unreported():
-                    if not await background.wait_any():
-                        return None
-        except TimeoutError:
-            say(
-                f"background work still running after {_seconds(limit_s)}, stopped: "
-                f"{running(background)}"
-            )
-            return None
+    when none ended within `limit_s` (`ended_within`)."""
+    if not await ended_within(background, limit_s, say, background.unreported):
+        return None
     from tether.agents.background import wake_prompt
 
     return UserInput(text=wake_prompt(background.finished_unreported()))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from tether.cli import sdk_api_error
+from tether.cli.background_wait import wait_limit_s
 from tether.cli.claude_flags import engine_mode
 from tether.cli.client_parts import ClientParts
 from tether.cli.control import ControlChannel
@@ -60,6 +61,9 @@ STOPPED_FIRST = "tether was stopped first"
 def run_stream_json_sync(opts: RunOptions, options: StreamOptions) -> int:
     try:
         return asyncio.run(StreamJsonFrontEnd(opts, options, sys.stdin, sys.stdout).run())
+    except ConfigError as e:  # TETHER_BACKGROUND_WAIT_MS out of range
+        warn(str(e))
+        return 2
     except KeyboardInterrupt:
         return 130
 
@@ -92,7 +96,10 @@ class StreamJsonFrontEnd:
         self._in_turn = False
         """A prompt was taken for a turn (its session may still be building)."""
         self.wakes = Wakes(
-            self._queue.prompts, lambda: self._running is None and self._stopped_by is None
+            self._queue.prompts,
+            lambda: self._running is None and self._stopped_by is None,
+            self._notice,
+            wait_limit_s(),
         )
         self._woken = False
         """The running turn is one of them."""
@@ -120,6 +127,12 @@ class StreamJsonFrontEnd:
         # Anything that reached a line without a UTF-8 form would end the process here.
         self._stdout.write(encodable(json.dumps(line, ensure_ascii=False)) + "\n")
         self._stdout.flush()
+
+    def _notice(self, message: str) -> None:
+        """A warning of the session's own: to the client as a system notice line, and on
+        stderr."""
+        self.write_lines(lambda lines: [lines.system.notice(message)])
+        warn(message)
 
     def could_not_start(self, error: str, session_id: str | None) -> None:
         """The session could not be built: a result line saying so, as Claude Code writes it

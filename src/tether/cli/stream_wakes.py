@@ -1,7 +1,8 @@
 """The turns a stream-json session starts by itself, between the client's, as Claude Code's:
 an `asyncRewake` hook's message, and the end of a background subagent or command (its
 notification, in Claude Code's system notification); and, once the client's input ends, the
-wait for the background work still running and the turns it wakes, before the process exits."""
+wait for the background work still running (bounded and said, as `-p`'s: `background_wait`)
+and the turns it wakes, before the process exits."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from tether.cli.background_wait import ended_within
 from tether.core.session import Session
 from tether.protocol import UserInput
 
@@ -30,10 +32,20 @@ async def unless_stopped(waiting: Awaitable[T], stopping: asyncio.Event) -> T | 
 
 
 class Wakes:
-    def __init__(self, prompts: asyncio.Queue[UserInput | None], idle: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        prompts: asyncio.Queue[UserInput | None],
+        idle: Callable[[], bool],
+        say: Callable[[str], None],
+        limit_s: float,
+    ) -> None:
         self._prompts = prompts
         self._idle = idle
         """No turn runs, and the process is not stopping."""
+        self._say = say
+        """Tells the client (a system notice line) and stderr of the wait at the end."""
+        self._limit_s = limit_s
+        """The bound on that wait (`background_wait.wait_limit_s`)."""
         self._started: set[int] = set()
         self._stopping = asyncio.Event()
         """Set by a stop signal: the wait for background work ends at once."""
@@ -76,17 +88,20 @@ class Wakes:
 
     async def input_ended(self, session: Session | None) -> bool:
         """The input ended with background subagents or commands running, or ended and not
-        told yet: wait for them, then the turn they wake, as Claude Code does before it
-        exits. False: there are none (or no session, or the process is stopping)."""
+        told yet: wait for one to end, at most the bound and said (`ended_within`, as `-p`
+        waits), then the turn it wakes, before the process exits (called again after that
+        turn). False: there are none, none ended within the bound (what runs is named; the
+        session's close stops it), no session, or the process is stopping."""
         if session is None or not self._idle() or session.looped:
             return False
         background = session.agent.tool_context.background
-        running = background.running_agents() or background.running()
-        if not running and not background.unreported():
+
+        def woke() -> bool:  # (an end queues its wake as it comes: `task_ended`)
+            return background.unreported() or not self._prompts.empty()
+
+        ended = ended_within(background, self._limit_s, self._say, woke)
+        if not await unless_stopped(ended, self._stopping):
             return False
-        await unless_stopped(background.wait_all(), self._stopping)
-        if self._stopping.is_set():
-            return False
-        self.task_ended(session)
+        self.task_ended(session)  # one that ended before: told by no wake yet
         self._prompts.put_nowait(None)  # the end of input, after the turn it woke
         return True

@@ -4,17 +4,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import posixpath
-import re
-import shlex
 import stat
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
-from tether.protocol import ToolUseBlock
+from tether.core.headway_look import CallLook, State, content_hash
 
 NUMBERED_AT = 100
 """How many calls the same but for their numbers (`grep E1007`, `git show HEAD~7`, `sed -n
@@ -55,28 +51,6 @@ _BOOKKEEPING = frozenset({"TodoWrite"})
 """Tools that show what they were given (a plan): they show nothing of the workspace, never
 headway by their output (a plan rewritten with a new word every reply is not work)."""
 
-_DIGITS = re.compile(r"[0-9]+")
-"""Numbers in a call's strings, left out where a call is new only if asked differently."""
-
-_VARYING = re.compile(r"[0-9A-Fa-f]*[0-9][0-9A-Fa-f]*")
-"""A number, or a hex run with a digit in it (an id, a hash, a time): masked where what a call
-showed is compared."""
-
-_SHELL_WORDS = 64
-"""How many words of a Bash command are looked at as paths."""
-
-_REDIRECT = re.compile(r"^[0-9]*[<>|&;()]+")
-"""A redirection or an operator written against a word (`>out.txt`, `2>err`, `(cd`)."""
-
-_NOT_FILES = ("/dev/", "/proc/", "/sys/")
-"""Where a path names no file whose change is headway (`/dev/null` written to, a clock)."""
-
-_State = tuple[int, bytes] | None
-"""A path's content as compared: its size and a hash (None: nothing that could be read)."""
-
-_LINE = re.compile(r"^ *([0-9]+)\t(.*)$", re.M)
-"""A line as Read shows it, with its text."""
-
 _RACY_NS = 2_000_000_000
 """A file whose modification (or status change) is this recent when it was hashed is hashed
 again next time: a rewrite within the file system's clock tick leaves both times as they were."""
@@ -104,12 +78,12 @@ class Headway:
     )
 
     def __init__(self) -> None:
-        self._named: dict[str, _State] = {}
+        self._named: dict[str, State] = {}
         """The paths the turn's calls named, with their content when last named."""
-        self._contents: dict[str, set[_State]] = {}
+        self._contents: dict[str, set[State]] = {}
         """Per path, every content it was found with in the turn (not forgotten at a
         compaction: a content written again is not new work)."""
-        self._latest: dict[str, _State] = {}
+        self._latest: dict[str, State] = {}
         """Per path, the content it was last found with."""
         self._returned: set[str] = set()
         """The paths that went back once to a content they held before (a revert: headway
@@ -139,7 +113,7 @@ class Headway:
         self._changes: dict[str, int] = {}
         """How many changes of each file the session made (its subagents' too), when last
         seen."""
-        self._hashed: dict[str, tuple[tuple[int, int, int, int], _State]] = {}
+        self._hashed: dict[str, tuple[tuple[int, int, int, int], State]] = {}
         """Per path, what `os.stat` said when it was last hashed (size, mtime, ctime, inode),
         with what it held: the same, the file is not read again."""
 
@@ -164,27 +138,28 @@ class Headway:
             self._changes[name] = max(count, self._changes.get(name, 0))
         return changed
 
-    def made(self, call: ToolUseBlock, content: str, key: str, cwd: str | None) -> bool:
-        """Whether `call`, which succeeded with `content`, is headway (`key`: its signature);
-        the paths it names and what it showed are noted either way."""
+    def made(self, look: CallLook) -> bool:
+        """Whether `look`'s call, which succeeded, is headway; the paths it names and what it
+        showed are noted either way."""
+        call = look.call
         if call.name in _BOOKKEEPING:
             return False  # it shows the plan it was given: no news of the workspace
         headway = variant = varied = False
         opaque = call.name in _DELEGATES or call.name.startswith("mcp__")
-        asked = _DIGITS.sub("#", key)
+        asked = look.asked
         if opaque or call.name in _SEARCHES:
             # What they do is not seen: a task or a query not asked before (a counter in it
             # aside) is headway; the same again is not, for what it answers alone.
             headway = asked not in self._asked
             self._asked.add(asked)
         if call.name in _PAGED:
-            new, variant = self._shows_lines(call, content, cwd)
+            new, variant = self._shows_lines(look)
             headway = headway or new
-        if self._names_new(call, key, cwd):
+        if self._names_new(look):
             headway = True
         if call.input.get("run_in_background") is True:
             return headway  # it shows its id alone: what the command does shows later
-        masked = _hash(_VARYING.sub("#", f"{call.name}\0{content}"))
+        masked = look.masked()
         if masked not in self._shown:
             self._shown.add(masked)
             # The same call again showing something else: what runs of one make vary (a
@@ -194,7 +169,7 @@ class Headway:
             headway = not varied
             self._answered.add(asked)
         numbered = not (opaque or call.name in _PAGED)
-        if numbered and self._new_for_numbers(call, content):
+        if numbered and self._new_for_numbers(look):
             variant = True
         if varied and not headway:
             # Per tool, not per signature: two calls asked in turn share it.
@@ -205,64 +180,58 @@ class Headway:
             headway = self._numbered[asked] <= NUMBERED_AT
         return headway
 
-    def _new_for_numbers(self, call: ToolUseBlock, content: str) -> bool:
+    def _new_for_numbers(self, look: CallLook) -> bool:
         """A call asked anew, by its numbers alone (`grep E1007`, `HEAD~7`), or a background
         command's output asked for again, that showed what none did beyond the numbers it was
         given (an echoed counter is not new)."""
-        tried = _hash(f"{call.name}\0{json.dumps(call.input, sort_keys=True, default=str)}")
-        if tried in self._tried and call.name not in _STREAMED:
+        tried, shown = look.numbers()
+        if tried in self._tried and look.call.name not in _STREAMED:
             return False
         self._tried.add(tried)
-        given = set(_DIGITS.findall(json.dumps(call.input, default=str)))
-        echoed = _DIGITS.sub(lambda m: "#" if m.group() in given else m.group(), content)
-        shown = _hash(f"{call.name}\0{echoed}")
         if shown in self._shown_exactly:
             return False
         self._shown_exactly.add(shown)
         return True
 
-    def _shows_lines(self, call: ToolUseBlock, content: str, cwd: str | None) -> tuple[bool, bool]:
+    def _shows_lines(self, look: CallLook) -> tuple[bool, bool]:
         """Whether a Read showed lines of its file not shown before in the turn, by number
         and text (numbers masked: a stamp the loop rewrites shows nothing new), and whether
         it showed lines at numbers shown before with other text (a random word). What shows
         no numbered lines (a picture, a notebook) is compared whole, as any call's output is."""
-        lines = _LINE.findall(content)
         new = variant = False
-        for path in _paths(call, cwd) if lines else ():
-            for number, text in lines:
-                masked = hash((path, number, _VARYING.sub("#", text)))
-                if masked in self._lines:
-                    continue
-                self._lines.add(masked)
-                place = hash((path, number, None))
-                if place in self._lines:
-                    variant = True
-                else:
-                    self._lines.add(place)
-                    new = True
+        for k, masked in enumerate(look.lines()):
+            if masked in self._lines:
+                continue
+            self._lines.add(masked)
+            place = look.line_place(k)
+            if place in self._lines:
+                variant = True
+            else:
+                self._lines.add(place)
+                new = True
         return new, variant
 
-    def _names_new(self, call: ToolUseBlock, key: str, cwd: str | None) -> bool:
+    def _names_new(self, look: CallLook) -> bool:
         """Whether a call named a path not named before in the turn, or left one in a content
         it had not had before in the turn: a write (what it wrote back, or an A/B flip, is
         not new), a `sed -i`, a build's output; a file that the same command changes every
         time is its own output, headway only `REWRITTEN_AT` times."""
         new = False
-        for path in _paths(call, cwd):
-            state = self._state(path)
+        for path in look.paths():
+            state = look.state(path, self._state)
             if path not in self._named:
                 new = True
                 self._new_content(path, state)
-            elif call.name in _WRITES:
+            elif look.call.name in _WRITES:
                 new = self._new_content(path, state) or new
             elif state is not None and self._new_content(path, state):
-                count = self._rewritten.get((path, key), 0) + 1
-                self._rewritten[(path, key)] = count
+                count = self._rewritten.get((path, look.key), 0) + 1
+                self._rewritten[(path, look.key)] = count
                 new = new or count <= REWRITTEN_AT
             self._named[path] = state
         return new
 
-    def _new_content(self, path: str, state: _State) -> bool:
+    def _new_content(self, path: str, state: State) -> bool:
         """Whether `path` holds a content it did not hold before in the turn, or went back to
         an earlier one for the first time (noted)."""
         seen = self._contents.setdefault(path, set())
@@ -278,7 +247,7 @@ class Headway:
         self._returned.add(path)
         return True
 
-    def _state(self, path: str) -> _State:
+    def _state(self, path: str) -> State:
         """A path's content as compared (a directory's: its names); None when it cannot be
         read. A file whose size, times and inode are as when it was last hashed is not
         read again."""
@@ -299,50 +268,11 @@ class Headway:
             return None
 
 
-def _hash(text: str | bytes) -> bytes:
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    return hashlib.blake2b(data, digest_size=16).digest()
-
-
-def _content(path: str, st: os.stat_result) -> _State:
+def _content(path: str, st: os.stat_result) -> State:
     """What a file or directory `st` is of holds, as compared (a directory: its names)."""
     if stat.S_ISDIR(st.st_mode):
-        return (-1, _hash("\0".join(sorted(os.listdir(path)))))
+        return (-1, content_hash("\0".join(sorted(os.listdir(path)))))
     if st.st_size > HASHED_BYTES:
         return (st.st_size, st.st_mtime_ns.to_bytes(16, "big", signed=True))
     with open(path, "rb") as f:
         return (st.st_size, hashlib.file_digest(f, "blake2b").digest()[:16])
-
-
-def _paths(call: ToolUseBlock, cwd: str | None) -> Iterator[str]:
-    """The paths a call names, made absolute and lexically normal: a tool's `*path` and `url`
-    strings, and the words of a Bash command that name an existing file (from `cwd`)."""
-    for key, value in call.input.items():
-        if not isinstance(value, str) or not value.strip():
-            continue
-        if key == "url":
-            yield value.strip()
-        elif key.endswith("path") and value.strip().startswith("/"):
-            yield from _file(posixpath.normpath(value.strip()))
-        elif key.endswith("path") and cwd is not None:
-            yield from _file(posixpath.normpath(posixpath.join(cwd, value.strip())))
-        elif key == "command" and call.name == "Bash" and cwd is not None:
-            for word in _words(value)[:_SHELL_WORDS]:
-                word = _REDIRECT.sub("", word).rstrip("|&;()")
-                if not word or word.startswith("-") or any(c in word for c in "$*?`{"):
-                    continue
-                path = posixpath.normpath(posixpath.join(cwd, word))
-                if os.path.lexists(path):
-                    yield from _file(path)
-
-
-def _file(path: str) -> Iterator[str]:
-    if not path.startswith(_NOT_FILES):
-        yield path
-
-
-def _words(command: str) -> list[str]:
-    try:
-        return shlex.split(command, comments=True)
-    except ValueError:  # unbalanced quotes
-        return command.split()

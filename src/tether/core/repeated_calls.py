@@ -101,6 +101,7 @@ from typing import NoReturn
 
 from tether.core.awaited import Awaited, AwaitedStates
 from tether.core.headway import Headway
+from tether.core.headway_look import CallLook
 from tether.protocol import HarnessError, ToolResultBlock, ToolUseBlock
 
 NOTE_AT = 3
@@ -217,10 +218,11 @@ class RepeatedFailures:
             if outcome not in self._seen:
                 self._seen.add(outcome)
                 progress = True
-            made = self._headway.made(call, result.content, key, where)
+            look = CallLook(call, result.content, key, where)  # worked out once for both
+            made = self._headway.made(look)
             headway = headway or made
             if self._whole is not None:
-                made = self._whole.made(call, result.content, key, where)
+                made = self._whole.made(look)
             fresh = fresh or made
         self._failed.append(frozenset(failing))
         self._stuck = 0 if progress or not failing else self._stuck + 1

@@ -1,0 +1,156 @@
+"""One call that succeeded as the headway check reads it (`headway.Headway.made`): what is
+worked out of its output, and the paths it names with what they hold, each once however many
+`Headway`s check the call. After a compaction two do (what was shown since, and the whole
+turn): done for each, the output's masks and hashes were the check's whole cost twice
+(bench/headway_bench.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import re
+import shlex
+from collections.abc import Callable, Iterator
+
+from tether.protocol import ToolUseBlock
+
+DIGITS = re.compile(r"[0-9]+")
+"""Numbers in a call's strings, left out where a call is new only if asked differently."""
+
+VARYING = re.compile(r"[0-9A-Fa-f]*[0-9][0-9A-Fa-f]*")
+"""A number, or a hex run with a digit in it (an id, a hash, a time): masked where what a call
+showed is compared."""
+
+_SHELL_WORDS = 64
+"""How many words of a Bash command are looked at as paths."""
+
+_REDIRECT = re.compile(r"^[0-9]*[<>|&;()]+")
+"""A redirection or an operator written against a word (`>out.txt`, `2>err`, `(cd`)."""
+
+_NOT_FILES = ("/dev/", "/proc/", "/sys/")
+"""Where a path names no file whose change is headway (`/dev/null` written to, a clock)."""
+
+State = tuple[int, bytes] | None
+"""A path's content as compared: its size and a hash (None: nothing that could be read)."""
+
+_LINE = re.compile(r"^ *([0-9]+)\t(.*)$", re.M)
+"""A line as Read shows it, with its text."""
+
+
+class CallLook:
+    """A call that succeeded with `content` (`key`: its signature; `cwd`: where the relative
+    paths of a Bash command start, None: they are not looked at). Each part is worked out
+    when first asked for, then kept."""
+
+    __slots__ = (
+        "_lines",
+        "_masked",
+        "_numbers",
+        "_paths",
+        "_shown",
+        "_states",
+        "asked",
+        "call",
+        "content",
+        "cwd",
+        "key",
+    )
+
+    def __init__(self, call: ToolUseBlock, content: str, key: str, cwd: str | None) -> None:
+        self.call = call
+        self.content = content
+        self.key = key
+        self.cwd = cwd
+        self.asked = DIGITS.sub("#", key)
+        """The signature with its numbers left out."""
+        self._paths: list[str] | None = None
+        self._states: dict[str, State] = {}
+        self._masked: bytes | None = None
+        self._numbers: tuple[bytes, bytes] | None = None
+        self._lines: list[int] | None = None
+        self._shown: list[tuple[str, str, str]] = []
+
+    def paths(self) -> list[str]:
+        """The paths the call names (`named_paths`)."""
+        if self._paths is None:
+            self._paths = list(named_paths(self.call, self.cwd))
+        return self._paths
+
+    def state(self, path: str, read: Callable[[str], State]) -> State:
+        """What `path` holds, as `read` finds it the first time it is asked for."""
+        if path not in self._states:
+            self._states[path] = read(path)
+        return self._states[path]
+
+    def masked(self) -> bytes:
+        """What the call showed, its numbers and hex runs masked."""
+        if self._masked is None:
+            self._masked = content_hash(VARYING.sub("#", f"{self.call.name}\0{self.content}"))
+        return self._masked
+
+    def numbers(self) -> tuple[bytes, bytes]:
+        """The call's input as given, numbers and all; and what it showed, the numbers of its
+        own input masked."""
+        if self._numbers is None:
+            call = self.call
+            given = json.dumps(call.input, sort_keys=True, default=str)
+            tried = content_hash(f"{call.name}\0{given}")
+            numbers = set(DIGITS.findall(json.dumps(call.input, default=str)))
+            echoed = DIGITS.sub(lambda m: "#" if m.group() in numbers else m.group(), self.content)
+            self._numbers = (tried, content_hash(f"{call.name}\0{echoed}"))
+        return self._numbers
+
+    def lines(self) -> list[int]:
+        """Per path it names, each numbered line Read showed, by path, number and text
+        (numbers masked)."""
+        if self._lines is None:
+            found: list[tuple[str, str]] = _LINE.findall(self.content)
+            self._shown = [(path, number, text) for path in self.paths() for number, text in found]
+            self._lines = [hash((p, n, VARYING.sub("#", text))) for p, n, text in self._shown]
+        return self._lines
+
+    def line_place(self, k: int) -> int:
+        """The `k`th of `lines()` by its path and number alone (what it held aside)."""
+        path, number, _text = self._shown[k]
+        return hash((path, number, None))
+
+
+def content_hash(text: str | bytes) -> bytes:
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def named_paths(call: ToolUseBlock, cwd: str | None) -> Iterator[str]:
+    """The paths a call names, made absolute and lexically normal: a tool's `*path` and `url`
+    strings, and the words of a Bash command that name an existing file (from `cwd`)."""
+    for key, value in call.input.items():
+        if not isinstance(value, str) or not value.strip():
+            continue
+        if key == "url":
+            yield value.strip()
+        elif key.endswith("path") and value.strip().startswith("/"):
+            yield from _file(posixpath.normpath(value.strip()))
+        elif key.endswith("path") and cwd is not None:
+            yield from _file(posixpath.normpath(posixpath.join(cwd, value.strip())))
+        elif key == "command" and call.name == "Bash" and cwd is not None:
+            for word in _words(value)[:_SHELL_WORDS]:
+                word = _REDIRECT.sub("", word).rstrip("|&;()")
+                if not word or word.startswith("-") or any(c in word for c in "$*?`{"):
+                    continue
+                path = posixpath.normpath(posixpath.join(cwd, word))
+                if os.path.lexists(path):
+                    yield from _file(path)
+
+
+def _file(path: str) -> Iterator[str]:
+    if not path.startswith(_NOT_FILES):
+        yield path
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command, comments=True)
+    except ValueError:  # unbalanced quotes
+        return command.split()
