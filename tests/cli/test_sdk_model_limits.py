@@ -7,9 +7,10 @@ API's window; a subagent on another model makes its calls with that model's own 
 from __future__ import annotations
 
 import pytest
+from claude_agent_sdk import AgentDefinition
 
 from tests.cli.sdk_harness import SdkRun, result_of
-from tether.testing import FakeModelServer, reply, text
+from tether.testing import FakeModelServer, reply, text, tool_use
 
 
 @pytest.mark.parametrize(
@@ -49,3 +50,37 @@ async def test_each_model_runs_in_its_own_window_with_claude_codes_output_cap(
     entry = result.model_usage[model.removeprefix("openai/")]
     assert (entry["contextWindow"], entry["maxOutputTokens"]) == (window, cap)
 
+
+@pytest.mark.parametrize("cap", [None, 1_000], ids=["own-caps", "user-cap"])
+async def test_a_subagent_on_another_model_calls_it_with_that_models_limits(
+    sdk: SdkRun, fake_model: FakeModelServer, cap: int | None
+) -> None:
+    fake_model.script(
+        reply(tool_use("Task", description="d", prompt="go", subagent_type="quick")),
+        reply(text("quick done")),
+        reply(text("all done")),
+    )
+    quick = AgentDefinition(description="answers fast", prompt="be quick", model="haiku")
+    env = {"CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(cap)} if cap is not None else {}
+    messages = await sdk.query(
+        "ask quick", model="claude-sonnet-4-5", agents={"quick": quick}, env=env
+    )
+    result = result_of(messages)
+    assert result.result == "all done"
+    sent = [(r.body["model"], r.body["max_tokens"]) for r in fake_model.requests]
+    # Before, the subagent's call carried the parent's cap and window, not haiku's.
+    assert sent == [
+        ("claude-sonnet-4-5", cap or 32_000),
+        ("claude-haiku-5-5", cap or 128_000),
+        ("claude-sonnet-4-5", cap or 32_000),
+    ]
+    assert result.model_usage is not None
+    limits = {
+        model: (entry["contextWindow"], entry["maxOutputTokens"])
+        for model, entry in result.model_usage.items()
+    }
+    # Before, haiku's entry said the catalogue's cap whatever its calls were sent with.
+    assert limits == {
+        "claude-sonnet-4-5": (200_000, cap or 32_000),
+        "claude-haiku-5-5": (1_000_000, cap or 128_000),
+    }

@@ -185,12 +185,16 @@ class MessageCompleted(_Event):
     block; a message of tool results', one per result.
 
     `synthetic`: A note tether added so that the model goes on after a reply it could not
-    finish (cut at the output limit, stopped by a refusal): Claude Code's synthetic message."""
+    finish (cut at the output limit, stopped by a refusal): Claude Code's synthetic message.
+
+    `limits`: The context window and output cap the reply's call was made with (Claude Code's
+    `modelUsage` says them per model)."""
 
     __slots__ = (
         "cost_usd",
         "entry_uuids",
         "kind",
+        "limits",
         "message",
         "message_id",
         "model",
@@ -209,6 +213,7 @@ class MessageCompleted(_Event):
     request_id: Final[str | None]
     entry_uuids: Final[tuple[str, ...]]
     synthetic: Final[Literal["output_limit", "refusal"] | None]
+    limits: Final[tuple[int, int] | None]
 
     def __init__(
         self,
@@ -223,6 +228,7 @@ class MessageCompleted(_Event):
         request_id: str | None = None,
         entry_uuids: tuple[str, ...] = (),
         synthetic: Literal["output_limit", "refusal"] | None = None,
+        limits: tuple[int, int] | None = None,
     ) -> None:
         self.kind = kind
         self.message = message
@@ -234,6 +240,7 @@ class MessageCompleted(_Event):
         self.request_id = request_id
         self.entry_uuids = entry_uuids
         self.synthetic = synthetic
+        self.limits = limits
 
 
 class SubagentStarted(_Event):
