@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tether.cli.text_mode_errors import js_number
+from tether.cli.sdk_session_lines import js_number
 from tether.testing import FakeModelServer, http_error, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 
@@ -27,10 +27,8 @@ def test_an_api_error_is_said_on_stdout(
     fake_model.script(*[http_error(400, "bad thing", "invalid_request_error")] * 6)
     result = tether("-p", "go")
     assert result.exit_code == 1
-    # The result line's `result`, as Claude Code prints it.
-    assert result.stdout.startswith("API Error: 400 ")
-    assert result.stdout.endswith("bad thing\n")
-    assert result.stdout.count("\n") == 1
+    # The result line's `result`, as Claude Code prints it: the API's message alone.
+    assert result.stdout == "API Error: 400 bad thing\n"
 
 
 def test_figures_are_written_as_javascript_writes_them() -> None:

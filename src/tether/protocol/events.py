@@ -390,9 +390,13 @@ TurnSubtype = Literal[
 
 
 class TurnFinished(_Event):
-    """`ttft_ms`: Milliseconds from the turn's start to its first response's."""
+    """`ttft_ms`: Milliseconds from the turn's start to its first response's.
+
+    `api_error_message`: What the API's error answer said, alone (`error` says it with where
+    and how it failed)."""
 
     __slots__ = (
+        "api_error_message",
         "api_error_status",
         "api_error_type",
         "cost_usd",
@@ -425,6 +429,7 @@ class TurnFinished(_Event):
     api_error_status: Final[int | None]
     """The HTTP status of the model API's refusal that ended the turn (after retries)."""
     api_error_type: Final[str | None]
+    api_error_message: Final[str | None]
     """The API's own name for that error (`invalid_request_error`...), when it gave one."""
 
     def __init__(
@@ -445,6 +450,7 @@ class TurnFinished(_Event):
         ttft_ms: int | None = None,
         api_error_status: int | None = None,
         api_error_type: str | None = None,
+        api_error_message: str | None = None,
     ) -> None:
         self.kind = kind
         self.subtype = subtype
@@ -461,6 +467,7 @@ class TurnFinished(_Event):
         self.ttft_ms = ttft_ms
         self.api_error_status = api_error_status
         self.api_error_type = api_error_type
+        self.api_error_message = api_error_message
 
 
 Event = Annotated[
