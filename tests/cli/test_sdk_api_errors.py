@@ -42,7 +42,8 @@ async def test_an_api_error_is_an_assistant_error_and_a_result_status(
     [assistant] = [m for m in seen if isinstance(m, AssistantMessage)]
     assert assistant.error == error_class
     [block] = assistant.content
-    assert getattr(block, "text", "").startswith(f"API Error: {status} ")
+    # The API's message alone, as Claude Code: it said tether's line (provider, endpoint).
+    assert getattr(block, "text", "") == f"API Error: {status} messages: custom bad thing"
     assert assistant.model == "<synthetic>"
     [result] = [m for m in seen if isinstance(m, ResultMessage)]
     assert result.is_error

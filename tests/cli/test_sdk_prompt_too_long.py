@@ -13,6 +13,8 @@ from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text
 
 BIG = "ünï😀 " * 200_000  # a million characters, past a 200,000-token window
+WINDOW_200K = "claude-sonnet-4-6"
+"""A model run in the fake server's window, 200k (the default model's is 1M)."""
 
 
 def _cut(fake_model: FakeModelServer) -> list[str]:
@@ -50,7 +52,7 @@ async def test_the_session_goes_on_after_a_prompt_too_long(
     # the next prompt is answered.
     fake_model.expect_rejections = True
     fake_model.script(reply(text("first")), reply(text("after")))
-    async with sdk.client() as client:
+    async with sdk.client(model=WINDOW_200K) as client:
         results: list[ResultMessage] = []
         for prompt in ("hello", "X" + BIG, "again"):
             await client.query(prompt)

@@ -10,6 +10,7 @@ from tether.models.catalogue import MODELS
 from tether.testing import FakeModelServer, reply, text, thinking
 
 SONNET, HAIKU = "claude-sonnet-4-6", "claude-haiku-4-5"
+BIG = "claude-sonnet-5-5"
 
 MODEL_USAGE_KEYS = (
     "inputTokens",
@@ -34,7 +35,7 @@ async def test_each_model_keeps_its_own_window_and_output_cap_after_set_model(
     sdk: SdkRun, fake_model: FakeModelServer
 ) -> None:
     fake_model.script(reply(text("one")), reply(text("two")))
-    async with sdk.client(model=SONNET) as c:
+    async with sdk.client(model=BIG) as c:
         await c.query("first")
         first = result_of([m async for m in c.receive_response()])
         await c.set_model(HAIKU)
@@ -43,12 +44,13 @@ async def test_each_model_keeps_its_own_window_and_output_cap_after_set_model(
     assert first.model_usage is not None
     assert second.model_usage is not None
     limits = ("contextWindow", "maxOutputTokens")
-    before = [first.model_usage[SONNET][k] for k in limits]
-    assert before[1] == MODELS[SONNET].max_output_tokens
+    assert [first.model_usage[BIG][k] for k in limits] == [1_000_000, 128_000]
+    before = [first.model_usage[BIG][k] for k in limits]
+    assert before[1] == MODELS[BIG].max_output_tokens
     # Before, the second result said haiku's limits for sonnet too.
-    assert [second.model_usage[SONNET][k] for k in limits] == before
+    assert [second.model_usage[BIG][k] for k in limits] == before
     haiku = second.model_usage[HAIKU]
-    assert (haiku["contextWindow"], haiku["maxOutputTokens"]) == (200_000, 64_000)
+    assert (haiku["contextWindow"], haiku["maxOutputTokens"]) == (200_000, 32_000)  # Claude Code's
     assert tuple(haiku) == MODEL_USAGE_KEYS
     assert (haiku["canonicalModel"], haiku["provider"], haiku["costBasis"]) == (
         HAIKU,

@@ -217,11 +217,29 @@ def test_provider_from_settings_names_the_problem(value: object, problem: str) -
     assert problem in str(caught.value)
 
 
-@pytest.mark.parametrize("spec", ["claude-sonnet-5-5", "sonnet", "opus", "gpt-4.1", "openai/gpt-5"])
-def test_the_window_is_200k_unless_1m_is_asked_for(spec: str) -> None:
-    # Claude Code's default: the catalogue says 1M (400k for gpt-5), the endpoint may serve 200k.
+@pytest.mark.parametrize(
+    ("spec", "window"),
+    [
+        # The models the API serves 1M without a beta run in 1M, as in Claude Code (its
+        # `modelUsage` says 1000000 and it sends no 1M beta); before, tether capped them at 200k.
+        ("claude-sonnet-5-5", 1_000_000),
+        ("sonnet", 1_000_000),
+        ("opus", 1_000_000),
+        ("haiku", 1_000_000),
+        ("claude-opus-4-7", 1_000_000),
+        # Those that need the beta, the older ones and the unknown: 200k, as Claude Code.
+        ("claude-sonnet-4-6", 200_000),
+        ("claude-opus-4-6", 200_000),
+        ("claude-sonnet-4-5", 200_000),
+        ("claude-next", 200_000),
+        # Another provider's model: the API's own window (gpt-5 was capped at 200k).
+        ("openai/gpt-5", 400_000),
+        ("gpt-4.1", 1_047_576),
+    ],
+)
+def test_each_model_runs_in_its_own_window_unless_1m_is_asked_for(spec: str, window: int) -> None:
     plain = resolve_model(spec, KEYS)
-    assert (plain.info.context_window, plain.long_context) == (200_000, False)
+    assert (plain.info.context_window, plain.long_context) == (window, False)
     assert plain.spec == spec
 
 

@@ -23,6 +23,8 @@ KEPT_FOR_THE_MAIN_AGENT = frozenset({"Skill"})
 gate, and the skills are listed only in the main agent's prompt."""
 
 ModelResolver = Callable[[str], tuple[Model, str]]
+Limits = tuple[int, int]
+"""A model's context window and the output cap its requests are made with."""
 
 
 def child_agent(
@@ -33,12 +35,15 @@ def child_agent(
     *,
     resolve_model: ModelResolver | None,
     price_for: Callable[[str], Callable[[Usage], float]] | None,
+    limits_for: Callable[[str], Limits] | None = None,
     instructions: str,
     max_turns: int,
     max_depth: int,
 ) -> Agent:
     """The subagent `agent_id`'s agent, at `depth` of nesting (Task offered above
-    `max_depth` only). Raises `ToolError` when the definition's model cannot be resolved."""
+    `max_depth` only). On another model than its parent's, its calls have that model's prices
+    and limits (`limits_for`: its window, which its compaction follows, and output cap).
+    Raises `ToolError` when the definition's model cannot be resolved."""
     model, model_id = parent.model, parent.model_id
     if definition.model is not None and resolve_model is not None:
         try:
@@ -75,6 +80,11 @@ def child_agent(
         )
     tools = ToolRegistry(tools_for(definition, parent.tools, depth < max_depth))
     compaction = parent.compaction
+    max_tokens = parent.max_tokens
+    if model_id != parent.model_id and limits_for is not None:
+        window, max_tokens = limits_for(model_id)
+        if compaction is not None:
+            compaction = replaced(compaction, policy=replaced(compaction.policy, window=window))
     if compaction is not None:  # a subagent's summaries are not the project's memory
         compaction = replaced(compaction, memory_path=None)
     return Agent(
@@ -86,7 +96,7 @@ def child_agent(
         tools=tools,
         tool_context=context,
         max_turns=min(max_turns, definition.max_turns or max_turns),
-        max_tokens=parent.max_tokens,
+        max_tokens=max_tokens,
         thinking_budget=parent.thinking_budget,
         effort=parent.effort,
         retry=parent.retry,

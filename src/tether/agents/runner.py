@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from tether.agents.background import background_run, launched_text
-from tether.agents.child_agent import ModelResolver, child_agent
+from tether.agents.child_agent import Limits, ModelResolver, child_agent
 from tether.agents.definitions import TASK_TOOL_NAME, AgentCatalog, AgentDefinition
 from tether.agents.listing import agent_listing
 from tether.agents.subagent_hooks import start_hooks, stop_feedback
@@ -66,6 +66,7 @@ class SubagentRunner:
         transcript_path: Callable[[str], Path | None] = lambda _agent_id: None,
         resolve_model: ModelResolver | None = None,
         price_for: Callable[[str], Callable[[Usage], float]] | None = None,
+        limits_for: Callable[[str], Limits] | None = None,
         on_usage: UsageSink | None = None,
         instructions: str = "",
         max_turns: int = DEFAULT_MAX_TURNS,
@@ -89,6 +90,9 @@ class SubagentRunner:
         self.price_for = price_for
         """A model id's prices (as `Agent.price`), for a subagent on another model than its
         parent's; None prices every subagent as its parent."""
+        self.limits_for = limits_for
+        """A model id's window and output cap, for a subagent on another model than its
+        parent's; None gives every subagent its parent's."""
         self.on_usage = on_usage
         """Told of each subagent's usage and cost in USD once it ends, however it ends; by
         default the calling agent's `side_spend` (the session's cost) is."""
@@ -190,6 +194,7 @@ class SubagentRunner:
             depth,
             resolve_model=self.resolve_model,
             price_for=self.price_for,
+            limits_for=self.limits_for,
             instructions=self.instructions,
             max_turns=self.max_turns,
             max_depth=self.max_depth,

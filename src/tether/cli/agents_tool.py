@@ -28,9 +28,10 @@ class SubagentModels:
         resolve: Callable[[str], ResolvedModel],
         *,
         idle: IdleLimits | None = None,
+        max_tokens_cap: int | None = None,
     ) -> None:
         self._parent, self._parent_model, self._resolve = parent, parent_model, resolve
-        self._idle = idle
+        self._idle, self._max_tokens_cap = idle, max_tokens_cap
         self._built: dict[str, tuple[Model, str]] = {}
         self._prices: dict[str, ModelInfo] = {parent.model_id: parent.info}
 
@@ -54,6 +55,12 @@ class SubagentModels:
         """What a call to `model_id` (one these models are) costs, at its own prices."""
         info = self._prices[model_id]
         return lambda usage: cost_usd(info, usage)
+
+    def limits_for(self, model_id: str) -> tuple[int, int]:
+        """The window and output cap of a call to `model_id` (one these models are): its own,
+        as the session's would be on it (the user's output cap, else the model's)."""
+        info = self._prices[model_id]
+        return info.context_window, self._max_tokens_cap or info.max_output_tokens
 
     async def aclose(self) -> None:
         for model, _ in self._built.values():
@@ -87,6 +94,7 @@ def subagent_runner(
         transcript_path=lambda agent_id: subagent_transcript_path(transcript, agent_id),
         resolve_model=models,
         price_for=models.price_for,
+        limits_for=models.limits_for,
         instructions=instructions,
     )
 

@@ -90,6 +90,13 @@ async def run_headless(
     signalled = asyncio.Event()
     stopped_by = _stop_on_signals(session, signalled)
 
+    # Text mode on a terminal (stdout and stderr both): an API error is said once, by stdout's
+    # `API Error:` line (Claude Code's); tether's own line (with the endpoint) is held until
+    # the turn ends, and said only if the error was not that. With stdout captured or stderr
+    # sent to a log, both are said: the terminal or the log has tether's fuller line.
+    one_screen = lines is None and out.isatty() and err.isatty()
+    held_errors: list[str] = []
+
     def on_event(event: Event) -> None:
         nonlocal finished
         if isinstance(event, ErrorOccurred):
@@ -99,10 +106,18 @@ async def run_headless(
         elif isinstance(event, ErrorOccurred | ModelWaiting):
             # Retries are not printed: a call that fails in the end is one line, the final
             # error (--verbose shows each retry).
-            print(f"tether: {terminal_safe(_one_line(event))}", file=err)
+            said = f"tether: {terminal_safe(_one_line(event))}"
+            if one_screen and isinstance(event, ErrorOccurred):
+                held_errors.append(said)
+            else:
+                print(said, file=err)
         else:
             _warn(event, err)
         if isinstance(event, TurnFinished):
+            if event.api_error_status is None or not one_screen:
+                for said in held_errors:
+                    print(said, file=err)
+            held_errors.clear()
             finished = event
             if lines is not None:
                 for line in lines.take_held() if streaming else ():
@@ -151,6 +166,8 @@ async def run_headless(
             if turn is not None and lines is None and finished_text(finished, out):
                 print(file=out)  # as Claude Code: each turn's answer, a blank line between
     finally:
+        for said in held_errors:  # the turn never ended: said as they came
+            print(said, file=err)
         if progress is not None:
             progress.close()
         left = await built.lead.unanswered() if built.lead is not None else None

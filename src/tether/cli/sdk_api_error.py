@@ -39,11 +39,13 @@ def error_class(status: int, finished: TurnFinished | None = None) -> str:
 
 
 def error_text(finished: TurnFinished) -> str:
-    """What the assistant line and the result say: `API Error: 400 ...`, as Claude Code
-    (a prompt too long is said as it is)."""
+    """What the assistant line and the result say, as Claude Code: `API Error: 400 ` and the
+    API's message alone (tether's own line, with the endpoint, goes to stderr); a prompt too
+    long is said as it is."""
     if _too_long(finished):
         return finished.error or finished.result
-    return f"API Error: {finished.api_error_status} {finished.error or finished.result}"
+    said = finished.api_error_message or finished.error or finished.result
+    return f"API Error: {finished.api_error_status} {said}"
 
 
 def assistant_line(finished: TurnFinished, session_id: str) -> Line:

@@ -23,7 +23,7 @@ from tether.cli.sdk_line_shapes import (
     user_line,
 )
 from tether.cli.sdk_message_json import block_json, only_reminders, synthetic
-from tether.cli.sdk_model_usage import ModelSpend
+from tether.cli.sdk_model_usage import Limits, ModelSpend
 from tether.cli.sdk_session_lines import (
     SessionFacts,
     SessionSoFar,
@@ -271,7 +271,7 @@ class LineMaker:
                 ]
             return [user_line(self.session_id, message, parent)]
         if event.model is not None and event.usage is not None:
-            self.spent(event.model, event.usage, event.cost_usd, own=parent is None)
+            self.spent(event.model, event.usage, event.cost_usd, event.limits)
         partial = None
         if parent is None and self.include_partial:  # a subagent's replies are not streamed
             # A reply nothing was streamed of (its calls came whole) still has its events.
@@ -323,15 +323,15 @@ class LineMaker:
         self._agent = agent
         agent.aside_watchers.append(lambda u: self.spent(agent.model_id, u, agent.price(u)))
 
-    def spent(self, model: str, usage: Usage, cost_usd: float, *, own: bool = True) -> None:
-        """Count a model call in `modelUsage`: a reply of the conversation, or a call made
-        aside on the session's model (a compaction summary, WebSearch's search request), with
-        the limits the session's agent makes its calls with (not `own`: a subagent's)."""
-        agent = self._agent if own else None
-        limits = None
-        if agent is not None:
-            window = agent.compaction.policy.window if agent.compaction is not None else 0
-            limits = (window, agent.max_tokens)
+    def spent(
+        self, model: str, usage: Usage, cost_usd: float, limits: Limits | None = None
+    ) -> None:
+        """Count a model call in `modelUsage`: a reply of the conversation or a subagent's,
+        with the `limits` its call was made with, or a call made aside on the session's model
+        (a compaction summary, WebSearch's search request), with the limits the session's
+        agent makes its calls with."""
+        if limits is None and self._agent is not None:
+            limits = self._agent.call_limits()
         self._spend.add(model, usage, cost_usd, limits)
 
     def subagent(self, event: SubagentStarted | SubagentMessage | SubagentFinished) -> list[Line]:

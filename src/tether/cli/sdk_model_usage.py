@@ -37,8 +37,7 @@ class ModelSpend:
         self._limits: dict[str, Limits] = {}
 
     def add(self, model: str, usage: Usage, cost_usd: float, limits: Limits | None) -> None:
-        """Count a call `model` answered; `limits`: those it was made with, when known (a
-        subagent's call: not known here)."""
+        """Count a call `model` answered; `limits`: those it was made with, when known."""
         spent = self._spent.setdefault(model, [0.0] * len(_FIGURES))
         for index, value in enumerate(_figures(usage)):
             spent[index] += value

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from tether import __version__
@@ -143,7 +144,7 @@ def error_text(finished: TurnFinished, facts: SessionFacts) -> str:
     if finished.subtype == "error_max_turns":
         return f"Reached maximum number of turns ({facts.max_turns})"
     if finished.subtype == "error_max_budget_usd":
-        return f"Reached maximum budget (${facts.max_budget_usd:g})"
+        return f"Reached maximum budget (${js_number(facts.max_budget_usd or 0)})"
     return finished.error or finished.result or finished.subtype
 
 
@@ -166,3 +167,14 @@ def start_failure_line(error: str, session_id: str | None) -> Line:
         "uuid": str(uuid.uuid4()),
         "errors": [error],
     }
+
+
+def js_number(value: float) -> str:
+    """A number as JavaScript's `String()` writes it (`0.0001`, `5`, `1e-7`): Claude Code's
+    figures are JavaScript's."""
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    if 1e-6 <= abs(value) < 1e21:
+        return format(Decimal(repr(value)), "f")
+    mantissa, exponent = repr(value).split("e")
+    return f"{mantissa}e{int(exponent):+d}"

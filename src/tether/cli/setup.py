@@ -155,7 +155,11 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     model = build_model(resolved, idle=idle)
     warm_meanwhile(model)
     subagent_models = SubagentModels(
-        resolved, model, lambda spec: resolve(spec, env, settings), idle=idle
+        resolved,
+        model,
+        lambda spec: resolve(spec, env, settings),
+        idle=idle,
+        max_tokens_cap=max_output_tokens(env, settings),
     )
     agents = session_agents(place, plugins, client)
 

@@ -5,10 +5,8 @@ with Claude Code. The result line's `errors` keeps its own wording (the SDK's)."
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from tether.cli import sdk_api_error
-from tether.cli.sdk_session_lines import SessionFacts
+from tether.cli.sdk_session_lines import SessionFacts, js_number
 from tether.protocol import TurnFinished
 
 
@@ -21,14 +19,3 @@ def stdout_error(finished: TurnFinished, facts: SessionFacts) -> str | None:
     if finished.subtype == "error_max_budget_usd" and facts.max_budget_usd is not None:
         return f"Error: Exceeded USD budget ({js_number(facts.max_budget_usd)})"
     return None
-
-
-def js_number(value: float) -> str:
-    """A number as JavaScript's `String()` writes it (`0.0001`, `5`, `1e-7`): Claude Code's
-    figures are JavaScript's."""
-    if value == int(value) and abs(value) < 1e21:
-        return str(int(value))
-    if 1e-6 <= abs(value) < 1e21:
-        return format(Decimal(repr(value)), "f")
-    mantissa, exponent = repr(value).split("e")
-    return f"{mantissa}e{int(exponent):+d}"

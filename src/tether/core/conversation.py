@@ -152,11 +152,16 @@ def mark_interruption(history: History, emit: Emit, *, while_speaking: bool = Fa
     emit(MessageCompleted(message=Message(role="user", content=tuple(mark))))  # what was added
 
 
+ApiError = tuple[int | None, str | None, str | None]
+"""An API error's status, the API's name for it and its message (all None: none)."""
+NO_API_ERROR: ApiError = (None, None, None)
+
+
 def turn_finished(
     stats: TurnStats,
     subtype: TurnSubtype,
     error: str | None,
-    api_error: tuple[int | None, str | None],
+    api_error: ApiError,
     *,
     usage: Usage,
     cost_usd: float,
@@ -181,22 +186,23 @@ def turn_finished(
         else int((stats.first_response_at - started) * 1000),
         api_error_status=api_error[0],
         api_error_type=api_error[1],
+        api_error_message=api_error[2],
     )
 
 
 async def turn_failed(
     error: Exception, lifecycle: Lifecycle, stats: TurnStats, emit: Callable[[Event], None]
-) -> tuple[str, tuple[int | None, str | None]]:
+) -> tuple[str, ApiError]:
     """A turn that stopped on `error`, told: its error and the API's status and error type (for
     the result), StopFailure hooks run for a model's error. Anything but a `HarnessError` is a
     bug, not a condition: said loudly, with the traceback (the session is kept)."""
     if not isinstance(error, HarnessError):
         message = f"internal error: {error_summary(error)}"
         emit(ErrorOccurred(message=f"{message}\n{traceback.format_exc()}"))
-        return message, (None, None)
-    api_error: tuple[int | None, str | None] = (None, None)
+        return message, NO_API_ERROR
+    api_error = NO_API_ERROR
     if isinstance(error, ModelError) and error.status is not None and error.status >= 400:
-        api_error = (error.status, error.error_type)
+        api_error = (error.status, error.error_type, error.api_message)
     emit(ErrorOccurred(message=str(error)))
     if isinstance(error, ModelError):
         await lifecycle.on_failure(error, stats.result, emit)

@@ -115,6 +115,12 @@ class Agent:
     """Told of each model call made outside the conversation on this agent's model (the cost
     ledger records them)."""
 
+    def call_limits(self) -> tuple[int, int]:
+        """The context window (0: none known) and output cap this agent's calls are made
+        with."""
+        window = self.compaction.policy.window if self.compaction is not None else 0
+        return window, self.max_tokens
+
     def spend_aside(self, usage: Usage) -> None:
         """Count a model call made outside the conversation (see `side_spend`)."""
         for watch in self.aside_watchers:
@@ -229,6 +235,7 @@ async def run_turn(
                 cost_usd=cost_usd,
                 message_id=response.message_id,
                 request_id=response.request_id,
+                limits=agent.call_limits(),
             )
         )
         if kept.text():

@@ -10,7 +10,13 @@ from typing import cast, get_args
 
 from tether.core import interruption, turn_stop
 from tether.core.compactor import compact_on_request
-from tether.core.conversation import converse, mark_interruption, turn_failed, turn_finished
+from tether.core.conversation import (
+    NO_API_ERROR,
+    converse,
+    mark_interruption,
+    turn_failed,
+    turn_finished,
+)
 from tether.core.front_end import FrontEndHooks
 from tether.core.history import History
 from tether.core.lifecycle import Lifecycle
@@ -411,7 +417,7 @@ class Session(FrontEndHooks):
         self._repeats = stats.repeats
         subtype: TurnSubtype = "error_during_execution"
         error: str | None = None
-        api_error: tuple[int | None, str | None] = (None, None)
+        api_error = NO_API_ERROR
         emit(TurnStarted(prompt=text))
         try:
             for event in await self.prepare():

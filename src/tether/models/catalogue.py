@@ -83,9 +83,12 @@ class ModelInfo(Slotted):
     id: Final[str]
     provider: Final[str]
     context_window: Final[int]
-    """The largest window the model serves. `resolve_model` assumes at most 200k unless the
-    user opts in to 1M with a `[1m]` suffix, as Claude Code does."""
+    """The window the model is run in unless the user opts in to 1M (a `[1m]` suffix, the 1M
+    beta): Claude Code's for a Claude model (1M for those the API serves 1M without a beta,
+    200k for those that need it), the API's for another."""
     max_output_tokens: Final[int]
+    """The output cap a request carries unless the user sets one: Claude Code's for a Claude
+    model (measured: its bundled CLI's requests), not always the most the API takes."""
     input_per_mtok: Final[float]
     output_per_mtok: Final[float]
     cache_write_per_mtok: Final[float]
@@ -245,7 +248,10 @@ _E_REASONING = ("minimal", "low", "medium", "high")
 
 
 _LISTED: tuple[ModelInfo, ...] = (
-    _claude("claude-fable-5-1", _M, 128 * _K, 10.0, 50.0, "adaptive", _E_ALL),
+    # Window and output cap as Claude Code runs each model (measured: its bundled CLI's
+    # requests and `modelUsage`): the 1M models that need the 1M beta (Sonnet and Opus 4.6)
+    # run in 200k without it; the 4.5 models get 32000 with a 31999 thinking budget.
+    _claude("claude-fable-5-1", _M, 64 * _K, 10.0, 50.0, "adaptive", _E_ALL),
     # Claude Code asks the 5.5 models for `medium` when no level is asked, Opus 4.7 for
     # `xhigh`, the others for the API's `high` (measured: the request its bundled CLI sends;
     # it sends Haiku 5.5 every level as asked, `xhigh` and `max` too).
@@ -253,15 +259,15 @@ _LISTED: tuple[ModelInfo, ...] = (
     _claude("claude-sonnet-5-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL, "medium"),
     # Prompts over 100k tokens cost five times as much on Haiku 5.5; this is the base price.
     _claude("claude-haiku-5-5", _M, 128 * _K, 0.10, 0.50, "adaptive", _E_ALL, "medium"),
-    _claude("claude-opus-5", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
-    _claude("claude-sonnet-5", _M, 128 * _K, 2.0, 10.0, "adaptive", _E_ALL),
-    _claude("claude-opus-4-8", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL),
-    _claude("claude-opus-4-7", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_ALL, "xhigh"),
-    _claude("claude-opus-4-6", _M, 128 * _K, 5.0, 25.0, "adaptive", _E_4_6),
-    _claude("claude-sonnet-4-6", _M, 128 * _K, 3.0, 15.0, "adaptive", _E_4_6),
-    _claude("claude-opus-4-5", 200 * _K, 64 * _K, 5.0, 25.0, "budget", _E_OPUS_4_5),
-    _claude("claude-sonnet-4-5", 200 * _K, 64 * _K, 3.0, 15.0, "budget"),
-    _claude("claude-haiku-4-5", 200 * _K, 64 * _K, 1.0, 5.0, "budget"),
+    _claude("claude-opus-5", _M, 64 * _K, 5.0, 25.0, "adaptive", _E_ALL),
+    _claude("claude-sonnet-5", _M, 64 * _K, 2.0, 10.0, "adaptive", _E_ALL),
+    _claude("claude-opus-4-8", _M, 64 * _K, 5.0, 25.0, "adaptive", _E_ALL),
+    _claude("claude-opus-4-7", _M, 64 * _K, 5.0, 25.0, "adaptive", _E_ALL, "xhigh"),
+    _claude("claude-opus-4-6", 200 * _K, 64 * _K, 5.0, 25.0, "adaptive", _E_4_6),
+    _claude("claude-sonnet-4-6", 200 * _K, 32 * _K, 3.0, 15.0, "adaptive", _E_4_6),
+    _claude("claude-opus-4-5", 200 * _K, 32 * _K, 5.0, 25.0, "budget", _E_OPUS_4_5),
+    _claude("claude-sonnet-4-5", 200 * _K, 32 * _K, 3.0, 15.0, "budget"),
+    _claude("claude-haiku-4-5", 200 * _K, 32 * _K, 1.0, 5.0, "budget"),
     _openai("gpt-5", 400 * _K, 128 * _K, 1.25, 10.0, 0.125, _E_REASONING),
     _openai("gpt-5-mini", 400 * _K, 128 * _K, 0.25, 2.0, 0.025, _E_REASONING),
     _openai("gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.50),

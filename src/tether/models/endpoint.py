@@ -243,6 +243,7 @@ class Endpoint(Slotted):
             return ModelError(
                 f"{self.provider} rejected the API key (HTTP {status}) at {self.shown}; {hint}",
                 status=status,
+                api_message=detail or None,
             )
         if status == 429:
             text = f"{self.provider} is rate limiting requests (HTTP 429) at {self.shown}"
@@ -257,6 +258,7 @@ class Endpoint(Slotted):
             status=status,
             retryable=is_retryable_status(status),
             retry_after_s=retry_after_s,
+            api_message=detail or None,
         )
 
     def not_streamed(self) -> ModelError:
@@ -299,6 +301,7 @@ class Endpoint(Slotted):
             f"{self.provider} reported {kind} mid-response at {self.shown}: {one_line(message)}",
             status=status,
             retryable=retryable,
+            api_message=one_line(message) or None,
         )
 
     def kept_alive_only(self, limit_s: float) -> ModelError:

@@ -24,9 +24,6 @@ PLAN_ALIAS = "opusplan"
 """Claude Code's alias for Opus in plan mode and Sonnet otherwise."""
 LONG_CONTEXT_SUFFIX = "[1m]"
 """Claude Code's opt-in to the 1M-token window: `sonnet[1m]`, `claude-sonnet-4-6[1m]`."""
-STANDARD_WINDOW = 200_000
-"""The window assumed without that opt-in, as Claude Code does: many endpoints (gateways,
-plans, older models) serve 200k even for a model that can take 1M."""
 LONG_WINDOW = 1_000_000
 LONG_CONTEXT_BETA = "context-1m-2025-08-07"
 """The Anthropic beta Claude Code sends with a `[1m]` model."""
@@ -116,8 +113,10 @@ def resolve_model(
 
     A bare id goes to its catalogue provider, "claude*" to anthropic, anything else to the
     openai provider when OPENAI_BASE_URL or OPENAI_API_KEY is set. The window is the
-    catalogue's up to `STANDARD_WINDOW` (200k), or `LONG_WINDOW` (1M) when the spec ends in
-    `[1m]`; `context_window` (from TETHER_CONTEXT_WINDOW or settings) overrides both.
+    catalogue's (Claude Code's: 1M for the models the API serves 1M without a beta, else
+    200k; the API's for another provider's), `LONG_WINDOW` (1M) when the spec ends in `[1m]`
+    or the 1M beta is named; `context_window` (from TETHER_CONTEXT_WINDOW or settings)
+    overrides both.
     """
     providers = {**PROVIDERS, **(extra_providers or {})}
     spec = (spec or env.get(MODEL_ENV) or DEFAULT_MODEL).strip()
@@ -160,7 +159,7 @@ def resolve_model(
         )
     info = model_info(model_id, provider)
     if context_window is None:
-        context_window = LONG_WINDOW if long_context else min(info.context_window, STANDARD_WINDOW)
+        context_window = LONG_WINDOW if long_context else info.context_window
     info = replaced(info, context_window=context_window)
     return ResolvedModel(
         spec,

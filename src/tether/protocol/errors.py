@@ -30,11 +30,14 @@ class ModelError(HarnessError):
         unreachable: bool = False,
         retry_after_s: float | None = None,
         error_type: str | None = None,
+        api_message: str | None = None,
     ):
         super().__init__(message)
         self.status = status
         self.error_type = error_type
         """The API's own name for the error (`invalid_request_error`...), when it gave one."""
+        self.api_message = api_message
+        """What the API's answer said, alone (Claude Code's `API Error: STATUS <this>`)."""
         self.retryable = retryable
         self.unreachable = unreachable
         self.retry_after_s = retry_after_s

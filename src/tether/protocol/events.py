@@ -185,12 +185,16 @@ class MessageCompleted(_Event):
     block; a message of tool results', one per result.
 
     `synthetic`: A note tether added so that the model goes on after a reply it could not
-    finish (cut at the output limit, stopped by a refusal): Claude Code's synthetic message."""
+    finish (cut at the output limit, stopped by a refusal): Claude Code's synthetic message.
+
+    `limits`: The context window and output cap the reply's call was made with (Claude Code's
+    `modelUsage` says them per model)."""
 
     __slots__ = (
         "cost_usd",
         "entry_uuids",
         "kind",
+        "limits",
         "message",
         "message_id",
         "model",
@@ -209,6 +213,7 @@ class MessageCompleted(_Event):
     request_id: Final[str | None]
     entry_uuids: Final[tuple[str, ...]]
     synthetic: Final[Literal["output_limit", "refusal"] | None]
+    limits: Final[tuple[int, int] | None]
 
     def __init__(
         self,
@@ -223,6 +228,7 @@ class MessageCompleted(_Event):
         request_id: str | None = None,
         entry_uuids: tuple[str, ...] = (),
         synthetic: Literal["output_limit", "refusal"] | None = None,
+        limits: tuple[int, int] | None = None,
     ) -> None:
         self.kind = kind
         self.message = message
@@ -234,6 +240,7 @@ class MessageCompleted(_Event):
         self.request_id = request_id
         self.entry_uuids = entry_uuids
         self.synthetic = synthetic
+        self.limits = limits
 
 
 class SubagentStarted(_Event):
@@ -383,9 +390,13 @@ TurnSubtype = Literal[
 
 
 class TurnFinished(_Event):
-    """`ttft_ms`: Milliseconds from the turn's start to its first response's."""
+    """`ttft_ms`: Milliseconds from the turn's start to its first response's.
+
+    `api_error_message`: What the API's error answer said, alone (`error` says it with where
+    and how it failed)."""
 
     __slots__ = (
+        "api_error_message",
         "api_error_status",
         "api_error_type",
         "cost_usd",
@@ -418,6 +429,7 @@ class TurnFinished(_Event):
     api_error_status: Final[int | None]
     """The HTTP status of the model API's refusal that ended the turn (after retries)."""
     api_error_type: Final[str | None]
+    api_error_message: Final[str | None]
     """The API's own name for that error (`invalid_request_error`...), when it gave one."""
 
     def __init__(
@@ -438,6 +450,7 @@ class TurnFinished(_Event):
         ttft_ms: int | None = None,
         api_error_status: int | None = None,
         api_error_type: str | None = None,
+        api_error_message: str | None = None,
     ) -> None:
         self.kind = kind
         self.subtype = subtype
@@ -454,6 +467,7 @@ class TurnFinished(_Event):
         self.ttft_ms = ttft_ms
         self.api_error_status = api_error_status
         self.api_error_type = api_error_type
+        self.api_error_message = api_error_message
 
 
 Event = Annotated[
