@@ -10,8 +10,9 @@
 `up` creates the team when it is new, adds the members named, and starts every member whose
 process is not running (one killed is started again and resumes its session with its unread
 messages), all at once, forked from this process (a new `tether team run` process where it
-cannot fork, or with `TETHER_SPAWN=1`); it returns once each has claimed its member, not
-once each is ready: what is sent meanwhile waits in its mailbox. A teammate's
+cannot fork, or with `TETHER_SPAWN=1`); it waits (saying so, `--start-wait` at most) for each
+to have its mailbox loop running, and says of each whether it started or did not start (its
+log's end; one still starting at the bound is ended). A teammate's
 output goes to `.tether/teams/<team>/<member>.log`. What teammates
 send the lead, `inbox` shows (and marks read); `send --wait` sends a request and prints the
 reply that answers it, `send --reply-to` answers a teammate's request, `send --approve-plan`
@@ -48,6 +49,7 @@ from tether.store.task_records import DEFAULT_LEASE_S, StoreAbsent, StoreUnavail
 from tether.teams.membership import (
     LEASE_ENV,
     OWNER_ENV,
+    START_WAIT_S,
     STORE_ENV,
     STORE_PATIENCE_S,
     TEAM_ENV,
@@ -118,6 +120,8 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         store_args=[*_store_args(args), *patience],
         plan=args.plan,
         serve=main,  # forked from this process where it can fork
+        start_wait_s=args.start_wait,
+        say=lambda line: print(terminal_safe(line), file=sys.stderr, flush=True),
     )
     for started in told:
         print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)
@@ -350,6 +354,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--model", help="the model of new members")
     up.add_argument("--plan", action="store_true", help="teammates start in plan mode")
+    up.add_argument(
+        "--start-wait",
+        type=_positive,
+        default=START_WAIT_S,
+        metavar="SECONDS",
+        help="how long to wait for each teammate to have its mailbox loop running; one still "
+        f"starting then is ended and said not to have started (default {START_WAIT_S:g})",
+    )
     up.add_argument(
         "--store-patience",
         type=float,
