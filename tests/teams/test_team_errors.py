@@ -134,7 +134,7 @@ def test_team_up_refuses_a_member_given_twice_or_an_agent_that_does_not_exist(
         store.close()
 
 
-def test_a_teammate_that_cannot_start_is_recorded_stopped(
+def test_a_teammate_that_cannot_start_is_recorded_did_not_start(
     repo: Path, model_env: FakeModelServer
 ) -> None:
     team = team_of(repo)
@@ -146,7 +146,7 @@ def test_a_teammate_that_cannot_start_is_recorded_stopped(
         assert "dora: did not start (exit 2)" in err
         assert "no agent named 'Vanished'" in err
         dora = next(m for m in store.members() if m.name == "dora")
-        assert (dora.state, dora.pid) == ("stopped", None)
+        assert (dora.state, dora.pid) == ("did not start", None)
     finally:
         store.close()
 
@@ -165,6 +165,6 @@ def test_up_says_a_teammate_whose_model_is_unknown_did_not_start(
     store = open_team_store(None, project=repo, team=team)
     try:
         c = next(m for m in store.members() if m.name == "c")
-        assert (c.state, c.pid) == ("stopped", None)
+        assert (c.state, c.pid) == ("did not start", None)
     finally:
         store.close()

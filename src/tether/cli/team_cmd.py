@@ -10,8 +10,9 @@
 `up` creates the team when it is new, adds the members named, and starts every member whose
 process is not running (one killed is started again and resumes its session with its unread
 messages), all at once, forked from this process (a new `tether team run` process where it
-cannot fork, or with `TETHER_SPAWN=1`); it returns once each has claimed its member, not
-once each is ready: what is sent meanwhile waits in its mailbox. A teammate's
+cannot fork, or with `TETHER_SPAWN=1`); it waits (saying so, `--start-wait` at most) for each
+to have its mailbox loop running, and says of each whether it started or did not start (its
+log's end; one still starting at the bound is ended). A teammate's
 output goes to `.tether/teams/<team>/<member>.log`. What teammates
 send the lead, `inbox` shows (and marks read); `send --wait` sends a request and prints the
 reply that answers it, `send --reply-to` answers a teammate's request, `send --approve-plan`
@@ -30,30 +31,27 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
-from tether.store.mailbox import (
-    MailboxError,
-    Member,
-    Message,
-    TeamRecord,
-    TeamStore,
-    UnknownMember,
-    open_team_store,
-)
-from tether.store.task_records import DEFAULT_LEASE_S, StoreAbsent, StoreUnavailable, Task
+from tether.store.store_errors import DEFAULT_LEASE_S, StoreAbsent, StoreUnavailable
 from tether.teams.membership import (
     LEASE_ENV,
     OWNER_ENV,
+    START_WAIT_S,
     STORE_ENV,
     STORE_PATIENCE_S,
     TEAM_ENV,
     team_choice,
 )
 from tether.teams.names import check_member_name
+
+if TYPE_CHECKING:
+    from tether.store.mailbox import TeamStore
+    from tether.store.task_records import Task
 
 LEAD = "team-lead"
 
@@ -73,6 +71,10 @@ def main(argv: list[str]) -> int:
             settings_files(project, home=tether_home(), user_home=Path.home(), start=project)
         )
         choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
+        if _plain_send(args):  # its mailbox's rows alone: none of the roster's models
+            return _post(args, project, choice.store_url)
+        from tether.store.mailbox import open_team_store
+
         store = open_team_store(  # only `up` makes a team; the others look for one
             choice.store_url, project=project, team=args.team, read_only=args.command != "up"
         )
@@ -81,6 +83,8 @@ def main(argv: list[str]) -> int:
         return _error(str(e) if e.named else no_team(args.team, str(e.where)))
     except (ConfigError, StoreUnavailable) as e:
         return _error(str(e))
+    from tether.store.mailbox import MailboxError
+
     try:
         return _COMMANDS[args.command](args, project, store)
     except (ConfigError, StoreUnavailable, MailboxError) as e:
@@ -89,7 +93,40 @@ def main(argv: list[str]) -> int:
         store.close()
 
 
+def _plain_send(args: argparse.Namespace) -> bool:
+    """A `send` of a plain message (no request, reply or plan answer), its text given."""
+    if args.command != "send":
+        return False
+    asked = (args.approve_plan, args.reject_plan, args.plan_id, args.wait, args.reply_to)
+    return not any(asked) and bool((args.text or "").strip())
+
+
+def _post(args: argparse.Namespace, project: Path, url: str | None) -> int:
+    """`send`'s plain message, through the mailbox's rows (`mailbox_post`): a command run
+    for one message imports no more than it takes (no pydantic)."""
+    from tether.store.mailbox_post import open_poster
+
+    poster = open_poster(url, project=project, team=args.team)
+    try:
+        if not poster.team_exists():
+            raise ConfigError(no_team(poster.team, poster.url))
+        names = poster.member_names()
+        if args.member not in names:
+            raise ConfigError(unknown(args.member, poster.team, names))
+        sent = poster.post(LEAD, args.member, args.text)
+    finally:
+        poster.close()
+    print(f"sent {sent} to {args.member}")
+    return 0
+
+
+def unknown(member: str, team: str, names: list[str]) -> str:
+    return f"no member named {member!r} in team {team} (members: {', '.join(names)})"
+
+
 def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
+    from tether.store.mailbox import Member, TeamRecord
+
     if store.team_record() is None:
         store.create_team(TeamRecord(name=store.team, lead=LEAD))
         store.put_member(Member(name=LEAD, state="idle"))
@@ -118,6 +155,8 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         store_args=[*_store_args(args), *patience],
         plan=args.plan,
         serve=main,  # forked from this process where it can fork
+        start_wait_s=args.start_wait,
+        say=lambda line: print(terminal_safe(line), file=sys.stderr, flush=True),
     )
     for started in told:
         print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)
@@ -176,11 +215,11 @@ def _board_tasks(args: argparse.Namespace, project: Path, store: TeamStore) -> l
 
 def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     _team_exists(store)
+    from tether.store.mailbox import UnknownMember
+
     names = [m.name for m in store.members()]
     if args.member not in names:
-        raise UnknownMember(
-            f"no member named {args.member!r} in team {store.team} (members: {', '.join(names)})"
-        )
+        raise UnknownMember(unknown(args.member, store.team, names))
     if args.approve_plan or args.reject_plan:
         if args.wait or args.reply_to:
             raise ConfigError(
@@ -212,9 +251,7 @@ def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         return ask(
             store, project, args.member, args.text, timeout_s=args.timeout, as_json=args.json
         )
-    sent = store.send(Message(sender=LEAD, recipient=args.member, text=args.text))
-    print(f"sent {sent.id} to {args.member}")
-    return 0
+    return _post(args, project, args.store)  # a plain message (`main` sends it so)
 
 
 def _inbox(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
@@ -236,6 +273,7 @@ def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     import asyncio
 
     from tether.cli.teammate_check import check_member_model, member_agent
+    from tether.store.mailbox import UnknownMember, open_team_store
     from tether.teams.claims import claim_member
     from tether.teams.patience import Patience
 
@@ -350,6 +388,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--model", help="the model of new members")
     up.add_argument("--plan", action="store_true", help="teammates start in plan mode")
+    up.add_argument(
+        "--start-wait",
+        type=_positive,
+        default=START_WAIT_S,
+        metavar="SECONDS",
+        help="how long to wait for each teammate to have its mailbox loop running; one still "
+        f"starting then is ended and said not to have started (default {START_WAIT_S:g})",
+    )
     up.add_argument(
         "--store-patience",
         type=float,

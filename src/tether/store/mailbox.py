@@ -109,9 +109,12 @@ class MailboxStore(Protocol):
     def close(self) -> None: ...
 
 
-MemberState = Literal["starting", "idle", "requesting", "waiting", "responding", "stopped"]
-"""Where a member stands in the protocol (`tether.teams` enforces the moves); `starting` and
-`stopped` are its process's."""
+MemberState = Literal[
+    "starting", "idle", "requesting", "waiting", "responding", "stopped", "did not start"
+]
+"""Where a member stands in the protocol (`tether.teams` enforces the moves); `starting`,
+`stopped` and `did not start` (its process ended, or its start-up ran past its deadline,
+before its mailbox loop ran) are its process's."""
 
 
 class HeldRequest(BaseModel):
@@ -191,6 +194,12 @@ class Member(BaseModel):
     in its mailbox is not replayed on the next start."""
     start_claim: StartClaim | None = None
     """Held while a process is being started for it, until that process reports in."""
+    start_by: float | None = None
+    """When the process started for it is to have its mailbox loop running (wall-clock
+    seconds, its starter's bound): past it, still `starting`, it did not start."""
+    loop_pid: int | None = None
+    """The pid of its process once that process's mailbox loop runs (its start-up done):
+    what `team up` waits for; None while a process starts, or when none runs."""
     permission_mode: str | None = None
     """The permission mode it works in (outside plan mode): its lead's when the lead started
     it, as in Claude Code ("teammates start with the lead's permission settings"); None: the

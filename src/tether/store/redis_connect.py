@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tether.store.redis_tls import tls_failure, tls_options
+from tether.store.store_errors import StoreUnavailable
 from tether.store.store_url import cannot_use
-from tether.store.task_records import StoreUnavailable
 
 if TYPE_CHECKING:
     from redis.exceptions import RedisError

@@ -38,6 +38,7 @@ from tether.store.mailbox import (
     Message,
     TeamRecord,
 )
+from tether.store.mailbox_post import GROUP, queue_send, redis_client
 from tether.store.mailbox_records import (
     changed_member,
     check_member,
@@ -48,8 +49,7 @@ from tether.store.mailbox_records import (
     team_exists,
     unknown_member,
 )
-from tether.store.redis_connect import CONNECT_TIMEOUT_S, failures, probe
-from tether.store.redis_tls import tls_options
+from tether.store.redis_connect import failures, probe
 from tether.store.store_url import cannot_use, redacted
 from tether.store.task_records import StoreUnavailable
 
@@ -58,7 +58,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-GROUP = "readers"
 BLOCK_CHUNK_S = 10.0
 """The longest one `XREADGROUP ... BLOCK` waits: below the socket's timeout, and a waiting
 `receive` looks again for entries whose hold ran out at least this often."""
@@ -89,14 +88,7 @@ class RedisMailboxStore:
         self._groups: set[str] = set()
         probe(url, "mailbox")
         try:
-            self._r: Redis = redis.Redis.from_url(
-                url,
-                socket_connect_timeout=CONNECT_TIMEOUT_S,
-                socket_timeout=BLOCK_CHUNK_S + 20,
-                decode_responses=True,
-                encoding_errors="surrogateescape",
-                **tls_options(url),
-            )  # fmt: skip  (an entry that is not UTF-8 is said invalid, not a crash)
+            self._r: Redis = redis_client(url, socket_timeout_s=BLOCK_CHUNK_S + 20)
             self._epoch = self._adopt_epoch()
         except (*self._errors, self._response_error, ValueError) as e:
             raise StoreUnavailable(cannot_use("mailbox", url, e)) from None
@@ -161,12 +153,7 @@ class RedisMailboxStore:
     def _queue_send(self, pipe: Any, message: Message, data: str) -> None:
         """Queue the message into its recipient's mailbox (its group made with the stream),
         and run the transaction."""
-        pipe.sadd(self.key("mailboxes"), message.recipient)
-        self._make_group(pipe, message.recipient)
-        pipe.xadd(self._mailbox(message.recipient), {"data": data})
-        for result in pipe.execute(raise_on_error=False):
-            if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
-                raise result
+        queue_send(pipe, self._prefix, message.recipient, data)
 
     def _make_group(self, client: Any, member: str) -> None:
         """Queue `XGROUP CREATE ... MKSTREAM` (its BUSYGROUP reply, when the group is there,

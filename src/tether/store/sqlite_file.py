@@ -24,7 +24,7 @@ from collections.abc import Generator
 from pathlib import Path
 
 from tether.sqlite_files import FileIdentity, ForkSafeDb, is_damage, open_shared
-from tether.store.task_records import StoreDamaged, StoreLost, StoreUnavailable
+from tether.store.store_errors import StoreDamaged, StoreLost, StoreUnavailable
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a transaction waits for another process's write lock before giving up."""

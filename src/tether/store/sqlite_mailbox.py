@@ -26,6 +26,7 @@ from tether.store.mailbox import (
     Message,
     TeamRecord,
 )
+from tether.store.mailbox_post import mailbox_file
 from tether.store.mailbox_records import (
     changed_member,
     check_member,
@@ -36,28 +37,14 @@ from tether.store.mailbox_records import (
     team_exists,
     unknown_member,
 )
-from tether.store.sqlite_file import SqliteFile
 
 T = TypeVar("T")
 
-MAILBOX_SCHEMA_VERSION = 1
 POLL_FIRST_S = 0.001
 POLL_MAX_S = 0.05
 """The longest a waiting `receive` sleeps between looks: a message waits at most this long."""
 RECHECK_S = 1.0
 """A waiting `receive` tries again at least this often, for messages whose hold ran out."""
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS mailbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, team TEXT NOT NULL, member TEXT NOT NULL,
-    data TEXT, consumer TEXT, held_since REAL, attempts INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS mailbox_order ON mailbox (team, member, seq);
-CREATE TABLE IF NOT EXISTS teams (team TEXT PRIMARY KEY, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS members (
-    team TEXT NOT NULL, name TEXT NOT NULL, joined INTEGER NOT NULL, data TEXT NOT NULL,
-    PRIMARY KEY (team, name));
-"""
 
 
 class SqliteMailboxStore:
@@ -66,13 +53,7 @@ class SqliteMailboxStore:
 
     def __init__(self, path: Path, team: str) -> None:
         self.path, self.team, self.url = path, team, str(path)
-        self._file = SqliteFile(
-            path,
-            what="mailbox store",
-            schema=_SCHEMA,
-            schema_key="mailbox_schema",
-            version=MAILBOX_SCHEMA_VERSION,
-        )
+        self._file = mailbox_file(path)
 
     def _run(self, step: Callable[[sqlite3.Connection], T]) -> T:
         try:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import SplitResult, parse_qsl, urlsplit, urlunsplit
 
-from tether.store.task_records import StoreAbsent, StoreUnavailable
+from tether.store.store_errors import StoreAbsent, StoreUnavailable
 
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 _Bad = Callable[[str], StoreUnavailable]

@@ -66,11 +66,18 @@ STOPPED: dict[str, object] = {
     "state": "stopped",
     "pid": None,
     "pid_started": None,
+    "loop_pid": None,
+    "start_by": None,
     "current_task": None,
 }
 """What the roster records of a member whose process ended, however it ended: no process,
 and no task under way (one it was given and did not finish is taken up again at its next
 start, from its session)."""
+DID_NOT_START: dict[str, object] = {**STOPPED, "state": "did not start", "start_claim": None}
+"""What the roster records of a member whose process ended before its mailbox loop ran (or
+was ended, its start-up past its deadline)."""
+ENDED_STATES = ("stopped", "did not start")
+"""The states of a member no process runs for, by its own record."""
 
 
 def alive(member: Member) -> bool:
@@ -80,7 +87,7 @@ def alive(member: Member) -> bool:
     if member.pid is None:
         return False
     if member.host != socket.gethostname():
-        return member.state != "stopped"
+        return member.state not in ENDED_STATES
     return runs_as(member.pid, member.pid_started)
 
 
@@ -99,7 +106,27 @@ def exited(member: Member) -> bool:
     """A teammate not running whose record says otherwise: its process ended without saying
     so (a crash, SIGKILL, a failure after its claim), or was never started by a starter that
     is gone. One whose starter still starts it is starting."""
-    return member.state != "stopped" and starting_by(member, time.time()) is None
+    return member.state not in ENDED_STATES and starting_by(member, time.time()) is None
+
+
+def in_loop(member: Member) -> bool:
+    """Whether the member's process runs its mailbox loop (its start-up done): the mark is
+    that process's own, not one an earlier process of the member left."""
+    return member.loop_pid is not None and member.loop_pid == member.pid and alive(member)
+
+
+def start_state(member: Member, now: float) -> str | None:
+    """What a member recorded `starting` is now: `starting` (its start claimed, or its process
+    claimed it, and its mailbox loop not yet running, within its start-up's deadline), `did not
+    start` (its process ended first, or its start-up ran past the deadline), None when it is
+    not starting (its loop runs, or its record says another state)."""
+    if member.state != "starting" or in_loop(member):
+        return None
+    if exited(member) and not alive(member):
+        return "did not start"
+    if member.start_by is not None and now > member.start_by:
+        return "did not start"
+    return "starting"
 
 
 def claim_start(store: TeamStore, name: str, *, within_s: float, plan: bool) -> str | None:
@@ -125,6 +152,8 @@ def claim_start(store: TeamStore, name: str, *, within_s: float, plan: bool) -> 
         "state": "starting",
         "pid": None,
         "pid_started": None,
+        "loop_pid": None,
+        "start_by": now + within_s,
         "start_claim": claim.model_dump(),
     }
     if plan:

@@ -58,6 +58,9 @@ def board_note(env: Mapping[str, str]) -> dict[str, str | None] | None:
     return {"team": team or "default", "store": store or None}
 
 
+START_WAIT_S = 120.0
+"""How long `team up` (and a lead's Task tool) waits for a teammate's process to have its
+mailbox loop running before it says it did not start (and ends it)."""
 STORE_PATIENCE_S = 600.0
 """How long a teammate waits for its store to answer again before it stops: with no store it
 can neither receive nor be stopped by `team down`, so it does not linger for ever. (Here,

@@ -4,9 +4,10 @@ pid (on this machine), asked to shut down and then stopped; and the team's statu
 A starter that has a teammate's `main` to give (`tether team up`: `serve`) and may fork
 (`tether.teams.forked.can_fork`) forks every teammate from itself at once: no interpreter to
 start, and what the starter imported (settings, the store) not imported again. Each child
-imports what its session runs itself, side by side with the others, while `up` returns: it
-waits only for each child to claim its member, not to be ready (the mailbox keeps what the
-lead sends meanwhile). The child is what `Popen`
+imports what its session runs itself, side by side with the others, while `up` waits (bounded,
+said) for each to have its mailbox loop running (`loop_pid`, its own mark), so that what it
+reports of each is true: started, or did not start (ended first, or still starting at the
+bound: ended then), recorded so. The child is what `Popen`
 would have made (a session of its own, stdin from /dev/null, output to its log, the project
 as its directory, its `TEAM_RUN_ENV` mark, which /proc shows by `hold_run_mark`), and the
 stores its parent had open are not its own: a SQLite connection is closed across the fork
@@ -32,7 +33,9 @@ from typing import Any
 from tether.processes import RUN_MARKER, unmarked
 from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
+from tether.store.task_records import StoreUnavailable
 from tether.teams.claims import (
+    DID_NOT_START,
     STARTING_ELSEWHERE,
     STOPPED,
     TEAM_RUN_ENV,
@@ -41,21 +44,20 @@ from tether.teams.claims import (
     claim_start,
     exited,
     hold_run_mark,
+    in_loop,
     pid_runs,
     process_start,
     run_mark,
     runs_as,
-    starting_by,
+    start_state,
     team_processes,
 )
 from tether.teams.forked import Child, can_fork, fork, warm
+from tether.teams.membership import START_WAIT_S
 
 __all__ = ["alive", "pid_runs", "process_start", "runs_as"]
 
 LEAD = "team-lead"
-START_WAIT_S = 120.0
-"""How long `up` waits for a teammate's process to claim its member before it says it did
-not start."""
 EXIT_RECHECK_S = 0.25
 """How often a starter waiting for a claim looks whether the process ended instead."""
 STOP_GRACE_S = 10.0
@@ -101,19 +103,21 @@ def start_members(
     store_args: list[str],
     plan: bool,
     serve: Serve | None = None,
+    start_wait_s: float = START_WAIT_S,
+    say: Callable[[str], None] | None = None,
 ) -> list[Started]:
     """Start every member whose process is not running, all at once (forked from this
-    process to run `serve` where it can fork, else new processes), and wait for each to claim
-    its member: not for it to be ready. Its mailbox is durable, so what the lead sends
-    meanwhile waits for it; a teammate that fails after its claim says so in its log and
-    `team status` (not running)."""
+    process to run `serve` where it can fork, else new processes), and wait, `start_wait_s`
+    at most (`say` tells it), for each to have its mailbox loop running (`loop_pid`): started
+    only then. One whose process ended first, or that is still starting at the bound (ended
+    then), did not start: recorded so, and told with its log's end."""
     started: dict[str, Child] = {}
     told: list[Started] = []
     elsewhere: list[str] = []
     reap()
     claimed: list[Member] = []
     for mate in mates:
-        busy = claim_start(store, mate.name, within_s=START_WAIT_S, plan=plan)
+        busy = claim_start(store, mate.name, within_s=start_wait_s, plan=plan)
         if busy is not None and busy.startswith(STARTING_ELSEWHERE):
             elsewhere.append(mate.name)
         elif busy is not None:
@@ -121,15 +125,15 @@ def start_members(
         else:
             claimed.append(mate)
     # Forked at once, each importing what its session runs itself, side by side: `up` does
-    # not import it first (it runs no session), nor waits for any of them to be ready. What
-    # each runs before its claim, which `up` does wait for, is imported here once (with the
-    # models' validators built): no child imports and builds it again before it claims.
+    # not import it first (it runs no session). What each runs before its claim is imported
+    # here once (with the models' validators built): no child imports and builds it again.
     forking = serve is not None and can_fork()
     if forking and claimed:
         warm(BEFORE_CLAIM)
     # Counted as `team status` counts them, before any process of theirs could read one: what
     # it held when it stopped (a turn it will run again) is unread still.
     unread = {mate.name: store.unread(mate.name) for mate in claimed}
+    deadline = time.monotonic() + start_wait_s
     for mate in claimed:
         log = log_file(project, store.team, mate.name)
         make_runtime_dir(log.parent)
@@ -139,25 +143,76 @@ def start_members(
         else:
             started[mate.name] = _spawn_member(project, store, mate.name, argv, log)
         CHILDREN.append(started[mate.name])
+    if started and say is not None:
+        names = ", ".join(started)
+        say(f"waiting for {names} to start (each until its mailbox loop runs, at most "
+            f"{start_wait_s:g} s)")  # fmt: skip
+    looped = _wait_loops(store, started, deadline, say)
     for name, proc in started.items():
-        if _claimed_by(store, name, proc):
-            told.append(
-                Started(
-                    name,
-                    True,
-                    f"{name}: started (pid {proc.pid}), {unread[name]} unread message(s)",
-                )
-            )
-        else:
-            if proc.poll() is not None:  # it ended: not starting, whatever it wrote last
-                _ended(store, name, proc.pid)
-            tail = _tail(log_file(project, store.team, name))
-            told.append(
-                Started(name, False, f"{name}: did not start (exit {proc.poll()}):\n{tail}")
-            )
+        if name in looped:
+            line = f"{name}: started (pid {proc.pid}), {unread[name]} unread message(s)"
+            told.append(Started(name, True, line))
+            continue
+        late = proc.poll() is None
+        if late:  # still starting at the bound: ended, so that "did not start" is true
+            _end_child(proc)
+        log = log_file(project, store.team, name)
+        if not _ended(store, name, proc.pid, started=False):  # its loop ran, then it ended
+            line = f"{name}: started (pid {proc.pid}) and ended since (exit {proc.poll()}):"
+            told.append(Started(name, False, f"{line}\n{_tail(log)}"))
+            continue
+        why = f"not running after {start_wait_s:g} s: ended" if late else "exit"
+        told.append(
+            Started(name, False, f"{name}: did not start ({why} {proc.poll()}):\n{_tail(log)}")
+        )
     for name in elsewhere:
         told.append(_started_elsewhere(store, name))
     return told
+
+
+def _wait_loops(
+    store: TeamStore, started: dict[str, Child], deadline: float, say: Callable[[str], None] | None
+) -> set[str]:
+    """Wait until each process `started` runs its mailbox loop or has ended, until
+    `deadline`: the names whose loop runs. The store out of reach meanwhile is said and
+    read again until the deadline (a teammate waits it out too)."""
+    looped: set[str] = set()
+
+    def settled(members: list[Member]) -> bool:
+        for m in members:
+            proc = started.get(m.name)
+            if proc is not None and m.pid == proc.pid and m.loop_pid == proc.pid:
+                looped.add(m.name)
+        return all(n in looped or p.poll() is not None for n, p in started.items())
+
+    said = False
+    while started and (left := deadline - time.monotonic()) > 0:
+        # Woken by the roster's changes (each mark is one); an end, seen at the rechecks.
+        try:
+            store.wait_members(settled, left, recheck_s=EXIT_RECHECK_S)
+            break
+        except StoreUnavailable as e:
+            if not said and say is not None:
+                say(f"{e}: reading it again until it answers (for {left:.0f} s at most)")
+            said = True
+            if all(n in looped or p.poll() is not None for n, p in started.items()):
+                break
+            time.sleep(min(EXIT_RECHECK_S, max(0.0, deadline - time.monotonic())))
+    return looped
+
+
+def _end_child(proc: Child) -> None:
+    """End a teammate process still starting: SIGTERM (it stops where it is, its session
+    saved), then SIGKILL to its process group."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE_S
+    while proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # it leads its own session
+        proc.wait()
 
 
 def _spawn_member(project: Path, store: TeamStore, name: str, argv: list[str], log: Path) -> Child:
@@ -201,47 +256,44 @@ def _fork_member(
     return fork(prepare, lambda: serve(argv[1:]))
 
 
-def _ended(store: TeamStore, name: str, pid: int) -> None:
-    """The process started for `name` ended before it reported in: stopped, unless another
-    process of the member runs (its record is then its own)."""
+def _ended(store: TeamStore, name: str, pid: int, *, started: bool = True) -> bool:
+    """The process started for `name` ended without saying so: `stopped`, or `did not start`
+    when its mailbox loop never ran (`started=False`: it had not started as far as its
+    starter knows). False when its record is another's (another process of the member runs)
+    or says it started (it ran its loop; what it wrote then stands); the store out of reach:
+    nothing written (its start-up deadline says it did not start)."""
 
-    def another_runs(member: Member) -> str | None:
-        return "another process runs" if member.pid != pid and alive(member) else None
+    def refused(member: Member) -> str | None:
+        if member.pid != pid and alive(member):
+            return "another process runs"
+        if not started and member.loop_pid == pid:
+            return "it started"
+        return None
 
-    changes = {**STOPPED, "start_claim": None}
-    with contextlib.suppress(MemberBusy):
-        store.update_member(name, changes, unless=another_runs)
+    changes = {**(STOPPED if started else DID_NOT_START), "start_claim": None}
+    try:
+        store.update_member(name, changes, unless=refused)
+    except MemberBusy:
+        return False
+    except StoreUnavailable:
+        return not started
+    return True
 
 
 def _started_elsewhere(store: TeamStore, name: str) -> Started:
-    """Wait for the process another starter is starting to report in (or its claim to
-    lapse)."""
+    """Wait for the process another starter is starting to have its mailbox loop running
+    (or to end, or its start-up deadline to pass)."""
     deadline = time.monotonic() + START_WAIT_S
     while time.monotonic() < deadline:
         member = next((m for m in store.members() if m.name == name), None)
         if member is None:
             break
-        if alive(member):  # its process claimed it
+        if in_loop(member):
             return Started(name, True, f"{name}: started by another process (pid {member.pid})")
-        if not alive(member) and starting_by(member, time.time()) is None:
+        if start_state(member, time.time()) != "starting":
             break
         time.sleep(0.05)
     return Started(name, False, f"{name}: another process was starting it, and it did not start")
-
-
-def _claimed_by(store: TeamStore, name: str, proc: Child) -> bool:
-    """Whether `proc` claimed the member (the first thing a teammate process does, before
-    it builds its session), rather than ending first."""
-    claimed = False
-
-    def settled(members: list[Member]) -> bool:
-        nonlocal claimed
-        claimed = any(m.name == name and m.pid == proc.pid for m in members)
-        return claimed or proc.poll() is not None
-
-    # Woken by the roster's changes (the claim is one); its end, seen at the rechecks.
-    store.wait_members(settled, START_WAIT_S, recheck_s=EXIT_RECHECK_S)
-    return claimed
 
 
 def _tail(path: Path, lines: int = 20) -> str:
@@ -259,7 +311,7 @@ async def down(store: TeamStore, project: Path, *, wait_s: float) -> int:
     running = [m for m in mates if alive(m)]
     for mate in mates:
         if mate not in running and exited(mate):  # its record said otherwise: stopped now
-            _ended(store, mate.name, mate.pid or 0)
+            _ended(store, mate.name, mate.pid or 0, started=mate.state != "starting")
             log = log_file(project, store.team, mate.name).relative_to(project)
             print(f"{mate.name}: nothing was running (it had exited: see {log})")
     asked: dict[str, str] = {}

@@ -12,7 +12,7 @@ from typing import Any
 
 from tether.store.mailbox import Member, TeamStore
 from tether.store.task_records import Task
-from tether.teams.claims import alive, exited
+from tether.teams.claims import alive, exited, start_state
 from tether.teams.link import events_file, read_events
 from tether.teams.processes import LEAD, log_file
 
@@ -45,7 +45,8 @@ def status_record(
     says the task each member's claim holds."""
     record = store.team_record()
     events = events_file(project, store.team)
-    held = held_tasks(tasks, time.time() if now is None else now)
+    clock = time.time() if now is None else now
+    held = held_tasks(tasks, clock)
     members: list[dict[str, Any]] = []
     for m in store.members():
         running = alive(m) if m.name != LEAD else None
@@ -66,10 +67,11 @@ def status_record(
         )
         shown["read_only"] = shown["read_only_as"] is not None
         gone = running is False and exited(m)
-        if gone and m.state == "starting":
-            # Its process ended in its start-up (or its starter did before starting it): it
-            # is not starting; why, as its log's last line says.
-            shown["state"] = "stopped"
+        if m.state == "did not start" or start_state(m, clock) == "did not start":
+            # Its process ended in its start-up (or its starter did before starting it), or
+            # its start-up ran past its deadline: not starting; why, as its log's last line
+            # says.
+            shown["state"] = "did not start"
             shown["stopped_why"] = _last_line(log_file(project, store.team, m.name))
         members.append(
             {
@@ -118,11 +120,17 @@ def status_lines(record: dict[str, Any]) -> list[str]:
             if why == "plan mode"
             else f" read-only ({why})"
         )
-        state = f"exited (see {m['log']})" if m.get("exited") else m["state"]
+        state = m["state"]
+        if state == "did not start":
+            state = f"did not start (see {m['log']})"
+        elif m.get("exited"):
+            state = f"exited (see {m['log']})"
         lines.append(
             f"  {m['name']:<16} {state:<10}{plan}{pending}{running} · {m['unread']} unread · "
             f"${m['spend_usd']:.4f}{task}"
         )
+        if m["state"] == "did not start" and m.get("stopped_why"):
+            lines.append(f"      {m['stopped_why']}")
         for plan in [p for p in _plans_asked(m) if p in answers]:
             said = "approved" if answers[plan] else "rejected"
             when = "" if m["running"] else f": delivered when {m['name']} starts"

@@ -108,10 +108,15 @@ class Teammate:
 
     async def run(self) -> None:
         self.intake.held = held_ids(self.session.messages)
+        # Its start-up is done and its loop starts: the mark `team up` waits for (`loop_pid`,
+        # this process's own), with its state, no longer `starting` (kept until stored, should
+        # the store be out of reach).
         await self.link.publish(
             pid=os.getpid(),
             pid_started=process_start(os.getpid()),
             host=socket.gethostname(),
+            loop_pid=os.getpid(),
+            start_by=None,
             session_id=self.session.session_id,
             spend_usd=self.session.cost_usd,
         )

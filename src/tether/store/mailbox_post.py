@@ -1,0 +1,217 @@
+"""A plain message posted to a team member's mailbox with what that takes alone: the store's
+rows or keys and JSON, none of the roster's and messages' models (pydantic, some 50 ms to
+import), for `tether team send`'s plain message. The stores (`sqlite_mailbox`,
+`redis_mailbox`) keep their mailboxes through the same schema and keys (`SCHEMA`,
+`queue_send`), so what is posted here is what their `send` stores: read back as a `Message`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from tether.store.store_errors import StoreUnavailable
+from tether.store.store_url import absent_store, cannot_use, redacted, store_location
+
+if TYPE_CHECKING:
+    from redis import Redis
+
+    from tether.store.sqlite_file import SqliteFile
+
+T = TypeVar("T")
+
+MAILBOX_SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS mailbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, team TEXT NOT NULL, member TEXT NOT NULL,
+    data TEXT, consumer TEXT, held_since REAL, attempts INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS mailbox_order ON mailbox (team, member, seq);
+CREATE TABLE IF NOT EXISTS teams (team TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS members (
+    team TEXT NOT NULL, name TEXT NOT NULL, joined INTEGER NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (team, name));
+"""
+"""The SQLite mailboxes' and roster's tables (`sqlite_mailbox`)."""
+GROUP = "readers"
+"""A Redis mailbox's consumer group (`redis_mailbox`)."""
+
+
+class Poster(Protocol):
+    team: str
+    url: str
+
+    def team_exists(self) -> bool: ...
+
+    def member_names(self) -> list[str]:
+        """The team's members, in the order they joined."""
+        ...
+
+    def post(self, sender: str, recipient: str, text: str) -> str:
+        """Store a plain message (`kind` "message"); its id, once durable."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def message_data(sender: str, recipient: str, text: str) -> tuple[str, str]:
+    """A plain message's id and the JSON a store keeps for it (`Message`'s fields)."""
+    message_id = uuid.uuid4().hex
+    fields: dict[str, Any] = {
+        "id": message_id,
+        "sender": sender,
+        "recipient": recipient,
+        "kind": "message",
+        "text": text,
+        "reply_to": None,
+        "data": {},
+        "sent_at": time.time(),
+    }
+    return message_id, json.dumps(fields, ensure_ascii=False)
+
+
+def open_poster(url: str | None, *, project: Path, team: str) -> Poster:
+    """The mailboxes of a team that must exist already (as `open_team_store(read_only=True)`:
+    a SQLite file is never made, `StoreAbsent`), `StoreUnavailable` naming a store that
+    cannot be used."""
+    where = store_location(url, project=project, team=team)
+    if isinstance(where, str):
+        return RedisPoster(where, team)
+    if not where.exists():
+        raise absent_store(where, url=url, team=team, made_by="`tether team up`")
+    return SqlitePoster(where, team)
+
+
+def mailbox_file(path: Path) -> SqliteFile:
+    """The SQLite file of the mailboxes and roster (made with its folder when missing)."""
+    from tether.store.sqlite_file import SqliteFile
+
+    return SqliteFile(
+        path,
+        what="mailbox store",
+        schema=SCHEMA,
+        schema_key="mailbox_schema",
+        version=MAILBOX_SCHEMA_VERSION,
+    )
+
+
+class SqlitePoster:
+    def __init__(self, path: Path, team: str) -> None:
+        self.team, self.url = team, str(path)
+        self._file = mailbox_file(path)
+
+    def team_exists(self) -> bool:
+        try:
+            with self._file.reading() as db:
+                row = db.execute("SELECT 1 FROM teams WHERE team = ?", (self.team,)).fetchone()
+        except sqlite3.DatabaseError as e:
+            raise self._file.unavailable(e) from None
+        return row is not None
+
+    def member_names(self) -> list[str]:
+        try:
+            with self._file.reading() as db:
+                rows = db.execute(
+                    "SELECT name FROM members WHERE team = ? ORDER BY joined", (self.team,)
+                ).fetchall()
+        except sqlite3.DatabaseError as e:
+            raise self._file.unavailable(e) from None
+        return [str(name) for (name,) in rows]
+
+    def post(self, sender: str, recipient: str, text: str) -> str:
+        message_id, data = message_data(sender, recipient, text)
+        try:
+            with self._file.transaction() as db:
+                db.execute(
+                    "INSERT INTO mailbox (team, member, data) VALUES (?, ?, ?)",
+                    (self.team, recipient, data),
+                )
+        except sqlite3.DatabaseError as e:
+            raise self._file.unavailable(e) from None
+        return message_id
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def redis_client(url: str, *, socket_timeout_s: float) -> Redis:
+    """A client of the team's Redis as the mailbox store makes it (TLS as the URL says; an
+    entry that is not UTF-8 decoded so that it is said invalid, not a crash)."""
+    import redis
+
+    from tether.store.redis_connect import CONNECT_TIMEOUT_S
+    from tether.store.redis_tls import tls_options
+
+    return redis.Redis.from_url(
+        url,
+        socket_connect_timeout=CONNECT_TIMEOUT_S,
+        socket_timeout=socket_timeout_s,
+        decode_responses=True,
+        encoding_errors="surrogateescape",
+        **tls_options(url),
+    )
+
+
+def queue_send(pipe: Any, prefix: str, recipient: str, data: str) -> None:
+    """Queue a message into its recipient's mailbox (its group made with the stream), and
+    run the transaction."""
+    mailbox = f"{prefix}mailbox:{recipient}"
+    pipe.sadd(prefix + "mailboxes", recipient)
+    pipe.xgroup_create(mailbox, GROUP, id="0", mkstream=True)
+    pipe.xadd(mailbox, {"data": data})
+    for result in pipe.execute(raise_on_error=False):
+        if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
+            raise result
+
+
+class RedisPoster:
+    def __init__(self, url: str, team: str) -> None:
+        import redis
+
+        from tether.store.redis_connect import failures, probe
+
+        self.team, self.url = team, redacted(url)
+        self._prefix = f"tether:{{{team}}}:"
+        self._errors = (*failures(), redis.ResponseError)
+        probe(url, "mailbox")
+        try:
+            self._r = redis_client(url, socket_timeout_s=30.0)
+        except (*self._errors, ValueError) as e:
+            raise StoreUnavailable(cannot_use("mailbox", url, e)) from None
+
+    def _call(self, step: Callable[[], T]) -> T:
+        try:
+            return step()
+        except self._errors as e:
+            raise StoreUnavailable(f"mailbox store {self.url}: {e}") from None
+
+    def team_exists(self) -> bool:
+        return bool(self._call(lambda: self._r.exists(self._prefix + "team")))
+
+    def member_names(self) -> list[str]:
+        def read() -> list[str]:
+            with self._r.pipeline(transaction=True) as pipe:
+                pipe.zrange(self._prefix + "joined", 0, -1)
+                pipe.hkeys(self._prefix + "members")
+                names, recorded = pipe.execute()
+            return [str(name) for name in names if name in recorded]
+
+        return self._call(read)
+
+    def post(self, sender: str, recipient: str, text: str) -> str:
+        message_id, data = message_data(sender, recipient, text)
+
+        def add() -> None:
+            with self._r.pipeline(transaction=True) as pipe:
+                queue_send(pipe, self._prefix, recipient, data)
+
+        self._call(add)
+        return message_id
+
+    def close(self) -> None:
+        self._r.close()
