@@ -6,6 +6,7 @@ rewind, each a restart. The prompt loop (`repl.py`) gives the session and runs t
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from enum import Enum
@@ -34,7 +35,6 @@ from tether.cli.repl_commands import (
 )
 from tether.cli.repl_help import (
     command_summaries,
-    describe_cost,
     describe_help,
     skill_message,
     unknown_command,
@@ -47,6 +47,7 @@ from tether.cli.user_context import shell_context
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
+    from tether.cli.status_line import StatusLine
     from tether.skills import Skill
 
 CLEARED = "Conversation cleared: the next message starts a new session (/resume finds the old one)."
@@ -64,6 +65,7 @@ class ReplCommands:
     """The commands, for the REPL to inherit: it supplies the session, turns and restarts."""
 
     console: Console
+    status: StatusLine
     startup: SessionStartup
     prompt: PromptSession[str]
     watch_terminal: bool
@@ -116,11 +118,13 @@ class ReplCommands:
         elif name == "/cost":
             ready = await self._session()
             if ready is not None:
-                from tether.cli.cost_view import session_breakdown
+                from tether.cli.cost_summary import describe_cost
+                from tether.cli.cost_view import session_spend
                 from tether.config.settings import tether_home
 
-                spent = session_breakdown(ready.session.session_id, tether_home())
-                text = describe_cost(ready.session, spent)
+                by_model, spent = session_spend(ready.session.session_id, tether_home())
+                wall = time.monotonic() - self.status.started
+                text = describe_cost(ready.session, wall_s=wall, by_model=by_model, breakdown=spent)
                 self.console.print(text, markup=False, highlight=False)
         elif name == "/compact":
             from tether.protocol import Compact
