@@ -57,3 +57,16 @@ def test_demo_cleans_up_without_keep(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     # to write there (the writer once recreated ledger.db after the home was removed).
     assert [p for p in ledger_setup._WRITERS if p.is_relative_to(tmp_path)] == []  # pyright: ignore[reportPrivateUsage]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_next_steps_name_the_command_a_newcomer_can_run(tmp_path: Path) -> None:
+    """From a clone, `scripts/tether demo` is the first command: `tether` itself is on no
+    PATH (it is in the checkout's `.venv`), so the next steps name `scripts/tether`."""
+    script = Path(__file__).resolve().parents[2] / "scripts" / "tether"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    run = subprocess.run(
+        [str(script), "demo"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert f"\n  {script} -p " in run.stdout, run.stdout
+    assert "\n  tether -p " not in run.stdout, run.stdout

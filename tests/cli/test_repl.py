@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import threading
 import time
@@ -75,25 +76,44 @@ async def test_commands_need_no_model(
     assert model_env.requests == []
     out = terminal.output
     assert "/cost          tokens used and cost of this session" in out
-    assert "Cost:    $0.0000\n" in out
-    assert "Output:  0 tokens" in out
+    assert "Total cost:            $0.0000\n" in out
+    assert "Total code changes:    0 lines added, 0 lines removed\n" in out
     assert CLEARED in out
     assert "Unknown command /frobnicate. Type /help for the commands." in out
 
 
-async def test_cost_adds_up_the_turns(
+async def test_cost_adds_up_the_turns_as_claude_codes_cost_does(
     model_env: FakeModelServer, workspace: Path, terminal: Terminal
 ) -> None:
+    """Claude Code's /cost: the total cost, the time the model calls took (API) and since the
+    start (wall), the lines edits changed, and each model's tokens and cost."""
+    (workspace / "notes.txt").write_text("one\ntwo\n")
     model_env.script(
         reply(text("one"), usage={"input_tokens": 1000, "output_tokens": 20}),
+        reply(
+            tool_use("Read", file_path="notes.txt"), usage={"input_tokens": 1, "output_tokens": 1}
+        ),
+        reply(
+            tool_use("Edit", file_path="notes.txt", old_string="two", new_string="2\n3"),
+            usage={"input_tokens": 1100, "output_tokens": 25},
+        ),
         reply(text("two"), usage={"input_tokens": 1200, "output_tokens": 30}),
     )
+    edits = RunOptions(cwd=workspace, permission_mode="acceptEdits")
     code = await terminal.type_steps(
-        workspace, "a\r", AfterTurn("b\r"), AfterTurn("/cost\r/quit\r")
+        workspace, "a\r", AfterTurn("b\r"), AfterTurn("/cost\r/quit\r"), options=edits
     )
     assert code == 0
-    assert "Input:   2,200 tokens" in terminal.output
-    assert "Output:  50 tokens" in terminal.output
+    out = terminal.output
+    assert re.search(r"\nTotal cost: {12}\$\d+\.\d{4}\n", out), out
+    assert re.search(r"\nTotal duration \(API\):  (\d+m )?\d+\.\ds\n", out), out
+    assert re.search(r"\nTotal duration \(wall\): (\d+m )?\d+\.\ds\n", out), out
+    assert "\nTotal code changes:    2 lines added, 1 line removed\n" in out, out
+    assert re.search(
+        r"\nUsage by model:\n  claude-[a-z0-9-]+:  3\.3k input, 76 output,"
+        r" [\d.]+k? cache read, [\d.]+k? cache write \(\$\d+\.\d{4}\)\n",
+        out,
+    ), out
 
 
 async def test_ctrl_c_twice_at_an_empty_prompt_exits(

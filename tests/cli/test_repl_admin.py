@@ -68,14 +68,14 @@ def test_add_dir_goes_on_quietly_with_the_same_session(
         repl.send("/status\r")
         repl.wait_for("Session:")
         repl.send("/cost\r")
-        repl.wait_for("Cost:")
+        repl.wait_for("Usage by model:")
         before = repl.screen
         repl.send("/add-dir ../further\r")  # after one
         repl.wait_for("✓ Added", count=2)
         repl.send("/status\r")
         repl.wait_for("Session:", count=2)
         repl.send("/cost\r")
-        repl.wait_for("Cost:", count=2)
+        repl.wait_for("Usage by model:", count=2)
         repl.send("say two\r")
         repl.wait_for("SECOND-REPLY")
         screen = repl.screen
@@ -87,7 +87,11 @@ def test_add_dir_goes_on_quietly_with_the_same_session(
     assert "FIRST-REPLY" not in after, after
     assert screen.count("modle") == 1, screen
     ids = [line.split()[-1] for line in screen.splitlines() if line.startswith("Session:")]
-    costs = [line for line in screen.splitlines() if line.startswith(("Cost:", "Input:"))]
+    costs = [
+        line
+        for line in screen.splitlines()
+        if line.startswith(("Total cost:", "Total duration (API):"))
+    ]
     assert len(ids) == 2, ids
     assert ids[0] == ids[1], ids
     assert costs[:2] == costs[2:], costs

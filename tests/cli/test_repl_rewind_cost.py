@@ -34,7 +34,7 @@ def _runs(workspace: Path) -> list[dict[str, object]]:
 
 
 def _costs_said(screen: str) -> list[str]:
-    return re.findall(r"Cost:\s+\$([0-9.]+)", screen)
+    return re.findall(r"Total cost:\s+\$([0-9.]+)", screen)
 
 
 def _cost(run: dict[str, object]) -> dict[str, float]:
@@ -79,8 +79,10 @@ def test_a_rewind_does_not_give_back_what_was_spent(
         assert before["total_lines_added"] == 4
         assert before["total_api_duration_ms"] >= 0
         repl.send("/cost\r")
-        repl.wait_for("Output:")
+        repl.wait_for("Usage by model:")
         assert _costs_said(repl.screen) == [f"{spent:.4f}"]
+        changes = "Totalcodechanges:4linesadded,1lineremoved"
+        assert "".join(repl.screen.split()).count(changes) == 1, repl.screen
         runs = len(_runs(workspace))
         repl.send(ESC_ESC)
         repl.wait_for(PICK_QUESTION.strip())
@@ -94,8 +96,9 @@ def test_a_rewind_does_not_give_back_what_was_spent(
         assert after["total_api_duration_ms"] == before["total_api_duration_ms"] > 0
         repl.send(ESC_ESC)  # the message put back in the prompt goes
         repl.send("/cost\r")
-        repl.wait_for("Output:", 2)
+        repl.wait_for("Usage by model:", 2)
         assert _costs_said(repl.screen) == [f"{spent:.4f}"] * 2
+        assert "".join(repl.screen.split()).count(changes) == 2, repl.screen
     finally:
         repl.close()
     assert not (workspace / "a.txt").exists()

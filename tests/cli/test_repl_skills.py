@@ -107,7 +107,7 @@ async def test_built_in_commands_win_over_skills(
     assert code == 0
     assert model_env.requests == []
     out = terminal.output
-    assert "Cost:    $0.0000\n" in out
+    assert "Total cost:            $0.0000\n" in out
     assert "A skill that shares its name" not in out
 
 

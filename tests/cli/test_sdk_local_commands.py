@@ -40,7 +40,7 @@ async def test_context_cost_and_model_are_answered_locally(
     context, cost, model = (_result(m) for m in seen[1:4])
     assert str(context.result).startswith("## Context Usage")
     assert "**Model:** claude-sonnet-4-5" in str(context.result)
-    assert str(cost.result).startswith("Cost:    $")
+    assert str(cost.result).startswith("Total cost:            $")
     assert model.result == "Set model to `claude-haiku-4-5` for this session only"
     for messages in seen[1:4]:
         [said] = [m for m in messages if isinstance(m, AssistantMessage)]

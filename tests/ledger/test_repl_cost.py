@@ -40,6 +40,7 @@ async def test_cost_shows_the_sessions_tools_and_models(
     # Each call: half of 200 output tokens at $10/M, and its result's few tokens after.
     full = "█" * 24
     assert f"By tool:\n  Bash     2 calls  $0.0020  {full}\n" in out
-    # 2,500 input tokens at $2/M and 210 output tokens at $10/M.
-    assert f"By model:\n  claude-sonnet-5-5     2 calls  $0.0071  {full}\n" in out
+    # 2,500 input tokens at $2/M and 210 output tokens at $10/M, as Claude Code's /cost says it.
+    usage = "claude-sonnet-5-5:  2.5k input, 210 output, 0 cache read, 0 cache write ($0.0071)"
+    assert f"Usage by model:\n  {usage}\nBy tool:" in out
     assert "By agent" not in out  # no subagent worked

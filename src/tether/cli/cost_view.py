@@ -136,13 +136,13 @@ def _labels(lines: list[Line]) -> list[str]:
     ]
 
 
-def session_breakdown(session_id: str, home: Path) -> list[str]:
-    """What `/cost` adds from the ledger: the session's spend by tool, by model and, when
-    subagents worked, by agent; or why the ledger cannot say."""
+def session_spend(session_id: str, home: Path) -> tuple[list[Line], list[str]]:
+    """What `/cost` takes from the ledger: the session's spend by model, and its lines by
+    tool and, when subagents worked, by agent; or why the ledger cannot say."""
     path = ledger_path(home)
     flush_process_ledger(path, FLUSH_WAIT_S)  # this session's last calls are in it
     if not path.exists():
-        return ["Cost ledger: nothing recorded"]
+        return [], ["Cost ledger: nothing recorded"]
     try:
         ledger = LedgerFile(path, read_only=True)
         try:
@@ -153,8 +153,8 @@ def session_breakdown(session_id: str, home: Path) -> list[str]:
         finally:
             ledger.close()
     except LedgerError as e:
-        return [f"Cost ledger: {e}"]
-    out = [*cost_lines(groups["tool"], "By tool"), *cost_lines(groups["model"], "By model")]
+        return [], [f"Cost ledger: {e}"]
+    out = cost_lines(groups["tool"], "By tool")
     if len(groups["agent"]) > 1:
         out.extend(cost_lines(groups["agent"], "By agent"))
-    return out
+    return groups["model"], out

@@ -40,7 +40,7 @@ async def context_command(session: Session, args: str) -> tuple[bool, str]:
 
 
 async def cost_command(session: Session, args: str) -> tuple[bool, str]:
-    from tether.cli.repl_help import describe_cost
+    from tether.cli.cost_summary import describe_cost
 
     return True, describe_cost(session)
 

@@ -31,6 +31,7 @@ from tether.mcp.config import (
     SERVER_NAME,
     McpConfig,
     is_project_server_enabled,
+    is_server_turned_off,
     load_limits,
     load_servers,
 )
@@ -312,13 +313,14 @@ def _inspect(place: _Place, server: ServerConfig) -> tuple[ServerStatus | None, 
 
 
 def _approval(place: _Place, server: ServerConfig) -> str | None:
-    """For a repository's server: "approved", "needs approval" or "disabled"; "not trusted" for
-    any server of an untrusted workspace's files; None for the others."""
+    """For a repository's server: "approved", "needs approval" or "disabled"; "disabled" for
+    another turned off for the project (`/mcp disable`); "not trusted" for any server of an
+    untrusted workspace's files; None for the others."""
     owners = Ownership(place.workspace, place.home, place.tether_home)
     if not place.trusted and owners.needs_trust(server.source):
         return "not trusted"
     if server.scope not in ("project", "seed"):
-        return None
+        return "disabled" if is_server_turned_off(server.name, place.settings) else None
     enabled = is_project_server_enabled(server.name, place.settings)
     return {True: "approved", False: "disabled", None: "needs approval"}[enabled]
 
@@ -332,7 +334,12 @@ def _state_text(
     if approval == "needs approval":
         return "not started: needs approval (tether asks in the REPL)"
     if approval == "disabled":
-        return "not started: disabled in settings (disabledMcpjsonServers)"
+        key = (
+            "disabledMcpjsonServers"
+            if server.scope in ("project", "seed")
+            else "disabledMcpServers"
+        )
+        return f"not started: disabled in settings ({key})"
     if status is None:
         return "not checked" if connect else ""
     if status.state == "connected":

@@ -1,7 +1,11 @@
-"""The user's decisions about the repository's MCP servers (`.mcp.json`, the seed's YAML),
-kept in the user's own store for the workspace (`tether.config.trust.remembered_settings`):
-`enabledMcpjsonServers` and `disabledMcpjsonServers`, Claude Code's keys. A server is in one
-list at most, the last decision's (a rejection wins when both hold it)."""
+"""The user's decisions about MCP servers, kept in the user's own store for the workspace
+(`tether.config.trust.remembered_settings`) under Claude Code's keys.
+
+The repository's servers (`.mcp.json`, the seed's YAML): `enabledMcpjsonServers` and
+`disabledMcpjsonServers`. A server is in one list at most, the last decision's (a rejection
+wins when both hold it). Every other server (the user's, a local one, a plugin's):
+`disabledMcpServers`, the list Claude Code's `/mcp` keeps in the project's entry of
+`~/.claude.json` (which tether only reads): off in this project until `/mcp enable`."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from typing import Any
 
 ENABLED_KEY = "enabledMcpjsonServers"
 DISABLED_KEY = "disabledMcpjsonServers"
+SERVER_DISABLED_KEY = "disabledMcpServers"
 
 
 def decide_servers(
@@ -32,3 +37,23 @@ def decide_servers(
                 data[key] = kept
 
     update_settings(path, change)
+
+
+def keep_server_off(path: Path, name: str, off: bool) -> bool:
+    """Put server `name` in the settings file's `disabledMcpServers` (`off`) or take it out;
+    whether the file changed. `ConfigError` when it cannot be read as a JSON object."""
+    from tether.cli.permissions_edit import update_settings  # the one settings writer
+
+    changed = False
+
+    def change(data: dict[str, Any]) -> None:
+        nonlocal changed
+        held = data.get(SERVER_DISABLED_KEY)
+        names = [n for n in held if isinstance(n, str)] if isinstance(held, list) else []  # pyright: ignore[reportUnknownVariableType]
+        kept = [n for n in names if n != name] + ([name] if off else [])
+        changed = (name in names) != off
+        if changed:
+            data[SERVER_DISABLED_KEY] = kept
+
+    update_settings(path, change)
+    return changed

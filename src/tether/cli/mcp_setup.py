@@ -25,7 +25,13 @@ from tether.config.settings import Settings
 from tether.config.trust import remembered_settings
 from tether.core.questions import StartupQuestion
 from tether.core.session import Session
-from tether.mcp.config import McpConfig, is_project_server_enabled, load_limits, load_servers
+from tether.mcp.config import (
+    McpConfig,
+    is_project_server_enabled,
+    is_server_turned_off,
+    load_limits,
+    load_servers,
+)
 from tether.mcp.environment import inherited
 from tether.mcp.servers import (
     ClientTransport,
@@ -60,7 +66,7 @@ class McpSetup:
     window: int
     """The model's context window, in tokens (for the tool-search threshold)."""
     local_settings: Path
-    """Where the answers about project servers are remembered."""
+    """Where the decisions about servers are remembered (`tether.cli.mcp_decisions`)."""
     approved: frozenset[str] = frozenset()
     """Approved already this session (by the trust question that listed them)."""
     manager: McpManager | None = None
@@ -93,10 +99,13 @@ class McpSetup:
     """Handed to the next session (`carry`): the closing one leaves the servers running."""
 
     def questions(self, settings_data: Mapping[str, Any]) -> list[StartupQuestion]:
-        """One question per project server the user has not decided on yet."""
+        """One question per project server the user has not decided on yet; the servers
+        turned off for the project (`/mcp disable`, kept) are left out."""
         questions: list[StartupQuestion] = []
         for server in self.servers:
             if server.scope not in APPROVED_SCOPES:
+                if is_server_turned_off(server.name, settings_data):
+                    self._declined.add(server.name)
                 continue
             decided = is_project_server_enabled(server.name, settings_data)
             if decided is None and server.name in self.approved:

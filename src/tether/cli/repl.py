@@ -42,11 +42,11 @@ from tether.cli.ask import (
 from tether.cli.late_hooks import late_output
 from tether.cli.mcp_startup import settle_servers
 from tether.cli.repl_commands import mcp_failure_line
-from tether.cli.repl_dispatch import CLEARED as CLEARED
 from tether.cli.repl_dispatch import NO_PLAN as NO_PLAN
 from tether.cli.repl_dispatch import Next
 from tether.cli.repl_help import KEYS_HINT as KEYS_HINT
 from tether.cli.repl_help import print_banner
+from tether.cli.repl_restarts import CLEARED as CLEARED
 from tether.cli.repl_rewind import Checkpoints
 from tether.cli.repl_sessions import show_recent
 from tether.cli.repl_signals import leave_hung_up_terminal, say_stopped, stop_on_signals

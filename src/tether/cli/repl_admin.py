@@ -135,7 +135,7 @@ def _with_live_decisions(
 ) -> list[tuple[Path, Mapping[str, Any]]]:
     """`layers` with the MCP decision keys of the file `decisions` as it is now (the file
     added as the last layer if it was not there at the start)."""
-    from tether.cli.mcp_decisions import DISABLED_KEY, ENABLED_KEY
+    from tether.cli.mcp_decisions import DISABLED_KEY, ENABLED_KEY, SERVER_DISABLED_KEY
 
     try:
         now: Any = json.loads(decisions.read_text(encoding="utf-8"))
@@ -145,7 +145,7 @@ def _with_live_decisions(
         return layers
     if not isinstance(now, Mapping):
         return layers
-    keys = (ENABLED_KEY, DISABLED_KEY)
+    keys = (ENABLED_KEY, DISABLED_KEY, SERVER_DISABLED_KEY)
     live = {k: v for k, v in now.items() if k in keys}  # pyright: ignore[reportUnknownVariableType]
     found = False
     changed: list[tuple[Path, Mapping[str, Any]]] = []

@@ -200,22 +200,30 @@ def server_name(given: str) -> str:
 
 
 def _kept_decision(mcp: McpSetup | None, name: str, verb: str) -> str:
-    """`/mcp enable|disable` of a repository's server is a decision kept for the project, as
-    the answer to the question at start-up (`tether.cli.mcp_decisions`); what to say of it."""
+    """`/mcp enable|disable` is a decision kept for the project, as Claude Code keeps it: for
+    a repository's server, as the answer to the question at start-up; for any other, in
+    `disabledMcpServers` (`tether.cli.mcp_decisions`); what to say of it."""
     from tether.cli.mcp_setup import APPROVED_SCOPES
 
     if mcp is None or verb == "reconnect":
         return ""
-    if not any(s.name == name and s.scope in APPROVED_SCOPES for s in mcp.servers):
+    server = next((s for s in mcp.servers if s.name == name), None)
+    if server is None:
         return ""
-    from tether.cli.mcp_decisions import decide_servers
+    from tether.cli.mcp_decisions import decide_servers, keep_server_off
 
     yes = verb == "enable"
+    where = shorten_home(mcp.local_settings)
+    if server.scope not in APPROVED_SCOPES:
+        if not keep_server_off(mcp.local_settings, name, not yes) and yes:
+            return ""  # it was not turned off for the project: nothing to undo
+        said = "taken out of " if yes else ""
+        return f" (kept for this project: {said}disabledMcpServers in {where})"
     decide_servers(
         mcp.local_settings, enabled=[name] if yes else [], disabled=[] if yes else [name]
     )
     key = "enabledMcpjsonServers" if yes else "disabledMcpjsonServers"
-    return f" (kept for this project: {key} in {shorten_home(mcp.local_settings)})"
+    return f" (kept for this project: {key} in {where})"
 
 
 def _server_lines(mcp: McpSetup | None, *, brief: bool) -> list[str]:

@@ -1,22 +1,20 @@
-"""The REPL's commands: built-in ones (`/help`, `/cost`, `/compact`, `/todos`, `/clear`,
-`/init`, the session commands of `repl_commands`), then the session's skills and its MCP
-servers' prompts by name; `!command`; switching sessions (`/resume`, `:fork`...) and Esc Esc's
-rewind, each a restart. The prompt loop (`repl.py`) gives the session and runs turns."""
+"""The REPL's commands: built-in ones (`/help`, `/cost`, `/compact`, `/todos`, `/init`, the
+session commands of `repl_commands`), then the session's skills and its MCP servers' prompts
+by name; `!command`. Those that are a restart (`/clear`, `/add-dir`, switching sessions, Esc
+Esc's rewind) are `repl_restarts`'. The prompt loop (`repl.py`) gives the session and runs
+turns."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from prompt_toolkit import PromptSession
-from rich.console import Console
 from rich.text import Text
 
-from tether.cli.add_dir import directory_to_add
 from tether.cli.ask import no_echo
 from tether.cli.init_prompt import INIT_COMMAND, init_message
 from tether.cli.mentions import run_for_user
@@ -29,27 +27,23 @@ from tether.cli.repl_commands import (
     describe_permissions,
     describe_status,
     mcp_change_stopped,
-    permission_mode,
     switch_model,
 )
 from tether.cli.repl_help import (
     command_summaries,
-    describe_cost,
     describe_help,
     skill_message,
     unknown_command,
 )
-from tether.cli.repl_rewind import Checkpoints, keep_spend, rewind
-from tether.cli.repl_sessions import opening, session_to_switch_to
-from tether.cli.startup import Ready, SessionStartup
+from tether.cli.repl_restarts import ReplRestarts
+from tether.cli.startup import Ready
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.user_context import shell_context
 
 if TYPE_CHECKING:
-    from tether.cli.setup import RunOptions
+    from tether.cli.status_line import StatusLine
     from tether.skills import Skill
 
-CLEARED = "Conversation cleared: the next message starts a new session (/resume finds the old one)."
 NO_PLAN = "No plan yet: for a task of several steps the model keeps one (TodoWrite)."
 
 
@@ -60,27 +54,13 @@ class Next(Enum):
     EXIT = "exit"
 
 
-class ReplCommands:
-    """The commands, for the REPL to inherit: it supplies the session, turns and restarts."""
+class ReplCommands(ReplRestarts):
+    """The commands, for the REPL to inherit: it supplies the session and turns."""
 
-    console: Console
-    startup: SessionStartup
-    prompt: PromptSession[str]
+    status: StatusLine
     watch_terminal: bool
-    _model_spec: str | None
-    _checkpoints: Checkpoints
-    _shell_context: list[str]
-    _prefill: str
-    _redraw_whole: bool
-    """The session built next is a rewind's: its conversation is drawn again whole."""
     _changing: asyncio.Task[Text] | None
     """`/mcp enable|reconnect|disable NAME` under way: Ctrl+C cancels it."""
-    _same_session: bool
-    """The session built next goes on from this one as it is (`/add-dir`): its conversation
-    and the notices already said are not shown again."""
-
-    async def _session(self) -> Ready | None:
-        raise NotImplementedError
 
     async def run_turn(self, text: str, typed: str | None = None) -> None:
         raise NotImplementedError
@@ -89,9 +69,6 @@ class ReplCommands:
         raise NotImplementedError
 
     async def _prepare(self, ready: Ready) -> None:
-        raise NotImplementedError
-
-    def _on_startup_done(self, building: asyncio.Task[Ready]) -> None:
         raise NotImplementedError
 
     async def run_command(self, line: str) -> Next:
@@ -116,11 +93,13 @@ class ReplCommands:
         elif name == "/cost":
             ready = await self._session()
             if ready is not None:
-                from tether.cli.cost_view import session_breakdown
+                from tether.cli.cost_summary import describe_cost
+                from tether.cli.cost_view import session_spend
                 from tether.config.settings import tether_home
 
-                spent = session_breakdown(ready.session.session_id, tether_home())
-                text = describe_cost(ready.session, spent)
+                by_model, spent = session_spend(ready.session.session_id, tether_home())
+                wall = time.monotonic() - self.status.started
+                text = describe_cost(ready.session, wall_s=wall, by_model=by_model, breakdown=spent)
                 self.console.print(text, markup=False, highlight=False)
         elif name == "/compact":
             from tether.protocol import Compact
@@ -180,70 +159,6 @@ class ReplCommands:
             elif ready is not None:
                 self.console.print(Text(unknown_command(ready.session.skills, name), "yellow"))
         return Next.PROMPT
-
-    async def clear_conversation(self) -> None:
-        """`/clear`: a new session (the old one stays saved, for `/resume`) with this one's
-        model and permission mode, on a cleared screen."""
-        ready = await self._session()
-        if ready is None:
-            return
-        fresh = self._carried_over(ready, start_source="clear")
-        await self.restart_with(fresh, reason="clear")
-        self.console.clear()
-        self.console.print(Text(CLEARED, style="dim"))
-
-    def _carried_over(self, ready: Ready, **changes: Any) -> RunOptions:
-        """The options of a session that follows `ready` in this REPL with its model,
-        permission mode, MCP servers (they stay as they are, as in Claude Code) and run."""
-        if ready.mcp is not None:
-            ready.mcp.carry()
-        run = ready.session.agent.tool_context.run
-        return opening(
-            ready.options,
-            model=self._model_spec or ready.options.model,
-            permission_mode=permission_mode(ready.session),
-            kept_mcp=ready.mcp,
-            kept_run=run.hand_over() if run is not None else None,
-            **changes,
-        )
-
-    async def add_directory(self, args: str) -> None:
-        """`/add-dir DIR`: this session goes on with DIR as a working directory as well (as
-        `--add-dir`: the file tools' rules and the sandbox take it),
-        rebuilt on its own conversation with its id, spend and MCP servers kept, and shown as
-        it is: Claude Code does not resume anything."""
-        ready = await self._session()
-        if ready is None:
-            return
-        if not args:
-            self.console.print(Text("Usage: /add-dir DIR", style="yellow"))
-            return
-        context = ready.session.agent.tool_context
-        working = (context.workspace,)
-        directory = directory_to_add(context.shell_cwd, args, working, ready.options.add_dirs)
-        if isinstance(directory, str):
-            style = "red" if directory.startswith("✗") else "dim"
-            self.console.print(Text(terminal_safe(directory), style=style))
-            return
-        saved = bool(ready.session.messages)  # a session is saved from its first message
-        lifecycle = ready.session.lifecycle  # the session goes on: no SessionEnd, no Start
-        lifecycle.hand_over()
-        more = self._carried_over(
-            ready,
-            resume=ready.session.session_id if saved else None,
-            add_dirs=(*ready.options.add_dirs, directory),
-            goes_on_from=lifecycle,
-        )
-        if not saved:  # nothing to resume yet: a new session that keeps this one's id
-            more = replace(more, session_id=ready.session.session_id)
-        self._same_session = True
-        await self.restart_with(more, rewound=True)  # the same session: its checkpoints hold
-        self._same_session = False  # used, unless the building failed
-        after = await self._session()
-        if after is not None:
-            keep_spend(ready.session, after.session)
-        said = f"✓ Added {directory} as a working directory for this session."
-        self.console.print(Text(terminal_safe(said), style="green"))
 
     async def show_session_command(self, ready: Ready, name: str, args: str) -> None:
         """/model, /status, /permissions, /context, /mcp (see `tether.cli.repl_commands`)."""
@@ -349,48 +264,6 @@ class ReplCommands:
             return
         self.console.print(Text(f"✻ Skill {skill.name}", style="dim"))
         await self.run_turn(message, typed=f"/{skill.name} {args}".rstrip())
-
-    async def restart_with(
-        self, options: RunOptions, *, rewound: bool = False, reason: str = "resume"
-    ) -> None:
-        """End this session (it stays saved; its SessionEnd hooks are told `reason`) and build
-        another from `options` (the same one from an earlier message when `rewound`: its
-        earlier checkpoints are kept)."""
-        if not rewound:
-            self._checkpoints.clear()
-        await self.startup.restart(options, reason=reason)
-        self.startup.building.add_done_callback(self._on_startup_done)
-        await self._session()  # its start-up notices show where a resumed one stopped
-
-    async def switch_session(self, command: str, ref: str) -> None:
-        """`:sessions` lists; `/resume [ID]`, `:resume ID` and `:fork ID` end this session
-        (it stays saved) and continue the chosen one here."""
-        ready = await self._session()
-        if ready is None:
-            return
-        options = await session_to_switch_to(
-            self.console, self.prompt, ready, command, ref, self._model_spec
-        )
-        if options is not None:
-            await self.restart_with(options)
-
-    async def rewind(self) -> None:
-        """Esc Esc: back to before a message of this session, its files too; the message is
-        put back in the prompt."""
-        ready = await self._session()
-        if ready is None:
-            return
-        rewound = await rewind(
-            self.console, self.prompt, ready, self._checkpoints, self._model_spec
-        )
-        if rewound is not None:
-            self._shell_context = []
-            self._redraw_whole = True  # as Claude Code: the conversation up to there, all of it
-            await self.restart_with(rewound.options, rewound=True)
-            after = await self._session()
-            if after is not None:
-                keep_spend(ready.session, after.session)
-            self._prefill = rewound.text
 
     async def run_shell(self, command: str) -> None:
         """`!command`: run now with the Bash tool (rules, hooks and sandbox apply), its output

@@ -4,7 +4,7 @@ the message a `/skill` sends."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -185,21 +185,6 @@ def describe_help(skills: SkillCatalog | None, prompts: Mapping[str, str] | None
         text.append("\n")
     text.append(HELP_KEYS)
     return text
-
-
-def describe_cost(session: Session, breakdown: Sequence[str] = ()) -> str:
-    """What /cost prints: the session's token counts and cost so far, then `breakdown` (the
-    ledger's lines for it)."""
-    usage = session.usage
-    lines = [
-        f"Cost:    ${session.cost_usd:.4f}",
-        f"Input:   {usage.input_tokens:,} tokens"
-        f" (+{usage.cache_read_input_tokens:,} read from cache,"
-        f" {usage.cache_creation_input_tokens:,} written to cache)",
-        f"Output:  {usage.output_tokens:,} tokens",
-        *breakdown,
-    ]
-    return "\n".join(lines)
 
 
 def print_banner(console: Console, workspace: Path) -> None:

@@ -2,33 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tether.agents import AgentCatalog, agent_listing, task_tool
-from tether.agents.definitions import TASK_TOOL_NAME
+from tether.agents import task_tool
 from tether.cli import output_styles
 from tether.cli.agents_tool import SubagentModels, subagent_runner
 from tether.cli.board_resume import resumed_board
 from tether.cli.built import Built as Built
-from tether.cli.built import account_info
 from tether.cli.client_parts import (
     ClientParts,
     StructuredOutput,
     chosen_tools,
 )
-from tether.cli.custom_commands import attach_custom_commands, file_notices
 from tether.cli.early_work import resume_collection
 from tether.cli.instruction_imports import ProjectInstructions
-from tether.cli.instruction_sources import attach_instruction_sources
-from tether.cli.late_hooks import attach_late_hooks
-from tether.cli.ledger_setup import attach_ledger
-from tether.cli.mcp_setup import attach_mcp
-from tether.cli.memory_setup import MEMORY_OFF_ENV, attach_memory, memory_tools_unless_off
+from tether.cli.memory_setup import MEMORY_OFF_ENV, memory_tools_unless_off
 from tether.cli.model_options import (
-    effort_in_force,
     idle_limits,
     max_output_tokens,
     resolve,
@@ -36,42 +25,30 @@ from tether.cli.model_options import (
     session_thinking,
     warm_meanwhile,
 )
-from tether.cli.model_switch import for_plan_mode, model_switcher, with_fallback
-from tether.cli.observing import attach_observation
+from tether.cli.model_switch import for_plan_mode
 from tether.cli.plugin_parts import session_plugins
-from tether.cli.resuming import new_session_id, open_session, restored_for, resumption_for
+from tether.cli.resuming import new_session_id, resumption_for
 from tether.cli.run_options import RunOptions
 from tether.cli.safety import (
     SafetyOptions,
     added_directories,
-    attach_builtin_handlers,
     build_gate,
     plan_session_sandbox,
     sandboxed_tool_context,
-    scan_once_answered,
 )
 from tether.cli.session_discovery import (
     session_agents,
-    session_servers,
     session_skills,
-    untrusted_warning,
 )
 from tether.cli.session_place import find_place
-from tether.cli.skills_on_read import skills_on_read
-from tether.cli.skills_tool import skill_tool, unusable_notices
+from tether.cli.session_wiring import SessionParts, open_built
+from tether.cli.skills_tool import skill_tool
 from tether.cli.startup_checks import (
-    background_notices,
-    option_notices,
     project_memory,
-    record_run,
-    unstoppable_budget,
 )
-from tether.cli.status_line import status_setting
 from tether.cli.system_prompt import SystemPrompt
 from tether.cli.teams_tools import (
     TEAMMATE_ENV,
-    attach_board,
-    attach_lead,
     board_tools,
     lead_session_tools,
     session_lead,
@@ -82,13 +59,11 @@ from tether.config.local_files import ignore_local_files
 from tether.config.settings import sessions_home
 from tether.core.compaction import CompactionPolicy
 from tether.core.compactor import Compaction
-from tether.core.lifecycle import Lifecycle
 from tether.core.loop import Agent
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
 from tether.models.resolve import build_model
 from tether.sandbox import describe_limits
-from tether.skills import SKILL_TOOL_NAME
 from tether.store import project_dir
 from tether.tools.builtin import builtin_tools
 from tether.tools.registry import ToolRegistry
@@ -126,7 +101,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         place.settings_root,
         place.home,
     )
-    user_home, trust, owners, sources = place.user_home, place.trust, place.owners, place.sources
+    user_home, trust, sources = place.user_home, place.trust, place.sources
     settings, env = place.settings, place.env
     resolved = resolve(opts.model, env, settings)
     # A task worktree's sessions are kept with its main workspace's: listed and resumed there.
@@ -289,155 +264,38 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         tool_context.web_search = anthropic_web_searcher(
             model, resolved.model_id, agent.spend_aside
         )
-    restored = restored_for(resumption, resolved.info.context_window, agent.price)
-    if restored is not None:
-        tool_context.todos = restored.todos
-    session = open_session(
-        agent,
-        opts,
-        session_id,
-        resumption,
-        restored,
-        lifecycle=Lifecycle(
-            gate.hooks,
-            source=opts.start_source or ("resume" if resumption else "startup"),
-            setup_trigger=opts.setup_trigger,
-            on_env=lambda found: setattr(tool_context, "env", {**tool_context.env, **found}),
-        ),
+    parts = SessionParts(
+        client=client,
+        resolved=resolved,
+        idle=idle,
+        session_id=session_id,
         sessions_dir=sessions_dir,
-        workspace=workspace,
-        env=env,
-    )
-    if opts.goes_on_from is not None:
-        session.lifecycle.go_on_from(opts.goes_on_from)
-    attach_ledger(
-        session, home=home, env=env, info=resolved.info, project=settings_root, board=board
-    )
-    offer = resumption is None
-    attach_memory(
-        session,
-        tool_context,
-        home=home,
-        project=settings_root,
-        env=env,
-        offer=offer,
-        file_pieces=memory_pieces,
-    )
-    agent.inputs.append(lambda: background_notices(tool_context))
-    attach_late_hooks(session)
-    if any(skill.paths is not None for skill in skills.skills):
-        agent.inputs.append(skills_on_read(tool_context, skills, start))
-    attach_instruction_sources(
-        session,
-        instructions.current,
-        read_denied=gate.read_denied,
-        workspace=workspace,
-        settings_root=settings_root,
-        home=home,
-        user_home=user_home,
-        trusted=trust.trusted,
-        subagents=runner,
-    )
-    session.on_close.extend((tool_context.background.kill_all, subagent_models.aclose))
-    resumed = resumption.loaded.path if resumption is not None else None
-    attach_board(board, session, board_env, resumed, resumed_on.task if resumed_on else None)
-    if resumed_on is not None:
-        session.startup_notices.extend(resumed_on.notes)
-    attach_lead(lead, session, resumed)
-    session.startup_notices.extend(skipped)
-    session.startup_notices.extend(record_run(tool_context, session, home, opts.kept_run))
-    session.startup_notices.extend(unstoppable_budget(opts, resolved))
-    session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
-    session.startup_notices.extend(settings.notes)
-    offered, rules = [t.name for t in base_tools], gate.permissions.rules
-    notices = option_notices(
-        opts,
-        resolved,
-        offered,
-        registry.names(),
-        rules,
-        (agent.thinking_budget or 0, agent.max_tokens),
-    )
-    session.startup_notices.extend(notices)
-    if gate.hooks is not None:
-        gate.hooks.effort = lambda: effort_in_force(agent, resolved)
-    session.startup_notices.extend(memory_notes)
-    session.startup_notices.extend([style_warning] if style_warning else [])
-    if sandbox.sandbox is not None:
-        # After the background commands stopped: the placeholders go with the session.
-        session.on_close.append(functools.partial(asyncio.to_thread, sandbox.sandbox.close))
-        scan_once_answered(session, sandbox.sandbox)
-    if sandbox.notice is not None:
-        session.startup_notices.append(sandbox.notice)
-    file_notices(session, agents.notices())
-    if session.agent.tools.get(TASK_TOOL_NAME) is not None:
-        # The agent types, in a reminder (as Claude Code's agent listing): the Task tool's
-        # description stays the same whatever agents there are.
-        session.listings.append(lambda: agent_listing(runner.catalog))
-    session.startup_notices.extend(instructions.notices())
-    session.startup_questions.extend(instructions.questions())
-    system.follow_instructions(agent, runner)
-    file_notices(session, unusable_notices(skills))
-    if SKILL_TOOL_NAME in registry.names():
-        session.skills = skills
-    attach_custom_commands(
-        session,
-        commands,
-        grant=gate.grant_for_turn,
-        needs_trust=lambda path: not trust.trusted and owners.needs_trust(path),
-    )
-    attach_builtin_handlers(session, settings, workspace=workspace)
-    record_event = attach_observation(
-        session,
-        settings,
-        workspace=workspace,
-        home=home,
-        env=env,
-        subagents=runner,
-        provider=resolved.provider.name,
+        resumption=resumption,
+        skipped=skipped,
+        plugins=plugins,
+        skills=skills,
+        commands=commands,
+        agents=agents,
+        runner=runner,
+        subagent_models=subagent_models,
+        structured=structured,
+        plugin_hook_notes=plugin_hook_notes,
         board=board,
+        board_env=board_env,
+        resumed_on=resumed_on,
+        lead=lead,
+        gate=gate,
+        base_tools=base_tools,
+        instructions=instructions,
+        extra_dirs=extra_dirs,
+        sandbox=sandbox,
+        registry=registry,
+        memory_notes=memory_notes,
+        memory_pieces=memory_pieces,
+        style=style,
+        style_warning=style_warning,
+        system=system,
+        tool_context=tool_context,
+        agent=agent,
     )
-    window = resolved.info.context_window
-    if opts.kept_mcp is not None:  # `/clear`: the servers as they are, not started again
-        mcp, problems = opts.kept_mcp, list[str]()
-    else:
-        mcp, problems = session_servers(
-            place, opts, client, plugins, window=window, roots=extra_dirs
-        )
-    session.startup_notices.extend(f"MCP: {p}" for p in problems)
-    file_notices(session, plugins.notices)
-    session.startup_notices.extend(plugin_hook_notes)
-    if (warning := untrusted_warning(place, opts)) is not None:
-        session.startup_notices.append(warning)
-    attach_mcp(session, mcp, settings, system.text)
-    if gate.hooks is not None:  # the judged hooks' code: with a hook only
-        from tether.cli.hook_judges import attach_hook_judges
-
-        attach_hook_judges(gate, agent, subagent_models, client)
-    if structured is not None:
-        session.answer_checks.append(structured.owed)
-    session.switch_model = model_switcher(
-        agent, opts.model, env, settings, resolve, idle, max_output_tokens(env, settings)
-    )
-    if opts.fallback_model is not None:
-        agent.model = with_fallback(agent, session.switch_model, opts.fallback_model)
-    key_source = (resolved.provider.key_env or "none") if resolved.api_key else "none"
-    account = account_info(resolved.provider.name, key_source, env)
-    if lead is not None:
-        lead.events.append(record_event)
-    built = Built(
-        session, mcp, agents, key_source, lead, plugins, board, account, record_event, instructions
-    )
-
-    def reread_agents() -> AgentCatalog:
-        runner.catalog = session_agents(place, plugins, client)
-        return runner.catalog
-
-    style_name = style.name if style is not None else "default"
-    return replace(
-        built,
-        status_line=status_setting(settings.data),
-        output_style=style_name,
-        reread_agents=reread_agents,
-        provider=resolved.provider.name,
-    )
+    return open_built(opts, place, parts)

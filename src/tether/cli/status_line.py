@@ -77,7 +77,8 @@ class StatusLine:
         self._wanted: Callable[[], dict[str, Any]] | None = None
         self._task: asyncio.Task[None] | None = None
         self._running: asyncio.subprocess.Process | None = None
-        self._started = time.monotonic()
+        self.started = time.monotonic()
+        """When the REPL started (`time.monotonic`): Claude Code's wall duration counts from it."""
 
     @property
     def shown(self) -> bool:
@@ -101,7 +102,7 @@ class StatusLine:
         after the last at the earliest)."""
         if self._setting is None:
             return
-        self._wanted = lambda: status_input(ready, self._started)
+        self._wanted = lambda: status_input(ready, self.started)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._runs())
 

@@ -26,6 +26,7 @@ READ_KEYS: Mapping[str, type] = {
     "mcpServers": dict,
     "enabledMcpjsonServers": list,
     "disabledMcpjsonServers": list,
+    "disabledMcpServers": list,
     "enableAllProjectMcpServers": bool,
     "providers": dict,
     "contextWindow": int,

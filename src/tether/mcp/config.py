@@ -308,6 +308,12 @@ def is_project_server_enabled(name: str, settings_data: Mapping[str, Any]) -> bo
     return None
 
 
+def is_server_turned_off(name: str, settings_data: Mapping[str, Any]) -> bool:
+    """Whether a server other than the repository's was turned off for the project
+    (`/mcp disable`): Claude Code's `disabledMcpServers`."""
+    return name in _names(settings_data, "disabledMcpServers")
+
+
 def project_servers_needing_approval(
     config: McpConfig, settings_data: Mapping[str, Any]
 ) -> list[str]:

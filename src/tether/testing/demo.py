@@ -96,8 +96,28 @@ and run tether in your project (the README lists more providers):
   export TETHER_MODEL=<model-name>                   #   server, with its model
   export TETHER_MODEL=ollama/qwen2.5-coder:7b        # a local model (Ollama)
 
-  tether                          # interactive
-  tether -p "fix the tests"       # one task, headless"""
+  {tether}                          # interactive
+  {tether} -p "fix the tests"       # one task, headless"""
+
+
+def next_steps() -> str:
+    """What to run next, naming tether as the user can start it."""
+    return NEXT_STEPS.format(tether=launcher())
+
+
+def launcher() -> str:
+    """How the user starts this tether: `tether` when that is the command on the PATH; else
+    the checkout's `scripts/tether` that ran it (a newcomer's first command: its `.venv` is
+    on no PATH, and a bare `tether` would not be found); else the command as it was run."""
+    ran = Path(sys.argv[0])
+    if ran.name != "tether":  # not started as the command (a test, `python -m`)
+        return "tether"
+    found = shutil.which("tether")
+    if found is not None and Path(found).resolve() == ran.resolve():
+        return "tether"
+    parents = ran.resolve().parents  # <checkout>/.venv/bin/tether
+    script = parents[2] / "scripts" / "tether" if len(parents) > 2 else None
+    return shlex.quote(str(script if script is not None and script.is_file() else ran))
 
 
 def main(argv: list[str], *, console: Console | None = None) -> int:
@@ -126,7 +146,7 @@ def main(argv: list[str], *, console: Console | None = None) -> int:
         mark.append("The project's tests pass." if passed else "The project's tests still fail.")
         console.print(mark)
         console.line()
-        console.print(NEXT_STEPS, markup=False, highlight=False, soft_wrap=True)
+        console.print(next_steps(), markup=False, highlight=False, soft_wrap=True)
         return 0 if passed else 1
     except KeyboardInterrupt:
         console.print(Text("Demo interrupted.", style="yellow"))
