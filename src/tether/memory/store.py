@@ -33,6 +33,7 @@ from tether.memory.saving import (
     rewrite,
     same_text,
 )
+from tether.memory.subjects import subject_of
 from tether.memory.vectors import Mark, VectorMatrix, mark_of
 
 MEMORY_FILE = "memory.db"
@@ -276,7 +277,9 @@ class MemoryStore:
             sql = f"SELECT rowid, embedding FROM memories_vec WHERE rowid IN ({marks})"
             vectors = {int(r[0]): bytes(r[1]) for r in self._db.execute(sql, best)}
         age = {i: (m.created_at, i) for i, m in memories.items()}
-        order = newer_first([i for i in best if i in memories], by, matched, age, vectors)
+        subjects = {i: subject_of(m.text, m.tags) for i, m in memories.items()}
+        found = [i for i in best if i in memories]
+        order = newer_first(found, by, matched, age, vectors, subjects)
         return [Found(memories[i], by[i], scores[i]) for i in order[:limit]]
 
     def _by_words(self, query: str, depth: int) -> list[int]:
