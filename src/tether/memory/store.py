@@ -5,11 +5,12 @@ Shared by every session of the project at once: WAL, each write one transaction,
 for each other (`connection.BUSY_TIMEOUT_MS`). Calls are synchronous and short; async callers
 run them in a thread. Without an embedder (or without sqlite-vec) memories are found by words
 only, and the vectors of those saved so are added once an embedder is there. How a search's
-memories are ordered (fused, then the newer of two near ones first): `ranking.py`."""
+memories are ordered (fused, then the newer of two on the same subject first): `ranking.py`;
+the search by words: `words.py`; the vectors in the file: `vector_table.py`; the tables and
+their migration: `schema.py`."""
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -17,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tether.memory import vector_table
 from tether.memory.connection import connect, database_errors, explain
 from tether.memory.embedders import Embedder, EmbeddingError
 from tether.memory.ranking import By, by_of, fused, newer_first
@@ -33,8 +35,10 @@ from tether.memory.saving import (
     rewrite,
     same_text,
 )
+from tether.memory.schema import MemoryFileError, Transaction, migrate
 from tether.memory.subjects import subject_of
 from tether.memory.vectors import Mark, VectorMatrix, mark_of
+from tether.memory.words import by_words, matched_words
 
 MEMORY_FILE = "memory.db"
 MIN_SIMILARITY = 0.3
@@ -44,17 +48,6 @@ a relevant memory does not."""
 BACKFILL_BATCH = 64
 EMBEDDING_RETRY_S = 30.0
 """After the embedder failed, how long memory goes by words only before trying it again."""
-_SCHEMA_VERSION = 1
-_STOPWORD_TEXT = (
-    "a an and are as at be by can do does for from how i in is it its me my of on or our "
-    "should so that the their there this to was we what when where which who why will with "
-    "you your"
-)
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-
-
-class MemoryFileError(Exception):
-    """The memory file cannot be opened, read or written; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +80,7 @@ class MemoryStore:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db, loaded = connect(path, with_vectors=embedder is not None)
-            self._migrate()
+            migrate(self._db, path)
         except (OSError, *self._errors) as e:
             raise MemoryFileError(explain(path, e)) from None
         self.embedder = embedder if loaded else None
@@ -195,11 +188,7 @@ class MemoryStore:
         """The `depth` memories nearest `vector` by meaning and their cosine, nearest first."""
         near = self._matrix.nearest(self._db, vector, depth)
         if near is None:  # without NumPy: sqlite-vec's own scan
-            rows = self._db.execute(
-                "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
-                (packed(vector), depth),
-            ).fetchall()
-            near = [(int(rowid), 1 - distance) for rowid, distance in rows]
+            near = vector_table.scan(self._db, vector, depth)
         return near
 
     def search(
@@ -249,12 +238,12 @@ class MemoryStore:
         self, query: str, vector: list[float] | None, depth: int, limit: int, floor: float
     ) -> list[Found]:
         """Ordered as `ranking.py` says."""
-        by_words = self._by_words(query, depth)
+        found_by_words = by_words(self._db, query, depth)
         by_meaning: list[int] = []
         if vector is not None:
             near = self._nearest(vector, depth)
             by_meaning = [rowid for rowid, similarity in near if similarity >= floor]
-        scores = fused(by_words, by_meaning)
+        scores = fused(found_by_words, by_meaning)
         best = list(scores)[: limit + NEAR_COUNT]  # a newer one just below may move up
         if not best:
             return []
@@ -263,15 +252,11 @@ class MemoryStore:
             f"SELECT id, text, tags, created_at FROM memories WHERE id IN ({marks})", best
         ).fetchall()
         memories = {int(row[0]): memory_of(row) for row in rows}
-        words, meaning = set(by_words), set(by_meaning)
+        words, meaning = set(found_by_words), set(by_meaning)
         by: dict[int, By] = {i: by_of(i in words, i in meaning) for i in best if i in memories}
-        matched = {i: frozenset[str]() for i in best}  # the query's words each one has
-        for word in self._words(query) if by_words else []:
-            sql = (
-                f"SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN ({marks})"
-            )
-            for row in self._db.execute(sql, [_phrase(word), *best]):
-                matched[int(row[0])] |= {word}
+        matched = dict.fromkeys(best, frozenset[str]())  # the query's words each one has
+        if found_by_words:
+            matched = matched_words(self._db, query, best)
         vectors: dict[int, bytes] = {}
         if by_meaning:
             sql = f"SELECT rowid, embedding FROM memories_vec WHERE rowid IN ({marks})"
@@ -281,22 +266,6 @@ class MemoryStore:
         found = [i for i in best if i in memories]
         order = newer_first(found, by, matched, age, vectors, subjects)
         return [Found(memories[i], by[i], scores[i]) for i in order[:limit]]
-
-    def _by_words(self, query: str, depth: int) -> list[int]:
-        words = self._words(query)
-        if not words:
-            return []
-        rows = self._db.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-            "ORDER BY rank, rowid DESC LIMIT ?",
-            (" OR ".join(map(_phrase, words)), depth),
-        ).fetchall()
-        return [int(row[0]) for row in rows]
-
-    @staticmethod
-    def _words(query: str) -> list[str]:
-        words = [w for w in re.findall(r"\w+", query.lower()) if w not in _STOPWORDS]
-        return list(dict.fromkeys(words))
 
     def _vector_of(self, text: str, timeout: float | None) -> list[float] | None:
         """`text`'s vector; None without an embedder, or when it cannot be used (tried again
@@ -321,25 +290,14 @@ class MemoryStore:
     def _prepare_vectors(self, name: str, dimensions: int) -> None:
         """The vector table for the vectors of the embedder `name`; those of another embedder
         (or of other dimensions) are dropped, and remade from the text (`_backfill`)."""
-        wanted = f"{name}:{dimensions}"
         with self._transaction():
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'vectors'").fetchone()
-            if row is None or row[0] != wanted:
-                self._db.execute("DROP TABLE IF EXISTS memories_vec")
-                self._db.execute(
-                    "CREATE VIRTUAL TABLE memories_vec USING vec0("
-                    f"embedding float[{dimensions}] distance_metric=cosine)"
-                )
-                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors', ?)", (wanted,))
+            vector_table.prepare(self._db, name, dimensions)
         self._vectors = True
 
     def _has_vector_table(self) -> bool:
         """Whether the file has vectors that can be changed here (sqlite-vec loaded): those of
         a removed memory go with it, even when the embedder is not usable now."""
-        if self.embedder is None:
-            return False
-        sql = "SELECT 1 FROM sqlite_master WHERE name = 'memories_vec'"
-        return self._db.execute(sql).fetchone() is not None
+        return self.embedder is not None and vector_table.has_table(self._db)
 
     def _backfill(self, timeout: float | None) -> None:
         """Vectors for memories saved without them (by words only, or by another embedder),
@@ -348,11 +306,7 @@ class MemoryStore:
         mark = mark_of(self._db)
         if mark == self._complete_at:  # nothing written since every memory had its vector
             return
-        rows = self._db.execute(
-            "SELECT id, text FROM memories WHERE id NOT IN (SELECT rowid FROM memories_vec) "
-            "LIMIT ?",
-            (BACKFILL_BATCH,),
-        ).fetchall()
+        rows = vector_table.missing(self._db, BACKFILL_BATCH)
         if not rows:
             self._complete_at = mark
             return
@@ -363,42 +317,13 @@ class MemoryStore:
             self._down_at = None if e.hurried else time.monotonic()
             return
         with self._transaction():
-            for (memory_id, _), vector in zip(rows, vectors, strict=True):
-                self._db.execute(
-                    "INSERT OR IGNORE INTO memories_vec (rowid, embedding) VALUES (?, ?)",
-                    (memory_id, packed(vector)),
-                )
-
-    def _migrate(self) -> None:
-        if self._version() == _SCHEMA_VERSION:
-            return
-        with self._transaction():  # looked at again under the lock: another process may
-            if self._version() == _SCHEMA_VERSION:  # have made the tables meanwhile
-                return
-            self._db.execute(
-                "CREATE TABLE memories (id INTEGER PRIMARY KEY, text TEXT NOT NULL, "
-                "tags TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL)"
-            )
-            self._db.execute(
-                "CREATE VIRTUAL TABLE memories_fts USING fts5("
-                "text, tags, tokenize='porter unicode61')"
-            )
-            self._db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-
-    def _version(self) -> int:
-        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
-        if version > _SCHEMA_VERSION:
-            raise MemoryFileError(
-                f"{self.path} was written by a newer tether (schema {version}); upgrade tether"
-            )
-        return version
+            vector_table.add(self._db, rows, vectors)
 
     def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         return self._db.execute(sql, args).fetchall()
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)
 
     def _guarded(self, work: Any, *args: Any) -> Any:
         with self._lock:
@@ -406,19 +331,3 @@ class MemoryStore:
                 return work(*args)
             except self._errors as e:
                 raise MemoryFileError(explain(self.path, e)) from None
-
-
-class _Transaction:
-    def __init__(self, db: Any) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, *_: object) -> None:
-        self._db.execute("COMMIT" if kind is None else "ROLLBACK")
-
-
-def _phrase(word: str) -> str:
-    """`word` as an FTS5 string: taken as a word, never as query syntax."""
-    return '"' + word.replace('"', '""') + '"'
