@@ -75,20 +75,30 @@ def charges_in(
     read = usage.get("cache_read_input_tokens", 0)
     written = usage.get("cache_creation_input_tokens", 0)
     prompt = usage["input_tokens"] + read + written
-    segments = sized_blocks(request.messages())
-    known = {} if anchors is None else anchors
+    blocks = sized_blocks(request.messages())
+    return charges_of(blocks, prompt, read, written, {} if anchors is None else anchors)
+
+
+def charges_of(
+    blocks: list[tuple[int, str | None]],
+    prompt: int,
+    read: int,
+    written: int,
+    anchors: dict[int, int],
+) -> dict[str, tuple[int, int, int]]:
+    """The rule block by block, for blocks of these sizes (and the calls they answer)."""
     # The blocks end where the cache write ends (the newest block carries the breakpoint),
     # else at the prompt's end; a read of what an earlier write cached ends at that block.
     last = (read + written) if written else prompt
-    if read in known:
-        read = max(0, last - sum(size for size, _ in segments[known[read] :]))
-    top = last if written else read
+    if read in anchors:
+        read = max(0, last - sum(size for size, _ in blocks[anchors[read] :]))
     if written:
-        known[usage.get("cache_read_input_tokens", 0) + written] = len(segments)
+        anchors[last] = len(blocks)
+    top = last if written else read
     written = max(0, top - read)
     charges: dict[str, tuple[int, int, int]] = {}
     end = last
-    for size, call_id in reversed(segments):
+    for size, call_id in reversed(blocks):
         start, block_end = end - size, end
         end = start
         if call_id is None or block_end <= 0:

@@ -8,8 +8,10 @@ import pytest
 
 from tether.ledger import ConversationMeter, Rates
 from tether.ledger.meter import Billed
-from tether.ledger.spans import ResultCharges, split
+from tether.ledger.spans import ResultCharges
 from tether.protocol import Message, ToolResultBlock, ToolUseBlock, Usage
+
+from .formula import charges_of
 
 RATES = Rates(input=1.0, output=10.0, cache_write=2.0, cache_read=0.5)
 
@@ -57,32 +59,6 @@ def test_a_result_straddling_the_rates_and_gone_after_a_compaction() -> None:
     }
 
 
-def _formula(
-    blocks: list[tuple[int, str | None]],
-    prompt: int,
-    read: int,
-    written: int,
-    anchors: dict[int, int],
-) -> dict[str, tuple[int, int, int]]:
-    """`meter.py`'s rule block by block: the blocks end at the cache write's end (else the
-    prompt's); a read of what an earlier write cached ends at the block that write ended at."""
-    last = read + written if written else prompt
-    if read in anchors:
-        read = max(0, last - sum(size for size, _ in blocks[anchors[read] :]))
-    top = last if written else read
-    if written:
-        anchors[last] = len(blocks)
-    written = max(0, top - read)
-    charged: dict[str, tuple[int, int, int]] = {}
-    end = last
-    for size, call_id in reversed(blocks):
-        start, block_end = end - size, end
-        end = start
-        if call_id is not None and block_end > 0:
-            charged[call_id] = split(max(0, start), block_end, read, written)
-    return charged
-
-
 def test_the_ranges_kept_apart_add_up_as_the_formula_block_by_block() -> None:
     """Random conversations: what `ResultCharges` gathers in O(log n) a request equals the
     formula applied to every block of every request (clipped spans, blocks across two edges,
@@ -109,7 +85,7 @@ def test_the_ranges_kept_apart_add_up_as_the_formula_block_by_block() -> None:
                 read = rng.choice(list(anchors))
                 written = rng.randint(0, max(0, prompt - read))
             charges.bill(prompt, read, written, rates)
-            for call_id, parts in _formula(blocks, prompt, read, written, anchors).items():
+            for call_id, parts in charges_of(blocks, prompt, read, written, anchors).items():
                 got = naive.setdefault(call_id, [0, 0, 0])
                 for kind in range(3):
                     got[kind] += parts[kind]
