@@ -4,6 +4,7 @@ share a tag (`ranking.py`, `subjects.py`). The local embedding model, the memory
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,10 @@ from tether.memory.embedders import Embedder, local_embedder
 from tether.memory.saving import NEAR_SIMILARITY
 from tether.memory.store import MemoryStore
 from tether.memory.subjects import same_subject, subject_of
+from tether.testing import FakeModelServer, text, tool_use
+from tether.testing.cli_runner import CliResult
 
+from .conftest import memory_cli
 from .test_memory_replace import DISTINCT
 
 JENKINS = "Deploy to production with the Jenkins job deploy-prod."
@@ -94,3 +98,28 @@ def test_what_names_a_subject() -> None:
     assert same_subject(subject_of(JENKINS, ()), subject_of(ARGO, ()))
     assert same_subject(subject_of(ALICE, ("billing",)), subject_of(PASSED, ("billing",)))
     assert not same_subject(subject_of(ALICE, ("memory.md",)), subject_of(PASSED, ("memory.md",)))
+
+
+def test_the_saver_is_shown_a_stale_fact_far_in_meaning_on_the_same_subject(
+    fake_model: FakeModelServer, tether: Callable[..., CliResult], workspace: Path
+) -> None:
+    # Named beside the new memory (not near in meaning: 0.65), so the model can say the new
+    # one replaces it; a fact on another subject is not named.
+    fake_model.script(
+        tool_use("MemorySave", text=JENKINS),
+        tool_use("MemorySave", text="Production logs are kept for thirty days."),
+        tool_use("MemorySave", text=ARGO),
+        tool_use("MemorySave", text=ARGO, replaces=1),
+        text("saved"),
+    )
+    assert tether("-p", "remember these").exit_code == 0
+    said = [r.tool_results()[0] for r in fake_model.requests[1:]]
+    assert said[1] == "Saved as memory 2."
+    assert said[2].startswith(
+        "Saved as memory 3.\n\nSaved before, near in meaning or on the same subject (kept as "
+        f"they are):\n- Memory 1: {JENKINS}\n\n"
+    ), said[2]
+    assert said[3] == f'Memory 1 ("{JENKINS}") is removed: memory 3 already says this.'
+    listed = memory_cli("--cwd", str(workspace), "list")
+    assert "Jenkins job" not in listed.stdout
+    assert "ArgoCD" in listed.stdout

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import operator
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 from tether.memory.saving import NEAR_SIMILARITY
@@ -62,13 +62,14 @@ def newer_first(
     matched: Mapping[int, frozenset[str]],
     age: Mapping[int, tuple[str, int]],
     vectors: Mapping[int, bytes],
-    subjects: Mapping[int, Subject],
+    subject: Callable[[int], Subject],
 ) -> list[int]:
     """`order` with each memory preceded by the newer ones on its subject that were found in
     each way it was and have the query words that tell them apart (step 2 of the rule).
     `matched`: the query's words each memory has; `age`: (created_at, id), ordered as time;
     `vectors`: the memories' vectors as stored (a memory without one is near none);
-    `subjects`: what each is about (`subjects.subject_of`)."""
+    `subject`: what each is about (`subjects.subject_of`; asked only of two far in
+    meaning)."""
     unpacked = {i: _unit(blob) for i, blob in vectors.items()}
     result = list(order)
     pos = 0
@@ -79,7 +80,7 @@ def newer_first(
             if (
                 age[later] > age[older]
                 and _covers(by[later], by[older])
-                and _supersedes(later, older, matched, unpacked, subjects)
+                and _supersedes(later, older, matched, unpacked, subject)
             ):
                 result.remove(later)
                 result.insert(pos, later)  # a newer one still below it is looked for again
@@ -95,14 +96,14 @@ def _supersedes(
     older: int,
     matched: Mapping[int, frozenset[str]],
     unpacked: Mapping[int, tuple[float, ...]],
-    subjects: Mapping[int, Subject],
+    subject: Callable[[int], Subject],
 ) -> bool:
     """Whether `later`, on `older`'s subject, has the query's words that tell them apart."""
     if _near(unpacked.get(older), unpacked.get(later)):
         return matched[later] >= matched[older]
-    if not same_subject(subjects[older], subjects[later]):
+    if not same_subject(subject(older), subject(later)):
         return False
-    return matched[later] >= matched[older] & subjects[older].key_words
+    return matched[later] >= matched[older] & subject(older).key_words
 
 
 def _covers(newer: By, older: By) -> bool:

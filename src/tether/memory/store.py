@@ -15,6 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,9 @@ from tether.memory.saving import (
     same_text,
 )
 from tether.memory.schema import MemoryFileError, Transaction, migrate
-from tether.memory.subjects import subject_of
+from tether.memory.subjects import FILE_TAG, Subject, same_subject, subject_of
 from tether.memory.vectors import Mark, VectorMatrix, mark_of
-from tether.memory.words import by_words, matched_words
+from tether.memory.words import by_words, matched_words, sharing_words
 
 MEMORY_FILE = "memory.db"
 MIN_SIMILARITY = 0.3
@@ -46,6 +47,9 @@ MIN_SIMILARITY = 0.3
 this (all-MiniLM-L6-v2 puts unrelated sentences at 0.0-0.2): the nearest vector always exists,
 a relevant memory does not."""
 BACKFILL_BATCH = 64
+SUBJECT_DEPTH = 64
+"""A new memory's subject is looked for among this many memories sharing a word with it,
+newest first."""
 EMBEDDING_RETRY_S = 30.0
 """After the embedder failed, how long memory goes by words only before trying it again."""
 
@@ -168,21 +172,32 @@ class MemoryStore:
         saved: Memory = self._guarded(write)
         if vector is None or saved.replaced is not None:
             return saved
-        return replace(saved, near=self._guarded(self._near, vector, saved.id))
+        return replace(saved, near=self._guarded(self._near, vector, saved))
 
-    def _near(self, vector: list[float], saved: int) -> tuple[Near, ...]:
-        """The memories but `saved` within `NEAR_SIMILARITY` of `vector`, nearest first."""
+    def _near(self, vector: list[float], saved: Memory) -> tuple[Near, ...]:
+        """The memories but `saved` within `NEAR_SIMILARITY` of `vector`, nearest first, then
+        those further in meaning on its subject (`subjects.py`), newest first."""
         near = [
             (i, s)
             for i, s in self._nearest(vector, NEAR_COUNT + 1)
-            if i != saved and s >= NEAR_SIMILARITY
+            if i != saved.id and s >= NEAR_SIMILARITY
         ][:NEAR_COUNT]
-        if not near:
+        subject = subject_of(saved.text, saved.tags)
+        named = {saved.id, *(i for i, _ in near)}
+        rows = [] if FILE_TAG in saved.tags else sharing_words(self._db, saved, SUBJECT_DEPTH)
+        same = [
+            (i, text)
+            for i, text, tags in rows
+            if i not in named and same_subject(subject, subject_of(text, tags))
+        ][:NEAR_COUNT]
+        if not near and not same:
             return ()
         marks = ",".join("?" * len(near))
         sql = f"SELECT id, text FROM memories WHERE id IN ({marks})"
         texts = {int(r[0]): str(r[1]) for r in self._db.execute(sql, [i for i, _ in near])}
-        return tuple(Near(i, texts[i], round(s, 3)) for i, s in near if i in texts)
+        found = [Near(i, texts[i], round(s, 3)) for i, s in near if i in texts]
+        similar = vector_table.similarity(self._db, vector, [i for i, _ in same])
+        return (*found, *(Near(i, text, round(similar.get(i, 0.0), 3)) for i, text in same))
 
     def _nearest(self, vector: list[float], depth: int) -> list[tuple[int, float]]:
         """The `depth` memories nearest `vector` by meaning and their cosine, nearest first."""
@@ -262,9 +277,13 @@ class MemoryStore:
             sql = f"SELECT rowid, embedding FROM memories_vec WHERE rowid IN ({marks})"
             vectors = {int(r[0]): bytes(r[1]) for r in self._db.execute(sql, best)}
         age = {i: (m.created_at, i) for i, m in memories.items()}
-        subjects = {i: subject_of(m.text, m.tags) for i, m in memories.items()}
+
+        @cache
+        def subject(i: int) -> Subject:  # asked only of two far in meaning
+            return subject_of(memories[i].text, memories[i].tags)
+
         found = [i for i in best if i in memories]
-        order = newer_first(found, by, matched, age, vectors, subjects)
+        order = newer_first(found, by, matched, age, vectors, subject)
         return [Found(memories[i], by[i], scores[i]) for i in order[:limit]]
 
     def _vector_of(self, text: str, timeout: float | None) -> list[float] | None:

@@ -48,6 +48,18 @@ def add(db: Any, rows: list[tuple[int, str]], vectors: list[list[float]]) -> Non
         )
 
 
+def similarity(db: Any, vector: list[float], ids: list[int]) -> dict[int, float]:
+    """The cosine of `vector` with each of the memories `ids` that has a vector."""
+    if not ids or not has_table(db):
+        return {}
+    marks = ",".join("?" * len(ids))
+    sql = (
+        "SELECT rowid, vec_distance_cosine(embedding, ?) FROM memories_vec "
+        f"WHERE rowid IN ({marks})"
+    )
+    return {int(i): 1 - float(d) for i, d in db.execute(sql, [packed(vector), *ids])}
+
+
 def scan(db: Any, vector: list[float], depth: int) -> list[tuple[int, float]]:
     """sqlite-vec's exact scan: the `depth` memories nearest `vector` and their cosine."""
     rows = db.execute(

@@ -7,6 +7,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from tether.memory.saving import Memory
+from tether.memory.subjects import FILE_TAG
+
 _STOPWORD_TEXT = (
     "a an and are as at be by can do does for from how i in is it its me my of on or our "
     "should so that the their there this to was we what when where which who why will with "
@@ -44,6 +47,21 @@ def matched_words(db: Any, query: str, ids: Sequence[int]) -> dict[int, frozense
         for row in db.execute(sql, [phrase(word), *ids]):
             matched[int(row[0])] |= {word}
     return matched
+
+
+def sharing_words(db: Any, memory: Memory, depth: int) -> list[tuple[int, str, tuple[str, ...]]]:
+    """Up to `depth` memories having a word or a tag of `memory`, newest first, but the
+    memory file's pieces (tag `FILE_TAG`): (id, text, tags)."""
+    words = [*query_words(memory.text), *(t.lower() for t in memory.tags)]
+    if not words:
+        return []
+    rows = db.execute(
+        "SELECT m.id, m.text, m.tags FROM memories_fts JOIN memories m ON m.id = "
+        "memories_fts.rowid WHERE memories_fts MATCH ? AND ' ' || m.tags || ' ' NOT LIKE ? "
+        "ORDER BY m.id DESC LIMIT ?",
+        (" OR ".join(map(phrase, dict.fromkeys(words))), f"% {FILE_TAG} %", depth),
+    ).fetchall()
+    return [(int(i), str(t), tuple(str(g).split())) for i, t, g in rows]
 
 
 def phrase(word: str) -> str:
