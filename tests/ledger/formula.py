@@ -40,7 +40,7 @@ def _tokens(chars: int) -> int:
     return math.ceil(chars / 4)
 
 
-def _segments(messages: list[dict[str, Any]]) -> list[tuple[int, str | None]]:
+def sized_blocks(messages: list[dict[str, Any]]) -> list[tuple[int, str | None]]:
     out: list[tuple[int, str | None]] = []
     for message in messages:
         content = message["content"]
@@ -64,25 +64,50 @@ def _segments(messages: list[dict[str, Any]]) -> list[tuple[int, str | None]]:
     return out
 
 
-def charges_in(request: RecordedRequest) -> dict[str, tuple[int, int, int]]:
-    """What each result in `request` took up of it: (cache read, cache write, plain)."""
+def charges_in(
+    request: RecordedRequest, anchors: dict[int, int] | None = None
+) -> dict[str, tuple[int, int, int]]:
+    """What each result in `request` took up of it: (cache read, cache write, plain).
+    `anchors`: where earlier requests' cache writes ended (tokens from the prompt's start) and
+    how many blocks there were then; this request's is added."""
     usage = request.usage
     assert usage is not None
     read = usage.get("cache_read_input_tokens", 0)
     written = usage.get("cache_creation_input_tokens", 0)
     prompt = usage["input_tokens"] + read + written
+    blocks = sized_blocks(request.messages())
+    return charges_of(blocks, prompt, read, written, {} if anchors is None else anchors)
+
+
+def charges_of(
+    blocks: list[tuple[int, str | None]],
+    prompt: int,
+    read: int,
+    written: int,
+    anchors: dict[int, int],
+) -> dict[str, tuple[int, int, int]]:
+    """The rule block by block, for blocks of these sizes (and the calls they answer)."""
+    # The blocks end where the cache write ends (the newest block carries the breakpoint),
+    # else at the prompt's end; a read of what an earlier write cached ends at that block.
+    last = (read + written) if written else prompt
+    if read in anchors:
+        read = max(0, last - sum(size for size, _ in blocks[anchors[read] :]))
+    if written:
+        anchors[last] = len(blocks)
+    top = last if written else read
+    written = max(0, top - read)
     charges: dict[str, tuple[int, int, int]] = {}
-    after = 0
-    for size, call_id in reversed(_segments(request.messages())):
-        end = max(0, prompt - after)
-        after += size
-        if call_id is None or end == 0:
+    end = last
+    for size, call_id in reversed(blocks):
+        start, block_end = end - size, end
+        end = start
+        if call_id is None or block_end <= 0:
             continue
-        start = max(0, end - size)
+        start = max(0, start)
         charges[call_id] = (
-            max(0, min(end, read) - start),
-            max(0, min(end, read + written) - max(start, read)),
-            max(0, end - max(start, read + written)),
+            max(0, min(block_end, read) - start),
+            max(0, min(block_end, read + written) - max(start, read)),
+            max(0, block_end - max(start, read + written)),
         )
     return charges
 
@@ -90,8 +115,9 @@ def charges_in(request: RecordedRequest) -> dict[str, tuple[int, int, int]]:
 def expected_tools(requests: list[RecordedRequest]) -> Expected:
     """Each tool call's charges over one agent's requests, in order."""
     expected = Expected()
+    anchors: dict[int, int] = {}
     for index, request in enumerate(requests):
-        for call_id, (in_read, in_write, plain) in charges_in(request).items():
+        for call_id, (in_read, in_write, plain) in charges_in(request, anchors).items():
             charge = expected.calls[call_id]
             charge.cache_read_tokens += in_read
             charge.cache_write_tokens += in_write

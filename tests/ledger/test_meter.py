@@ -8,8 +8,10 @@ import pytest
 
 from tether.ledger import ConversationMeter, Rates
 from tether.ledger.meter import Billed
-from tether.ledger.spans import ResultCharges, split
+from tether.ledger.spans import ResultCharges
 from tether.protocol import Message, ToolResultBlock, ToolUseBlock, Usage
+
+from .formula import charges_of
 
 RATES = Rates(input=1.0, output=10.0, cache_write=2.0, cache_read=0.5)
 
@@ -25,26 +27,28 @@ def _result(call_id: str, chars: int) -> Message:
     )
 
 
-def test_a_result_straddling_the_three_rates_and_gone_after_a_compaction() -> None:
+def test_a_result_straddling_the_rates_and_gone_after_a_compaction() -> None:
     meter = ConversationMeter()
     meter.add(Message(role="user", content=(ToolResultBlock(tool_use_id="x", content=""),)))
     asked = meter.reply(_call("a"), Usage(input_tokens=5, output_tokens=30), RATES)
     assert [(a.call_id, a.tool, a.output_tokens) for a in asked.asked] == [("a", "Grep", 30)]
-    meter.add(_result("a", 400))  # 100 tokens, the newest message: it ends the prompt
-    # Prompt: 1000 tokens = 900 read, 60 written, 40 plain: the result spans 900..1000.
+    meter.add(_result("a", 400))  # 100 tokens, the newest message: it ends the cache write
+    # Prompt: 1000 tokens = 900 read, 60 written, 40 plain after the newest breakpoint (no
+    # block of the conversation's): the result spans 860..960.
     usage = Usage(input_tokens=40, cache_creation_input_tokens=60, cache_read_input_tokens=900)
     charged = meter.reply(Message(role="assistant", content=()), usage, RATES)
     assert meter.take().billed() == {
         "a": Billed(
-            input_tokens=40,
-            cache_read_tokens=0,
+            cache_read_tokens=40,
             cache_write_tokens=60,
-            input_cost=40 * 1.0 / 1e6,
-            cache_read_cost=0,
+            cache_read_cost=40 * 0.5 / 1e6,
             cache_write_cost=60 * 2.0 / 1e6,
         )
     }
     assert charged.cost == pytest.approx((40 * 1.0 + 60 * 2.0 + 900 * 0.5) / 1e6)
+    # Without a cache write the blocks end the prompt: the result 100 plain tokens.
+    meter.reply(Message(role="assistant", content=()), Usage(input_tokens=1000), RATES)
+    assert meter.take().billed()["a"].input_tokens == 100
     cached = Usage(cache_read_input_tokens=1000)
     meter.reply(Message(role="assistant", content=()), cached, RATES)  # all read from cache
     meter.compacted()
@@ -64,6 +68,7 @@ def test_the_ranges_kept_apart_add_up_as_the_formula_block_by_block() -> None:
         charges = ResultCharges()
         blocks: list[tuple[int, str | None]] = []
         naive: dict[str, list[int]] = {}
+        anchors: dict[int, int] = {}
         for step in range(rng.randint(1, 30)):
             size = rng.choice([0, 1, 3, 50, 400])
             call_id = f"c{step}" if rng.random() < 0.6 else None
@@ -76,14 +81,11 @@ def test_the_ranges_kept_apart_add_up_as_the_formula_block_by_block() -> None:
             read = rng.randint(0, prompt)
             written = rng.randint(0, prompt - read)
             rates = rng.choice([RATES, Rates(1, 1, 1, 1)])
+            if anchors and rng.random() < 0.3:  # reads what an earlier request wrote
+                read = rng.choice(list(anchors))
+                written = rng.randint(0, max(0, prompt - read))
             charges.bill(prompt, read, written, rates)
-            after = 0
-            for size, call_id in reversed(blocks):
-                end = max(0, prompt - after)
-                after += size
-                if call_id is None:
-                    continue
-                parts = split(max(0, end - size), end, read, written)
+            for call_id, parts in charges_of(blocks, prompt, read, written, anchors).items():
                 got = naive.setdefault(call_id, [0, 0, 0])
                 for kind in range(3):
                     got[kind] += parts[kind]

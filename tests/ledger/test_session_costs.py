@@ -12,9 +12,13 @@ from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_u
 from tether.testing.cli_runner import CliResult, run_cli_process
 
 from .conftest import cost, cost_json, rows
-from .formula import SONNET, charges_in, expected_tools
+from .formula import SONNET, charges_in, expected_tools, sized_blocks
 
 Run = Callable[..., CliResult]
+
+
+_UNCACHED = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+"""Usage with no cache (the fake server's own simulation would cache the prompt)."""
 
 
 def _sizes(request: RecordedRequest) -> list[int]:
@@ -28,15 +32,31 @@ def test_tool_calls_cost_their_share_of_output_and_their_results_in_every_later_
     (workspace / "b.txt").write_text("beta " * 120)
 
     def second(request: RecordedRequest) -> object:
-        # Result A straddles plain input and the cache write; B is all plain input.
+        # No cache write: the blocks end the prompt. B is plain input, A straddles plain
+        # input and the cache read.
         size_a, size_b = _sizes(request)
         usage = {
             "input_tokens": size_b + size_a // 2,
-            "cache_creation_input_tokens": 1000,
+            "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 4000,
             "output_tokens": 30,
         }
         return reply(tool_use("Bash", command="cat b.txt"), usage=usage)
+
+    def third(request: RecordedRequest) -> object:
+        # A cache write ends at the newest block: A straddles the cache read and the write,
+        # B and the newest result are written.
+        segments = sized_blocks(request.messages())
+        [a] = [i for i, (_, call_id) in enumerate(segments) if call_id == "toolu_1"]
+        size_a = segments[a][0]
+        after = sum(size for size, _ in segments[a + 1 :])
+        usage = {
+            "input_tokens": 3,
+            "cache_creation_input_tokens": after + size_a // 2,
+            "cache_read_input_tokens": 4000,
+            "output_tokens": 8,
+        }
+        return reply(text("done"), usage=usage)
 
     fake_model.script(
         reply(
@@ -45,16 +65,7 @@ def test_tool_calls_cost_their_share_of_output_and_their_results_in_every_later_
             usage={"input_tokens": 10, "cache_creation_input_tokens": 3000, "output_tokens": 60},
         ),
         second,
-        # A and B now lie in the cache read; the newest result straddles read and write.
-        reply(
-            text("done"),
-            usage={
-                "input_tokens": 3,
-                "cache_creation_input_tokens": 40,
-                "cache_read_input_tokens": 6000,
-                "output_tokens": 8,
-            },
-        ),
+        third,
     )
     result = tether("-p", "read both", "--output-format", "json")
     assert result.exit_code == 0, result.stderr
@@ -172,9 +183,10 @@ def test_a_resumed_session_goes_on_charging_its_earlier_results(
     (workspace / "a.txt").write_text("alpha " * 100)
     fake_model.script(
         reply(
-            tool_use("Bash", command="cat a.txt"), usage={"input_tokens": 20, "output_tokens": 8}
+            tool_use("Bash", command="cat a.txt"),
+            usage={**_UNCACHED, "input_tokens": 20, "output_tokens": 8},
         ),
-        reply(text("read"), usage={"input_tokens": 900, "output_tokens": 2}),
+        reply(text("read"), usage={**_UNCACHED, "input_tokens": 900, "output_tokens": 2}),
     )
     first = tether("-p", "read a", "--output-format", "json")
     assert first.exit_code == 0, first.stderr

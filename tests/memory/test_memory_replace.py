@@ -88,12 +88,14 @@ def test_the_model_replaces_a_stale_fact_by_its_id_and_only_then(
     results = [r.tool_results()[0] for r in fake_model.requests[1:]]
     assert results[0] == "Saved as memory 1."
     assert results[1].startswith(
-        "Saved as memory 2.\n\nSaved before, near in meaning (kept as they are):\n"
+        "Saved as memory 2.\n\nSaved before, near in meaning or on the same subject (kept as "
+        "they are):\n"
         "- Memory 1: The frontend is written in TypeScript\n\n"
         "If the new memory corrects or supersedes one of these"
     )
     assert results[3].startswith(
-        "Saved as memory 4.\n\nSaved before, near in meaning (kept as they are):\n"
+        "Saved as memory 4.\n\nSaved before, near in meaning or on the same subject (kept as "
+        "they are):\n"
         "- Memory 3: The API server listens on port 8080\n"
     )
     assert results[4] == (

@@ -12,11 +12,18 @@ its own rate. A tool call's cost is what it made the session pay:
 - `t_*(r)`: the tokens the call's result took up in request `r`, split by how `r` was billed.
   A request's prompt is billed in order: its first `cache_read` tokens as cache reads, the next
   `cache_write` as cache writes, the rest (`input`) as plain input (tools, system, then the
-  messages: a cache covers a prefix). A result's place in the prompt is counted from the end:
-  it ends where the estimated tokens of everything after it begin (`P - after`, `P` the
-  prompt's tokens) and starts its own size earlier; the part of that span inside each billed
-  range is billed at that range's rate. Counting from the end needs no estimate of the
-  tools and system prompt, which come first.
+  messages: a cache covers a prefix). A result's place in the prompt is counted from where
+  the conversation's blocks end: it ends where the estimated tokens of everything after it
+  begin (`E - after`) and starts its own size earlier; the part of that span inside each
+  billed range is billed at that range's rate. `E` is the end of the cache write when the
+  request wrote one (`cache_read + cache_write`: tether puts the newest breakpoint on the
+  newest block, so what is billed after it is the request's own framing, no block), else the
+  prompt's end (`P`). A cache read that ends where an earlier request's write ended read
+  exactly the blocks there were then: its edge is put at that block boundary, not at an
+  estimate (a few characters of framing a block, unseen in the estimate, would otherwise
+  push a small result read from the cache past the edge, as plain input). Counting from the
+  end needs no estimate of the tools and system prompt, which come first. An endpoint that
+  reports no cache writes (OpenAI's automatic cache) is counted from the prompt's end.
 - A block's size is estimated as its characters over `CHARS_PER_TOKEN` (rounded up), as no
   tokenizer is at hand: a result's content (an image in it `IMAGE_TOKENS`), a text's or a
   thought's text, a call's name and its input as JSON (`json.dumps`, default separators);

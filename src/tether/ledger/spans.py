@@ -51,6 +51,9 @@ class ResultCharges:
         default_factory=dict[str, list[tuple[int, int, int, "Rates"]]]
     )
     """Per call: the tokens of its result split across a range's edge, request by request."""
+    _anchors: dict[int, int] = field(default_factory=dict[int, int])
+    """Where a request's cache write ended (its tokens from the prompt's start) and how many
+    blocks there were then: a later request reading that much read those blocks, exactly."""
 
     def append(self, tokens: int, call_id: str | None) -> None:
         start = self._ends[-1] if self._ends else 0
@@ -64,11 +67,20 @@ class ResultCharges:
         """A request of `prompt` tokens holding every block so far, its last block last."""
         if not self._ends:
             return
-        offset = prompt - self._ends[-1]  # where the first block begins in the prompt
+        count = len(self._ends)
+        # Where the blocks end in the prompt. A cache write ends at the request's newest
+        # breakpoint, the last block (what is billed after it is no block of ours); a cache
+        # read ends where an earlier request's write ended, a block boundary known exactly.
+        cached, wrote = read + written, written > 0
+        offset = (cached if wrote else prompt) - self._ends[-1]
+        at = self._anchors.get(read)
+        if at is not None:
+            read = max(0, (self._ends[at - 1] if at else 0) + offset)
+        top = self._ends[-1] + offset if wrote else read
+        written = max(0, top - read)
         runs = self._runs.get(rates)
         if runs is None:
             runs = self._runs[rates] = [[] for _ in range(_KINDS)]
-        count = len(self._ends)
         ranges = ((0, read), (read, read + written), (read + written, prompt))
         for kind, (low, high) in enumerate(ranges):
             first = bisect_left(self._starts, low - offset)
@@ -89,6 +101,8 @@ class ResultCharges:
                 start, end = self._starts[index] + offset, self._ends[index] + offset
                 in_read, in_write, plain = split(max(0, start), end, read, written)
                 self._edges.setdefault(call_id, []).append((in_read, in_write, plain, rates))
+        if wrote:
+            self._anchors[cached] = count
 
     def take(self) -> Taken:
         """What the requests since the last time billed, handed over in O(1)."""
@@ -108,6 +122,7 @@ class ResultCharges:
         """Forget the blocks (after `take`): a compaction took them out of the prompt. New
         lists: a `Taken` keeps the old ones."""
         self._calls, self._results, self._starts, self._ends = [], [], [], []
+        self._anchors = {}
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ the one the new text corrects or supersedes is rewritten in place, keeping its i
 facts ("The frontend is written in TypeScript" / "The backend is written in TypeScript", a
 cosine of 0.92) and a correction can be further from its fact than a different fact is
 ("... port 8080" / "... port 9090", 0.79), so the memories near a new one are only named to
-the saver (`Memory.near`), which chooses."""
+the saver (`Memory.near`, with those on its subject further in meaning: `subjects.py`),
+which chooses."""
 
 from __future__ import annotations
 
@@ -64,8 +65,8 @@ class Memory:
     """The id the saver asked to replace, not in the memory (removed meanwhile): nothing was
     replaced, the text saved as a new memory."""
     near: tuple[Near, ...] = ()
-    """Other memories near this new one by meaning, nearest first: the saver may say it
-    replaces one of them."""
+    """Other memories near this new one by meaning, nearest first, then those on its subject
+    further in meaning, newest first: the saver may say it replaces one of them."""
 
 
 def same_text(

@@ -5,18 +5,21 @@ Shared by every session of the project at once: WAL, each write one transaction,
 for each other (`connection.BUSY_TIMEOUT_MS`). Calls are synchronous and short; async callers
 run them in a thread. Without an embedder (or without sqlite-vec) memories are found by words
 only, and the vectors of those saved so are added once an embedder is there. How a search's
-memories are ordered (fused, then the newer of two near ones first): `ranking.py`."""
+memories are ordered (fused, then the newer of two on the same subject first): `ranking.py`;
+the search by words: `words.py`; the vectors in the file: `vector_table.py`; the tables and
+their migration: `schema.py`."""
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from tether.memory import vector_table
 from tether.memory.connection import connect, database_errors, explain
 from tether.memory.embedders import Embedder, EmbeddingError
 from tether.memory.ranking import By, by_of, fused, newer_first
@@ -33,7 +36,10 @@ from tether.memory.saving import (
     rewrite,
     same_text,
 )
+from tether.memory.schema import MemoryFileError, Transaction, migrate
+from tether.memory.subjects import FILE_TAG, Subject, same_subject, subject_of
 from tether.memory.vectors import Mark, VectorMatrix, mark_of
+from tether.memory.words import by_words, matched_words, sharing_words
 
 MEMORY_FILE = "memory.db"
 MIN_SIMILARITY = 0.3
@@ -41,19 +47,11 @@ MIN_SIMILARITY = 0.3
 this (all-MiniLM-L6-v2 puts unrelated sentences at 0.0-0.2): the nearest vector always exists,
 a relevant memory does not."""
 BACKFILL_BATCH = 64
+SUBJECT_DEPTH = 64
+"""A new memory's subject is looked for among this many memories sharing a word with it,
+newest first."""
 EMBEDDING_RETRY_S = 30.0
 """After the embedder failed, how long memory goes by words only before trying it again."""
-_SCHEMA_VERSION = 1
-_STOPWORD_TEXT = (
-    "a an and are as at be by can do does for from how i in is it its me my of on or our "
-    "should so that the their there this to was we what when where which who why will with "
-    "you your"
-)
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-
-
-class MemoryFileError(Exception):
-    """The memory file cannot be opened, read or written; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,7 @@ class MemoryStore:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db, loaded = connect(path, with_vectors=embedder is not None)
-            self._migrate()
+            migrate(self._db, path)
         except (OSError, *self._errors) as e:
             raise MemoryFileError(explain(path, e)) from None
         self.embedder = embedder if loaded else None
@@ -174,31 +172,38 @@ class MemoryStore:
         saved: Memory = self._guarded(write)
         if vector is None or saved.replaced is not None:
             return saved
-        return replace(saved, near=self._guarded(self._near, vector, saved.id))
+        return replace(saved, near=self._guarded(self._near, vector, saved))
 
-    def _near(self, vector: list[float], saved: int) -> tuple[Near, ...]:
-        """The memories but `saved` within `NEAR_SIMILARITY` of `vector`, nearest first."""
+    def _near(self, vector: list[float], saved: Memory) -> tuple[Near, ...]:
+        """The memories but `saved` within `NEAR_SIMILARITY` of `vector`, nearest first, then
+        those further in meaning on its subject (`subjects.py`), newest first."""
         near = [
             (i, s)
             for i, s in self._nearest(vector, NEAR_COUNT + 1)
-            if i != saved and s >= NEAR_SIMILARITY
+            if i != saved.id and s >= NEAR_SIMILARITY
         ][:NEAR_COUNT]
-        if not near:
+        subject = subject_of(saved.text, saved.tags)
+        named = {saved.id, *(i for i, _ in near)}
+        rows = [] if FILE_TAG in saved.tags else sharing_words(self._db, saved, SUBJECT_DEPTH)
+        same = [
+            (i, text)
+            for i, text, tags in rows
+            if i not in named and same_subject(subject, subject_of(text, tags))
+        ][:NEAR_COUNT]
+        if not near and not same:
             return ()
         marks = ",".join("?" * len(near))
         sql = f"SELECT id, text FROM memories WHERE id IN ({marks})"
         texts = {int(r[0]): str(r[1]) for r in self._db.execute(sql, [i for i, _ in near])}
-        return tuple(Near(i, texts[i], round(s, 3)) for i, s in near if i in texts)
+        found = [Near(i, texts[i], round(s, 3)) for i, s in near if i in texts]
+        similar = vector_table.similarity(self._db, vector, [i for i, _ in same])
+        return (*found, *(Near(i, text, round(similar.get(i, 0.0), 3)) for i, text in same))
 
     def _nearest(self, vector: list[float], depth: int) -> list[tuple[int, float]]:
         """The `depth` memories nearest `vector` by meaning and their cosine, nearest first."""
         near = self._matrix.nearest(self._db, vector, depth)
         if near is None:  # without NumPy: sqlite-vec's own scan
-            rows = self._db.execute(
-                "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?",
-                (packed(vector), depth),
-            ).fetchall()
-            near = [(int(rowid), 1 - distance) for rowid, distance in rows]
+            near = vector_table.scan(self._db, vector, depth)
         return near
 
     def search(
@@ -248,12 +253,12 @@ class MemoryStore:
         self, query: str, vector: list[float] | None, depth: int, limit: int, floor: float
     ) -> list[Found]:
         """Ordered as `ranking.py` says."""
-        by_words = self._by_words(query, depth)
+        found_by_words = by_words(self._db, query, depth)
         by_meaning: list[int] = []
         if vector is not None:
             near = self._nearest(vector, depth)
             by_meaning = [rowid for rowid, similarity in near if similarity >= floor]
-        scores = fused(by_words, by_meaning)
+        scores = fused(found_by_words, by_meaning)
         best = list(scores)[: limit + NEAR_COUNT]  # a newer one just below may move up
         if not best:
             return []
@@ -262,38 +267,24 @@ class MemoryStore:
             f"SELECT id, text, tags, created_at FROM memories WHERE id IN ({marks})", best
         ).fetchall()
         memories = {int(row[0]): memory_of(row) for row in rows}
-        words, meaning = set(by_words), set(by_meaning)
+        words, meaning = set(found_by_words), set(by_meaning)
         by: dict[int, By] = {i: by_of(i in words, i in meaning) for i in best if i in memories}
-        matched = {i: frozenset[str]() for i in best}  # the query's words each one has
-        for word in self._words(query) if by_words else []:
-            sql = (
-                f"SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN ({marks})"
-            )
-            for row in self._db.execute(sql, [_phrase(word), *best]):
-                matched[int(row[0])] |= {word}
+        matched = dict.fromkeys(best, frozenset[str]())  # the query's words each one has
+        if found_by_words:
+            matched = matched_words(self._db, query, best)
         vectors: dict[int, bytes] = {}
         if by_meaning:
             sql = f"SELECT rowid, embedding FROM memories_vec WHERE rowid IN ({marks})"
             vectors = {int(r[0]): bytes(r[1]) for r in self._db.execute(sql, best)}
         age = {i: (m.created_at, i) for i, m in memories.items()}
-        order = newer_first([i for i in best if i in memories], by, matched, age, vectors)
+
+        @cache
+        def subject(i: int) -> Subject:  # asked only of two far in meaning
+            return subject_of(memories[i].text, memories[i].tags)
+
+        found = [i for i in best if i in memories]
+        order = newer_first(found, by, matched, age, vectors, subject)
         return [Found(memories[i], by[i], scores[i]) for i in order[:limit]]
-
-    def _by_words(self, query: str, depth: int) -> list[int]:
-        words = self._words(query)
-        if not words:
-            return []
-        rows = self._db.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-            "ORDER BY rank, rowid DESC LIMIT ?",
-            (" OR ".join(map(_phrase, words)), depth),
-        ).fetchall()
-        return [int(row[0]) for row in rows]
-
-    @staticmethod
-    def _words(query: str) -> list[str]:
-        words = [w for w in re.findall(r"\w+", query.lower()) if w not in _STOPWORDS]
-        return list(dict.fromkeys(words))
 
     def _vector_of(self, text: str, timeout: float | None) -> list[float] | None:
         """`text`'s vector; None without an embedder, or when it cannot be used (tried again
@@ -318,25 +309,14 @@ class MemoryStore:
     def _prepare_vectors(self, name: str, dimensions: int) -> None:
         """The vector table for the vectors of the embedder `name`; those of another embedder
         (or of other dimensions) are dropped, and remade from the text (`_backfill`)."""
-        wanted = f"{name}:{dimensions}"
         with self._transaction():
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'vectors'").fetchone()
-            if row is None or row[0] != wanted:
-                self._db.execute("DROP TABLE IF EXISTS memories_vec")
-                self._db.execute(
-                    "CREATE VIRTUAL TABLE memories_vec USING vec0("
-                    f"embedding float[{dimensions}] distance_metric=cosine)"
-                )
-                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors', ?)", (wanted,))
+            vector_table.prepare(self._db, name, dimensions)
         self._vectors = True
 
     def _has_vector_table(self) -> bool:
         """Whether the file has vectors that can be changed here (sqlite-vec loaded): those of
         a removed memory go with it, even when the embedder is not usable now."""
-        if self.embedder is None:
-            return False
-        sql = "SELECT 1 FROM sqlite_master WHERE name = 'memories_vec'"
-        return self._db.execute(sql).fetchone() is not None
+        return self.embedder is not None and vector_table.has_table(self._db)
 
     def _backfill(self, timeout: float | None) -> None:
         """Vectors for memories saved without them (by words only, or by another embedder),
@@ -345,11 +325,7 @@ class MemoryStore:
         mark = mark_of(self._db)
         if mark == self._complete_at:  # nothing written since every memory had its vector
             return
-        rows = self._db.execute(
-            "SELECT id, text FROM memories WHERE id NOT IN (SELECT rowid FROM memories_vec) "
-            "LIMIT ?",
-            (BACKFILL_BATCH,),
-        ).fetchall()
+        rows = vector_table.missing(self._db, BACKFILL_BATCH)
         if not rows:
             self._complete_at = mark
             return
@@ -360,42 +336,13 @@ class MemoryStore:
             self._down_at = None if e.hurried else time.monotonic()
             return
         with self._transaction():
-            for (memory_id, _), vector in zip(rows, vectors, strict=True):
-                self._db.execute(
-                    "INSERT OR IGNORE INTO memories_vec (rowid, embedding) VALUES (?, ?)",
-                    (memory_id, packed(vector)),
-                )
-
-    def _migrate(self) -> None:
-        if self._version() == _SCHEMA_VERSION:
-            return
-        with self._transaction():  # looked at again under the lock: another process may
-            if self._version() == _SCHEMA_VERSION:  # have made the tables meanwhile
-                return
-            self._db.execute(
-                "CREATE TABLE memories (id INTEGER PRIMARY KEY, text TEXT NOT NULL, "
-                "tags TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL)"
-            )
-            self._db.execute(
-                "CREATE VIRTUAL TABLE memories_fts USING fts5("
-                "text, tags, tokenize='porter unicode61')"
-            )
-            self._db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            self._db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-
-    def _version(self) -> int:
-        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
-        if version > _SCHEMA_VERSION:
-            raise MemoryFileError(
-                f"{self.path} was written by a newer tether (schema {version}); upgrade tether"
-            )
-        return version
+            vector_table.add(self._db, rows, vectors)
 
     def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
         return self._db.execute(sql, args).fetchall()
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)
 
     def _guarded(self, work: Any, *args: Any) -> Any:
         with self._lock:
@@ -403,19 +350,3 @@ class MemoryStore:
                 return work(*args)
             except self._errors as e:
                 raise MemoryFileError(explain(self.path, e)) from None
-
-
-class _Transaction:
-    def __init__(self, db: Any) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, *_: object) -> None:
-        self._db.execute("COMMIT" if kind is None else "ROLLBACK")
-
-
-def _phrase(word: str) -> str:
-    """`word` as an FTS5 string: taken as a word, never as query syntax."""
-    return '"' + word.replace('"', '""') + '"'

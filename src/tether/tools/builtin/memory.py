@@ -115,13 +115,13 @@ async def memory_save(ctx: ToolContext, args: MemorySaveInput) -> ToolOutput:
 
 
 def _near_note(saved: Saved) -> str:
-    """The memories near a new one, for the model to judge: kept side by side unless it says
-    the new one replaces one (nothing is replaced on likeness alone)."""
+    """The memories near a new one or on its subject, for the model to judge: kept side by
+    side unless it says the new one replaces one (nothing is replaced on likeness alone)."""
     if not saved.near:
         return ""
     lines = "\n".join(f"- Memory {i}: {text}" for i, text, _ in saved.near)
     return (
-        "\n\nSaved before, near in meaning (kept as they are):\n"
+        "\n\nSaved before, near in meaning or on the same subject (kept as they are):\n"
         f"{lines}\n\nIf the new memory corrects or supersedes one of these (the same "
         "subject, now different), call MemorySave again with the same text and `replaces` "
         "set to that memory's id: the stale one is then removed. Different facts stay side "

@@ -1,0 +1,69 @@
+"""The search by words: FTS5 over the memories' text and tags (porter stemming), a query taken
+as words, never as FTS syntax, common English words left out."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from tether.memory.saving import Memory
+from tether.memory.subjects import FILE_TAG
+
+_STOPWORD_TEXT = (
+    "a an and are as at be by can do does for from how i in is it its me my of on or our "
+    "should so that the their there this to was we what when where which who why will with "
+    "you your"
+)
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def query_words(query: str) -> list[str]:
+    """The query's words, lower case, each once, common English words left out."""
+    words = [w for w in re.findall(r"\w+", query.lower()) if w not in STOPWORDS]
+    return list(dict.fromkeys(words))
+
+
+def by_words(db: Any, query: str, depth: int) -> list[int]:
+    """The ids of the `depth` memories best matching any of the query's words (bm25, equal
+    ranks the higher id first)."""
+    words = query_words(query)
+    if not words:
+        return []
+    rows = db.execute(
+        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+        "ORDER BY rank, rowid DESC LIMIT ?",
+        (" OR ".join(map(phrase, words)), depth),
+    ).fetchall()
+    return [int(row[0]) for row in rows]
+
+
+def matched_words(db: Any, query: str, ids: Sequence[int]) -> dict[int, frozenset[str]]:
+    """The query's words each of the memories `ids` has."""
+    matched = {i: frozenset[str]() for i in ids}
+    marks = ",".join("?" * len(ids))
+    sql = f"SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN ({marks})"
+    for word in query_words(query):
+        for row in db.execute(sql, [phrase(word), *ids]):
+            matched[int(row[0])] |= {word}
+    return matched
+
+
+def sharing_words(db: Any, memory: Memory, depth: int) -> list[tuple[int, str, tuple[str, ...]]]:
+    """Up to `depth` memories having a word or a tag of `memory`, newest first, but the
+    memory file's pieces (tag `FILE_TAG`): (id, text, tags)."""
+    words = [*query_words(memory.text), *(t.lower() for t in memory.tags)]
+    if not words:
+        return []
+    rows = db.execute(
+        "SELECT m.id, m.text, m.tags FROM memories_fts JOIN memories m ON m.id = "
+        "memories_fts.rowid WHERE memories_fts MATCH ? AND ' ' || m.tags || ' ' NOT LIKE ? "
+        "ORDER BY m.id DESC LIMIT ?",
+        (" OR ".join(map(phrase, dict.fromkeys(words))), f"% {FILE_TAG} %", depth),
+    ).fetchall()
+    return [(int(i), str(t), tuple(str(g).split())) for i, t, g in rows]
+
+
+def phrase(word: str) -> str:
+    """`word` as an FTS5 string: taken as a word, never as query syntax."""
+    return '"' + word.replace('"', '""') + '"'
