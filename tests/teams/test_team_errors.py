@@ -146,7 +146,7 @@ def test_a_teammate_that_cannot_start_is_recorded_did_not_start(
         assert "dora: did not start (exit 2)" in err
         assert "no agent named 'Vanished'" in err
         dora = next(m for m in store.members() if m.name == "dora")
-        assert (dora.state, dora.pid) == ("did not start", None)
+        assert (dora.state, dora.pid) == ("did_not_start", None)
     finally:
         store.close()
 
@@ -165,6 +165,6 @@ def test_up_says_a_teammate_whose_model_is_unknown_did_not_start(
     store = open_team_store(None, project=repo, team=team)
     try:
         c = next(m for m in store.members() if m.name == "c")
-        assert (c.state, c.pid) == ("did not start", None)
+        assert (c.state, c.pid) == ("did_not_start", None)
     finally:
         store.close()

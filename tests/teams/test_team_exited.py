@@ -40,7 +40,7 @@ def test_a_teammate_dead_while_starting_did_not_start_and_up_says_so(
         assert up.returncode == 1
         assert "m: did not start (exit -9):" in said, said
         m = member(status(repo, team), "m")
-        assert (m["state"], m["running"], m["exited"]) == ("did not start", False, False)
+        assert (m["state"], m["running"], m["exited"]) == ("did_not_start", False, False)
         log = f".tether/teams/{team}/m.log"
         said_last = (repo / log).read_text().strip().splitlines()
         assert m["stopped_why"] == (said_last[-1].strip() if said_last else None)
@@ -72,12 +72,12 @@ def test_a_teammate_dead_while_starting_is_shown_so_though_its_starter_died_too(
         wait_for(lambda: not pid_runs(m["pid"]), "the teammate to be gone")
         m = member(status(repo, team), "m")
         # Not left "starting" for ever (measured before: state "starting", exited true).
-        assert (m["state"], m["running"], m["exited"]) == ("did not start", False, True)
+        assert (m["state"], m["running"], m["exited"]) == ("did_not_start", False, True)
         out = tether(repo, "team", "down", team, "--wait", "1")
         log = f".tether/teams/{team}/m.log"
         assert f"m: nothing was running (it had exited: see {log})" in out.splitlines(), out
         m = member(status(repo, team), "m")
-        assert (m["state"], m["exited"]) == ("did not start", False)
+        assert (m["state"], m["exited"]) == ("did_not_start", False)
     finally:
         if pid_runs(server_pid):
             os.kill(server_pid, signal.SIGKILL)

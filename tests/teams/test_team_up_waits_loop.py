@@ -102,7 +102,7 @@ def test_a_teammate_still_starting_at_the_bound_did_not_start(
         assert "waiting for m to start (each until its mailbox loop runs, at most 3 s)" in err
         assert "m: did not start (not running after 3 s: ended " in err, err
         m = member(status(repo, team), "m")
-        assert (m["state"], m["running"], m["pid"]) == ("did not start", False, None)
+        assert (m["state"], m["running"], m["pid"]) == ("did_not_start", False, None)
         log = (repo / ".tether" / "teams" / team / "m.log").read_text().strip().splitlines()
         assert m["stopped_why"] == (log[-1].strip() if log else None)
         if pid_file.exists() and pid_file.read_text():  # it got as far as its MCP server
@@ -131,7 +131,7 @@ def test_a_start_up_past_its_deadline_with_no_starter_left_did_not_start(
         finally:
             store.close()
         m = member(status(repo, team), "m")
-        assert (m["state"], m["running"]) == ("did not start", True), m
+        assert (m["state"], m["running"]) == ("did_not_start", True), m
         line = next(
             line for line in tether(repo, "team", "status", team).splitlines() if "  m  " in line
         )

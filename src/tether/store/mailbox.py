@@ -110,10 +110,10 @@ class MailboxStore(Protocol):
 
 
 MemberState = Literal[
-    "starting", "idle", "requesting", "waiting", "responding", "stopped", "did not start"
+    "starting", "idle", "requesting", "waiting", "responding", "stopped", "did_not_start"
 ]
 """Where a member stands in the protocol (`tether.teams` enforces the moves); `starting`,
-`stopped` and `did not start` (its process ended, or its start-up ran past its deadline,
+`stopped` and `did_not_start` (its process ended, or its start-up ran past its deadline,
 before its mailbox loop ran) are its process's."""
 
 

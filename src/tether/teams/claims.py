@@ -73,10 +73,10 @@ STOPPED: dict[str, object] = {
 """What the roster records of a member whose process ended, however it ended: no process,
 and no task under way (one it was given and did not finish is taken up again at its next
 start, from its session)."""
-DID_NOT_START: dict[str, object] = {**STOPPED, "state": "did not start", "start_claim": None}
+DID_NOT_START: dict[str, object] = {**STOPPED, "state": "did_not_start", "start_claim": None}
 """What the roster records of a member whose process ended before its mailbox loop ran (or
 was ended, its start-up past its deadline)."""
-ENDED_STATES = ("stopped", "did not start")
+ENDED_STATES = ("stopped", "did_not_start")
 """The states of a member no process runs for, by its own record."""
 
 
@@ -117,15 +117,15 @@ def in_loop(member: Member) -> bool:
 
 def start_state(member: Member, now: float) -> str | None:
     """What a member recorded `starting` is now: `starting` (its start claimed, or its process
-    claimed it, and its mailbox loop not yet running, within its start-up's deadline), `did not
-    start` (its process ended first, or its start-up ran past the deadline), None when it is
-    not starting (its loop runs, or its record says another state)."""
+    claimed it, and its mailbox loop not yet running, within its start-up's deadline),
+    `did_not_start` (its process ended first, or its start-up ran past the deadline), None
+    when it is not starting (its loop runs, or its record says another state)."""
     if member.state != "starting" or in_loop(member):
         return None
     if exited(member) and not alive(member):
-        return "did not start"
+        return "did_not_start"
     if member.start_by is not None and now > member.start_by:
-        return "did not start"
+        return "did_not_start"
     return "starting"
 
 

@@ -67,11 +67,11 @@ def status_record(
         )
         shown["read_only"] = shown["read_only_as"] is not None
         gone = running is False and exited(m)
-        if m.state == "did not start" or start_state(m, clock) == "did not start":
+        if m.state == "did_not_start" or start_state(m, clock) == "did_not_start":
             # Its process ended in its start-up (or its starter did before starting it), or
             # its start-up ran past its deadline: not starting; why, as its log's last line
             # says.
-            shown["state"] = "did not start"
+            shown["state"] = "did_not_start"
             shown["stopped_why"] = _last_line(log_file(project, store.team, m.name))
         members.append(
             {
@@ -121,7 +121,7 @@ def status_lines(record: dict[str, Any]) -> list[str]:
             else f" read-only ({why})"
         )
         state = m["state"]
-        if state == "did not start":
+        if state == "did_not_start":
             state = f"did not start (see {m['log']})"
         elif m.get("exited"):
             state = f"exited (see {m['log']})"
@@ -129,7 +129,7 @@ def status_lines(record: dict[str, Any]) -> list[str]:
             f"  {m['name']:<16} {state:<10}{plan}{pending}{running} · {m['unread']} unread · "
             f"${m['spend_usd']:.4f}{task}"
         )
-        if m["state"] == "did not start" and m.get("stopped_why"):
+        if m["state"] == "did_not_start" and m.get("stopped_why"):
             lines.append(f"      {m['stopped_why']}")
         for plan in [p for p in _plans_asked(m) if p in answers]:
             said = "approved" if answers[plan] else "rejected"
