@@ -166,18 +166,23 @@ class Headway:
             # random word of any length, punctuation, blanks, separators, a subagent's words)
             # is as new as its layout; a loop varies either at will, work is bounded so.
             varied = asked in self._answered
-            headway = not varied
+            headway = headway or not varied
             self._answered.add(asked)
         numbered = not (opaque or call.name in _PAGED)
         if numbered and self._new_for_numbers(look):
             variant = True
-        if varied and not headway:
-            # Per tool, not per signature: two calls asked in turn share it.
-            self._varied[call.name] = self._varied.get(call.name, 0) + 1
-            headway = self._varied[call.name] <= NUMBERED_AT
-        elif variant and not headway:
+        if headway:
+            pass  # new lines, a new path or a new question: not spent from a budget
+        elif variant:
+            # Asked anew by its numbers (a page, a code) and showing what none did beyond
+            # them: per signature, so two logs paged in turn have a budget each.
             self._numbered[asked] = self._numbered.get(asked, 0) + 1
             headway = self._numbered[asked] <= NUMBERED_AT
+        elif varied:
+            # The same input again showing other text. Per tool, not per signature: two
+            # calls asked in turn share it.
+            self._varied[call.name] = self._varied.get(call.name, 0) + 1
+            headway = self._varied[call.name] <= NUMBERED_AT
         return headway
 
     def _new_for_numbers(self, look: CallLook) -> bool:
