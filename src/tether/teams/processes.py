@@ -53,6 +53,7 @@ from tether.teams.claims import (
     team_processes,
 )
 from tether.teams.forked import Child, can_fork, fork, warm
+from tether.teams.member_log import log_file, log_tail
 from tether.teams.membership import START_WAIT_S
 
 __all__ = ["alive", "pid_runs", "process_start", "runs_as"]
@@ -76,10 +77,6 @@ ended."""
 def reap() -> None:
     """Collect the teammates this process started that have ended."""
     CHILDREN[:] = [child for child in CHILDREN if child.poll() is None]
-
-
-def log_file(project: Path, team: str, member: str) -> Path:
-    return project / ".tether" / "teams" / team / f"{member}.log"
 
 
 @dataclass(frozen=True)
@@ -297,11 +294,8 @@ def _started_elsewhere(store: TeamStore, name: str) -> Started:
 
 
 def _tail(path: Path, lines: int = 20) -> str:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "(no log)"
-    return "\n".join(text.splitlines()[-lines:])
+    tail = log_tail(path, lines)
+    return "(no log)" if tail is None else "\n".join(tail)
 
 
 async def down(store: TeamStore, project: Path, *, wait_s: float) -> int:
