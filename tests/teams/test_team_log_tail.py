@@ -94,3 +94,34 @@ def test_a_log_that_is_not_a_regular_file_is_named_not_read(
     for name in ("zed", "fifi"):
         log = logs / f"{name}.log"
         assert shown[name]["stopped_why"] == f"({log} is not a regular file: not read)"
+
+
+def test_a_log_that_cannot_be_written_is_named_and_nothing_is_claimed(
+    repo: Path, model_env: FakeModelServer
+) -> None:
+    """Failed before: a traceback (`FileExistsError` from the team's folder being a file,
+    `IsADirectoryError` from the forked child), and the member recorded did not start."""
+    team = team_of(repo, "alice")
+    log = repo / ".tether" / "teams" / team / "alice.log"
+    log.mkdir(parents=True)
+    code, out, err = bounded(repo, "team", "up", team)
+    assert (code, out, err) == (
+        2,
+        "",
+        f"tether: error: cannot write alice's log {log}: Is a directory\n",
+    )
+    other = team_of(repo, "carol")
+    folder = repo / ".tether" / "teams" / other
+    folder.write_text("not a folder")
+    code, out, err = bounded(repo, "team", "up", other)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"tether: error: cannot write carol's log {folder / 'carol.log'}: {folder}: File exists\n"
+    )
+    for name, team_name in (("alice", team), ("carol", other)):
+        store = open_team_store(None, project=repo, team=team_name)
+        try:
+            member = next(m for m in store.members() if m.name == name)
+            assert (member.state, member.pid) == ("starting", None)
+        finally:
+            store.close()

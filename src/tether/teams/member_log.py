@@ -9,12 +9,31 @@ import os
 import stat
 from pathlib import Path
 
+from tether.protocol import ConfigError
+from tether.runtime_dir import make_runtime_dir
+
 TAIL_BYTES = 64 * 1024
 """At most this much of a log's end is read: a log grown to gigabytes costs no more."""
 
 
 def log_file(project: Path, team: str, member: str) -> Path:
     return project / ".tether" / "teams" / team / f"{member}.log"
+
+
+def open_log(project: Path, team: str, member: str) -> Path:
+    """`member`'s log, its folder made and the file made to append to (what its process
+    writes to), checked before anything of its start is recorded: a folder or log that cannot
+    be (the team's folder a file, the log a directory), a `ConfigError` naming the path."""
+    log = log_file(project, team, member)
+    try:
+        make_runtime_dir(log.parent)
+        # O_NONBLOCK: a FIFO with no reader is refused (ENXIO), not waited on.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK
+        os.close(os.open(log, flags | getattr(os, "O_CLOEXEC", 0), 0o666))
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename and Path(e.filename) != log else ""
+        raise ConfigError(f"cannot write {member}'s log {log}: {where}{e.strerror}") from None
+    return log
 
 
 def log_tail(path: Path, lines: int) -> list[str] | None:
