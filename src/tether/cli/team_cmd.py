@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tether.cli.argv_text import check_utf8_args
 from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
@@ -67,6 +68,7 @@ def main(argv: list[str]) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     project = project_root((args.cwd or Path.cwd()).expanduser().resolve(), user_home=Path.home())
     try:
+        check_utf8_args(args, what={"text": "the message"})
         settings = load_settings(
             settings_files(project, home=tether_home(), user_home=Path.home(), start=project)
         )
