@@ -33,18 +33,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tether.cli.argv_text import check_utf8_args
 from tether.cli.terminal_text import terminal_safe
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.protocol import ConfigError
 from tether.store.store_errors import DEFAULT_LEASE_S, StoreAbsent, StoreUnavailable
 from tether.teams.membership import (
-    LEASE_ENV,
-    OWNER_ENV,
     START_WAIT_S,
-    STORE_ENV,
     STORE_PATIENCE_S,
-    TEAM_ENV,
     team_choice,
 )
 from tether.teams.names import check_member_name
@@ -67,12 +64,18 @@ def main(argv: list[str]) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     project = project_root((args.cwd or Path.cwd()).expanduser().resolve(), user_home=Path.home())
     try:
+        check_utf8_args(args, what={"text": "the message"})
         settings = load_settings(
             settings_files(project, home=tether_home(), user_home=Path.home(), start=project)
         )
         choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
         if _plain_send(args):  # its mailbox's rows alone: none of the roster's models
             return _post(args, project, choice.store_url)
+        if args.command == "run":  # a teammate's process: its store calls wait out an outage
+            from tether.cli.team_member_run import run_member
+
+            args.store = choice.store_url
+            return run_member(args, project)
         from tether.store.mailbox import open_team_store
 
         store = open_team_store(  # only `up` makes a team; the others look for one
@@ -269,62 +272,6 @@ def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     return asyncio.run(down(store, project, wait_s=args.wait))
 
 
-def _run(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
-    import asyncio
-
-    from tether.cli.teammate_check import check_member_model, member_agent
-    from tether.store.mailbox import UnknownMember, open_team_store
-    from tether.teams.claims import claim_member
-    from tether.teams.patience import Patience
-
-    _team_exists(store)
-    member = next((m for m in store.members() if m.name == args.member), None)
-    if member is None:
-        names = ", ".join(m.name for m in store.members())
-        raise UnknownMember(f"no member named {args.member!r} in team {store.team} ({names})")
-    # Before the claim: `team up` waits for the claim alone, so what would stop this process
-    # from running the member at all is found while its starter still waits to say it.
-    agent = member_agent(project, member)
-    check_member_model(project, member, trust_workspace=args.trust_workspace)
-    busy = claim_member(store, member.name)
-    if busy is not None:  # one process per member: this one is not it
-        print(f"{member.name}: {busy}: this process stops", file=sys.stderr)
-        return 1
-    # From its claim on, every store call waits out an outage as its mailbox loop does.
-    patience = Patience(
-        store.url,
-        args.store_patience if args.store_patience > 0 else None,
-        lambda line: print(line, flush=True),
-    )
-    member = next(m for m in patience.call(store.members) if m.name == args.member)
-    from tether.cli.teammate_run import serve_teammate  # its session: imported once claimed
-
-    # Its session has the task tools, on its team's board in the same store, its claims in
-    # its own name (this process is the teammate's alone).
-    os.environ[TEAM_ENV] = store.team
-    os.environ.setdefault(OWNER_ENV, member.name)
-    if args.store:
-        os.environ[STORE_ENV] = args.store
-    os.environ[LEASE_ENV] = repr(args.lease)
-    inbox = patience.call(lambda: open_team_store(args.store, project=project, team=store.team))
-    try:
-        return asyncio.run(
-            serve_teammate(
-                project,
-                store,
-                inbox,
-                member,
-                agent,
-                plan=args.plan,
-                store_patience_s=patience.patience_s,
-                trust_workspace=args.trust_workspace,
-                patience=patience,
-            )
-        )
-    finally:
-        inbox.close()
-
-
 def _team_exists(store: TeamStore) -> None:
     if store.team_record() is None:
         raise ConfigError(no_team(store.team, store.url))
@@ -341,7 +288,6 @@ _COMMANDS = {
     "send": _send,
     "inbox": _inbox,
     "down": _down,
-    "run": _run,
 }
 
 

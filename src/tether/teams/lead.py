@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.core.repeated_calls import Awaited
-from tether.protocol import Record, TextBlock, ToolError
+from tether.protocol import ConfigError, Record, TextBlock, ToolError
 from tether.store.mailbox import (
     Delivery,
     Member,
@@ -179,14 +179,17 @@ class LeadTeams:
         await asyncio.to_thread(link.store.put_member, mate)
         await link.send(name, "message", prompt)
         store_args = ["--store", self.store_url] if self.store_url else []
-        told = await asyncio.to_thread(
-            start_members,
-            self.project,
-            link.store,
-            [mate],
-            store_args=store_args,
-            plan=plan,
-        )
+        try:
+            told = await asyncio.to_thread(
+                start_members,
+                self.project,
+                link.store,
+                [mate],
+                store_args=store_args,
+                plan=plan,
+            )
+        except ConfigError as e:  # its log cannot be written
+            raise ToolError(str(e)) from None
         if not all(t.ok for t in told):
             raise ToolError("\n".join(t.line for t in told))
         return ToolOutput(

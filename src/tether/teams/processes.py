@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from tether.processes import RUN_MARKER, unmarked
-from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
 from tether.store.task_records import StoreUnavailable
 from tether.teams.claims import (
@@ -53,6 +52,7 @@ from tether.teams.claims import (
     team_processes,
 )
 from tether.teams.forked import Child, can_fork, fork, warm
+from tether.teams.member_log import log_file, log_tail, open_log
 from tether.teams.membership import START_WAIT_S
 
 __all__ = ["alive", "pid_runs", "process_start", "runs_as"]
@@ -76,10 +76,6 @@ ended."""
 def reap() -> None:
     """Collect the teammates this process started that have ended."""
     CHILDREN[:] = [child for child in CHILDREN if child.poll() is None]
-
-
-def log_file(project: Path, team: str, member: str) -> Path:
-    return project / ".tether" / "teams" / team / f"{member}.log"
 
 
 @dataclass(frozen=True)
@@ -116,6 +112,8 @@ def start_members(
     elsewhere: list[str] = []
     reap()
     claimed: list[Member] = []
+    for mate in mates:  # each log writable first: nothing claimed for a start that cannot be
+        open_log(project, store.team, mate.name)
     for mate in mates:
         busy = claim_start(store, mate.name, within_s=start_wait_s, plan=plan)
         if busy is not None and busy.startswith(STARTING_ELSEWHERE):
@@ -136,7 +134,6 @@ def start_members(
     deadline = time.monotonic() + start_wait_s
     for mate in claimed:
         log = log_file(project, store.team, mate.name)
-        make_runtime_dir(log.parent)
         argv = ["team", "run", store.team, mate.name, *store_args, *(["--plan"] if plan else [])]
         if serve is not None and forking:
             started[mate.name] = _fork_member(project, store, mate.name, argv, log, serve)
@@ -297,11 +294,8 @@ def _started_elsewhere(store: TeamStore, name: str) -> Started:
 
 
 def _tail(path: Path, lines: int = 20) -> str:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "(no log)"
-    return "\n".join(text.splitlines()[-lines:])
+    tail = log_tail(path, lines)
+    return "(no log)" if tail is None else "\n".join(tail)
 
 
 async def down(store: TeamStore, project: Path, *, wait_s: float) -> int:

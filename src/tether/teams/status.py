@@ -14,7 +14,8 @@ from tether.store.mailbox import Member, TeamStore
 from tether.store.task_records import Task
 from tether.teams.claims import alive, exited, start_state
 from tether.teams.link import events_file, read_events
-from tether.teams.processes import LEAD, log_file
+from tether.teams.member_log import log_file, log_tail
+from tether.teams.processes import LEAD
 
 
 def held_tasks(tasks: Sequence[Task], now: float) -> dict[str, list[Task]]:
@@ -157,8 +158,5 @@ def _plans_asked(member: dict[str, Any]) -> list[str]:
 
 def _last_line(log: Path) -> str | None:
     """The last line a member's log holds (what its process said last), or None."""
-    try:
-        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
+    lines = log_tail(log, 50) or []
     return next((line.strip() for line in reversed(lines) if line.strip()), None)
