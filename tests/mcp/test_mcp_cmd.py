@@ -460,3 +460,34 @@ def test_a_local_server_file_is_kept_out_of_git(cli: Cli) -> None:
         check=True,
     ).stdout
     assert "mcp.local.json" not in status
+
+
+def test_claude_codes_own_decisions_for_the_project_are_honoured(cli: Cli) -> None:
+    # Claude Code's `/mcp disable` and its approvals, kept in the project's entry of its own
+    # file: read (never written), as its servers and trust are.
+    marker = cli.workspace / "started"
+    starter = {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}
+    write(cli.files()["project"], {"mcpServers": {"team": starter, "shared": starter}})
+    entry = {
+        "disabledMcpServers": ["ccuser"],
+        "disabledMcpjsonServers": ["team"],
+        "enabledMcpjsonServers": ["shared"],
+    }
+    claude = write(
+        cli.home / ".claude.json",
+        {"mcpServers": {"ccuser": starter}, "projects": {str(cli.workspace): entry}},
+    )
+    code, out, _ = cli("list", "--no-connect")
+    assert code == 0
+    assert [line.split(" - ")[1:] for line in out.splitlines()] == [
+        ["not started: disabled in settings (disabledMcpServers)"],
+        [],
+        ["not started: disabled in settings (disabledMcpjsonServers)"],
+    ]
+    assert not marker.exists()
+    write(claude, {"projects": {str(cli.workspace): {"disabledMcpServers": "ccuser"}}})
+    code, out, _ = cli("list", "--no-connect")
+    assert (
+        f'problem: {claude} (projects[{str(cli.workspace)!r}]): "disabledMcpServers" must be a '
+        "list of server names"
+    ) in out

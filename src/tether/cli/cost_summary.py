@@ -22,9 +22,9 @@ def describe_cost(
     by_model: Sequence[Line] = (),
     breakdown: Sequence[str] = (),
 ) -> str:
-    """`wall_s`: the seconds since the front end started (no line without it). `by_model`:
-    the ledger's lines of the session by model; without them the session's own totals are
-    its current model's."""
+    """`wall_s`: the seconds since the front end started or `/clear` (no line without it).
+    `by_model`: the ledger's lines of the session by model; without them the session's own
+    totals are its current model's."""
     added, removed = session.lines_added, session.lines_removed
     lines = [
         f"Total cost:            ${session.cost_usd:.4f}",

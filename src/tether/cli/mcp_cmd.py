@@ -30,10 +30,12 @@ from tether.config.trust import workspace_trust
 from tether.mcp.config import (
     SERVER_NAME,
     McpConfig,
+    claude_decisions,
     is_project_server_enabled,
     is_server_turned_off,
     load_limits,
     load_servers,
+    with_decisions,
 )
 from tether.mcp.config_files import (
     WRITABLE_SCOPES,
@@ -62,14 +64,17 @@ class _Place:
     settings: Mapping[str, Any]
     trusted: bool = True
     """Whether the workspace is trusted: otherwise its own files' servers are not started."""
+    problems: tuple[str, ...] = ()
+    """What is wrong with the decisions `~/.claude.json` keeps for the project."""
 
     def scope_file(self, scope: WritableScope) -> Path:
         return scope_file(scope, self.workspace, tether_home=self.tether_home)
 
     def servers(self) -> McpConfig:
-        return load_servers(
+        config = load_servers(
             self.workspace, home=self.home, tether_home=self.tether_home, env=self.env
         )
+        return McpConfig(config.servers, (*config.problems, *self.problems))
 
 
 def main(argv: list[str]) -> int:
@@ -161,7 +166,10 @@ def _place(cwd: Path | None) -> _Place:
     if not trust.trusted:  # as in a session: the workspace's files only restrict
         settings = restrict_settings(settings, Ownership(workspace, user_home, home))
     env = {**settings.env, **os.environ}  # the real environment wins, as in a session
-    return _Place(workspace, user_home, home, env, settings.data, trust.trusted)
+    problems: list[str] = []
+    decisions = claude_decisions(workspace, home=user_home, env=env, problems=problems)
+    data = with_decisions(settings.data, decisions)  # Claude Code's `/mcp`, read only
+    return _Place(workspace, user_home, home, env, data, trust.trusted, tuple(problems))
 
 
 def _list(place: _Place, *, connect: bool, as_json: bool) -> int:

@@ -5,11 +5,14 @@ The repository's servers (`.mcp.json`, the seed's YAML): `enabledMcpjsonServers`
 `disabledMcpjsonServers`. A server is in one list at most, the last decision's (a rejection
 wins when both hold it). Every other server (the user's, a local one, a plugin's):
 `disabledMcpServers`, the list Claude Code's `/mcp` keeps in the project's entry of
-`~/.claude.json` (which tether only reads): off in this project until `/mcp enable`."""
+`~/.claude.json` (which tether only reads, `tether.mcp.config.claude_decisions`): off in this
+project until `/mcp enable`. A server turned off by a file tether does not keep (a settings
+file, `~/.claude.json`) stays off there: `/mcp enable` starts it for the session and says
+which file keeps it off (`kept_off_elsewhere`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +60,23 @@ def keep_server_off(path: Path, name: str, off: bool) -> bool:
 
     update_settings(path, change)
     return changed
+
+
+def kept_off_elsewhere(
+    layers: Sequence[tuple[Path, Mapping[str, Any]]],
+    store: Path,
+    claude: Path,
+    decisions: Mapping[str, list[str]],
+) -> dict[tuple[str, str], list[Path]]:
+    """For each (key, server) turned off (`DISABLED_KEY`, `SERVER_DISABLED_KEY`) by a file
+    other than the user's `store`: the settings `layers` and Claude Code's `claude` file (its
+    project entry's `decisions`) that hold it."""
+    found: dict[tuple[str, str], list[Path]] = {}
+    held = [(path, data) for path, data in layers if path != store]
+    for path, data in [*held, (claude, decisions)]:
+        for key in (DISABLED_KEY, SERVER_DISABLED_KEY):
+            names = data.get(key)
+            for name in names if isinstance(names, list) else []:  # pyright: ignore[reportUnknownVariableType]
+                if isinstance(name, str) and path not in found.setdefault((key, name), []):
+                    found[(key, name)].append(path)
+    return found

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.cli.client_parts import ClientParts
+from tether.cli.mcp_decisions import kept_off_elsewhere
 from tether.cli.safety import remember_setting
 from tether.cli.workspace_review import Ownership
 from tether.config.settings import Settings
@@ -27,11 +28,14 @@ from tether.core.questions import StartupQuestion
 from tether.core.session import Session
 from tether.mcp.config import (
     McpConfig,
+    claude_decisions,
     is_project_server_enabled,
     is_server_turned_off,
     load_limits,
     load_servers,
+    with_decisions,
 )
+from tether.mcp.config_files import claude_file
 from tether.mcp.environment import inherited
 from tether.mcp.servers import (
     ClientTransport,
@@ -88,6 +92,13 @@ class McpSetup:
     )
     """Told the name of each server that fails to connect in the background (the REPL says so
     in a notice line, as Claude Code does); each failure once."""
+    decisions: Mapping[str, list[str]] = field(default_factory=dict[str, list[str]])
+    """The decisions about servers `~/.claude.json` keeps for the project (read only)."""
+    kept_off: Mapping[tuple[str, str], list[Path]] = field(
+        default_factory=dict[tuple[str, str], list[Path]]
+    )
+    """The files but `local_settings` that turn each (key, server) off
+    (`mcp_decisions.kept_off_elsewhere`)."""
     _failures_told: set[str] = field(default_factory=set[str])
     _attached: tuple[Session, frozenset[str], Callable[[Sequence[str]], str]] | None = None
     _declined: set[str] = field(default_factory=set[str])
@@ -102,6 +113,7 @@ class McpSetup:
         """One question per project server the user has not decided on yet; the servers
         turned off for the project (`/mcp disable`, kept) are left out."""
         questions: list[StartupQuestion] = []
+        settings_data = with_decisions(settings_data, self.decisions)
         for server in self.servers:
             if server.scope not in APPROVED_SCOPES:
                 if is_server_turned_off(server.name, settings_data):
@@ -367,6 +379,9 @@ def mcp_setup(
     local = remembered_settings(tether_home, workspace)
     setup = McpSetup(servers, limits, window, local, frozenset(approved), env=env)
     setup.inherited_env = named
+    setup.decisions = claude_decisions(workspace, home=home, env=env, problems=problems)
+    claude = claude_file(home, env)
+    setup.kept_off = kept_off_elsewhere(settings.layers, local, claude, setup.decisions)
     setup.decline(declined)
     return setup, problems
 

@@ -104,7 +104,7 @@ def undecided_servers(
     """The repository's shared servers nobody approved or rejected (nor the trust question's
     yes this run), as the workspace review lists them. Raises `ConfigError` for settings
     that cannot be read."""
-    from tether.mcp.config import is_project_server_enabled
+    from tether.mcp.config import claude_decisions, is_project_server_enabled, with_decisions
 
     review = review_workspace(
         workspace, user_home=user_home, tether_home=home, env=env, start=start
@@ -112,7 +112,8 @@ def undecided_servers(
     shared = {workspace / name for name in SHARED_SERVER_FILES}
     approved = () if isinstance(opts, LazyOptions) else opts.approved_servers
     files = settings_files(workspace, home=home, user_home=user_home, start=start)
-    data = load_settings(files).data
+    decided = claude_decisions(workspace, home=user_home, env=env, problems=[])  # told later
+    data = with_decisions(load_settings(files).data, decided)
     found: dict[str, Declared] = {}
     for item in review.declared:
         if item.kind != "MCP server" or not item.name or item.source not in shared:

@@ -214,14 +214,25 @@ def _kept_decision(mcp: McpSetup | None, name: str, verb: str) -> str:
 
     yes = verb == "enable"
     where = shorten_home(mcp.local_settings)
+    off_key = "disabledMcpjsonServers" if server.scope in APPROVED_SCOPES else "disabledMcpServers"
+    # A file tether does not keep turns it off again at the next start: the enable is for now.
+    others = mcp.kept_off.get((off_key, name), []) if yes else []
+    still = ", ".join(shorten_home(path) for path in others)
+    session_only = f" (for this session only: {off_key} in {still} keeps it off)"
     if server.scope not in APPROVED_SCOPES:
         if not keep_server_off(mcp.local_settings, name, not yes) and yes:
-            return ""  # it was not turned off for the project: nothing to undo
+            return session_only if others else ""  # nothing to undo in the user's store
+        if others:
+            return f" (taken out of disabledMcpServers in {where}; for this session only: " + (
+                f"{off_key} in {still} keeps it off)"
+            )
         said = "taken out of " if yes else ""
         return f" (kept for this project: {said}disabledMcpServers in {where})"
     decide_servers(
         mcp.local_settings, enabled=[name] if yes else [], disabled=[] if yes else [name]
     )
+    if others:  # a rejection wins over the approval kept
+        return session_only
     key = "enabledMcpjsonServers" if yes else "disabledMcpjsonServers"
     return f" (kept for this project: {key} in {where})"
 

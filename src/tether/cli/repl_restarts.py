@@ -6,6 +6,7 @@ them through `repl_dispatch.ReplCommands`."""
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from tether.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
+    from tether.cli.status_line import StatusLine
 
 CLEARED = "Conversation cleared: the next message starts a new session (/resume finds the old one)."
 
@@ -31,6 +33,7 @@ class ReplRestarts:
 
     console: Console
     startup: SessionStartup
+    status: StatusLine
     prompt: PromptSession[str]
     _model_spec: str | None
     _checkpoints: Checkpoints
@@ -50,12 +53,14 @@ class ReplRestarts:
 
     async def clear_conversation(self) -> None:
         """`/clear`: a new session (the old one stays saved, for `/resume`) with this one's
-        model and permission mode, on a cleared screen."""
+        model and permission mode, on a cleared screen; `/cost` and the statusLine's totals
+        count from it, the wall duration as the new session's spend."""
         ready = await self._session()
         if ready is None:
             return
         fresh = self._carried_over(ready, start_source="clear")
         await self.restart_with(fresh, reason="clear")
+        self.status.started = time.monotonic()  # the wall duration resets with the rest
         self.console.clear()
         self.console.print(Text(CLEARED, style="dim"))
 

@@ -78,7 +78,8 @@ class StatusLine:
         self._task: asyncio.Task[None] | None = None
         self._running: asyncio.subprocess.Process | None = None
         self.started = time.monotonic()
-        """When the REPL started (`time.monotonic`): Claude Code's wall duration counts from it."""
+        """When the REPL started, or was last cleared (`/clear`), as `time.monotonic`: Claude
+        Code's wall duration counts from it."""
 
     @property
     def shown(self) -> bool:

@@ -24,6 +24,7 @@ from tether.mcp.config_files import (
     WritableScope,
     claude_file,
     kind_of,
+    project_entry,
     read_yaml_file,
     scope_file,
     seed_file,
@@ -293,6 +294,46 @@ def _setting(block: Mapping[str, Any], key: str, *, whole: bool = False) -> floa
         unit = "a positive whole number" if whole else "a positive number of milliseconds"
         raise ConfigError(f'settings key "tether.mcp.{key}" must be {unit}')
     return value
+
+
+DECISION_KEYS = ("enabledMcpjsonServers", "disabledMcpjsonServers", "disabledMcpServers")
+"""Claude Code's keys for the decisions about servers: approving or rejecting a repository's
+(`.mcp.json`) servers, turning any other off for the project (`/mcp disable`)."""
+
+
+def claude_decisions(
+    workspace: Path, *, home: Path, env: Mapping[str, str], problems: list[str]
+) -> dict[str, list[str]]:
+    """The decisions Claude Code keeps in the project's entry of `~/.claude.json` (its `/mcp`,
+    its approvals), which tether only reads; a value that is not a list of names is told in
+    `problems` and left out (a broken file is told by `load_servers`)."""
+    path = claude_file(home, env)
+    try:
+        entry = project_entry(path, str(workspace))
+    except ConfigError:
+        return {}
+    found: dict[str, list[str]] = {}
+    for key in DECISION_KEYS:
+        if key not in entry:
+            continue
+        try:
+            found[key] = _names(entry, key)
+        except ConfigError:
+            problems.append(
+                f'{path} (projects[{str(workspace)!r}]): "{key}" must be a list of server names'
+            )
+    return found
+
+
+def with_decisions(
+    settings_data: Mapping[str, Any], decisions: Mapping[str, list[str]]
+) -> dict[str, Any]:
+    """The settings with `decisions` (`claude_decisions`) added to their lists of names."""
+    merged = dict(settings_data)
+    for key, names in decisions.items():
+        held = _names(settings_data, key)
+        merged[key] = [*held, *(n for n in names if n not in held)]
+    return merged
 
 
 def is_project_server_enabled(name: str, settings_data: Mapping[str, Any]) -> bool | None:

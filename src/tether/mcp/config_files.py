@@ -83,16 +83,19 @@ def read_yaml_file(path: Path) -> object:
 def server_entries(path: Path, *, project: str | None = None) -> dict[str, Any]:
     """The `mcpServers` of a JSON file, as written (empty when there is no such file).
     With `project`: Claude Code's local scope, `projects[project].mcpServers` of its file."""
-    data = read_json_file(path)
-    if data is None:
-        return {}
     if project is None:
-        return server_table(data, str(path))
-    projects = data.get("projects")
+        data = read_json_file(path)
+        return {} if data is None else server_table(data, str(path))
+    entry = project_entry(path, project)
+    return server_table(entry, f"{path} (projects[{project!r}])") if entry else {}
+
+
+def project_entry(path: Path, project: str) -> dict[str, Any]:
+    """Claude Code's entry for `project` in its file's `projects` (empty when absent)."""
+    data = read_json_file(path)
+    projects = data.get("projects") if data is not None else None
     entry = projects.get(project) if isinstance(projects, dict) else None
-    if not isinstance(entry, dict):
-        return {}
-    return server_table(cast(dict[str, Any], entry), f"{path} (projects[{project!r}])")
+    return cast(dict[str, Any], entry) if isinstance(entry, dict) else {}
 
 
 def server_table(data: Mapping[str, Any], where: str) -> dict[str, Any]:

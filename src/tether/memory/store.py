@@ -5,7 +5,7 @@ Shared by every session of the project at once: WAL, each write one transaction,
 for each other (`connection.BUSY_TIMEOUT_MS`). Calls are synchronous and short; async callers
 run them in a thread. Without an embedder (or without sqlite-vec) memories are found by words
 only, and the vectors of those saved so are added once an embedder is there. How a search's
-memories are ordered (fused, then the newer of two on the same subject first): `ranking.py`;
+memories are ordered (fused, then the newer of two near in meaning first): `ranking.py`;
 the search by words: `words.py`; the vectors in the file: `vector_table.py`; the tables and
 their migration: `schema.py`."""
 
@@ -15,7 +15,6 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ from tether.memory.saving import (
     same_text,
 )
 from tether.memory.schema import MemoryFileError, Transaction, migrate
-from tether.memory.subjects import FILE_TAG, Subject, same_subject, subject_of
+from tether.memory.subjects import FILE_TAG, same_subject, subject_of
 from tether.memory.vectors import Mark, VectorMatrix, mark_of
 from tether.memory.words import by_words, matched_words, sharing_words
 
@@ -277,13 +276,7 @@ class MemoryStore:
             sql = f"SELECT rowid, embedding FROM memories_vec WHERE rowid IN ({marks})"
             vectors = {int(r[0]): bytes(r[1]) for r in self._db.execute(sql, best)}
         age = {i: (m.created_at, i) for i, m in memories.items()}
-
-        @cache
-        def subject(i: int) -> Subject:  # asked only of two far in meaning
-            return subject_of(memories[i].text, memories[i].tags)
-
-        found = [i for i in best if i in memories]
-        order = newer_first(found, by, matched, age, vectors, subject)
+        order = newer_first([i for i in best if i in memories], by, matched, age, vectors)
         return [Found(memories[i], by[i], scores[i]) for i in order[:limit]]
 
     def _vector_of(self, text: str, timeout: float | None) -> list[float] | None:

@@ -1,6 +1,7 @@
 """What a memory is about, beyond its meaning: the names it holds and the tags it was saved
-with, so that a correction worded far from the fact it corrects (a cosine under
-`NEAR_SIMILARITY`) is still known to be on the same subject (`ranking.py`).
+with, so that a save names to the model an older memory it may correct though worded far
+from it (a cosine under `NEAR_SIMILARITY`; `store.py`, `Memory.near`). Search never reorders
+on a subject alone (`ranking.py`): a shared key term is not supersession.
 
 A memory's key terms are the words that name something: an identifier or a path (a word
 with `.`, `/`, `:`, `-` or `_` inside: `settings.yaml`, `deploy-prod`, `src/app`), a word
@@ -32,14 +33,6 @@ class Subject:
     keys: frozenset[str]
     words: frozenset[str]
     tags: frozenset[str]
-
-    @property
-    def key_words(self) -> frozenset[str]:
-        """The words (`\\w+`, as a query's are taken) its key terms are made of, and its
-        numbers: a query holding one asks for this memory by name."""
-        pieces = {piece for key in self.keys for piece in re.findall(r"\w+", key)}
-        pieces.update(word for word in self.words if word.isdigit())
-        return frozenset(pieces)
 
 
 def subject_of(text: str, tags: tuple[str, ...]) -> Subject:
