@@ -211,7 +211,7 @@ class FileJudge(ProjectJudge):
             reads += use.reads
             writes += use.writes
             recursive = use.recursive and listed is None
-            verdicts.extend(self._program_use(use))
+            verdicts.extend(self._program_use(use, inv))
             if listed is None:
                 verdicts.extend(self._top_reads(use.top_reads, explicit))
             else:
@@ -329,8 +329,9 @@ class FileJudge(ProjectJudge):
             for word in words
         ]
 
-    def _program_use(self, use: ProgramUse) -> list[Verdict]:
-        """What a known program's options run, show from elsewhere, or hide (program_use)."""
+    def _program_use(self, use: ProgramUse, inv: Invocation | None = None) -> list[Verdict]:
+        """What a known program's options run, show from elsewhere, or hide (program_use);
+        `inv`: the invocation whose words `use` reads (find's `{}` is each path found)."""
         verdicts = [self.unseen(reason) for reason in use.unseen]
         verdicts.extend(ask(reason) for reason in use.asks)
         # git shows what it names from its objects (and its writes are its tables').
@@ -345,7 +346,7 @@ class FileJudge(ProjectJudge):
             )
         )
         verdicts.extend(self._loads(use.loads))
-        verdicts.extend(self._repositories(use))
+        verdicts.extend(self._repositories(use, inv))
         verdicts.extend(
             history_verdicts(
                 use.shows_objects,
@@ -406,10 +407,15 @@ class FileJudge(ProjectJudge):
             verdicts.append(verdict)
         return verdicts
 
-    def _repositories(self, use: ProgramUse) -> list[Verdict]:
+    def _repositories(self, use: ProgramUse, inv: Invocation | None) -> list[Verdict]:
         """git reading a repository that is not the project's (git_repository.py); svn, hg
-        and cvs using one outside the workspace (vcs_programs.py)."""
-        found = [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
+        and cvs using one outside the workspace (vcs_programs.py). A word another program
+        names (`find OUT -exec git -C {} status`) is each path it names, or not known."""
+
+        def targets(word: str) -> list[Target]:
+            return self._targets(inv, word) if inv is not None else self.places.targets(word)
+
+        found = [self.unseen(why) for why in repository_reasons(use, targets, self.files)]
         for word in use.repositories:
             for target in self.places.targets(word):
                 real = self.files.real(target) if isinstance(target, Path) else None
