@@ -29,6 +29,7 @@ from tether.permissions.env_files import dangerous_settings, env_file_words
 from tether.permissions.extractors import extraction_writes
 from tether.permissions.file_targets import Target
 from tether.permissions.flask_env import reads_env_app
+from tether.permissions.followed_links import links_followed
 from tether.permissions.git_history_check import (
     git_listed,
     history_verdicts,
@@ -264,11 +265,16 @@ class FileJudge(ProjectJudge):
                     )
                 )
         for word in trees:
-            verdicts.extend(
-                self.files.read(target, explicit=explicit, recursive=True, follows=follows_trees)
-                for target in self._targets(inv, word)
-                if target != _PIPE
-            )
+            for target in self._targets(inv, word):
+                if target == _PIPE:
+                    continue
+                verdicts.append(
+                    self.files.read(
+                        target, explicit=explicit, recursive=True, follows=follows_trees
+                    )
+                )
+                if follows_trees and isinstance(target, Path):  # `rclone copy -L SRC DEST`
+                    verdicts.extend(links_followed(self.files, target, explicit=explicit))
         for word in writes:
             for target in self._targets(inv, word):
                 if target == _PIPE or (
