@@ -64,7 +64,12 @@ def test_an_option_not_understood_before_a_fetching_subcommand_is_not_allowed(
 ) -> None:
     """It may take the next word as its value: `dlx` after it may be pnpm's command."""
     ctx = make_ctx({"permissions": {"allow": ALLOW, "deny": DENY}})
-    assert bash("pnpm --not-an-option x dlx evilpkg", ctx).behavior == "deny"
+    for command in (
+        "pnpm --not-an-option x dlx evilpkg",
+        "corepack pnpm --not-an-option x dlx evilpkg",
+        "corepack pnpm --package=evilpkg dlx evil",
+    ):
+        assert bash(command, ctx).behavior == "deny", command
 
 
 @pytest.mark.parametrize(

@@ -157,7 +157,7 @@ _PNPM_GLOBAL = WrapperSpec(
     long_valued=_s("--dir", "--filter", "--filter-prod", "--reporter", "--loglevel")
     | _s("--workspace-concurrency", "--test-pattern", "--changed-files-ignore-pattern")
     | _s("--resume-from", "--store-dir", "--virtual-store-dir", "--modules-dir", "--registry")
-    | _s("--lockfile-dir", "--global-dir"),
+    | _s("--lockfile-dir", "--global-dir", "--package"),
 )
 """pnpm's options before its command (`pnpm -C DIR dlx X`, `pnpm --filter PKG exec X`): the
 valued ones' values are not the command."""

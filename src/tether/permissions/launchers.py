@@ -169,7 +169,11 @@ def fetched_package(argv: tuple[str, ...]) -> tuple[str, tuple[int, ...]] | None
     name, args = entry
     found = _subcommand(launcher, args)
     if isinstance(found, str):
-        return None
+        # `pnpm --unknown X dlx Y`: what the option takes is not known, `dlx` may be pnpm's.
+        fetching = {key[0] for key, sub in launcher.subcommands.items() if key and sub.fetches}
+        if not fetching & set(args):
+            return None
+        return f"`{name}` ({found}) may run a package fetched from a registry, code not seen", ()
     sub, at = found
     if sub is None:
         return None
