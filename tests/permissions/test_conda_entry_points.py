@@ -35,6 +35,11 @@ RULES = {
         "conda install -c file://localhost{outside}/ch pkg",
         "conda install -c file:{outside}/ch pkg",
         "conda install file://{ws}/%2e%2e/outside/p.conda",
+        "python -m conda.cli.main init",
+        "python -m conda.cli.main install -c file://{outside}/ch pkg",
+        "python -m conda_env.cli.main config vars set X=1",
+        "python -m conda.cli.env config vars set X=1",
+        "python -m conda.cli.env.config.vars.set X=1",
     ],
 )
 def test_what_conda_writes_or_takes_from_elsewhere_is_asked(
@@ -44,8 +49,17 @@ def test_what_conda_writes_or_takes_from_elsewhere_is_asked(
     assert verdict.behavior == "ask", (command, verdict.reason)
 
 
-def test_a_deny_rule_holds_under_the_module_name(tree: Tree, make_ctx: ContextFactory) -> None:
-    verdict = decide("Bash", {"command": "python -m conda run curl x"}, make_ctx(RULES))
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python -m conda run curl x",
+        "python -m conda.cli.main run curl x",
+    ],
+)
+def test_a_deny_rule_holds_under_the_module_name(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "deny", verdict.reason
 
 

@@ -30,6 +30,17 @@ FETCHED = [
     # Through corepack, the tool it starts (allowed before under `Bash(corepack *)`).
     "corepack pnpm dlx evilpkg",
     "corepack yarn@4.1.0 dlx evilpkg",
+    # Allowed before: a global option's value was taken for the subcommand.
+    "pnpm -C . dlx evilpkg",
+    "pnpm -C sub dlx evilpkg",
+    "pnpm --filter x dlx evilpkg",
+    "pnpm -F x dlx evilpkg",
+    "pnpm -C . create evilpkg",
+    "pnpm --dir sub --filter x create evilpkg",
+    "yarn --cwd . dlx evilpkg",
+    "yarn --cwd . create evilpkg",
+    "corepack pnpm -C . dlx evilpkg",
+    "corepack yarn --cwd . dlx evilpkg",
 ]
 
 
@@ -46,6 +57,19 @@ def test_a_fetched_package_is_code_not_seen(mode: Mode, make_ctx: ContextFactory
     # Without deny rules, asked in default mode (bypass skips the ask).
     lenient = make_ctx({"permissions": {"allow": ALLOW}})
     assert {c: bash(c, lenient).behavior for c in FETCHED} == dict.fromkeys(FETCHED, "ask")
+
+
+def test_an_option_not_understood_before_a_fetching_subcommand_is_not_allowed(
+    make_ctx: ContextFactory,
+) -> None:
+    """It may take the next word as its value: `dlx` after it may be pnpm's command."""
+    ctx = make_ctx({"permissions": {"allow": ALLOW, "deny": DENY}})
+    for command in (
+        "pnpm --not-an-option x dlx evilpkg",
+        "corepack pnpm --not-an-option x dlx evilpkg",
+        "corepack pnpm --package=evilpkg dlx evil",
+    ):
+        assert bash(command, ctx).behavior == "deny", command
 
 
 @pytest.mark.parametrize(
@@ -70,6 +94,7 @@ def test_a_rule_naming_what_fetches_allows_it(
 
 def test_runs_of_what_is_installed_stay_allowed(make_ctx: ContextFactory) -> None:
     ordinary = ["npm init -y", "npm test", "pnpm exec tsc", "uv run pytest", "npx tsc --version"]
+    ordinary += ["pnpm -C . test", "pnpm -C. test", "yarn --cwd . build"]
     allowing = [*ALLOW, "Bash(pytest *)", "Bash(tsc *)"]
     ctx = make_ctx({"permissions": {"allow": allowing, "deny": DENY}})
     assert {c: bash(c, ctx).behavior for c in ordinary} == dict.fromkeys(ordinary, "allow")

@@ -131,6 +131,11 @@ OUTSIDE_FORMS = [
     "(cd {repo}/sub && git diff)",
     "git -C {link} status",
     "git -C {gitfile} status",
+    # Allowed before: find's `{}` stood for a path inside the workspace.
+    "find {repo} -maxdepth 0 -exec git -C {{}} status \\;",
+    "find {repo} -maxdepth 0 -ok git -C {{}} status \\;",
+    "find {repo}/sub -exec git -C {{}} log \\;",
+    "find {repo} -maxdepth 0 -print0 | xargs -0 -I{{}} git -C {{}} status",
 ]
 """Every way a command points git at the outside repository (through a symlink in the
 workspace, and from a work tree whose `.git` file names it too)."""
@@ -163,7 +168,8 @@ def outside(tree: Tree) -> dict[str, str]:
 
 
 def _git_context(tree: Tree, mode: Mode = "default") -> PermissionContext:
-    policy = {"permissions": {"allow": ["Bash(git *)", "Bash(cd *)", "Bash(pushd *)"]}}
+    allowed = ("git", "cd", "pushd", "find", "xargs")
+    policy = {"permissions": {"allow": [f"Bash({p} *)" for p in allowed]}}
     rules = load_rules([(tree.ws / ".claude" / "settings.json", policy)], seed_yaml=None)
     return PermissionContext(mode=mode, rules=rules, workspace=tree.ws, cwd=tree.ws, home=tree.home)
 
@@ -196,6 +202,7 @@ ALLOWED_HERE = [
     "cd src && git status",
     "git --git-dir=.git status",
     "git -C vendor/lib status",
+    "find vendor -mindepth 1 -maxdepth 1 -name lib -exec git -C {} status \\;",
 ]
 
 

@@ -57,3 +57,21 @@ def test_a_file_the_workspace_holds_is_the_one_read(
     tree.write({"gcc.ini": "[binaries]\n", "sub/arm.ini": "[binaries]\n"})
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m mesonbuild.mesonmain setup build --native-file gcc.ini",
+        "python3 -m mesonbuild.mesonmain setup build --cross-file=arm.ini",
+    ],
+)
+def test_meson_under_its_module_name_is_meson(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    # Allowed before: `mesonbuild.mesonmain` was no runner's module.
+    tree.write({"meson.build": "project('p')\n"})
+    rules = {"permissions": {"allow": ["Bash(meson *)", "Bash(python3 *)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rules))
+    assert verdict.behavior == "ask", (command, verdict.reason)
+    assert "meson/" in (verdict.reason or ""), verdict.reason

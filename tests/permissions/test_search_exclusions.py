@@ -51,6 +51,10 @@ def _ctx(ws: Path, deny: str = "Read(**/.env)") -> PermissionContext:
         "rg --hidden --iglob='!.EnV' K",
         "rg --hidden --glob-case-insensitive -g '!.ENV' K",
         "rg --hidden --iglob '*.TXT' K",
+        # rg's `{a,b}` alternations, each alternative a glob.
+        "rg -g '!{.env,.git}' K",
+        "rg --hidden -g '!{.env,.git}' K",
+        "rg --hidden -g '*.{txt,py}' K",
     ],
 )
 def test_a_search_excluding_every_denied_name_is_allowed(command: str, ws: Path) -> None:
@@ -83,6 +87,14 @@ def test_a_search_excluding_every_denied_name_is_allowed(command: str, ws: Path)
         "rg --hidden -g '!.ENV' K",
         "rg --hidden --glob-case-insensitive --no-glob-case-insensitive -g '!.ENV' K",
         "rg --hidden --iglob '![.]ENV' K",
+        # Allowed before: a glob's `{a,b}` alternatives were not seen to match `.env`.
+        "rg --hidden -g '{.env,x}' K",
+        "rg --hidden -g '*.{env,txt}' K",
+        "rg --hidden -g '.{e,f}nv' K",
+        "rg --hidden -g '!.env' -g '{*}' K",
+        "rg --hidden --iglob '{.ENV,x}' K",
+        "rg --hidden -g '!.env' --iglob '{.env,x}' K",
+        "rg --hidden -g '!x' -g '{a.txt,{b,.env}}' K",
     ],
 )
 def test_a_search_that_may_still_read_a_denied_name_is_not_allowed(command: str, ws: Path) -> None:

@@ -29,6 +29,7 @@ from tether.permissions.env_files import dangerous_settings, env_file_words
 from tether.permissions.extractors import extraction_writes
 from tether.permissions.file_targets import Target
 from tether.permissions.flask_env import reads_env_app
+from tether.permissions.followed_links import links_followed
 from tether.permissions.git_history_check import (
     git_listed,
     history_verdicts,
@@ -211,7 +212,7 @@ class FileJudge(ProjectJudge):
             reads += use.reads
             writes += use.writes
             recursive = use.recursive and listed is None
-            verdicts.extend(self._program_use(use))
+            verdicts.extend(self._program_use(use, inv))
             if listed is None:
                 verdicts.extend(self._top_reads(use.top_reads, explicit))
             else:
@@ -264,11 +265,16 @@ class FileJudge(ProjectJudge):
                     )
                 )
         for word in trees:
-            verdicts.extend(
-                self.files.read(target, explicit=explicit, recursive=True, follows=follows_trees)
-                for target in self._targets(inv, word)
-                if target != _PIPE
-            )
+            for target in self._targets(inv, word):
+                if target == _PIPE:
+                    continue
+                verdicts.append(
+                    self.files.read(
+                        target, explicit=explicit, recursive=True, follows=follows_trees
+                    )
+                )
+                if follows_trees and isinstance(target, Path):  # `rclone copy -L SRC DEST`
+                    verdicts.extend(links_followed(self.files, target, explicit=explicit))
         for word in writes:
             for target in self._targets(inv, word):
                 if target == _PIPE or (
@@ -329,8 +335,9 @@ class FileJudge(ProjectJudge):
             for word in words
         ]
 
-    def _program_use(self, use: ProgramUse) -> list[Verdict]:
-        """What a known program's options run, show from elsewhere, or hide (program_use)."""
+    def _program_use(self, use: ProgramUse, inv: Invocation | None = None) -> list[Verdict]:
+        """What a known program's options run, show from elsewhere, or hide (program_use);
+        `inv`: the invocation whose words `use` reads (find's `{}` is each path found)."""
         verdicts = [self.unseen(reason) for reason in use.unseen]
         verdicts.extend(ask(reason) for reason in use.asks)
         # git shows what it names from its objects (and its writes are its tables').
@@ -345,7 +352,7 @@ class FileJudge(ProjectJudge):
             )
         )
         verdicts.extend(self._loads(use.loads))
-        verdicts.extend(self._repositories(use))
+        verdicts.extend(self._repositories(use, inv))
         verdicts.extend(
             history_verdicts(
                 use.shows_objects,
@@ -406,10 +413,15 @@ class FileJudge(ProjectJudge):
             verdicts.append(verdict)
         return verdicts
 
-    def _repositories(self, use: ProgramUse) -> list[Verdict]:
+    def _repositories(self, use: ProgramUse, inv: Invocation | None) -> list[Verdict]:
         """git reading a repository that is not the project's (git_repository.py); svn, hg
-        and cvs using one outside the workspace (vcs_programs.py)."""
-        found = [self.unseen(why) for why in repository_reasons(use, self.places, self.files)]
+        and cvs using one outside the workspace (vcs_programs.py). A word another program
+        names (`find OUT -exec git -C {} status`) is each path it names, or not known."""
+
+        def targets(word: str) -> list[Target]:
+            return self._targets(inv, word) if inv is not None else self.places.targets(word)
+
+        found = [self.unseen(why) for why in repository_reasons(use, targets, self.files)]
         for word in use.repositories:
             for target in self.places.targets(word):
                 real = self.files.real(target) if isinstance(target, Path) else None

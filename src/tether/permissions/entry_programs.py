@@ -38,10 +38,15 @@ RUNNER_MODULES: Mapping[str, str] = {
     "SCons": "scons",
     "conda": "conda",
     "conda_env": "conda-env",
+    "mesonbuild": "meson",
 }
 """Task and package runners as `python3 -m MODULE`, by the program each is (`python3 -m
 poethepoet` is `poe`): one table, so each is judged as the runner itself, its project files
 and launched commands read and the rules naming the program holding."""
+_WHOLE_PACKAGES = frozenset({"conda", "conda_env", "mesonbuild"})
+"""Runners any submodule of which runs as the program (`python3 -m conda.cli.main` is conda,
+`-m mesonbuild.mesonmain` is meson); conda's per-command packages name the subcommand
+(`-m conda.cli.env.config.vars.set` is `conda env config vars set`)."""
 PROGRAM_ALIASES: Mapping[str, tuple[str, ...]] = {"conda-env": ("conda", "env")}
 """Programs that are another's subcommand under their own name (conda's old `conda-env`
 entry point is `conda env`): judged as that command, with the rules naming either holding."""
@@ -56,8 +61,19 @@ def runner_module(argv: tuple[str, ...]) -> tuple[str, ...] | None:
     if not (_INTERPRETERS.get(name) == "python" or name.startswith(("python", "pypy"))):
         return None
     entry = entry_of(argv)
-    runner = RUNNER_MODULES.get(entry[0]) if entry is not None else None
-    return (runner, *entry[1]) if runner is not None and entry is not None else None
+    if entry is None:
+        return None
+    module, args = entry
+    top, _, sub = module.partition(".")
+    runner = RUNNER_MODULES.get(module)
+    if runner is None and top in _WHOLE_PACKAGES:
+        runner = RUNNER_MODULES[top]
+        words = sub.split(".")
+        if words[:2] == ["cli", "env"] or words[:1] == ["env"]:
+            # conda's per-command packages: `conda.cli.env.config.vars.set` is `conda env
+            # config vars set`.
+            return (runner, *words[words.index("env") :], *args)
+    return (runner, *args) if runner is not None else None
 
 
 @functools.lru_cache(maxsize=1024)

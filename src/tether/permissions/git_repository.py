@@ -18,13 +18,14 @@ plain files, a `gitdir:` file pointing away) is code no rule has seen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from tether.permissions.access import FileAccess
 from tether.permissions.context import PermissionContext
+from tether.permissions.file_targets import Target
 from tether.permissions.paths import is_below
 from tether.permissions.program_use import ProgramUse
-from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_words import readable
 
 
@@ -82,21 +83,24 @@ def _reason(what: str) -> str:
     )
 
 
-def repository_reasons(use: ProgramUse, places: ShellPlaces, files: FileAccess) -> list[str]:
+def repository_reasons(
+    use: ProgramUse, targets: Callable[[str], list[Target]], files: FileAccess
+) -> list[str]:
     """Why git reads configuration no rule has seen, from each place it may run (`-C`,
-    `cd`, `pushd`) or the directory `--git-dir` names; [] when it does not."""
+    `cd`, `pushd`) or the directory `--git-dir` names, each word's paths given by `targets`
+    (the shell's places, find's `{}` each path found); [] when it does not."""
     found: list[str] = []
     if use.finds_repository is not None:
-        for target in places.targets(use.finds_repository):
+        for target in targets(use.finds_repository):
             real = files.real(target) if isinstance(target, Path) else None
             found.append(unseen_repository(files.ctx, real))
     if use.names_repository is not None:
         word = use.names_repository
-        for target in places.targets(word):
+        for target in targets(word):
             real = files.real(target) if isinstance(target, Path) else None
             found.append(unseen_git_dir(files.ctx, real, readable(word)))
     if use.work_tree is not None:
-        for target in places.targets(use.work_tree):
+        for target in targets(use.work_tree):
             real = files.real(target) if isinstance(target, Path) else None
             found.append(unseen_work_tree(files.ctx, real, readable(use.work_tree)))
     return [reason for reason in dict.fromkeys(found) if reason]

@@ -146,6 +146,35 @@ _NPX_OPTIONS = WrapperSpec(
 _NPX = Sub("command", _NPX_OPTIONS, shell=_s("-c", "--call"), fetch_options=_s("--package", "-p"))
 _NPX_FETCHED = replace(_NPX, fetches=True)
 _FETCHED = Sub("nothing", fetches=True)
+_PNPM_GLOBAL = WrapperSpec(
+    flags="rwshv",
+    valued="CF",
+    long_flags=_s("--recursive", "--workspace-root", "--silent", "--stream", "--parallel")
+    | _s("--aggregate-output", "--use-stderr", "--color", "--no-color", "--no-bail", "--bail")
+    | _s("--include-workspace-root", "--fail-if-no-match", "--sort", "--no-sort", "--reverse")
+    | _s("--offline", "--prefer-offline", "--ignore-scripts", "--frozen-lockfile", "--help")
+    | _s("--version", "--shell-emulator"),
+    long_valued=_s("--dir", "--filter", "--filter-prod", "--reporter", "--loglevel")
+    | _s("--workspace-concurrency", "--test-pattern", "--changed-files-ignore-pattern")
+    | _s("--resume-from", "--store-dir", "--virtual-store-dir", "--modules-dir", "--registry")
+    | _s("--lockfile-dir", "--global-dir", "--package"),
+)
+"""pnpm's options before its command (`pnpm -C DIR dlx X`, `pnpm --filter PKG exec X`): the
+valued ones' values are not the command."""
+_YARN_GLOBAL = WrapperSpec(
+    flags="shv",
+    long_flags=_s("--verbose", "--offline", "--prefer-offline", "--silent", "--json", "--help")
+    | _s("--ignore-scripts", "--non-interactive", "--no-default-rc", "--no-progress", "--flat")
+    | _s("--frozen-lockfile", "--pure-lockfile", "--production", "--no-lockfile", "--force")
+    | _s("--ignore-engines", "--ignore-platform", "--ignore-optional", "--check-files", "--har")
+    | _s("--skip-integrity-check", "--no-bin-links", "--strict-semver", "--focus", "--version")
+    | _s("--no-node-version-check", "--scripts-prepend-node-path", "--update-checksums"),
+    long_valued=_s("--cwd", "--modules-folder", "--cache-folder", "--global-folder", "--otp")
+    | _s("--link-folder", "--mutex", "--network-timeout", "--registry", "--https-proxy")
+    | _s("--preferred-cache-folder", "--proxy", "--network-concurrency", "--emoji")
+    | _s("--use-yarnrc"),
+)
+"""yarn's options before its command (`yarn --cwd DIR dlx X`)."""
 """`pnpm create X`, `npm init X`: the package `create-X`, fetched and run."""
 _TOX_VALUED = _s(
     "-c", "--conf", "--root", "--workdir", "-x", "--override", "-e", "-m", "-f", "--runner",
@@ -316,12 +345,12 @@ LAUNCHERS: Mapping[str, Launcher] = {
         names=npm_command,
     ),
     "pnpm": Launcher(
-        WrapperSpec(),
+        _PNPM_GLOBAL,
         {("exec",): _NPX, ("dlx",): _NPX_FETCHED, ("create",): _FETCHED},
         closed=False,
     ),
     "yarn": Launcher(
-        WrapperSpec(),
+        _YARN_GLOBAL,
         {("exec",): _NPX, ("dlx",): _NPX_FETCHED, ("create",): _FETCHED},
         closed=False,
     ),

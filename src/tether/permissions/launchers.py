@@ -37,7 +37,7 @@ from tether.permissions.runner_tables import COREPACK_TOOLS
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import DYN, is_literal, program_name
 from tether.permissions.tar_words import tar_words
-from tether.permissions.wrapper_options import parse_options, unparsed
+from tether.permissions.wrapper_options import WrapperSpec, parse_options, unparsed
 
 Inner = Callable[..., Invocation]
 Code = Callable[..., Invocation]
@@ -169,7 +169,11 @@ def fetched_package(argv: tuple[str, ...]) -> tuple[str, tuple[int, ...]] | None
     name, args = entry
     found = _subcommand(launcher, args)
     if isinstance(found, str):
-        return None
+        # `pnpm --unknown X dlx Y`: what the option takes is not known, `dlx` may be pnpm's.
+        fetching = {key[0] for key, sub in launcher.subcommands.items() if key and sub.fetches}
+        if not fetching & set(args):
+            return None
+        return f"`{name}` ({found}) may run a package fetched from a registry, code not seen", ()
     sub, at = found
     if sub is None:
         return None
@@ -194,7 +198,9 @@ def fetched_package(argv: tuple[str, ...]) -> tuple[str, tuple[int, ...]] | None
     else:
         return None
     offset = len(argv) - len(args)
-    words = tuple(offset + i for i in range(at) if not args[i].startswith("-"))
+    # The subcommand's words, not a global option's value (`pnpm -C DIR dlx X`: `dlx`).
+    size = 2 if at >= 2 and args[at - 2 : at] in launcher.subcommands else 1
+    words = tuple(offset + i for i in range(max(at - size, 0), at) if not args[i].startswith("-"))
     typed = " ".join((name, *(argv[i] for i in words)))
     return f"`{typed}` runs a package fetched from a registry, code tether cannot see", words
 
@@ -211,6 +217,9 @@ def _with_app(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
     )
 
 
+_NO_OPTIONS = WrapperSpec()
+
+
 def _subcommand(launcher: Launcher, args: tuple[str, ...]) -> tuple[Sub | None, int] | str:
     """The subcommand `args` give and the index after its words; (None, _) when the launcher
     launches nothing through it, or why it cannot be told."""
@@ -223,8 +232,20 @@ def _subcommand(launcher: Launcher, args: tuple[str, ...]) -> tuple[Sub | None, 
         if isinstance(parsed, str):
             return parsed
         at = parsed.rest
-    else:
+    elif launcher.options == _NO_OPTIONS:
         at = next((i for i, a in enumerate(args) if not a.startswith("-")), len(args))
+    else:
+        # Global options before the subcommand, their values read (`pnpm -C DIR dlx X`,
+        # `yarn --cwd DIR dlx X`); one not understood may take the next word as its value:
+        # asked when a listed subcommand follows.
+        parsed = parse_options(args, launcher.options)
+        if isinstance(parsed, str):
+            listed = {key[0] for key in launcher.subcommands if key}
+            if any(a in listed for a in args):
+                return parsed
+            at = next((i for i, a in enumerate(args) if not a.startswith("-")), len(args))
+        else:
+            at = parsed.rest
     if at > 0 and args[at - 1] == "--" and () in launcher.subcommands:
         return launcher.subcommands[()], at
     if at >= len(args):

@@ -115,13 +115,15 @@ def _rg_globs(args: Arguments) -> tuple[list[str], list[str]] | None:
     (`--iglob`; `-g` too with `--glob-case-insensitive`), each with both cases of its
     letters (`*.PY`: `*.[pP][yY]`). None when they cannot be judged by base names: an
     included glob with a `/` (`-g 'src/**'` takes a path, whatever its name), a
-    case-insensitive one with a class or an escape."""
+    case-insensitive one with a class or an escape, or more alternatives than are counted."""
     insensitive = False
     for name, _ in args.options:
         if name in ("--glob-case-insensitive", "--no-glob-case-insensitive"):
             insensitive = name == "--glob-case-insensitive"
-    plain = args.values(("-g", "--glob"))
-    folded = args.values(("--iglob",))
+    plain = _expanded(args.values(("-g", "--glob")))
+    folded = _expanded(args.values(("--iglob",)))
+    if plain is None or folded is None:
+        return None
     if insensitive:
         plain, folded = [], [*plain, *folded]
     if any(_GLOB_CHARS & set("[\\") & set(g) for g in folded):
@@ -130,6 +132,70 @@ def _rg_globs(args: Arguments) -> tuple[list[str], list[str]] | None:
     if any("/" in g for g in [*plain, *folded] if not g.startswith("!")):
         return None
     return plain, folded
+
+
+_MAX_ALTERNATIVES = 64
+
+
+def _expanded(globs: list[str]) -> list[str] | None:
+    """rg's globs with their `{a,b}` alternations spelled out, one glob each (`!` kept on
+    each: `!{.env,x}` is `!.env` and `!x`); None when they are too many to count."""
+    found: list[str] = []
+    for glob in globs:
+        negated = "!" if glob.startswith("!") else ""
+        spelled = _alternatives(glob[len(negated) :])
+        if spelled is None or len(found) + len(spelled) > _MAX_ALTERNATIVES:
+            return None
+        found += [negated + g for g in spelled]
+    return found
+
+
+def _alternatives(glob: str) -> list[str] | None:
+    """The globs `glob`'s first `{...}` group (nested ones too) stands for, as ripgrep's
+    globset reads it: a `{` escaped (`\\{`) or in a class (`[{]`) is a character; an
+    unclosed group is left as written (rg refuses the glob). None when they are too many."""
+    i = 0
+    while i < len(glob):
+        c = glob[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            end = glob.find("]", i + 2)
+            i = len(glob) if end < 0 else end + 1
+            continue
+        if c == "{":
+            break
+        i += 1
+    else:
+        return [glob]
+    depth, start, parts = 0, i + 1, list[str]()
+    j = i
+    while j < len(glob):
+        c = glob[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                parts.append(glob[start:j])
+                break
+        elif c == "," and depth == 1:
+            parts.append(glob[start:j])
+            start = j + 1
+        j += 1
+    else:
+        return [glob]
+    found: list[str] = []
+    for part in parts:
+        spelled = _alternatives(glob[:i] + part + glob[j + 1 :])
+        if spelled is None or len(found) + len(spelled) > _MAX_ALTERNATIVES:
+            return None
+        found += spelled
+    return found
 
 
 def _both_cases(glob: str) -> str:
