@@ -1,7 +1,8 @@
 """A user's output cap (`CLAUDE_CODE_MAX_OUTPUT_TOKENS`) as Claude Code takes it, through the
 real Claude Agent SDK over the wire: held to the model's most (Claude Code's figures: its
 bundled CLI's requests against the fake server), the default thinking budget raised with it
-(cap - 1), an invalid value ignored with one warning line."""
+(cap - 1), an invalid value ignored with one warning line; and a `[1m]` suffix on a model
+with no 1M window refused before any request."""
 
 from __future__ import annotations
 
@@ -54,3 +55,13 @@ async def test_an_invalid_cap_is_ignored_with_one_warning(
     assert repr(value) in warned[0]
     assert "ignored" in warned[0]
 
+
+async def test_a_1m_suffix_on_a_model_without_a_1m_window_is_refused(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("never sent")))
+    said = r"'openai/gpt-5\[1m\]': \[1m\] asks for a 1M-token window.*gpt-5 has a 400,000"
+    with pytest.raises(Exception, match=said):
+        await sdk.query("hi", model="openai/gpt-5[1m]")
+    assert fake_model.requests == []  # before: run with a 1,000,000-token window
+    fake_model.reset()
