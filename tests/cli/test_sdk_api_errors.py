@@ -52,3 +52,29 @@ async def test_an_api_error_is_an_assistant_error_and_a_result_status(
     assert line["terminal_reason"] == "api_error"
     assert line["result"] == getattr(block, "text", "")
     sdk.assert_lines_parse()
+
+
+async def test_a_request_too_large_is_told_as_claude_code_tells_it_after_one_request(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    too_large = http_error(413, "Request exceeds the maximum size", "request_too_large")
+    fake_model.script(too_large, too_large, too_large)
+    fake_model.expect_rejections = True
+    seen: list[Any] = []
+
+    async def read() -> None:
+        async for message in sdk.stream("hi", env={"TETHER_RETRY_DELAY_MS": "1"}):
+            seen.append(message)
+
+    with pytest.raises(Exception, match="Request too large"):
+        await read()
+    # Before: taken as a prompt too long: cut, compacted, sent 3 times, told with status 400.
+    assert len(fake_model.requests) == 1
+    [assistant] = [m for m in seen if isinstance(m, AssistantMessage)]
+    assert assistant.error == "invalid_request"
+    [block] = assistant.content
+    assert getattr(block, "text", "").startswith("Request too large (max 32MB). Accumulated")
+    [line] = [line for line in sdk.lines() if line["type"] == "result"]
+    assert (line["api_error_status"], line["api_error_type"]) == (413, "request_too_large")
+    assert line["result"] == getattr(block, "text", "")
+    fake_model.reset()

@@ -407,7 +407,8 @@ async def test_prompt_too_long_is_recognised_from_the_real_400() -> None:
         ModelError("rejected (HTTP 400): tools: Field required", status=400)
     )
     assert not is_prompt_too_long(ModelError("overloaded: prompt is too long", status=529))
-    assert is_prompt_too_long(ModelError("Request exceeds the maximum bytes", status=413))
+    # A request too large in bytes is not a prompt too long (before: cut, compacted, resent).
+    assert not is_prompt_too_long(ModelError("Request exceeds the maximum bytes", status=413))
     openai_message = "This model's maximum context length is 500 tokens. However, ..."
     assert is_prompt_too_long(ModelError(openai_message, status=400))
 

@@ -13,6 +13,7 @@ from tether.core.recording import SessionRecorder
 from tether.models.base import Model
 from tether.models.catalogue import FAMILIES, ModelInfo, cost_usd
 from tether.models.idle import IdleLimits
+from tether.models.output_cap import output_limit
 from tether.models.resolve import ResolvedModel, build_model
 from tether.protocol import ConfigError, HarnessError, Usage
 from tether.store import SessionWriter, subagent_transcript_path
@@ -31,7 +32,8 @@ class SubagentModels:
         max_tokens_cap: int | None = None,
     ) -> None:
         self._parent, self._parent_model, self._resolve = parent, parent_model, resolve
-        self._idle, self._max_tokens_cap = idle, max_tokens_cap
+        self._idle, self.max_tokens_cap = idle, max_tokens_cap
+        """The user's output cap, held to each model's most as its calls are made."""
         self._built: dict[str, tuple[Model, str]] = {}
         self._prices: dict[str, ModelInfo] = {parent.model_id: parent.info}
 
@@ -60,7 +62,7 @@ class SubagentModels:
         """The window and output cap of a call to `model_id` (one these models are): its own,
         as the session's would be on it (the user's output cap, else the model's)."""
         info = self._prices[model_id]
-        return info.context_window, self._max_tokens_cap or info.max_output_tokens
+        return info.context_window, output_limit(self.max_tokens_cap, info)
 
     async def aclose(self) -> None:
         for model, _ in self._built.values():

@@ -3,6 +3,8 @@ its calls there: output cap, idle timeout, retry delay."""
 
 from __future__ import annotations
 
+import re
+import sys
 import threading
 from collections.abc import Mapping
 
@@ -35,14 +37,43 @@ def max_output_tokens(env: Mapping[str, str], settings: Settings) -> int | None:
     than the catalogue's default output budget."""
     value = env_number(env, "TETHER_MAX_OUTPUT_TOKENS")
     if value is None:
-        value = env_number(env, "CLAUDE_CODE_MAX_OUTPUT_TOKENS")
+        value = claude_code_output_cap(env)
     return int(value) if value is not None else settings.max_output_tokens
 
 
-def session_thinking(given: int | None, env: Mapping[str, str], settings: Settings) -> int:
+CLAUDE_CODE_CAP_ENV = "CLAUDE_CODE_MAX_OUTPUT_TOKENS"
+
+
+def claude_code_output_cap(env: Mapping[str, str]) -> int | None:
+    """Claude Code's `CLAUDE_CODE_MAX_OUTPUT_TOKENS`, read as Claude Code reads it: a leading
+    whole number (`40000`, `40000.5`); a value that is none, or not above 0, is ignored (the
+    model's default then) with one warning line on stderr, as an SDK program whose
+    environment holds a stray value runs on Claude Code. Held to each model's most where
+    used (`tether.models.output_cap`)."""
+    text = env.get(CLAUDE_CODE_CAP_ENV, "").strip()
+    if not text:
+        return None
+    digits = re.match(r"[+-]?\d+", text)
+    value = int(digits.group()) if digits is not None else 0
+    if value <= 0:
+        print(
+            f"tether: {CLAUDE_CODE_CAP_ENV}={text!r} is not a number of tokens above 0: "
+            "ignored, the model's default output cap is used",
+            file=sys.stderr,
+            flush=True,
+        )
+        return None
+    return value
+
+
+def session_thinking(
+    given: int | None, env: Mapping[str, str], settings: Settings, cap: int | None = None
+) -> int:
     """The session's thinking budget (0: none), as Claude Code decides it: the flags' when
     they give one, else Claude Code's `MAX_THINKING_TOKENS`, else none when the setting
-    `alwaysThinkingEnabled` is false, else Claude Code's default (thinking on)."""
+    `alwaysThinkingEnabled` is false, else Claude Code's default (thinking on): all the
+    reply's room but a token, so a user's output `cap` above the default raises it (40000:
+    39999; each request holds it below its own output cap)."""
     from tether.models.effort import DEFAULT_THINKING_TOKENS
 
     if given is not None:
@@ -52,7 +83,7 @@ def session_thinking(given: int | None, env: Mapping[str, str], settings: Settin
         return int(tokens)
     if settings.data.get("alwaysThinkingEnabled") is False:
         return 0
-    return DEFAULT_THINKING_TOKENS
+    return max(DEFAULT_THINKING_TOKENS, cap - 1) if cap is not None else DEFAULT_THINKING_TOKENS
 
 
 def priced_but_unknown(resolved: ResolvedModel) -> bool:

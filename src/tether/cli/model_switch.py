@@ -15,6 +15,7 @@ from tether.core.loop import Agent
 from tether.models.base import Model, ModelEvent, ModelRequest
 from tether.models.catalogue import cost_usd, model_info
 from tether.models.idle import IdleLimits
+from tether.models.output_cap import output_limit
 from tether.models.resolve import build_model
 from tether.protocol import ConfigError, ModelError, Usage
 from tether.slotted import replaced
@@ -129,7 +130,7 @@ class ModelSwitcher:
         agent.model = for_plan_mode(build_model(resolved, idle=idle), resolved, agent, idle)
         agent.model_id = resolved.model_id
         agent.price = lambda u: cost_usd(resolved.info, u)
-        agent.max_tokens = self._max_tokens_cap or resolved.info.max_output_tokens
+        agent.max_tokens = output_limit(self._max_tokens_cap, resolved.info)
         if agent.compaction is not None:
             policy = replaced(agent.compaction.policy, window=resolved.info.context_window)
             agent.compaction = replaced(agent.compaction, policy=policy)

@@ -19,13 +19,20 @@ PROMPT_TOO_LONG = "Prompt is too long"
 """How a prompt past the model's window is told (as Claude Code tells it: not as `API Error`)."""
 
 
+REQUEST_TOO_LARGE = (
+    "Request too large (max 32MB). Accumulated images and attachments in the conversation "
+    "pushed the request over the limit. Remove older images or compact the conversation."
+)
+"""How an HTTP 413 is told (Claude Code's words): the request's bytes, not its tokens."""
+
+
 def _too_long(finished: TurnFinished) -> bool:
     return (finished.error or finished.result).startswith(PROMPT_TOO_LONG)
 
 
 def error_class(status: int, finished: TurnFinished | None = None) -> str:
     """The SDK's `AssistantMessageError` for an HTTP status, as Claude Code picks it."""
-    if finished is not None and _too_long(finished):
+    if (finished is not None and _too_long(finished)) or status == 413:
         return "invalid_request"
     if status in (401, 403):
         return "authentication_failed"
@@ -44,6 +51,8 @@ def error_text(finished: TurnFinished) -> str:
     long is said as it is."""
     if _too_long(finished):
         return finished.error or finished.result
+    if finished.api_error_status == 413:
+        return REQUEST_TOO_LARGE
     said = finished.api_error_message or finished.error or finished.result
     return f"API Error: {finished.api_error_status} {said}"
 

@@ -29,7 +29,6 @@ from tether.cli.mcp_setup import attach_mcp
 from tether.cli.memory_setup import attach_memory
 from tether.cli.model_options import (
     effort_in_force,
-    max_output_tokens,
     resolve,
 )
 from tether.cli.model_switch import model_switcher, with_fallback
@@ -281,7 +280,7 @@ def open_built(opts: RunOptions, place: SessionPlace, parts: SessionParts) -> Bu
         settings,
         resolve,
         parts.idle,
-        max_output_tokens(env, settings),
+        parts.subagent_models.max_tokens_cap,
     )
     if opts.fallback_model is not None:
         parts.agent.model = with_fallback(parts.agent, session.switch_model, opts.fallback_model)

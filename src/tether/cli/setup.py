@@ -62,6 +62,7 @@ from tether.core.compactor import Compaction
 from tether.core.loop import Agent
 from tether.core.session import Session
 from tether.models.catalogue import cost_usd
+from tether.models.output_cap import output_limit
 from tether.models.resolve import build_model
 from tether.sandbox import describe_limits
 from tether.store import project_dir
@@ -104,6 +105,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
     user_home, trust, sources = place.user_home, place.trust, place.sources
     settings, env = place.settings, place.env
     resolved = resolve(opts.model, env, settings)
+    max_tokens_cap = max_output_tokens(env, settings)  # read once: an invalid value warns
     # A task worktree's sessions are kept with its main workspace's: listed and resumed there.
     sessions_dir = project_dir(sessions_home(env), settings_root)
     skipped: list[str] = []
@@ -134,7 +136,7 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         model,
         lambda spec: resolve(spec, env, settings),
         idle=idle,
-        max_tokens_cap=max_output_tokens(env, settings),
+        max_tokens_cap=max_tokens_cap,
     )
     agents = session_agents(place, plugins, client)
 
@@ -247,8 +249,8 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         tools=registry,
         tool_context=tool_context,
         max_turns=opts.max_turns,
-        max_tokens=max_output_tokens(env, settings) or resolved.info.max_output_tokens,
-        thinking_budget=session_thinking(opts.thinking_budget, env, settings),
+        max_tokens=output_limit(max_tokens_cap, resolved.info),
+        thinking_budget=session_thinking(opts.thinking_budget, env, settings, max_tokens_cap),
         effort=opts.effort,
         retry=retry_policy(env),
         gate=gate,

@@ -85,7 +85,6 @@ ENV_NUMBERS: Mapping[str, NumberRange] = {
     "TETHER_BACKGROUND_WAIT_MS": NumberRange(0, 86_400_000, "milliseconds", whole=False),
     "TETHER_HUNG_AFTER_MS": NumberRange(0, 86_400_000, "milliseconds", whole=False),
     "CLAUDE_CODE_MAX_RETRIES": NumberRange(0, 100, "retries"),
-    "CLAUDE_CODE_MAX_OUTPUT_TOKENS": MAX_OUTPUT_TOKENS,
     "MAX_THINKING_TOKENS": THINKING_TOKENS,
 }
 """Every numeric environment variable tether reads: its own, and Claude Code's it honours."""

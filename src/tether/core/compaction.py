@@ -327,9 +327,9 @@ async def summarize(
 
 def is_prompt_too_long(error: ModelError) -> bool:
     """Whether the endpoint refused the request because the prompt does not fit its context
-    (Anthropic "prompt is too long", OpenAI "context_length_exceeded", HTTP 413)."""
-    if error.status == 413:
-        return True
+    (Anthropic "prompt is too long", OpenAI "context_length_exceeded"). Not HTTP 413: that
+    is a request past the endpoint's size in bytes (images, attachments), which a prompt cut
+    to the window in tokens does not cure; it is told as it is (`sdk_api_error`)."""
     if error.status not in (400, None):
         return False
     text = str(error).lower()

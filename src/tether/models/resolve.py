@@ -124,12 +124,12 @@ def resolve_model(
         chosen = (env.get(MODEL_ENV) or "").strip()
         spec = chosen if chosen and chosen != DEFAULT_ALIAS else DEFAULT_MODEL
     _check_name(spec)
-    base_spec, long_context = split_long_context(spec)
+    base_spec, suffixed = split_long_context(spec)
     plan_model_id = None
     if base_spec == PLAN_ALIAS:
         base_spec, plan_model_id = "sonnet", FAMILIES["opus"]
     betas = beta_names(env.get(BETAS_ENV, ""))
-    long_context = long_context or LONG_CONTEXT_BETA in betas
+    long_context = suffixed or LONG_CONTEXT_BETA in betas
     if not base_spec:
         raise ConfigError(f"Model spec {spec!r} names no model before {LONG_CONTEXT_SUFFIX}.")
     provider, model_id = _split_spec(base_spec, providers, env)
@@ -158,6 +158,15 @@ def resolve_model(
             f"(for example {_LOCAL_EXAMPLE} for a local Ollama)."
         )
     info = model_info(model_id, provider)
+    if suffixed and provider.wire != "anthropic" and info.context_window < LONG_WINDOW:
+        # A window the model does not have: compaction would come too late, and the endpoint
+        # would refuse the request that overflows its own.
+        raise ConfigError(
+            f"Model spec {spec!r}: {LONG_CONTEXT_SUFFIX} asks for a 1M-token window, which only "
+            f"Claude models take; {model_id} has a {info.context_window:,}-token window. Drop "
+            f"the suffix (or set TETHER_CONTEXT_WINDOW for a server whose window tether does "
+            "not know)."
+        )
     if context_window is None:
         context_window = LONG_WINDOW if long_context else info.context_window
     info = replaced(info, context_window=context_window)
