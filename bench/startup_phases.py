@@ -57,8 +57,8 @@ BUILD_STEPS = {
     ("tether.cli.setup", "project_memory"): "instructions and memory",
     ("tether.cli.system_prompt", "build_system_prompt"): "system prompt",
     ("tether.cli.resuming", "new_recorder"): "session file",
-    ("tether.cli.setup", "record_run"): "run record",
-    ("tether.cli.setup", "attach_mcp"): "MCP configuration",
+    ("tether.cli.session_wiring", "record_run"): "run record",
+    ("tether.cli.session_wiring", "attach_mcp"): "MCP configuration",
 }
 
 

@@ -8,6 +8,11 @@ ensure_venv() {
   fi
   local want
   want="$(cat "$root/pyproject.toml" | sha256sum | cut -d' ' -f1)"
+  # An install with the dev extras holds the plain one: `scripts/tether` after `scripts/test`
+  # starts at once (it reinstalled, into a venv the tests may be running from).
+  if [[ -z "$extras" && -f "$venv/.installed-dev" && "$(cat "$venv/.installed-dev")" == "$want" ]]; then
+    stamp="$venv/.installed-dev"
+  fi
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     echo "tether: installing into $venv (first run or dependencies changed)..." >&2
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root$extras" >&2

@@ -135,7 +135,9 @@ def test_persistent_failure_is_reported_in_one_line(
     assert (body["subtype"], body["is_error"]) == ("success", True)
     assert (body["api_error_status"], body["terminal_reason"]) == (500, "api_error")
     assert "Traceback" not in result.stderr
-    assert fake_model.url in body["result"]
+    # The result in Claude Code's words (the API's message alone); the endpoint on stderr.
+    assert body["result"].startswith("API Error: 500 "), body["result"]
+    assert fake_model.url in result.stderr
 
 
 def test_max_tokens_inside_a_tool_call_is_answered_not_run(
