@@ -15,6 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -184,11 +185,17 @@ class MemoryStore:
         subject = subject_of(saved.text, saved.tags)
         named = {saved.id, *(i for i, _ in near)}
         rows = [] if FILE_TAG in saved.tags else sharing_words(self._db, saved, SUBJECT_DEPTH)
-        same = [
-            (i, text)
-            for i, text, tags in rows
-            if i not in named and same_subject(subject, subject_of(text, tags))
-        ][:NEAR_COUNT]
+        # A candidate's subject is worked out only until enough are found (the cost of a save).
+        same = list(
+            islice(
+                (
+                    (i, text)
+                    for i, text, tags in rows
+                    if i not in named and same_subject(subject, subject_of(text, tags))
+                ),
+                NEAR_COUNT,
+            )
+        )
         if not near and not same:
             return ()
         marks = ",".join("?" * len(near))
