@@ -39,6 +39,7 @@ from tether.permissions.git_history_check import (
 from tether.permissions.git_repository import repository_reasons
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.name_filters import configured
+from tether.permissions.node_options import node_use
 from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.pack_writes import pack_writes
 from tether.permissions.paths import is_below
@@ -172,11 +173,11 @@ class FileJudge(ProjectJudge):
                 verdicts.extend(self._program_use(flags))
                 reads += flags.reads
                 writes += flags.writes
-            vcs = vcs_use(inv.argv, inv.assignments)
-            if vcs is not None:
-                verdicts.extend(self._program_use(vcs))
-                reads += vcs.reads
-                writes += vcs.writes
+            for use in (vcs_use(inv.argv, inv.assignments), node_use(inv.argv)):
+                if use is not None:
+                    verdicts.extend(self._program_use(use))
+                    reads += use.reads
+                    writes += use.writes
             verdicts.extend(self._mounted(inv, explicit))
             containers = container_files(inv.argv)
             reads += containers.reads
