@@ -241,7 +241,7 @@ CODE_IN_ARGUMENTS = [
     ("direnv status", "direnv exec . sh -c id"),
     ("mamba install numpy", "mamba run -n base sh -c id"),
     ("opam list", "opam exec -- sh -c id"),
-    ("corepack enable", "corepack yarn node -e 1"),
+    ("corepack pnpm install", "corepack yarn node -e 1"),
     ("chroot /srv/root ls", "chroot /srv/root sh -c id"),
     ("emacs --version", "emacs --batch --eval '(shell-command \"id\")'"),
     ("ghc --version", "ghc -e 'System.Process.system \"id\"'"),

@@ -24,6 +24,7 @@ from tether.permissions.build_generators import generator_writes
 from tether.permissions.conda_environments import prefix_writes
 from tether.permissions.config_writers import config_writes
 from tether.permissions.container_files import container_files
+from tether.permissions.corepack import corepack_use
 from tether.permissions.defaults import is_device
 from tether.permissions.env_files import dangerous_settings, env_file_words
 from tether.permissions.extractors import extraction_writes
@@ -173,7 +174,10 @@ class FileJudge(ProjectJudge):
                 verdicts.extend(self._program_use(flags))
                 reads += flags.reads
                 writes += flags.writes
-            for use in (vcs_use(inv.argv, inv.assignments), node_use(inv.argv)):
+            for use in (
+                vcs_use(inv.argv, inv.assignments),
+                *(find(inv.argv) for find in (node_use, corepack_use)),
+            ):
                 if use is not None:
                     verdicts.extend(self._program_use(use))
                     reads += use.reads

@@ -154,8 +154,12 @@ class ScriptJudge(CodeJudge):
         dirs = [p for p in places if p is not None]
         if not is_literal(name) or not npm_exec_fetches(argv, name, dirs):
             return []
-        at = next((i for i, w in enumerate(argv) if i and npm_command(w) == "exec"), 1)
-        reason = f"`npm exec {readable(name)}` runs a package fetched from a registry, code"
+        if program_name(argv[0]) == "npx":
+            at, typed = 0, "npx"
+        else:
+            at = next((i for i, w in enumerate(argv) if i and npm_command(w) == "exec"), 1)
+            typed = "npm exec"
+        reason = f"`{typed} {readable(name)}` runs a package fetched from a registry, code"
         return self._fetched_package(argv, f"{reason} tether cannot see", (at,))
 
     def _runner_places(self, call: RunnerCall) -> dict[Path | None, None] | None:

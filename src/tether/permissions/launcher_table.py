@@ -337,7 +337,9 @@ LAUNCHERS: Mapping[str, Launcher] = {
     ),
     "tox": Launcher(_TOX, _TOX_SUBS, overrides=_s("-x", "--override")),
     **dict.fromkeys(("pre-commit", "pre_commit"), Launcher(_PRE_COMMIT, _PRE_COMMIT_SUBS)),
-    **dict.fromkeys(("npx", "pnpx", "bunx"), Launcher(WrapperSpec(), {(): _NPX})),
+    "npx": Launcher(WrapperSpec(), {(): _NPX}),
+    # pnpx is `pnpm dlx`, bunx `bun x`: each fetches what it runs.
+    **dict.fromkeys(("pnpx", "bunx"), Launcher(WrapperSpec(), {(): _NPX_FETCHED})),
     "npm": Launcher(
         WrapperSpec(),
         {("exec",): _NPX, ("init",): _FETCHED},
@@ -349,10 +351,13 @@ LAUNCHERS: Mapping[str, Launcher] = {
         {("exec",): _NPX, ("dlx",): _NPX_FETCHED, ("create",): _FETCHED},
         closed=False,
     ),
-    "yarn": Launcher(
-        _YARN_GLOBAL,
-        {("exec",): _NPX, ("dlx",): _NPX_FETCHED, ("create",): _FETCHED},
-        closed=False,
+    **dict.fromkeys(
+        ("yarn", "yarnpkg"),
+        Launcher(
+            _YARN_GLOBAL,
+            {("exec",): _NPX, ("dlx",): _NPX_FETCHED, ("create",): _FETCHED},
+            closed=False,
+        ),
     ),
     "bun": Launcher(WrapperSpec(), {("x",): _NPX_FETCHED}, closed=False),  # bunx
     **dict.fromkeys(

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tether.permissions.app_specs import app_code
+from tether.permissions.corepack import corepack_launch
 from tether.permissions.entry_programs import (
     PROGRAM_ALIASES,
     RUNNER_MODULES,
@@ -103,6 +104,8 @@ def launch(plain: Invocation, inner: Inner, code: Code) -> Invocation | None:
                 plain.argv, plain.assignments, plain.redirects, inner=inners, writes=writes
             )
         return _with_app(plain, inner, code)
+    if name == "corepack":
+        return corepack_launch(plain, inner, args, fetches=fetched_package(plain.argv) is not None)
     launcher = LAUNCHERS.get(name)
     if launcher is None:
         return _with_app(plain, inner, code)
@@ -147,7 +150,7 @@ def launches(inv: Invocation) -> bool:
         return True
     if entry is not None and entry[0] in ("nix", "nix-shell"):
         return not runs_typed(*entry)
-    return entry is not None and entry[0] in LAUNCHERS
+    return entry is not None and (entry[0] in LAUNCHERS or entry[0] == "corepack")
 
 
 def fetched_package(argv: tuple[str, ...]) -> tuple[str, tuple[int, ...]] | None:

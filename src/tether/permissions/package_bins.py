@@ -49,11 +49,11 @@ _PLACE = re.compile(r"[/.~]|file:")
 
 
 def npm_exec_fetches(argv: tuple[str, ...], name: str, places: list[Path]) -> bool:
-    """`npm exec NAME` (or `npm x`) given no `--package`: npm runs NAME from the first
+    """`npm exec NAME` (or `npm x`, `npx NAME`) given no `--package`: npm runs NAME from the first
     `node_modules/.bin` up from where it runs, and otherwise fetches the package NAME
     names from its registry (a version, a scope, `github:` too) and runs it, as
     `npx --package NAME NAME` does. False when NAME is found in each of `places`' runner
     PATHs, or names a place (judged as its files)."""
-    if not argv or os.path.basename(argv[0]) != "npm" or _PLACE.match(name):
+    if not argv or os.path.basename(argv[0]) not in ("npm", "npx") or _PLACE.match(name):
         return False
     return not _BIN_NAME.fullmatch(name) or any(bin_file(name, p) is None for p in places)
