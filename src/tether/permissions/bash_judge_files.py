@@ -41,6 +41,7 @@ from tether.permissions.git_repository import repository_reasons
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.name_filters import configured
 from tether.permissions.node_options import node_use
+from tether.permissions.npm_settings import manager_settings
 from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.pack_writes import pack_writes
 from tether.permissions.paths import is_below
@@ -176,7 +177,7 @@ class FileJudge(ProjectJudge):
                 writes += flags.writes
             for use in (
                 vcs_use(inv.argv, inv.assignments),
-                *(find(inv.argv) for find in (node_use, corepack_use)),
+                *(find(inv.argv) for find in (node_use, corepack_use, manager_settings)),
             ):
                 if use is not None:
                     verdicts.extend(self._program_use(use))

@@ -18,6 +18,7 @@ from tether.permissions.command_spec import words as _names
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.option_names import long_option
 from tether.permissions.program_use import ProgramUse
+from tether.permissions.runner_tables import NPM
 from tether.permissions.shell_words import readable, shown
 
 GDBS = frozenset(_names("gdb gdb-multiarch cgdb"))
@@ -247,6 +248,9 @@ LIST_OPTIONS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(_names("xz lzma unxz xzcat"), ("--files", "--files0")),
 }
 """Options naming a file that lists the files read (or written): those may be any."""
+_NPM_NAMES = (NPM.flags | NPM.picks | NPM.known()) - {"--userconfig", "--globalconfig"}
+_FULL_NAMES = dict.fromkeys(_names("npm npx pnpm"), _NPM_NAMES)
+"""Options the program knows in full, each itself and no abbreviation of a longer one."""
 
 
 def option_files(name: str, words: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -264,6 +268,8 @@ def option_files(name: str, words: tuple[str, ...]) -> tuple[list[str], list[str
     ):
         lists.append("")
     for i, word in enumerate(words):
+        if word.partition("=")[0] in _FULL_NAMES.get(name, ()):
+            continue  # `npm --global`: an option of its own, no prefix of `--globalconfig`
         for option in (*LIST_OPTIONS.get(name, ()), *CONFIG_OPTIONS.get(name, ())):
             value: str | None = None
             given = (option, None) if word == option else long_option(word, (option,))

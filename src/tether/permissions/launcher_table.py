@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from tether.permissions.runner_argv import npm_command
+from tether.permissions.runner_tables import NPM
 from tether.permissions.wrapper_options import WrapperSpec
 from tether.permissions.wrapper_options import names as _s
 
@@ -176,6 +177,14 @@ _YARN_GLOBAL = WrapperSpec(
 )
 """yarn's options before its command (`yarn --cwd DIR dlx X`)."""
 """`pnpm create X`, `npm init X`: the package `create-X`, fetched and run."""
+_NPM_GLOBAL = WrapperSpec(
+    flags="sqdygflvhH?",
+    valued="Cwcm",
+    long_flags=frozenset(o for o in NPM.flags | NPM.picks if o.startswith("--")),
+    long_valued=frozenset(o for o in NPM.known() if o.startswith("--")),
+)
+"""npm's options before its command, as runner_argv reads them (`npm --prefix DIR exec X`,
+`npm --registry URL init X`): the valued ones' values are not the command."""
 _TOX_VALUED = _s(
     "-c", "--conf", "--root", "--workdir", "-x", "--override", "-e", "-m", "-f", "--runner",
     "--installpkg", "--hashseed", "--discover", "--exit-and-dump-after", "-i", "--index-url",
@@ -341,7 +350,7 @@ LAUNCHERS: Mapping[str, Launcher] = {
     # pnpx is `pnpm dlx`, bunx `bun x`: each fetches what it runs.
     **dict.fromkeys(("pnpx", "bunx"), Launcher(WrapperSpec(), {(): _NPX_FETCHED})),
     "npm": Launcher(
-        WrapperSpec(),
+        _NPM_GLOBAL,
         {("exec",): _NPX, ("init",): _FETCHED},
         closed=False,
         names=npm_command,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from tether.permissions.option_names import long_option
-from tether.permissions.runner_tables import BUN_ALIASES
+from tether.permissions.runner_tables import BUN_ALIASES, NPM, PNPM, YARN
 from tether.permissions.shell_words import is_literal
 
 RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
@@ -98,6 +98,8 @@ _HARMLESS_NODE = re.compile(
 SHELLS = frozenset({"sh", "bash", "dash", "/bin/sh", "/bin/bash", "/bin/dash", "/usr/bin/bash"})
 _VALUED = _PLACES | _WORKSPACE | _FILTERS | _SHELL_SETTINGS | _CONFIG_FILES | {_NODE_OPTIONS}
 _LONG_VALUED = frozenset(o for o in _VALUED if o.startswith("--"))
+_FULL_NAMES = (NPM.flags | NPM.picks | NPM.known() | PNPM.flags | YARN.flags) - _VALUED
+"""Options of the runners known in full: each itself, no abbreviation of a longer one."""
 CONFIGS = {
     "npm": (".npmrc",),
     "pnpm": (".npmrc", ".pnpmfile.cjs"),
@@ -131,7 +133,8 @@ def package_run(
     while i < len(words):
         word = words[i]
         option, eq, value = word.partition("=")
-        full = long_option(word, _LONG_VALUED) if word.startswith("--") else None
+        exact = option in _FULL_NAMES  # `npm --global`: no prefix of `--globalconfig`
+        full = long_option(word, _LONG_VALUED) if word.startswith("--") and not exact else None
         option = full[0] if full is not None else option  # nopt takes any prefix
         if word == "--":
             break
