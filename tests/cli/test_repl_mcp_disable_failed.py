@@ -46,7 +46,7 @@ def test_disabling_a_server_that_failed_says_it_is_disabled_and_lists_it_so(
         screen = "".join(repl.screen.split())  # however its lines wrapped
     finally:
         repl.close()
-    assert "✓bad:disabled(keptforthisproject:disabledMcpjsonServersin" in screen, screen
+    assert '✓Disabled"bad".(keptforthisproject:disabledMcpjsonServersin' in screen, screen
     assert "ithadfailedtoconnect" in screen, screen
     assert "didnotdisable" not in screen, screen
     assert json.loads(store.read_text())["disabledMcpjsonServers"] == ["bad"]
@@ -75,8 +75,8 @@ def test_a_quoted_server_name_is_found_and_disabling_twice_says_already_disabled
         screen = "".join(repl.screen.split())  # however its lines wrapped
     finally:
         repl.close()
-    assert "✓brokensrv:disabled(keptforthisproject" in screen, screen
-    assert "✓brokensrvisalreadydisabled" in screen, screen
+    assert '✓Disabled"brokensrv".(keptforthisproject' in screen, screen
+    assert '✓"brokensrv"isalreadydisabled.' in screen, screen
     assert "NoMCPserver" not in screen, screen
     assert json.loads(store.read_text())["disabledMcpjsonServers"] == ["broken srv"]
 

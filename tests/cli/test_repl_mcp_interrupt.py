@@ -97,6 +97,6 @@ def test_disabling_a_server_still_connecting_says_it_was_stopped(
         screen = squeezed(repl)
     finally:
         repl.close()
-    assert "✓slow:disabled(keptforthisproject" in screen, screen
-    assert "itwasstillconnecting,andwasstopped" in screen, screen
+    assert '✓Disabled"slow".(keptforthisproject' in screen, screen
+    assert "Itwasstillconnecting,andwasstopped." in screen, screen
     assert "failedtoconnect" not in screen, screen

@@ -24,7 +24,7 @@ def test_enabling_a_server_another_file_turns_off_says_it_is_for_the_session(
     users = tether_home() / "mcp.json"
     users.parent.mkdir(parents=True, exist_ok=True)
     users.write_text(json.dumps({"mcpServers": {"usr": {"command": "/nonexistent/bin"}}}))
-    settings = trusted_workspace / ".claude" / "settings.json"
+    settings = home / ".claude" / "settings.json"  # the user's own: it counts
     settings.parent.mkdir(exist_ok=True)
     settings.write_text(json.dumps({"disabledMcpServers": ["usr"]}))
     claude = home / ".claude.json"
@@ -56,11 +56,13 @@ def test_enabling_a_server_another_file_turns_off_says_it_is_for_the_session(
     assert "failedtoconnect" not in screen.partition("/mcpenableusr")[0], screen
     settings_said = _shown(settings, home)
     assert (
-        f"✓usr:starting(forthissessiononly:disabledMcpServersin{settings_said}keepsitoff)"
+        f'✓Enabled"usr",butitisn\'tconnectedyet(connecting).(forthissessiononly:'
+        f"disabledMcpServersin{settings_said}keepsitoff)"
     ) in screen, screen
     claude_said = _shown(claude, home)
     assert (
-        f"✓cc:starting(forthissessiononly:disabledMcpServersin{claude_said}keepsitoff)"
+        f'✓Enabled"cc",butitisn\'tconnectedyet(connecting).(forthissessiononly:'
+        f"disabledMcpServersin{claude_said}keepsitoff)"
     ) in screen, screen
     assert claude.read_text() == before  # Claude Code's file: only read
     store = remembered_settings(tether_home(), trusted_workspace)
@@ -73,3 +75,25 @@ def _shown(path: Path, home: Path) -> str:
     """`path` as the REPL names it (from `~` under the home directory), spaces aside."""
     shown = f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
     return "".join(shown.split())
+
+
+@pytest.mark.timeout(120)
+def test_a_projects_settings_do_not_turn_off_a_server_of_the_users(
+    model_env: FakeModelServer, trusted_workspace: Path, home: Path
+) -> None:
+    """As Claude Code, which reads `disabledMcpServers` only from the user's `~/.claude.json`:
+    a repository's settings that list the user's server leave it on, and the REPL says why."""
+    users = tether_home() / "mcp.json"
+    users.parent.mkdir(parents=True, exist_ok=True)
+    users.write_text(json.dumps({"mcpServers": {"usr": {"command": "/nonexistent/bin"}}}))
+    settings = trusted_workspace / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"disabledMcpServers": ["usr"]}))
+    repl = PtyRepl(trusted_workspace, {**os.environ, "HOME": str(home)})
+    try:
+        repl.wait_for("> ")
+        repl.wait_for("failed to connect")  # started: it was not turned off
+        screen = "".join(repl.screen.split())
+    finally:
+        repl.close()
+    assert '"disabledMcpServers"isnotreadfromaproject\'sfiles' in screen, screen

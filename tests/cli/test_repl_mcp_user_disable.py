@@ -37,7 +37,7 @@ def test_disabling_a_user_server_is_kept_for_the_project_and_enabling_undoes_it(
         screen = "".join(repl.screen.split())  # however its lines wrapped
     finally:
         repl.close()
-    assert "✓usrü:disabled(keptforthisproject:disabledMcpServersin" in screen, screen
+    assert '✓Disabled"usrü".(keptforthisproject:disabledMcpServersin' in screen, screen
     assert 'disabledMcpServers["usrü"]' in screen, screen
     assert json.loads(store.read_text())["disabledMcpServers"] == ["usr ü"]
     again = PtyRepl(trusted_workspace, env)

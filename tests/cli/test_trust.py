@@ -359,8 +359,8 @@ def test_mcp_list_starts_no_server_of_an_untrusted_workspace(
     assert main(["mcp", "list", "--cwd", str(workspace)]) == 0
     assert not marker.exists()
     assert capsys.readouterr().out == (
-        f"x: {sys.executable} -c '{program}' {marker} [project] - not started: the workspace "
-        "is not trusted (run tether here once, or tether trust)\n"
+        f"x: {sys.executable} -c '{program}' {marker} [project: .mcp.json] - not started: "
+        "the workspace is not trusted (run tether here once, or tether trust)\n"
     )
     assert main(["trust", "--cwd", str(workspace)]) == 0
     assert f"{workspace}: trusted (recorded)" in capsys.readouterr().out

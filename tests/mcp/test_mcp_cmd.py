@@ -4,6 +4,7 @@ home, tether home and project."""
 from __future__ import annotations
 
 import json
+import shlex
 import stat
 import sys
 from dataclasses import dataclass
@@ -331,9 +332,9 @@ def test_list_without_connecting(cli: Cli) -> None:
     code, out, _ = cli("list", "--no-connect")
     assert (code, out) == (
         1,
-        "mine: 'my server' -v [user]\n"
-        "team: http://x/mcp (HTTP) [project] - not started: needs approval (tether asks in the "
-        "REPL)\n"
+        f"mine: 'my server' -v [user: {cli.files()['user']}]\n"
+        "team: http://x/mcp (HTTP) [project: .mcp.json] - not started: needs approval "
+        "(tether asks in the REPL)\n"
         f"problem: {cli.files()['local']}: server 'broken': command must be a string, "
         "not a number\n",
     )
@@ -384,7 +385,7 @@ def test_list_never_starts_a_project_server_nobody_approved(cli: Cli) -> None:
     assert code == 0
     assert [line.split(" - ")[1] for line in out.splitlines()] == [
         "not started: needs approval (tether asks in the REPL)",
-        "not started: disabled in settings (disabledMcpjsonServers)",
+        "not started: disabled for this project (disabledMcpjsonServers in .claude/settings.json)",
     ]
     assert not marker.exists()
 
@@ -429,8 +430,9 @@ def test_list_and_get_connect_to_a_real_server(cli: Cli) -> None:
     code, out, _ = cli("list")
     lines = out.splitlines()
     assert code == 1
-    assert lines[0].startswith(f"gone: {cli.workspace / 'no-such-server'} [user] - failed: ")
-    assert lines[1] == f"time: {server} [local] - connected, 2 tools"
+    user = f"user: {cli.files()['user']}"
+    assert lines[0].startswith(f"gone: {cli.workspace / 'no-such-server'} [{user}] - failed: ")
+    assert lines[1] == f"time: {server} [local: .tether/mcp.local.json] - connected, 2 tools"
     code, out, _ = cli("get", "time", "--json")
     body = json.loads(out)
     assert (code, body["state"], body["tools"], body["error"]) == (0, "connected", 2, None)
@@ -479,10 +481,12 @@ def test_claude_codes_own_decisions_for_the_project_are_honoured(cli: Cli) -> No
     )
     code, out, _ = cli("list", "--no-connect")
     assert code == 0
-    assert [line.split(" - ")[1:] for line in out.splitlines()] == [
-        ["not started: disabled in settings (disabledMcpServers)"],
-        [],
-        ["not started: disabled in settings (disabledMcpjsonServers)"],
+    assert out.splitlines() == [
+        f"ccuser: {sys.executable} -c {shlex.quote(starter['args'][1])} [user: ~/.claude.json]"
+        " - not started: disabled for this project (disabledMcpServers in ~/.claude.json)",
+        f"shared: {sys.executable} -c {shlex.quote(starter['args'][1])} [project: .mcp.json]",
+        f"team: {sys.executable} -c {shlex.quote(starter['args'][1])} [project: .mcp.json]"
+        " - not started: disabled for this project (disabledMcpjsonServers in ~/.claude.json)",
     ]
     assert not marker.exists()
     write(claude, {"projects": {str(cli.workspace): {"disabledMcpServers": "ccuser"}}})
@@ -491,3 +495,33 @@ def test_claude_codes_own_decisions_for_the_project_are_honoured(cli: Cli) -> No
         f'problem: {claude} (projects[{str(cli.workspace)!r}]): "disabledMcpServers" must be a '
         "list of server names"
     ) in out
+
+
+def test_a_projects_settings_do_not_turn_off_the_users_servers(cli: Cli) -> None:
+    # Claude Code reads `disabledMcpServers` only from the project's entry of its own file,
+    # which is the user's: a repository's settings that list it turn nothing off (and are
+    # told); the user's own settings and Claude Code's entry do.
+    starter = {"command": "never-run"}
+    write(cli.files()["user"], {"mcpServers": {"mine": starter, "ours": starter}})
+    shared = write(cli.workspace / ".claude" / "settings.json", {"disabledMcpServers": ["mine"]})
+    local = write(
+        cli.workspace / ".claude" / "settings.local.json", {"disabledMcpServers": ["ours"]}
+    )
+    write(cli.home / ".claude" / "settings.json", {"disabledMcpServers": ["ours"]})
+    code, out, _ = cli("list", "--no-connect")
+    why = (
+        ': "disabledMcpServers" is not read from a project\'s files: it would turn off servers '
+        "the user configured (Claude Code keeps it in ~/.claude.json; /mcp disable keeps it "
+        "for you, and disabledMcpjsonServers turns off the repository's own servers)"
+    )
+    user = f"user: {cli.files()['user']}"
+    assert (code, out.splitlines()) == (
+        1,
+        [
+            f"mine: never-run [{user}]",
+            f"ours: never-run [{user}] - not started: disabled for this project "
+            "(disabledMcpServers in ~/.claude/settings.json)",
+            f"problem: {shared}{why}",
+            f"problem: {local}{why}",
+        ],
+    )

@@ -57,15 +57,17 @@ def test_mcp_lists_tools_and_reconnects_a_server(
         repl.send("which pid?\r")
         repl.wait_for(TURN_END)
         repl.send("/mcp reconnect nosuch\r")
-        repl.wait_for("✗ There is no MCP server called 'nosuch'.")
+        repl.wait_for(
+            '✗ There\'s no MCP server named "nosuch". Run /mcp to see configured servers.'
+        )
         repl.send("/mcp disable pids\r")
-        repl.wait_for("✓ pids: disabled")
+        repl.wait_for('✓ Disabled "pids". (kept for this project')
         repl.send("/mcp reconnect pids\r")
-        repl.wait_for("✗ pids is disabled: /mcp enable pids first.")
+        repl.wait_for('✗ "pids" is disabled. Run /mcp enable pids to bring it back.')
         repl.send("/mcp enable pids\r")
-        repl.wait_for("✓ pids: connected, 1 tool")
+        repl.wait_for('✓ Enabled "pids". (kept for this project')
         repl.send("/mcp reconnect pids\r")
-        repl.wait_for("✓ pids: connected, 1 tool", 2)
+        repl.wait_for('✓ Reconnected "pids".')
         repl.send("and now?\r")
         repl.wait_for(TURN_END, 2)
     finally:
@@ -101,7 +103,7 @@ def test_clear_keeps_the_servers_running_and_a_disabled_one_disabled(
         repl.wait_for("> ")
         _connected(repl)
         repl.send("/mcp disable spare\r")
-        repl.wait_for("✓ spare: disabled")
+        repl.wait_for('✓ Disabled "spare".')
         repl.send("which pid?\r")
         repl.wait_for(TURN_END)
         repl.send("/clear\r")
@@ -110,7 +112,8 @@ def test_clear_keeps_the_servers_running_and_a_disabled_one_disabled(
         repl.wait_for("/mcp [reconnect", count=repl.screen.count("/mcp [reconnect") + 1)
         after = repl.screen[repl.screen.rindex(CLEARED) :]
         assert "pids                 connected  1 tool" in after
-        assert "spare                disabled" in after
+        # Off: it offers none of the tools it listed while it ran.
+        assert "spare                disabled   0 tools  /mcp enable spare" in after
         repl.send("and now?\r")
         repl.wait_for(TURN_END)
     finally:

@@ -7,6 +7,7 @@ import contextlib
 import json
 import signal
 import sys
+import time
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from tether.cli.background_wait import stopped_with_the_loop, wait_limit_s, woken_within
@@ -75,6 +76,7 @@ async def run_headless(
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     wait_s = wait_limit_s()
+    started = time.monotonic()  # `/cost`'s wall time counts from here
     built = build(opts)
     session = built.session
     progress = _progress_renderer(err) if opts.verbose else None
@@ -149,7 +151,7 @@ async def run_headless(
                 _write(out, lines.init(session.started(), _facts(built, opts)))
                 for line in lines.start_notices():
                     _write(out, line)
-            async for event in headless_turn(session, turn):
+            async for event in headless_turn(session, turn, front_started=started):
                 on_event(event)
             # A background subagent or command still running is waited for, at most `wait_s`
             # and said (`background_wait`), and what it ends with is a turn of its own before

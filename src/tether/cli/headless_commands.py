@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tether.core.session import Session
 
-LocalCommand = Callable[["Session", str], Awaitable[tuple[bool, str]]]
-"""A command's answer: whether it did what was asked, and what it says."""
+LocalCommand = Callable[["Session", str, float], Awaitable[tuple[bool, str]]]
+"""A command's answer, given the session, the command's arguments and the seconds since the
+front end started or `/clear` (the wall time `/cost` tells): whether it did what was asked,
+and what it says."""
 
 
-async def context_command(session: Session, args: str) -> tuple[bool, str]:
+async def context_command(session: Session, args: str, wall_s: float) -> tuple[bool, str]:
     from tether.cli.context_view import context_parts
 
     window = session.agent.compaction.policy.window if session.agent.compaction else 0
@@ -39,13 +41,13 @@ async def context_command(session: Session, args: str) -> tuple[bool, str]:
     return True, "\n".join(lines)
 
 
-async def cost_command(session: Session, args: str) -> tuple[bool, str]:
+async def cost_command(session: Session, args: str, wall_s: float) -> tuple[bool, str]:
     from tether.cli.cost_summary import describe_cost
 
-    return True, describe_cost(session)
+    return True, describe_cost(session, wall_s=wall_s)
 
 
-async def model_command(session: Session, args: str) -> tuple[bool, str]:
+async def model_command(session: Session, args: str, wall_s: float) -> tuple[bool, str]:
     if not args:
         return True, f"Current model: {session.agent.model_id}"
     from tether.cli.repl_commands import switch_model
@@ -56,7 +58,7 @@ async def model_command(session: Session, args: str) -> tuple[bool, str]:
     return True, f"Set model to `{session.agent.model_id}` for this session only"
 
 
-async def clear_command(session: Session, args: str) -> tuple[bool, str]:
+async def clear_command(session: Session, args: str, wall_s: float) -> tuple[bool, str]:
     """What `/clear` answers once the front end has started the new session (`clears`):
     nothing, as Claude Code (a `-p` run's conversation is new already)."""
     return True, ""

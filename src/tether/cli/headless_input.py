@@ -121,10 +121,13 @@ async def _read_mentions(session: Session, prompt: UserInput, said: list[Event])
     return prompt.model_copy(update={"content": (*own, *reads)})
 
 
-async def headless_turn(session: Session, prompt: UserInput) -> AsyncIterator[Event]:
+async def headless_turn(
+    session: Session, prompt: UserInput, *, front_started: float
+) -> AsyncIterator[Event]:
     """The events of the turn `prompt` asks for (see `headless_input`), ending with a
     `TurnFinished` whatever it was: a compaction's says whether it compacted, and a command
-    whose file cannot be read ends the turn as an error that says so."""
+    whose file cannot be read ends the turn as an error that says so. `front_started`: when
+    the front end started or last cleared, as `time.monotonic` (`/cost`'s wall time)."""
     started, usage, cost = time.perf_counter(), session.usage, session.cost_usd
     heard: list[Event] = []
     try:
@@ -152,7 +155,8 @@ async def headless_turn(session: Session, prompt: UserInput) -> AsyncIterator[Ev
         return
     if isinstance(op, LocalCommand):
         # As Claude Code: the command's answer as a reply of no model, and the result.
-        done, answer = await LOCAL_COMMANDS[op.name](session, op.args)
+        wall_s = time.monotonic() - front_started
+        done, answer = await LOCAL_COMMANDS[op.name](session, op.args, wall_s)
         if answer:  # `/clear` says nothing
             said_back = Message(role="assistant", content=(TextBlock(text=answer),))
             yield MessageCompleted(message=said_back, model=SYNTHETIC_MODEL, stop_reason="end_turn")

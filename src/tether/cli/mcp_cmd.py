@@ -14,12 +14,14 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.cli.mcp_decisions import kept_off_elsewhere, users_own_switches
 from tether.cli.mcp_server_text import describe, server_lines, summary
+from tether.cli.mcp_sources import where_from, why_off
 from tether.cli.ownership import Ownership
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.untrusted_settings import restrict_settings
@@ -66,6 +68,8 @@ class _Place:
     """Whether the workspace is trusted: otherwise its own files' servers are not started."""
     problems: tuple[str, ...] = ()
     """What is wrong with the decisions `~/.claude.json` keeps for the project."""
+    off_in: Mapping[tuple[str, str], list[Path]] = field(default_factory=dict)
+    """The files that turn each (key, server) off (`mcp_decisions.kept_off_elsewhere`)."""
 
     def scope_file(self, scope: WritableScope) -> Path:
         return scope_file(scope, self.workspace, tether_home=self.tether_home)
@@ -163,13 +167,16 @@ def _place(cwd: Path | None) -> _Place:
     user_home = Path.home()
     settings = load_settings(settings_files(workspace, home=home, user_home=user_home))
     trust = workspace_trust(workspace, tether_home=home, user_home=user_home, env=os.environ)
+    owners = Ownership(workspace, user_home, home)
     if not trust.trusted:  # as in a session: the workspace's files only restrict
-        settings = restrict_settings(settings, Ownership(workspace, user_home, home))
+        settings = restrict_settings(settings, owners)
+    settings, notes = users_own_switches(settings, owners)
     env = {**settings.env, **os.environ}  # the real environment wins, as in a session
-    problems: list[str] = []
+    problems = notes
     decisions = claude_decisions(workspace, home=user_home, env=env, problems=problems)
     data = with_decisions(settings.data, decisions)  # Claude Code's `/mcp`, read only
-    return _Place(workspace, user_home, home, env, data, trust.trusted, tuple(problems))
+    off_in = kept_off_elsewhere(settings.layers, None, claude_file(user_home, env), decisions)
+    return _Place(workspace, user_home, home, env, data, trust.trusted, tuple(problems), off_in)
 
 
 def _list(place: _Place, *, connect: bool, as_json: bool) -> int:
@@ -187,7 +194,7 @@ def _list(place: _Place, *, connect: bool, as_json: bool) -> int:
             print("No MCP servers configured. Add one: tether mcp add NAME -- COMMAND [ARGS...]")
         for server in config.servers:
             state = _state_text(place, server, statuses.get(server.name), connect=connect)
-            line = f"{server.name}: {summary(server)} [{server.scope}]"
+            line = f"{server.name}: {summary(server)} [{where_from(server, place.workspace)}]"
             print(line + (f" - {terminal_safe(state)}" if state else ""))
         for problem in config.problems:
             print(f"problem: {terminal_safe(problem)}")
@@ -347,7 +354,8 @@ def _state_text(
             if server.scope in ("project", "seed")
             else "disabledMcpServers"
         )
-        return f"not started: disabled in settings ({key})"
+        why = why_off(key, server.name, place.off_in, place.workspace)
+        return f"not started: disabled for this project ({why})"
     if status is None:
         return "not checked" if connect else ""
     if status.state == "connected":

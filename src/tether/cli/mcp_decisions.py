@@ -8,13 +8,23 @@ wins when both hold it). Every other server (the user's, a local one, a plugin's
 `~/.claude.json` (which tether only reads, `tether.mcp.config.claude_decisions`): off in this
 project until `/mcp enable`. A server turned off by a file tether does not keep (a settings
 file, `~/.claude.json`) stays off there: `/mcp enable` starts it for the session and says
-which file keeps it off (`kept_off_elsewhere`)."""
+which file keeps it off (`kept_off_elsewhere`).
+
+`disabledMcpServers` counts only in the user's own files (`users_own_switches`): Claude Code
+reads it from nowhere but the project's entry of `~/.claude.json`, which is the user's, so a
+repository's settings file that lists it does not turn off the servers the user configured
+for every project (it is told, and left out)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tether.cli.ownership import Ownership
+    from tether.config.settings import Settings
 
 ENABLED_KEY = "enabledMcpjsonServers"
 DISABLED_KEY = "disabledMcpjsonServers"
@@ -64,13 +74,13 @@ def keep_server_off(path: Path, name: str, off: bool) -> bool:
 
 def kept_off_elsewhere(
     layers: Sequence[tuple[Path, Mapping[str, Any]]],
-    store: Path,
+    store: Path | None,
     claude: Path,
     decisions: Mapping[str, list[str]],
 ) -> dict[tuple[str, str], list[Path]]:
     """For each (key, server) turned off (`DISABLED_KEY`, `SERVER_DISABLED_KEY`) by a file
-    other than the user's `store`: the settings `layers` and Claude Code's `claude` file (its
-    project entry's `decisions`) that hold it."""
+    other than the user's `store` (None: every file): the settings `layers` and Claude Code's
+    `claude` file (its project entry's `decisions`) that hold it."""
     found: dict[tuple[str, str], list[Path]] = {}
     held = [(path, data) for path, data in layers if path != store]
     for path, data in [*held, (claude, decisions)]:
@@ -80,3 +90,29 @@ def kept_off_elsewhere(
                 if isinstance(name, str) and path not in found.setdefault((key, name), []):
                     found[(key, name)].append(path)
     return found
+
+
+def users_own_switches(settings: Settings, owners: Ownership) -> tuple[Settings, list[str]]:
+    """The settings with `disabledMcpServers` taken from the user's own files only (their
+    settings, `--settings`, the store `/mcp disable` writes), and a note for each file of the
+    workspace's that lists it: it is left out of that file's layer and of the merged lists."""
+    layers: list[tuple[Path, Mapping[str, Any]]] = []
+    names: list[object] = []
+    notes: list[str] = []
+    for path, data in settings.layers:
+        held = data.get(SERVER_DISABLED_KEY)
+        if held is not None and owners.needs_trust(path):
+            notes.append(
+                f'{path}: "{SERVER_DISABLED_KEY}" is not read from a project\'s files: it would '
+                "turn off servers the user configured (Claude Code keeps it in ~/.claude.json; "
+                "/mcp disable keeps it for you, and disabledMcpjsonServers turns off the "
+                "repository's own servers)"
+            )
+            data = {key: value for key, value in data.items() if key != SERVER_DISABLED_KEY}
+        elif isinstance(held, list):
+            names += [name for name in held if name not in names]  # pyright: ignore[reportUnknownVariableType]
+        layers.append((path, data))
+    merged = {key: value for key, value in settings.data.items() if key != SERVER_DISABLED_KEY}
+    if names:
+        merged[SERVER_DISABLED_KEY] = names
+    return replace(settings, data=merged, layers=tuple(layers)), notes

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether.cli.client_parts import ClientParts
-from tether.cli.mcp_decisions import kept_off_elsewhere
+from tether.cli.mcp_decisions import kept_off_elsewhere, users_own_switches
 from tether.cli.safety import remember_setting
 from tether.cli.workspace_review import Ownership
 from tether.config.settings import Settings
@@ -99,6 +99,9 @@ class McpSetup:
     )
     """The files but `local_settings` that turn each (key, server) off
     (`mcp_decisions.kept_off_elsewhere`)."""
+    turned_off: frozenset[str] = frozenset()
+    """The servers (not the repository's) the user turned off for the project, in their own
+    files (`mcp_decisions.users_own_switches`) or Claude Code's `/mcp`: not started."""
     _failures_told: set[str] = field(default_factory=set[str])
     _attached: tuple[Session, frozenset[str], Callable[[Sequence[str]], str]] | None = None
     _declined: set[str] = field(default_factory=set[str])
@@ -116,7 +119,7 @@ class McpSetup:
         settings_data = with_decisions(settings_data, self.decisions)
         for server in self.servers:
             if server.scope not in APPROVED_SCOPES:
-                if is_server_turned_off(server.name, settings_data):
+                if server.name in self.turned_off:
                     self._declined.add(server.name)
                 continue
             decided = is_project_server_enabled(server.name, settings_data)
@@ -363,6 +366,8 @@ def mcp_setup(
         owners = Ownership(workspace, home, tether_home)
         servers = [s for s in servers if not owners.needs_trust(s.source)]
     problems = list(config.problems)
+    settings, notes = users_own_switches(settings, Ownership(workspace, home, tether_home))
+    problems.extend(notes)
     if plugins is not None and not strict:
         servers.extend(plugins.servers)
         problems.extend(plugins.problems)
@@ -382,6 +387,8 @@ def mcp_setup(
     setup.decisions = claude_decisions(workspace, home=home, env=env, problems=problems)
     claude = claude_file(home, env)
     setup.kept_off = kept_off_elsewhere(settings.layers, local, claude, setup.decisions)
+    switches = with_decisions(settings.data, setup.decisions)
+    setup.turned_off = frozenset(s.name for s in servers if is_server_turned_off(s.name, switches))
     setup.decline(declined)
     return setup, problems
 

@@ -126,26 +126,33 @@ def mcp_failure_line(server: str) -> str:
 
 
 async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
-    """`/mcp reconnect|enable|disable SERVER`: what happened, or why nothing did."""
+    """`/mcp reconnect|enable|disable SERVER`: what happened, or why nothing did, in Claude
+    Code's words (`Disabled "NAME".`), with where tether keeps the decision."""
     from tether.cli.sdk_facts import server_state
 
     verb, _, rest = args.partition(" ")
     name = server_name(rest)
     if verb not in ("reconnect", "enable", "disable") or not name:
         return Text(f"Usage: {MCP_USAGE}", style="yellow")
+    quoted = f'"{terminal_safe(name)}"'
     if verb == "enable" and mcp is not None and mcp.enable_declined(name):
-        return Text(f"✓ {name}: starting{_kept_decision(mcp, name, verb)}", style="green")
+        kept = _kept_decision(mcp, name, verb)
+        return Text(f"✓ Enabled {quoted}, but it isn't connected yet (connecting).{kept}", "green")
     manager = mcp.manager if mcp is not None else None
     if manager is None or name not in manager.statuses():
         if verb == "disable" and mcp is not None and mcp.state(name) == "disabled":
             kept = _kept_decision(mcp, name, verb)
-            return Text(f"✓ {name} is already disabled{kept}", style="green")
-        return Text(f"✗ There is no MCP server called {terminal_safe(name)!r}.", style="red")
+            return Text(f"✓ {quoted} is already disabled.{kept}", style="green")
+        return Text(
+            f"✗ There's no MCP server named {quoted}. Run /mcp to see configured servers.",
+            style="red",
+        )
     before = manager.statuses()[name]
     if verb == "disable" and server_state(before) == "disabled":
-        return Text(f"✓ {name} is already disabled{_kept_decision(mcp, name, verb)}", style="green")
+        kept = _kept_decision(mcp, name, verb)
+        return Text(f"✓ {quoted} is already disabled.{kept}", style="green")
     if verb == "reconnect" and server_state(before) == "disabled":
-        return Text(f"✗ {name} is disabled: /mcp enable {name} first.", style="red")
+        return Text(f"✗ {quoted} is disabled. Run /mcp enable {name} to bring it back.", "red")
     if verb == "reconnect":
         status = await manager.reconnect(name)
     else:
@@ -154,17 +161,22 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
     if status.error:
         reason = terminal_safe(status.error.splitlines()[0])
         if verb == "enable":
-            return Text(f"✗ {name}: enabled{kept}, but it failed to connect: {reason}", style="red")
-        return Text(f"✗ {name} did not {verb}: {reason}", style="red")
-    state = server_state(status)
-    counted = f", {status.tools} tool{'' if status.tools == 1 else 's'}" if status.tools else ""
-    was = ""
-    if verb == "disable" and before.error:
-        why = terminal_safe(before.error.splitlines()[0])
-        was = f"; it was not running (it had failed to connect: {why})"
-    elif verb == "disable" and before.state == "pending":
-        was = "; it was still connecting, and was stopped"
-    return Text(f"✓ {name}: {state}{counted}{kept}{was}", style="green")
+            said = f"✗ Enabled {quoted}, but it isn't connected yet: {reason}{kept}"
+            return Text(said, style="red")
+        return Text(f"✗ Couldn't {verb} {quoted}: {reason}", style="red")
+    if verb == "disable":
+        was = ""
+        if before.error:
+            why = terminal_safe(before.error.splitlines()[0])
+            was = f" It was not running (it had failed to connect: {why})."
+        elif before.state == "pending":
+            was = " It was still connecting, and was stopped."
+        return Text(f"✓ Disabled {quoted}.{kept}{was}", style="green")
+    done = "Reconnected" if verb == "reconnect" else "Enabled"
+    if status.state != "connected":
+        state = server_state(status)
+        return Text(f"✓ {done} {quoted}, but it isn't connected yet ({state}).{kept}", "green")
+    return Text(f"✓ {done} {quoted}.{kept}", style="green")
 
 
 def mcp_change_stopped(mcp: McpSetup | None, args: str) -> Text:

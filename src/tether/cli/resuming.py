@@ -212,6 +212,7 @@ def open_session(
 def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -> None:
     """Count what the session already cost, answer calls a crash left open, and say so: what
     of the file could not be resumed as written, why it forked, why it is not saved."""
+    from tether.cli.resumed_reads import restore_reads
     from tether.core.resume import UNFINISHED_AT_EXIT
 
     loaded = resumption.loaded
@@ -234,6 +235,7 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
         restored.history.kept_ratio = measured
     _calibrate(session, restored.history)
     repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
+    restore_reads(session, loaded)  # Edit takes what the conversation shows was read
     session.startup_notices.extend(resumption.notices)
     session.startup_notices.extend(restored.damage)
     title = f" ({loaded.title})" if loaded.title else ""

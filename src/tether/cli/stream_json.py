@@ -16,6 +16,7 @@ import contextlib
 import json
 import signal
 import sys
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
@@ -89,6 +90,7 @@ class StreamJsonFrontEnd:
         self.lines: LineMaker | None = None
         self._built_opts: RunOptions | None = None
         """What the session was built from (with the client's parts): `/clear` builds anew."""
+        self._started = time.monotonic()  # or the last `/clear`: `/cost`'s wall time
         self._running: Session | None = None
         """The session while one of its turns runs (what the client sends then joins it)."""
         self._busy = False
@@ -328,7 +330,7 @@ class StreamJsonFrontEnd:
         if self.stop_taken is not None:  # interrupted before it began: it stops as it begins
             session.interrupt_next_turn(self.stop_taken)
         try:
-            async for event in headless_turn(session, prompt):
+            async for event in headless_turn(session, prompt, front_started=self._started):
                 if isinstance(event, ResponseStarted):  # the held prompts: its next call's
                     self._queue.call_began(session)
                 self.on_event(event, built, lines)
@@ -346,7 +348,7 @@ class StreamJsonFrontEnd:
 
         for news in await built.session.aclose("clear"):
             warn(news)
-        mode = engine_mode(self.mode_name)
+        mode, self._started = engine_mode(self.mode_name), time.monotonic()
         fresh = opening(opts, permission_mode=mode, start_source="clear")
         self._building = asyncio.create_task(asyncio.to_thread(build, fresh))
         self.lines = None

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from tether import bounded_json
+from tether.claude_state_file import read_claude_state
 from tether.slotted import Slotted
 from tether.text_files import DEFAULT_LIMIT_BYTES, UnreadableFile, read_text_file
 
@@ -320,11 +321,12 @@ def _claude_file(user_home: Path, env: Mapping[str, str]) -> Path:
 def _read_json(path: Path, problems: list[str] | None = None) -> dict[str, Any]:
     """The object a file holds; an absent, unreadable or broken file holds no answers (so a
     workspace is asked about again, never trusted by accident), and says so in `problems`."""
-    # Claude Code's file keeps the history of every project: it is given more room.
-    limit = 64 * 1024 * 1024 if path.name == ".claude.json" else DEFAULT_LIMIT_BYTES
     try:
-        text = read_text_file(path, limit_bytes=limit)
-        data = bounded_json.loads(text) if text and text.strip() else {}
+        if path.name == ".claude.json":  # read once per change, shared (and frozen)
+            data = read_claude_state(path) or {}
+        else:
+            text = read_text_file(path, limit_bytes=DEFAULT_LIMIT_BYTES)
+            data = bounded_json.loads(text) if text and text.strip() else {}
     except UnreadableFile as e:
         why = f"it {e.reason}"
     except ValueError as e:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from tether import bounded_json
+from tether.claude_state_file import read_claude_state
 from tether.protocol import ConfigError
 from tether.text_files import DEFAULT_LIMIT_BYTES, UnreadableFile, read_text_file
 
@@ -19,9 +20,6 @@ WritableScope = Literal["local", "project", "user"]
 """The scopes `tether mcp add` and `remove` write: each has one file of tether's own."""
 
 WRITABLE_SCOPES: tuple[WritableScope, ...] = ("local", "project", "user")
-
-CLAUDE_FILE_LIMIT_BYTES = 64 * 1024 * 1024
-"""`~/.claude.json` keeps Claude Code's history of every project: it may grow large."""
 
 
 def scope_file(scope: WritableScope, workspace: Path, *, tether_home: Path) -> Path:
@@ -44,21 +42,33 @@ def seed_file(workspace: Path) -> Path:
 
 
 def read_json_file(path: Path) -> dict[str, Any] | None:
-    """The object a JSON file holds; None when there is no such file; an empty file is `{}`."""
-    text = _read_text(path)
-    if text is None:
-        return None
-    if not text.strip():
-        return {}
+    """The object a JSON file holds; None when there is no such file; an empty file is `{}`.
+    Claude Code's `~/.claude.json` is read once per change and shared: what it holds refuses
+    to change (`tether.claude_state_file`)."""
     try:
-        data = bounded_json.loads(text)
+        data = _parsed(path)
     except bounded_json.NestedTooDeep as e:  # nested too deep to be configuration
         raise ConfigError(f"{path} is not usable: it is {e}") from None
     except json.JSONDecodeError as e:
         raise ConfigError(f"{path} is not valid JSON: {bounded_json.error_text(e)}") from None
+    except UnreadableFile as e:
+        if _is_placeholder(path):
+            return None
+        raise ConfigError(f"cannot read {e.path}: it {e.reason}") from None
+    if data is None:
+        return None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a JSON object, not {kind_of(data)}")
     return cast(dict[str, Any], data)
+
+
+def _parsed(path: Path) -> object | None:
+    if path.name == ".claude.json":
+        return read_claude_state(path)
+    text = read_text_file(path, limit_bytes=DEFAULT_LIMIT_BYTES)
+    if text is None:
+        return None
+    return bounded_json.loads(text) if text.strip() else {}
 
 
 def read_yaml_file(path: Path) -> object:
@@ -164,10 +174,8 @@ def kind_of(value: object) -> str:
 
 
 def _read_text(path: Path) -> str | None:
-    # Claude Code's state file grows with its history: it gets more room than configuration.
-    limit = CLAUDE_FILE_LIMIT_BYTES if path.name == ".claude.json" else DEFAULT_LIMIT_BYTES
     try:
-        return read_text_file(path, limit_bytes=limit)
+        return read_text_file(path, limit_bytes=DEFAULT_LIMIT_BYTES)
     except UnreadableFile as e:
         if _is_placeholder(path):
             return None

@@ -334,8 +334,8 @@ class McpManager:
         tools = len(self._tools.get(server.config.name, ()))
         if server.down is not None:
             return ServerStatus("failed", tools, server.down)
-        if server.closed:
-            return ServerStatus("stopped", tools)
+        if server.closed:  # turned off: it offers no tools, whatever it listed before
+            return ServerStatus("stopped")
         if server.config.name in self._pending:
             return ServerStatus("pending")
         return ServerStatus("connected", tools, connect_s=server.connect_s)

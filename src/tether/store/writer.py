@@ -14,7 +14,7 @@ import re
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tether.protocol import (
     ConfigError,
@@ -162,16 +162,17 @@ class SessionWriter(HeldFile):
         """User content; a prompt that is one text is kept as a string, as Claude Code keeps
         it (a Stop hook reading the transcript as its docs do finds it in `content`).
         `structured`: what the tool call a result answers did, as data (Claude Code's
-        `toolUseResult`), kept when it changed a file: its `structuredPatch` is what a
-        resumed session counts the lines changed by (the other tools' would only write their
-        output twice)."""
+        `toolUseResult`), kept when it changed a file (its `structuredPatch` is what a
+        resumed session counts the lines changed by) or shows a whole file read (what a
+        resumed session knows the model saw: `tether.cli.resumed_reads`); the other tools'
+        would only write their output twice."""
         ordered = prompt_first(blocks)
         only = ordered[0] if len(ordered) == 1 else None
         content: str | list[dict[str, Any]] = [entry_block(b) for b in ordered]
         if isinstance(only, TextBlock) and only.text.strip():
             content = only.text
         message = {"role": "user", "content": content}
-        if not (isinstance(structured, dict) and "structuredPatch" in structured):
+        if not _kept(structured):
             self.append("user", entry_uuid=entry_uuid, message=message)
         else:
             self.append("user", entry_uuid=entry_uuid, message=message, toolUseResult=structured)
@@ -305,3 +306,16 @@ class SessionWriter(HeldFile):
     def _forked(self, old_id: str) -> None:
         """A fork entry naming the session whose file was replaced, and its newest message."""
         self.append("fork", forkedFrom={"sessionId": old_id, "uuid": self.last_uuid})
+
+
+def _kept(structured: Any) -> bool:
+    """Whether a tool's `toolUseResult` goes in the file (see `SessionWriter.user`)."""
+    if not isinstance(structured, dict):
+        return False
+    if "structuredPatch" in structured:
+        return True
+    shown = cast(dict[str, Any], structured).get("file")
+    if structured.get("type") != "text" or not isinstance(shown, dict):
+        return False
+    read = cast(dict[str, Any], shown)
+    return read.get("startLine") == 1 and read.get("numLines") == read.get("totalLines")

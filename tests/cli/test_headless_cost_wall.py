@@ -1,0 +1,57 @@
+"""Headless `/cost` tells the wall time since the front end started, as the REPL's does and as
+Claude Code's does: `-p /cost` in text mode, and `/cost` sent by an SDK program after a turn."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from claude_agent_sdk import ResultMessage
+
+from tests.cli.sdk_harness import SdkRun
+from tether.testing import FakeModelServer, reply, text
+from tether.testing.cli_runner import CliResult
+
+DURATION = r"(\d+(\.\d+)?s|\d+m \d+(\.\d+)?s|\d+h \d+m \d+(\.\d+)?s)"
+
+
+def _headings(said: str) -> list[str]:
+    """The lines of a `/cost` answer up to its per-model rows, their figures left out."""
+    return [re.sub(r"[:$].*", ":", line) for line in said.splitlines()[:5]]
+
+
+def test_p_cost_tells_the_wall_time(
+    tether: Callable[..., CliResult], fake_model: FakeModelServer
+) -> None:
+    ran = tether("-p", "/cost")
+    assert ran.exit_code == 0, ran.stderr
+    assert _headings(ran.stdout) == [
+        "Total cost:",
+        "Total duration (API):",
+        "Total duration (wall):",
+        "Total code changes:",
+        "Usage by model:",
+    ]
+    [wall] = [line for line in ran.stdout.splitlines() if "(wall)" in line]
+    assert re.fullmatch(rf"Total duration \(wall\): {DURATION}", wall), wall
+    assert fake_model.requests == []
+
+
+async def test_sdk_cost_after_a_turn_tells_the_wall_time(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    fake_model.script(reply(text("hi")))
+    async with sdk.client(model="claude-sonnet-4-5") as client:
+        answers: list[str] = []
+        for prompt in ("hello", "/cost"):
+            await client.query(prompt)
+            async for message in client.receive_response():
+                if isinstance(message, ResultMessage):
+                    answers.append(str(message.result))
+    assert answers[0] == "hi"
+    assert _headings(answers[1])[:3] == [
+        "Total cost:",
+        "Total duration (API):",
+        "Total duration (wall):",
+    ]
+    sdk.assert_lines_parse()

@@ -1,0 +1,128 @@
+"""What the model read before `--resume`, `-c` or `--fork-session` still counts after it, as in
+Claude Code, which rebuilds its read state from the transcript: Edit and Write take a file the
+conversation shows was read whole, and still refuse one changed on disk since, one read only in
+part, and one never read. Real runs against the fake model, real files, real session files."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.store import list_sessions
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+CHANGED = "changed on disk since it was last read"
+NOT_READ = "has not been read in this session; Read it before changing it."
+
+
+def _first_run(tether: Run, fake_model: FakeModelServer, target: Path, **read: object) -> None:
+    fake_model.script(reply(tool_use("Read", file_path=str(target), **read)), reply(text("read")))
+    ran = tether("-p", "read it")
+    assert (ran.exit_code, ran.stdout) == (0, "read\n"), ran.stderr
+
+
+def _edit_after(tether: Run, fake_model: FakeModelServer, target: Path, *how: str) -> str:
+    """The Edit's tool result in the resumed run (`how`: how it resumes)."""
+    edit = tool_use("Edit", file_path=str(target), old_string="one", new_string="uno")
+    fake_model.script(reply(edit), reply(text("edited")))
+    ran = tether(*how, "-p", "edit it")
+    assert (ran.exit_code, ran.stdout) == (0, "edited\n"), ran.stderr
+    [result] = fake_model.requests[-1].tool_results()
+    return result
+
+
+def _how(resume: str, workspace: Path) -> tuple[str, ...]:
+    if resume == "continue":
+        return ("-c",)
+    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    if resume == "resume":
+        return ("--resume", session.session_id)
+    return ("--resume", session.session_id, "--fork-session")
+
+
+@pytest.mark.parametrize("resume", ["continue", "resume", "fork"])
+def test_a_file_read_before_resuming_can_be_edited(
+    tether: Run, fake_model: FakeModelServer, workspace: Path, resume: str
+) -> None:
+    target = workspace / "notes.txt"
+    target.write_text("one\ntwo\n")
+    _first_run(tether, fake_model, target)
+    said = _edit_after(tether, fake_model, target, *_how(resume, workspace))
+    assert fake_model.requests[-1].tool_result_errors() == [False], said
+    assert target.read_text() == "uno\ntwo\n"
+
+
+def test_a_file_written_then_edited_before_resuming_can_be_edited_again(
+    tether: Run, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    target = workspace / "made.txt"
+    write = tool_use("Write", file_path=str(target), content="one two\n")
+    first_edit = tool_use("Edit", file_path=str(target), old_string="two", new_string="three")
+    fake_model.script(reply(write), reply(first_edit), reply(text("made")))
+    ran = tether("-p", "make it")
+    assert (ran.exit_code, ran.stdout) == (0, "made\n"), ran.stderr
+    said = _edit_after(tether, fake_model, target, "-c")
+    assert fake_model.requests[-1].tool_result_errors() == [False], said
+    assert target.read_text() == "uno three\n"
+
+
+def test_a_file_changed_since_the_read_is_refused_after_resuming(
+    tether: Run, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    target = workspace / "notes.txt"
+    target.write_text("one\ntwo\n")
+    _first_run(tether, fake_model, target)
+    target.write_text("one\ntwo\nthree\n")  # another program, between the runs
+    said = _edit_after(tether, fake_model, target, "-c")
+    assert fake_model.requests[-1].tool_result_errors() == [True]
+    assert CHANGED in said
+    assert target.read_text() == "one\ntwo\nthree\n"
+
+
+def test_a_file_read_in_part_or_not_at_all_is_refused_after_resuming(
+    tether: Run, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    target = workspace / "notes.txt"
+    target.write_text("one\ntwo\nthree\n")
+    _first_run(tether, fake_model, target, offset=2, limit=1)
+    said = _edit_after(tether, fake_model, target, "-c")
+    assert (fake_model.requests[-1].tool_result_errors(), NOT_READ in said) == ([True], True)
+    other = workspace / "other.txt"
+    other.write_text("one\n")
+    said = _edit_after(tether, fake_model, other, "-c")
+    assert (fake_model.requests[-1].tool_result_errors(), NOT_READ in said) == ([True], True)
+    assert (target.read_text(), other.read_text()) == ("one\ntwo\nthree\n", "one\n")
+
+
+def test_resuming_at_an_earlier_message_forgets_the_reads_after_it(
+    tether: Run, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    # What /rewind does to the conversation (`--resume-session-at`): the reads made after
+    # the point it goes back to are no longer in the transcript, so no longer count.
+    kept, dropped = workspace / "kept.txt", workspace / "dropped.txt"
+    for path in (kept, dropped):
+        path.write_text("one\n")
+    _first_run(tether, fake_model, kept)
+    fake_model.script(reply(tool_use("Read", file_path=str(dropped))), reply(text("later")))
+    ran = tether("-c", "-p", "read the other")
+    assert (ran.exit_code, ran.stdout) == (0, "later\n"), ran.stderr
+    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    entries = [json.loads(line) for line in session.path.read_text().splitlines()]
+    [point] = [
+        e["uuid"]
+        for e in entries
+        if e.get("type") == "assistant"
+        and e["message"]["content"] == [{"type": "text", "text": "read"}]
+    ]
+    at = ("--resume", session.session_id, "--resume-session-at", point)
+    said = _edit_after(tether, fake_model, dropped, *at)
+    assert (fake_model.requests[-1].tool_result_errors(), NOT_READ in said) == ([True], True)
+    said = _edit_after(tether, fake_model, kept, *at)
+    assert fake_model.requests[-1].tool_result_errors() == [False], said
+    assert (kept.read_text(), dropped.read_text()) == ("uno\n", "one\n")
