@@ -244,20 +244,31 @@ def test_each_model_runs_in_its_own_window_unless_1m_is_asked_for(spec: str, win
 
 
 @pytest.mark.parametrize(
-    ("spec", "model_id"),
+    ("spec", "model_id", "shown_id", "beta"),
     [
-        ("sonnet[1m]", "claude-sonnet-5-5"),
-        ("opus[1M]", "claude-opus-5-5"),
-        ("claude-sonnet-4-6[1m]", "claude-sonnet-4-6"),
-        ("anthropic/claude-next[1m]", "claude-next"),
+        # Claude Code's own (its bundled CLI against the fake server): a model that runs in
+        # 1M without the beta is named, sent and run as it is, without the beta.
+        ("sonnet[1m]", "claude-sonnet-5-5", "claude-sonnet-5-5", False),
+        ("opus[1M]", "claude-opus-5-5", "claude-opus-5-5", False),
+        ("claude-sonnet-5-5[1m]", "claude-sonnet-5-5", "claude-sonnet-5-5", False),
+        ("claude-opus-4-1[1m]", "claude-opus-5-5", "claude-opus-5-5", False),
+        # One that needs the beta keeps the suffix in its name (not in requests), in lower
+        # case after the id as spelled, which is sent in lower case.
+        ("claude-sonnet-4-6[1m]", "claude-sonnet-4-6", "claude-sonnet-4-6[1m]", True),
+        ("CLAUDE-SONNET-4-6[1M]", "claude-sonnet-4-6", "CLAUDE-SONNET-4-6[1m]", True),
+        ("claude-sonnet-4-5[1m][1m]", "claude-sonnet-4-5", "claude-sonnet-4-5[1m]", True),
+        ("anthropic/claude-next[1m]", "claude-next", "claude-next[1m]", True),
     ],
 )
-def test_a_1m_suffix_opts_in_to_the_1m_window_and_is_not_sent(spec: str, model_id: str) -> None:
+def test_a_1m_suffix_opts_in_to_the_1m_window_and_is_not_sent(
+    spec: str, model_id: str, shown_id: str, beta: bool
+) -> None:
     long = resolve_model(spec, KEYS)
-    assert (long.model_id, long.info.context_window, long.long_context) == (
+    assert (long.model_id, long.shown_id, long.info.context_window, long.long_context) == (
         model_id,
+        shown_id,
         1_000_000,
-        True,
+        beta,
     )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from tether.agents import AgentCatalog
 from tether.cli.instruction_imports import ProjectInstructions
 from tether.cli.mcp_setup import McpSetup
+from tether.cli.model_names import ModelNames
 from tether.cli.plugin_parts import SessionPlugins
 from tether.core.session import Session
 from tether.protocol import Record
@@ -50,6 +51,16 @@ class Built:
     reread_agents: Callable[[], AgentCatalog] | None = None
     """Reads the agent files again; the session offers what it finds from then on (Claude
     Code's /agents loads a file added by hand so)."""
+    names: ModelNames | None = None
+    """The names reports give the session's models (Claude Code's, with the user's `[1m]`)."""
+    start_thinking_budget: int | None = None
+    """The thinking budget the session started with: a client's `set_max_thinking_tokens`
+    of null goes back to it, as in Claude Code (thinking off at the start stays off)."""
+
+    def shown_model(self, model_id: str | None = None) -> str:
+        """The name reports give `model_id` (by default the session's model now)."""
+        model_id = model_id if model_id is not None else self.session.agent.model_id
+        return self.names.shown(model_id) if self.names is not None else model_id
 
     @property
     def context_window(self) -> int:

@@ -9,8 +9,10 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tether.cli.model_names import ModelNames
 from tether.config.settings import Settings
 from tether.core.boundary import without_thinking
+from tether.core.compact_point import compact_point, percent_override
 from tether.core.loop import Agent
 from tether.models.base import Model, ModelEvent, ModelRequest
 from tether.models.catalogue import cost_usd, model_info
@@ -86,6 +88,7 @@ class FallbackModel:
 
 
 def model_switcher(
+    names: ModelNames,
     agent: Agent,
     default: str | None,
     env: Mapping[str, str],
@@ -98,7 +101,7 @@ def model_switcher(
     Everything that depends on the model follows it: its price, its output budget (capped by
     `max_tokens_cap`, the user's `maxOutputTokens`) and the context window compaction and
     the reports work with."""
-    return ModelSwitcher(agent, default, env, settings, resolve, idle, max_tokens_cap)
+    return ModelSwitcher(names, agent, default, env, settings, resolve, idle, max_tokens_cap)
 
 
 class ModelSwitcher:
@@ -106,6 +109,7 @@ class ModelSwitcher:
 
     def __init__(
         self,
+        names: ModelNames,
         agent: Agent,
         default: str | None,
         env: Mapping[str, str],
@@ -114,6 +118,7 @@ class ModelSwitcher:
         idle: IdleLimits | None,
         max_tokens_cap: int | None,
     ) -> None:
+        self._names = names
         self._agent = agent
         self._default = default
         self._env = env
@@ -129,10 +134,13 @@ class ModelSwitcher:
         agent, idle = self._agent, self._idle
         agent.model = for_plan_mode(build_model(resolved, idle=idle), resolved, agent, idle)
         agent.model_id = resolved.model_id
+        self._names.switched(resolved)
         agent.price = lambda u: cost_usd(resolved.info, u)
         agent.max_tokens = output_limit(self._max_tokens_cap, resolved.info)
         if agent.compaction is not None:
-            policy = replaced(agent.compaction.policy, window=resolved.info.context_window)
+            window = resolved.info.context_window
+            point = compact_point(window, agent.max_tokens, percent_override(self._env))
+            policy = replaced(agent.compaction.policy, window=window, trigger_tokens=point)
             agent.compaction = replaced(agent.compaction, policy=policy)
         self._provider = resolved.provider.name
 

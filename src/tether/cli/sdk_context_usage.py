@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from tether.core.compact_point import compact_point
 from tether.core.message_size import message_chars
 from tether.protocol import ToolResultBlock, ToolUseBlock
 
@@ -32,7 +33,9 @@ async def context_usage(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict
     total = system + tools + messages
     window = built.context_window
     policy = agent.compaction.policy if agent.compaction is not None else None
-    threshold = int(policy.threshold * window) if policy is not None else None
+    # Claude Code's figure leaves CLAUDE_AUTOCOMPACT_PCT_OVERRIDE out, though compaction
+    # follows it (measured: 167000 on a 200k window with an override of 50).
+    threshold = compact_point(window, agent.max_tokens) if policy is not None else None
     buffer = window - threshold if threshold is not None else 0
     categories = [
         _category("system_prompt", "System prompt", system, "promptBorder", "used"),
@@ -54,7 +57,7 @@ async def context_usage(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict
         "rawMaxTokens": window,
         "percentage": round(100 * total / window, 1) if window else 0.0,
         "gridRows": [],
-        "model": agent.model_id,
+        "model": built.shown_model(),
         "memoryFiles": [],
         "mcpTools": [],
         # tether puts no MCP server's `instructions` in the prompt: none to count.

@@ -38,6 +38,7 @@ def session_facts(built: Built, mode_name: str) -> SessionFacts:
         max_budget_usd=session.agent.max_budget_usd,
         plugins=tuple(built.plugins.described()),
         provider=built.provider,
+        model_names=built.names.named() if built.names is not None else {},
     )
 
 

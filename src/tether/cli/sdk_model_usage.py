@@ -3,6 +3,7 @@ context window and output cap of that model's requests (not the model in use now
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tether.models.catalogue import MODELS, canonical_id
@@ -45,12 +46,16 @@ class ModelSpend:
         if limits is not None:
             self._limits[model] = limits
 
-    def report(self, current: Limits, provider: str) -> dict[str, Any]:
-        """Claude Code's `modelUsage`, its entries' keys in its order. A model whose calls
-        were made with limits not known here has the catalogue's, else `current`'s; one the
+    def report(
+        self, current: Limits, provider: str, names: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """Claude Code's `modelUsage`, its entries' keys in its order, each model by the name
+        `names` gives it (Claude Code's keeps the user's `[1m]`). A model whose calls were
+        made with limits not known here has the catalogue's, else `current`'s; one the
         catalogue does not know is the session's `provider`'s."""
+        names = names or {}
         return {
-            model: self._entry(model, spent, current, provider)
+            names.get(model, model): self._entry(model, spent, current, provider)
             for model, spent in self._spent.items()
         }
 

@@ -32,7 +32,6 @@ from tether.cli.sdk_session_lines import CLAUDE_CODE_CONTRACT
 from tether.config.numbers import client_hook_numbers_error
 from tether.hooks import client_hooks
 from tether.mcp.catalog import McpError
-from tether.models.effort import DEFAULT_THINKING_TOKENS
 from tether.outside_text import error_summary
 from tether.protocol import ConfigError, HarnessError, ToolError
 from tether.store import SessionNotFound
@@ -195,9 +194,11 @@ async def _set_max_thinking_tokens(
         isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
     ):
         raise Refused("set_max_thinking_tokens needs a number of tokens (0 or more) or null")
-    # 0: no extended thinking, as `--max-thinking-tokens 0`; null: Claude Code's default.
-    budget = DEFAULT_THINKING_TOKENS if tokens is None else tokens
-    (await front.session()).session.agent.thinking_budget = budget
+    # 0: no extended thinking, as `--max-thinking-tokens 0`; null: the budget the session
+    # started with, as Claude Code (thinking off at the start stays off).
+    built = await front.session()
+    budget = built.start_thinking_budget if tokens is None else tokens
+    built.session.agent.thinking_budget = budget
     return {}
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -51,6 +52,9 @@ class SessionFacts:
     """The session's plugins: name, path, source (`name@marketplace`), version."""
     provider: str = "anthropic"
     """The provider the session's model was resolved on."""
+    model_names: Mapping[str, str] = field(default_factory=dict[str, str])
+    """The names the init line and `modelUsage` give model ids: Claude Code's, with the
+    user's `[1m]` (`ModelNames`); an id not here by itself."""
 
 
 def init_line(started: SessionStarted, facts: SessionFacts, session_id: str) -> Line:
@@ -62,7 +66,7 @@ def init_line(started: SessionStarted, facts: SessionFacts, session_id: str) -> 
         "session_id": session_id,
         "tools": list(started.tools),
         "mcp_servers": list(facts.mcp_servers),
-        "model": started.model,
+        "model": facts.model_names.get(started.model, started.model),
         "permissionMode": facts.permission_mode,
         "slash_commands": list(facts.slash_commands),
         "apiKeySource": facts.api_key_source,
@@ -110,7 +114,7 @@ def result_line(
         "total_cost_usd": round(so_far.cost_usd, 6),
         "usage": result_usage(finished.usage),
         "modelUsage": so_far.spend.report(
-            (facts.context_window, facts.max_output_tokens), facts.provider
+            (facts.context_window, facts.max_output_tokens), facts.provider, facts.model_names
         ),
         "permission_denials": [
             {"tool_name": d.tool_name, "tool_use_id": d.tool_use_id, "tool_input": d.tool_input}

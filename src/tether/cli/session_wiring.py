@@ -27,6 +27,7 @@ from tether.cli.late_hooks import attach_late_hooks
 from tether.cli.ledger_setup import attach_ledger
 from tether.cli.mcp_setup import attach_mcp
 from tether.cli.memory_setup import attach_memory
+from tether.cli.model_names import ModelNames
 from tether.cli.model_options import (
     effort_in_force,
     resolve,
@@ -273,7 +274,9 @@ def open_built(opts: RunOptions, place: SessionPlace, parts: SessionParts) -> Bu
         attach_hook_judges(parts.gate, parts.agent, parts.subagent_models, parts.client)
     if parts.structured is not None:
         session.answer_checks.append(parts.structured.owed)
+    names = ModelNames(parts.resolved)
     session.switch_model = model_switcher(
+        names,
         parts.agent,
         opts.model,
         env,
@@ -312,4 +315,6 @@ def open_built(opts: RunOptions, place: SessionPlace, parts: SessionParts) -> Bu
         output_style=style_name,
         reread_agents=reread_agents,
         provider=parts.resolved.provider.name,
+        names=names,
+        start_thinking_budget=parts.agent.thinking_budget,
     )

@@ -57,6 +57,7 @@ from tether.cli.teams_tools import (
 from tether.cli.web_search_backend import anthropic_web_searcher, searchable
 from tether.config.local_files import ignore_local_files
 from tether.config.settings import sessions_home
+from tether.core.compact_point import compact_point, percent_override
 from tether.core.compaction import CompactionPolicy
 from tether.core.compactor import Compaction
 from tether.core.loop import Agent
@@ -241,6 +242,9 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         cwd=start,
         env={name: env[name] for name in settings.env},
     )
+    max_tokens = output_limit(max_tokens_cap, resolved.info)
+    thinking_budget = session_thinking(opts.thinking_budget, env, settings, max_tokens_cap)
+    window = resolved.info.context_window
     agent = Agent(
         model=model,
         model_id=resolved.model_id,
@@ -249,14 +253,18 @@ def _build(opts: RunOptions, claimed: list[Resumption]) -> Built:
         tools=registry,
         tool_context=tool_context,
         max_turns=opts.max_turns,
-        max_tokens=output_limit(max_tokens_cap, resolved.info),
-        thinking_budget=session_thinking(opts.thinking_budget, env, settings, max_tokens_cap),
+        max_tokens=max_tokens,
+        thinking_budget=thinking_budget,
         effort=opts.effort,
         retry=retry_policy(env),
         gate=gate,
         max_budget_usd=opts.max_budget_usd,
         compaction=Compaction(
-            CompactionPolicy(window=resolved.info.context_window), memory_path=memory_path
+            CompactionPolicy(
+                window=window,
+                trigger_tokens=compact_point(window, max_tokens, percent_override(env)),
+            ),
+            memory_path=memory_path,
         ),
         price=lambda u: cost_usd(resolved.info, u),
     )

@@ -1,11 +1,12 @@
 """Context compaction: older exchanges replaced by a structured summary the model writes.
 
-When the context the API reported for the last call passes `policy.threshold` of the window,
-the conversation before a cut point is summarised and replaced; the recent exchanges stay
-verbatim, and the user's own earlier prompts are carried over word for word by tether itself.
-The summary request reuses the cached prefix: the same system prompt, tools and messages, with
-the instruction added at the end. Micro-compaction (bulky old tool results) is in `micro.py`,
-the project memory file in `memory.py`.
+When the context the API reported for the last call reaches `policy.compact_at()` (a
+session's: Claude Code's point, `compact_point.py`), the conversation before a cut point is
+summarised and replaced; the recent exchanges stay verbatim, and the user's own earlier
+prompts are carried over word for word by tether itself. The summary request reuses the cached
+prefix: the same system prompt, tools and messages, with the instruction added at the end.
+Micro-compaction (bulky old tool results) is in `micro.py`, the project memory file in
+`memory.py`.
 """
 
 from __future__ import annotations
@@ -98,10 +99,11 @@ _TOO_LONG_PHRASES = (
 
 
 def needs_compaction(last_usage: Usage | None, policy: CompactionPolicy) -> bool:
-    """Whether the context of the last call (as the API reported it) reached the threshold."""
+    """Whether the context of the last call (as the API reported it) reached the point where
+    the policy compacts (`CompactionPolicy.compact_at`)."""
     if last_usage is None:
         return False
-    return last_usage.context_tokens >= policy.threshold * policy.window
+    return last_usage.context_tokens >= policy.compact_at()
 
 
 def cut_points(messages: Sequence[Message]) -> list[int]:

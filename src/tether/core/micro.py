@@ -8,6 +8,7 @@ request: the cached prefix of the conversation stays byte-identical.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -23,7 +24,10 @@ class CompactionPolicy(Slotted):
     """When and how far the conversation is compacted.
 
     window: the model's context window in tokens.
-    threshold: share of the window that, once reached, triggers a summary.
+    threshold: share of the window that, once reached, triggers a summary, unless
+        `trigger_tokens` says where.
+    trigger_tokens: the context, in tokens, that triggers a summary (a session's:
+        `compact_point`, Claude Code's rule); None: `threshold` of the window.
     target: share of the window the conversation should occupy after a summary.
     keep_recent_exchanges: exchanges (see `cut_point`) kept verbatim by a summary.
     micro_keep_recent: tool results answering the last N assistant turns stay whole.
@@ -39,6 +43,7 @@ class CompactionPolicy(Slotted):
         "micro_min_chars",
         "target",
         "threshold",
+        "trigger_tokens",
         "window",
     )
     window: Final[int]
@@ -48,6 +53,7 @@ class CompactionPolicy(Slotted):
     micro_keep_recent: Final[int]
     micro_min_chars: Final[int]
     micro_from: Final[float]
+    trigger_tokens: Final[int | None]
 
     def __init__(
         self,
@@ -58,6 +64,7 @@ class CompactionPolicy(Slotted):
         micro_keep_recent: int = 4,
         micro_min_chars: int = 2000,
         micro_from: float = 0.5,
+        trigger_tokens: int | None = None,
     ) -> None:
         self.window = window
         self.threshold = threshold
@@ -66,6 +73,13 @@ class CompactionPolicy(Slotted):
         self.micro_keep_recent = micro_keep_recent
         self.micro_min_chars = micro_min_chars
         self.micro_from = micro_from
+        self.trigger_tokens = trigger_tokens
+
+    def compact_at(self) -> int:
+        """The context, in tokens, at which a summary is made."""
+        if self.trigger_tokens is not None:
+            return self.trigger_tokens
+        return math.ceil(self.threshold * self.window)
 
 
 ToolCalls = Mapping[str, tuple[str, dict[str, Any]]]

@@ -280,9 +280,11 @@ FAMILIES = {
     "opus": "claude-opus-5-5",
     "sonnet": "claude-sonnet-5-5",
     "haiku": "claude-haiku-5-5",
+    "best": "claude-opus-5-5",
 }
 """Claude Code's model aliases: the newest model of each family, on Anthropic (`--model opus`,
-settings' `model`, a subagent's `model: haiku`)."""
+settings' `model`, a subagent's `model: haiku`); `best` is its name for the most capable one
+(Opus). Claude Code reads them in any case (`Sonnet`, `OPUS`)."""
 
 # Dated snapshot ids of the aliases above.
 _SNAPSHOTS = {
@@ -303,18 +305,31 @@ def canonical_id(model_id: str) -> str:
     return _SNAPSHOTS.get(model_id, model_id)
 
 
-# Claude models older than the catalogue that take a thinking budget rather than `adaptive`.
+# Claude models older than the catalogue that take a thinking budget rather than `adaptive`
+# (Claude Code sends them `enabled` with a budget: Opus and Sonnet 4, by every name).
 _BUDGET_THINKING_PREFIXES = (
-    "claude-3-7",
     "claude-opus-4-0",
     "claude-opus-4-1",
     "claude-opus-4-2",
     "claude-sonnet-4-0",
     "claude-sonnet-4-2",
 )
+_BUDGET_THINKING_IDS = ("claude-opus-4", "claude-sonnet-4")
 
 _UNTHINKING_PREFIXES = ("claude-3-",)
-"""Claude models that cannot think (Claude 3 and 3.5; 3.7 thinks with a budget)."""
+"""Claude models Claude Code asks for no thinking: Claude 3 and 3.5, and 3.7 too (measured:
+its bundled CLI sends 3.7 no `thinking`, even with `--max-thinking-tokens` or
+`MAX_THINKING_TOKENS`)."""
+
+_OLD_OUTPUT_CAPS = (
+    ("claude-3-5-", 8_192),
+    ("claude-3-sonnet", 8_192),
+    ("claude-3-opus", 4_096),
+    ("claude-3-haiku", 4_096),
+)
+"""The output cap Claude Code sends the Claude 3 and 3.5 models: the most each takes
+(measured: 8192 for 3.5, 4096 for Claude 3 Opus and Haiku); later Claude models unknown here
+get `_DEFAULT_OUTPUT`'s."""
 
 _DEFAULT_CONTEXT = {"anthropic": 200 * _K, "openai": 128 * _K}
 _DEFAULT_OUTPUT = {"anthropic": 32 * _K, "openai": 16 * _K}
@@ -322,22 +337,31 @@ _DEFAULT_OUTPUT = {"anthropic": 32 * _K, "openai": 16 * _K}
 
 def model_info(model_id: str, provider: Provider) -> ModelInfo:
     """The catalogue entry for `model_id`, or a default for the provider's wire format
-    (prices 0 = unknown) when the catalogue does not know it."""
+    (prices 0 = unknown) when the catalogue does not know it. A Claude id is looked up in
+    any case (`CLAUDE-SONNET-4-5` has Sonnet 4.5's limits, as in Claude Code); the entry
+    keeps the id as given, which is what is sent."""
     known = MODELS.get(model_id)
     if known is not None:
         return known
+    lower = model_id.lower()
+    if provider.wire == "anthropic" and (cased := MODELS.get(lower)) is not None:
+        return replaced(cased, id=model_id)
     thinking: ThinkingStyle = (
         "budget"
-        if model_id.startswith(_BUDGET_THINKING_PREFIXES)
+        if lower.startswith(_BUDGET_THINKING_PREFIXES) or lower in _BUDGET_THINKING_IDS
         else "none"
-        if model_id.startswith(_UNTHINKING_PREFIXES)
+        if lower.startswith(_UNTHINKING_PREFIXES)
         else "adaptive"
+    )
+    output = next(
+        (cap for prefix, cap in _OLD_OUTPUT_CAPS if lower.startswith(prefix)),
+        _DEFAULT_OUTPUT[provider.wire],
     )
     return ModelInfo(
         model_id,
         provider.name,
         _DEFAULT_CONTEXT[provider.wire],
-        _DEFAULT_OUTPUT[provider.wire],
+        output,
         thinking=thinking,
     )
 

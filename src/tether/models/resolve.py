@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from tether.models.anthropic_env import AUTH_TOKEN_ENV, auth_token, custom_headers
 from tether.models.base import Model
 from tether.models.catalogue import FAMILIES, MODELS, PROVIDERS, ModelInfo, Provider, model_info
+from tether.models.claude_ids import LONG_CONTEXT_SUFFIX, sent_id, split_long_context
 from tether.models.idle import IdleLimits
 from tether.outside_text import not_text, shown_path
 from tether.protocol import ConfigError
@@ -22,8 +23,6 @@ DEFAULT_ALIAS = "default"
 """Claude Code's alias for the default model (`/model default` goes back to it)."""
 PLAN_ALIAS = "opusplan"
 """Claude Code's alias for Opus in plan mode and Sonnet otherwise."""
-LONG_CONTEXT_SUFFIX = "[1m]"
-"""Claude Code's opt-in to the 1M-token window: `sonnet[1m]`, `claude-sonnet-4-6[1m]`."""
 LONG_WINDOW = 1_000_000
 LONG_CONTEXT_BETA = "context-1m-2025-08-07"
 """The Anthropic beta Claude Code sends with a `[1m]` model."""
@@ -47,6 +46,7 @@ class ResolvedModel(Slotted):
         "model_id",
         "plan_model_id",
         "provider",
+        "shown_id",
         "spec",
     )
     spec: Final[str]
@@ -56,7 +56,8 @@ class ResolvedModel(Slotted):
     api_key: Final[str | None]
     info: Final[ModelInfo]
     long_context: Final[bool]
-    """The spec ended in `[1m]` (or the 1M beta was named): the 1M window was asked for."""
+    """The spec ended in `[1m]` on a model that needs the 1M beta for it (or the beta was
+    named): the 1M window was asked for, and the beta is sent."""
     betas: Final[tuple[str, ...]]
     """Anthropic betas named in `ANTHROPIC_BETAS` (`--betas`)."""
     plan_model_id: Final[str | None]
@@ -66,6 +67,11 @@ class ResolvedModel(Slotted):
     """`ANTHROPIC_AUTH_TOKEN` (anthropic provider): sent as `Authorization: Bearer`."""
     headers: Final[tuple[tuple[str, str], ...]]
     """`ANTHROPIC_CUSTOM_HEADERS` (anthropic provider): sent with every request."""
+    shown_id: Final[str]
+    """The name the session's reports give the model (the SDK's `init` line, `modelUsage`,
+    context usage), as Claude Code gives it: the id with `[1m]` when the user opted in to a
+    1M window the model does not have without it (`claude-sonnet-4-6[1m]`); `model_id`
+    otherwise. Requests carry `model_id`, never the suffix."""
 
     def __init__(
         self,
@@ -80,6 +86,7 @@ class ResolvedModel(Slotted):
         plan_model_id: str | None = None,
         auth_token: str | None = None,
         headers: tuple[tuple[str, str], ...] = (),
+        shown_id: str | None = None,
     ) -> None:
         self.spec = spec
         self.provider = provider
@@ -92,13 +99,7 @@ class ResolvedModel(Slotted):
         self.plan_model_id = plan_model_id
         self.auth_token = auth_token
         self.headers = headers
-
-
-def split_long_context(spec: str) -> tuple[str, bool]:
-    """`spec` without its `[1m]` suffix (any case), and whether it had one."""
-    if spec.lower().endswith(LONG_CONTEXT_SUFFIX):
-        return spec[: -len(LONG_CONTEXT_SUFFIX)].rstrip(), True
-    return spec, False
+        self.shown_id = shown_id or model_id
 
 
 def resolve_model(
@@ -120,19 +121,23 @@ def resolve_model(
     """
     providers = {**PROVIDERS, **(extra_providers or {})}
     spec = (spec or env.get(MODEL_ENV) or DEFAULT_MODEL).strip()
-    if spec == DEFAULT_ALIAS:  # Claude Code's "the default model": tether's
+    if spec.lower() == DEFAULT_ALIAS:  # Claude Code's "the default model": tether's
         chosen = (env.get(MODEL_ENV) or "").strip()
-        spec = chosen if chosen and chosen != DEFAULT_ALIAS else DEFAULT_MODEL
+        spec = chosen if chosen and chosen.lower() != DEFAULT_ALIAS else DEFAULT_MODEL
     _check_name(spec)
     base_spec, suffixed = split_long_context(spec)
+    if base_spec.lower() in FAMILIES or base_spec.lower() == PLAN_ALIAS:
+        base_spec = base_spec.lower()  # Claude Code's aliases, in any case (`Sonnet`)
     plan_model_id = None
     if base_spec == PLAN_ALIAS:
         base_spec, plan_model_id = "sonnet", FAMILIES["opus"]
     betas = beta_names(env.get(BETAS_ENV, ""))
-    long_context = suffixed or LONG_CONTEXT_BETA in betas
     if not base_spec:
         raise ConfigError(f"Model spec {spec!r} names no model before {LONG_CONTEXT_SUFFIX}.")
-    provider, model_id = _split_spec(base_spec, providers, env)
+    provider, spelled = _split_spec(base_spec, providers, env)
+    model_id = spelled
+    if provider.name == "anthropic" and base_spec not in FAMILIES:
+        model_id = sent_id(spelled, suffixed, env)
     base_url = _env_value(env, provider.base_url_env) or provider.base_url
     api_key = _env_value(env, provider.key_env)
     _check_endpoint(env, provider, api_key)
@@ -167,6 +172,13 @@ def resolve_model(
             f"the suffix (or set TETHER_CONTEXT_WINDOW for a server whose window tether does "
             "not know)."
         )
+    # A model that runs in 1M without the beta is sent none for a `[1m]` (as Claude Code).
+    long_context = LONG_CONTEXT_BETA in betas or (suffixed and info.context_window < LONG_WINDOW)
+    shown_id = model_id
+    if suffixed and info.context_window < LONG_WINDOW:
+        # A model that runs in 1M without the opt-in is named without it (`sonnet[1m]` is
+        # claude-sonnet-5-5); another keeps it, after the id as the user spelled it.
+        shown_id = spelled + LONG_CONTEXT_SUFFIX
     if context_window is None:
         context_window = LONG_WINDOW if long_context else info.context_window
     info = replaced(info, context_window=context_window)
@@ -182,6 +194,7 @@ def resolve_model(
         plan_model_id,
         token,
         headers,
+        shown_id,
     )
 
 
@@ -220,7 +233,7 @@ def _split_spec(
     known = MODELS.get(spec)
     if known is not None and known.provider in providers:
         return providers[known.provider], spec
-    if spec.startswith("claude"):
+    if spec.lower().startswith("claude"):
         return providers["anthropic"], spec
     if _env_value(env, "OPENAI_BASE_URL") or _env_value(env, "OPENAI_API_KEY"):
         return providers["openai"], spec
