@@ -155,3 +155,18 @@ def test_the_saver_is_shown_a_stale_fact_far_in_meaning_on_the_same_subject(
     listed = memory_cli("--cwd", str(workspace), "list")
     assert "Jenkins job" not in listed.stdout
     assert "ArgoCD" in listed.stdout
+
+
+def test_a_save_works_out_only_subjects_it_has_not_seen(tmp_path: Path) -> None:
+    # Comparing a save with the 64 newest memories sharing its words worked out each one's
+    # subject again at every save (most of its cost: bench/memory_save_bench.py).
+    store = MemoryStore(tmp_path / "memory.db", _embedder())
+    for area in ("billing", "search", "upload", "export"):
+        store.save(f"The service for {area} keeps its retries in the job queue.")
+    store.save("Note one: the service job writes to the queue.")
+    before = subject_of.cache_info()
+    store.save("Note two: the service job writes to the queue.")
+    after = subject_of.cache_info()
+    assert after.misses - before.misses == 1  # its own; the others' were kept
+    assert after.hits > before.hits
+    store.close()

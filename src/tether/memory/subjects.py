@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+SUBJECTS_KEPT = 4096
+"""The subjects kept worked out in the process, by text and tags: a save compares its memory
+with up to 64 others (`store.SUBJECT_DEPTH`), most of them the same from one save to the next,
+and working each out again was most of a save's cost (`bench/memory_save_bench.py`)."""
 FILE_TAG = "memory.md"
 """The tag of the memory file's pieces (`cli/memory_setup.py`): no subject of its own."""
 
@@ -35,6 +40,7 @@ class Subject:
     tags: frozenset[str]
 
 
+@lru_cache(maxsize=SUBJECTS_KEPT)
 def subject_of(text: str, tags: tuple[str, ...]) -> Subject:
     keys: set[str] = set()
     words: set[str] = set()
