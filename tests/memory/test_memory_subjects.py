@@ -99,11 +99,15 @@ def test_a_newer_different_fact_sharing_a_key_term_stays_below_the_exact_answer(
     store.close()
 
 
-def test_a_query_naming_what_only_the_stale_fact_names_finds_it_first(tmp_path: Path) -> None:
+def test_a_correction_is_read_first_even_for_what_only_the_stale_fact_names(
+    tmp_path: Path,
+) -> None:
+    # ARGO is worded as a correction of JENKINS ("is gone"): the stale fact, though the query
+    # names only its job, is read after it (`ranking.py`; it was read first).
     store = MemoryStore(tmp_path / "memory.db", _embedder())
     store.save(JENKINS)
     store.save(ARGO)
-    assert _texts(store, "the deploy-prod job") == [JENKINS, ARGO]
+    assert _texts(store, "the deploy-prod job") == [ARGO, JENKINS]
     store.close()
 
 
