@@ -86,7 +86,17 @@ def _whose_work(db: sqlite3.Connection) -> None:
         db.execute(f"ALTER TABLE {table} ADD COLUMN project TEXT")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_first, _whose_work)
+def _cache_reads_source(db: sqlite3.Connection) -> None:
+    """Whether a model call's cache reads are the endpoint's count (`reported`) or the
+    ledger's estimate, the endpoint having said nothing of them (`estimated`: `meter.py`)."""
+    db.execute("ALTER TABLE model_calls ADD COLUMN cache_reads TEXT NOT NULL DEFAULT 'reported'")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _first,
+    _whose_work,
+    _cache_reads_source,
+)
 """Applied in order; `PRAGMA user_version` is how many a file has had."""
 
 

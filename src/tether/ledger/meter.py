@@ -30,6 +30,12 @@ its own rate. A tool call's cost is what it made the session pay:
   spans are clipped to the prompt.
 - A compaction takes the earlier messages out of the prompt: their results cost nothing in
   the requests after it (those it kept whole go on costing).
+
+A model call's cache reads are the endpoint's count. An OpenAI-compatible endpoint that says
+nothing of them (no `prompt_tokens_details.cached_tokens`: `Usage.cache_reads_unsaid`) has
+them estimated as OpenAI's automatic cache reads: the conversation's previous prompt, a
+prefix of this one, from `AUTO_CACHE_MIN` tokens, in steps of `AUTO_CACHE_STEP`, the rest
+plain input; the call's `cache_reads` says which (`reported`, `estimated`).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 from tether.ledger.spans import ResultCharges, Taken
 from tether.protocol import (
@@ -51,6 +58,10 @@ from tether.protocol import (
 )
 
 CHARS_PER_TOKEN = 4
+AUTO_CACHE_MIN = 1024
+"""OpenAI's automatic prompt cache keeps prefixes from this many tokens..."""
+AUTO_CACHE_STEP = 128
+"""...in steps of this many."""
 IMAGE_TOKENS = 1600
 _M = 1_000_000
 
@@ -115,6 +126,8 @@ class Charged:
     asked: tuple[Asked, ...]
     search_cost: float = 0.0
     """What the web searches the endpoint ran for the reply cost."""
+    cache_reads: Literal["reported", "estimated"] = "reported"
+    """Whether `usage`'s cache reads are the endpoint's count or estimated (it said none)."""
 
     @property
     def cost(self) -> float:
@@ -147,6 +160,9 @@ class ConversationMeter:
     _results: ResultCharges = field(default_factory=ResultCharges)
     _settled: list[Taken] = field(default_factory=list[Taken])
     """What results compacted away cost before, not yet taken."""
+    _last_prompt: int = 0
+    """The previous request's prompt tokens: a prefix of the next one (0 after a
+    compaction, which changes the prefix)."""
 
     def add(self, message: Message) -> None:
         """A message that entered the conversation without a model call of its own (results,
@@ -159,6 +175,7 @@ class ConversationMeter:
         """The earlier conversation was replaced by a summary."""
         self._settled.append(self._results.take())
         self._results.clear()
+        self._last_prompt = 0
 
     def take(self) -> Charges:
         """What the results cost in the requests since the last time: handed over now in
@@ -168,6 +185,10 @@ class ConversationMeter:
 
     def reply(self, message: Message, usage: Usage, rates: Rates) -> Charged:
         """Price the request that got `message` (everything added so far), then add it."""
+        source: Literal["reported", "estimated"] = "reported"
+        if usage.cache_reads_unsaid:
+            usage, source = self._estimated_reads(usage), "estimated"
+        self._last_prompt = usage.context_tokens
         read, written = usage.cache_read_input_tokens, usage.cache_creation_input_tokens
         self._results.bill(usage.context_tokens, read, written, rates)
         calls = [b for b in message.content if isinstance(b, ToolUseBlock)]
@@ -186,7 +207,25 @@ class ConversationMeter:
         )
         self.add(message)
         search_cost = usage.web_search_requests * rates.web_search
-        return Charged(usage, prompt, output_cost, asked, search_cost)
+        return Charged(usage, prompt, output_cost, asked, search_cost, source)
+
+    def _estimated_reads(self, usage: Usage) -> Usage:
+        """`usage` with the cache reads OpenAI's automatic cache would have made (see the
+        module's docstring) taken out of its plain input."""
+        cached = self._last_prompt - self._last_prompt % AUTO_CACHE_STEP
+        read = min(cached if cached >= AUTO_CACHE_MIN else 0, usage.input_tokens)
+        return Usage(
+            input_tokens=usage.input_tokens - read,
+            output_tokens=usage.output_tokens,
+            cache_creation_input_tokens=usage.cache_creation_input_tokens,
+            cache_read_input_tokens=usage.cache_read_input_tokens + read,
+            web_search_requests=usage.web_search_requests,
+            thinking_tokens=usage.thinking_tokens,
+            ephemeral_5m_input_tokens=usage.ephemeral_5m_input_tokens,
+            ephemeral_1h_input_tokens=usage.ephemeral_1h_input_tokens,
+            service_tier=usage.service_tier,
+            cache_reads_unsaid=True,
+        )
 
 
 @dataclass(frozen=True)

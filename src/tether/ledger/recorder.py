@@ -212,8 +212,8 @@ class LedgerRecorder:
             (
                 "INSERT INTO model_calls (at, session_id, agent_id, task_id, team, project, "
                 "model, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, "
-                "input_cost, cache_read_cost, cache_write_cost, output_cost, cost) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "input_cost, cache_read_cost, cache_write_cost, output_cost, cost, cache_reads) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         at,
@@ -232,6 +232,7 @@ class LedgerRecorder:
                         prompt.cache_write_cost,
                         charged.output_cost,
                         charged.cost,
+                        charged.cache_reads,
                     )
                 ],
             )

@@ -37,9 +37,9 @@ from tether.memory.saving import (
     same_text,
 )
 from tether.memory.schema import MemoryFileError, Transaction, migrate
-from tether.memory.subjects import FILE_TAG, same_subject, subject_of
+from tether.memory.subjects import FILE_TAG, corrects, same_subject, subject_of
 from tether.memory.vectors import Mark, VectorMatrix, mark_of
-from tether.memory.words import by_words, matched_words, sharing_words
+from tether.memory.words import by_words, correcting, matched_words, sharing_words
 
 MEMORY_FILE = "memory.db"
 MIN_SIMILARITY = 0.3
@@ -268,13 +268,20 @@ class MemoryStore:
         best = list(scores)[: limit + NEAR_COUNT]  # a newer one just below may move up
         if not best:
             return []
-        marks = ",".join("?" * len(best))
-        rows = self._db.execute(
-            f"SELECT id, text, tags, created_at FROM memories WHERE id IN ({marks})", best
-        ).fetchall()
+        rows = self._memory_rows(list(scores))
         memories = {int(row[0]): memory_of(row) for row in rows}
+        topics = [w for i in best if i in memories for w in _topic_words(memories[i])]
+        for row in correcting(self._db, topics, list(memories), SUBJECT_DEPTH):
+            memories[row[0]] = memory_of(row)
+        corrections = _corrections(memories, best)
+        best = list(dict.fromkeys([*best, *(newer for newer, _ in sorted(corrections))]))
+        marks = ",".join("?" * len(best))
         words, meaning = set(found_by_words), set(by_meaning)
-        by: dict[int, By] = {i: by_of(i in words, i in meaning) for i in best if i in memories}
+        by: dict[int, By] = {
+            i: by_of(i in words, i in meaning) if i in scores else "correction"
+            for i in best
+            if i in memories
+        }
         matched = dict.fromkeys(best, frozenset[str]())  # the query's words each one has
         if found_by_words:
             matched = matched_words(self._db, query, best)
@@ -282,9 +289,15 @@ class MemoryStore:
         if by_meaning:
             sql = f"SELECT rowid, embedding FROM memories_vec WHERE rowid IN ({marks})"
             vectors = {int(r[0]): bytes(r[1]) for r in self._db.execute(sql, best)}
-        age = {i: (m.created_at, i) for i, m in memories.items()}
-        order = newer_first([i for i in best if i in memories], by, matched, age, vectors)
-        return [Found(memories[i], by[i], scores[i]) for i in order[:limit]]
+        age = {i: (m.created_at, i) for i, m in memories.items() if i in by}
+        found = [i for i in best if i in memories]
+        order = newer_first(found, by, matched, age, vectors, corrections)
+        return [Found(memories[i], by[i], scores.get(i, 0.0)) for i in order[:limit]]
+
+    def _memory_rows(self, ids: list[int]) -> list[Any]:
+        marks = ",".join("?" * len(ids))
+        sql = f"SELECT id, text, tags, created_at FROM memories WHERE id IN ({marks})"
+        return self._db.execute(sql, ids).fetchall()
 
     def _vector_of(self, text: str, timeout: float | None) -> list[float] | None:
         """`text`'s vector; None without an embedder, or when it cannot be used (tried again
@@ -350,3 +363,28 @@ class MemoryStore:
                 return work(*args)
             except self._errors as e:
                 raise MemoryFileError(explain(self.path, e)) from None
+
+
+def _topic_words(memory: Memory) -> list[str]:
+    """The words of `memory` a correction of it may share (its topic words and key terms)."""
+    subject = subject_of(memory.text, memory.tags)
+    return [*subject.keys, *(w for w in subject.words if _stem_in(w, subject.topics))]
+
+
+def _stem_in(word: str, topics: frozenset[str]) -> bool:
+    return any(word.startswith(topic) for topic in topics)
+
+
+def _corrections(memories: dict[int, Memory], best: list[int]) -> set[tuple[int, int]]:
+    """(newer, older) pairs: a found memory worded as a correction of one of the `best`
+    (`subjects.corrects`), saved after it."""
+    subjects = {i: subject_of(m.text, m.tags) for i, m in memories.items()}
+    return {
+        (newer, older)
+        for older in best
+        if older in memories
+        for newer in memories
+        if subjects[newer].correction
+        and (memories[newer].created_at, newer) > (memories[older].created_at, older)
+        and corrects(subjects[newer], subjects[older])
+    }

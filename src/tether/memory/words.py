@@ -64,6 +64,36 @@ def sharing_words(db: Any, memory: Memory, depth: int) -> list[tuple[int, str, t
     return [(int(i), str(t), tuple(str(g).split())) for i, t, g in rows]
 
 
+_CHANGE_TEXT = (
+    "actually longer anymore instead nowadays days now switched replaced retired deprecated "
+    "migrated renamed moved gone dropped removed upgraded changed swapped"
+)
+CHANGE_WORDS = _CHANGE_TEXT.split()
+"""Words one of which a memory worded as a correction has (`subjects.py`'s `_CORRECTION`):
+the search for corrections asks the file for these first."""
+
+
+def correcting(
+    db: Any, words: Sequence[str], known: Sequence[int], depth: int
+) -> list[tuple[int, str, str, str]]:
+    """Up to `depth` memories but `known` having one of `words` and one of `CHANGE_WORDS`,
+    newest first, but the memory file's pieces: (id, text, tags, created_at), the rows that
+    may correct a found memory (`subjects.corrects` says which do)."""
+    if not words:
+        return []
+    topic = " OR ".join(map(phrase, dict.fromkeys(words)))
+    change = " OR ".join(map(phrase, CHANGE_WORDS))
+    marks = ",".join("?" * len(known))
+    rows = db.execute(
+        "SELECT m.id, m.text, m.tags, m.created_at FROM memories_fts JOIN memories m "
+        "ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? "
+        f"AND ' ' || m.tags || ' ' NOT LIKE ? AND m.id NOT IN ({marks}) "
+        "ORDER BY m.id DESC LIMIT ?",
+        (f"({topic}) AND ({change})", f"% {FILE_TAG} %", *known, depth),
+    ).fetchall()
+    return [(int(i), str(t), str(g), str(c)) for i, t, g, c in rows]
+
+
 def phrase(word: str) -> str:
     """`word` as an FTS5 string: taken as a word, never as query syntax."""
     return '"' + word.replace('"', '""') + '"'

@@ -76,6 +76,7 @@ class ModelInfo(Slotted):
         "id",
         "input_per_mtok",
         "max_output_tokens",
+        "output_ceiling",
         "output_per_mtok",
         "provider",
         "thinking",
@@ -89,6 +90,10 @@ class ModelInfo(Slotted):
     max_output_tokens: Final[int]
     """The output cap a request carries unless the user sets one: Claude Code's for a Claude
     model (measured: its bundled CLI's requests), not always the most the API takes."""
+    output_ceiling: Final[int | None]
+    """The most output a request may ask for (a user's cap is held to it, and to the window):
+    Claude Code's upper limit for a Claude model (`claude_output_ceiling`), the API's for
+    another listed model; None: unknown (a local server's model), its window."""
     input_per_mtok: Final[float]
     output_per_mtok: Final[float]
     cache_write_per_mtok: Final[float]
@@ -116,6 +121,7 @@ class ModelInfo(Slotted):
         thinking: ThinkingStyle = "adaptive",
         efforts: tuple[str, ...] = (),
         default_effort: str | None = None,
+        output_ceiling: int | None = None,
     ) -> None:
         self.id = id
         self.provider = provider
@@ -128,6 +134,7 @@ class ModelInfo(Slotted):
         self.thinking = thinking
         self.efforts = efforts
         self.default_effort = default_effort
+        self.output_ceiling = output_ceiling
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -195,6 +202,30 @@ PROVIDERS: dict[str, Provider] = {
 _M = 1_000_000
 _K = 1_000
 
+_CLAUDE_CEILINGS: tuple[tuple[str, int], ...] = (
+    ("claude-3-5-", 8 * 1024),
+    ("claude-3-sonnet", 8 * 1024),
+    ("claude-3-opus", 4 * 1024),
+    ("claude-3-haiku", 4 * 1024),
+    ("claude-3-7-", 64 * _K),
+    ("claude-opus-4-0", 32 * _K),
+    ("claude-opus-4-1", 32 * _K),
+    ("claude-opus-4-2025", 32 * _K),
+    ("claude-sonnet-4-0", 64 * _K),
+    ("claude-sonnet-4-2025", 64 * _K),
+    ("claude-opus-4-5", 64 * _K),
+    ("claude-sonnet-4-5", 64 * _K),
+    ("claude-haiku-4-5", 64 * _K),
+)
+"""Claude Code's upper limit of each older Claude model's output, by id prefix, first match
+(measured: its bundled CLI's model table); a newer or unknown Claude model's is 128000."""
+
+
+def claude_output_ceiling(model_id: str) -> int:
+    """The most output Claude Code lets a request to the Claude model `model_id` ask for."""
+    found = (c for prefix, c in _CLAUDE_CEILINGS if model_id.lower().startswith(prefix))
+    return next(found, 128 * _K)
+
 
 def _claude(
     model_id: str,
@@ -220,6 +251,7 @@ def _claude(
         thinking,
         efforts,
         default_effort,
+        claude_output_ceiling(model_id),
     )
 
 
@@ -234,7 +266,16 @@ def _openai(
 ) -> ModelInfo:
     # OpenAI charges no premium for writing its cache.
     return ModelInfo(
-        model_id, "openai", context, output, price_in, price_out, price_in, cached, efforts=efforts
+        model_id,
+        "openai",
+        context,
+        output,
+        price_in,
+        price_out,
+        price_in,
+        cached,
+        efforts=efforts,
+        output_ceiling=output,
     )
 
 
@@ -363,6 +404,7 @@ def model_info(model_id: str, provider: Provider) -> ModelInfo:
         _DEFAULT_CONTEXT[provider.wire],
         output,
         thinking=thinking,
+        output_ceiling=claude_output_ceiling(model_id) if provider.name == "anthropic" else None,
     )
 
 

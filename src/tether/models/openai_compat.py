@@ -348,6 +348,7 @@ def _usage(usage: dict[str, Any]) -> Usage:
         cache_read_input_tokens=cached,
         # Chat Completions' reasoning tokens are the thinking the model did.
         thinking_tokens=_count(_object(usage.get("completion_tokens_details")), "reasoning_tokens"),
+        cache_reads_unsaid=details.get("cached_tokens") is None,
     )
 
 

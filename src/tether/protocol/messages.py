@@ -243,6 +243,7 @@ class Usage(Record):
     __slots__ = (
         "cache_creation_input_tokens",
         "cache_read_input_tokens",
+        "cache_reads_unsaid",
         "ephemeral_1h_input_tokens",
         "ephemeral_5m_input_tokens",
         "input_tokens",
@@ -264,6 +265,11 @@ class Usage(Record):
     ephemeral_1h_input_tokens: Final[_Count | None]
     service_tier: Final[str | None]
     """The tier the endpoint served the call at (`standard`, `priority`, `batch`), if said."""
+    cache_reads_unsaid: Final[bool]
+    """The endpoint said nothing of the prompt tokens it read from its cache (an
+    OpenAI-compatible server without `prompt_tokens_details.cached_tokens`): those counted
+    as `input_tokens` may have been cache reads (the cost ledger estimates them). Not part of
+    the JSON form."""
 
     def __init__(
         self,
@@ -277,6 +283,7 @@ class Usage(Record):
         ephemeral_5m_input_tokens: int | None = None,
         ephemeral_1h_input_tokens: int | None = None,
         service_tier: str | None = None,
+        cache_reads_unsaid: bool = False,
     ) -> None:
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
@@ -287,6 +294,7 @@ class Usage(Record):
         self.ephemeral_5m_input_tokens = ephemeral_5m_input_tokens
         self.ephemeral_1h_input_tokens = ephemeral_1h_input_tokens
         self.service_tier = service_tier
+        self.cache_reads_unsaid = cache_reads_unsaid
 
     @classmethod
     def _prepared(cls, data: Any) -> Any:
@@ -312,6 +320,7 @@ class Usage(Record):
         exclude_none: bool = False,
     ) -> dict[str, Any]:
         data = super().model_dump(mode=mode, exclude=exclude, exclude_none=exclude_none)
+        data.pop("cache_reads_unsaid", None)  # tether's own note, not the API's
         searches = data.pop("web_search_requests", 0)
         if searches:
             data["server_tool_use"] = {"web_search_requests": searches, "web_fetch_requests": 0}

@@ -45,20 +45,23 @@ def error_event(error_type: str, message: str) -> bytes:
     return data_event(error_body(message, error_type))
 
 
-def usage_object(usage: Mapping[str, int]) -> dict[str, Any]:
-    """Usage in OpenAI terms: prompt tokens include cached ones, which are also given apart."""
+def usage_object(usage: Mapping[str, int], cache_details: bool = True) -> dict[str, Any]:
+    """Usage in OpenAI terms: prompt tokens include cached ones, which are also given apart
+    (`cache_details`; else not named, as llama.cpp's server and older vLLM answer)."""
     prompt = (
         usage["input_tokens"]
         + usage["cache_read_input_tokens"]
         + usage["cache_creation_input_tokens"]
     )
     completion = usage["output_tokens"]
-    return {
+    given: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": usage["cache_read_input_tokens"]},
     }
+    if cache_details:
+        given["prompt_tokens_details"] = {"cached_tokens": usage["cache_read_input_tokens"]}
+    return given
 
 
 def whole_completion(
@@ -69,6 +72,7 @@ def whole_completion(
     created: int,
     usage: Mapping[str, int],
     tool_ids: Sequence[str],
+    cache_details: bool = True,
 ) -> dict[str, Any]:
     """The answer to a non-streaming request."""
     texts = [b.text for b in reply.blocks if isinstance(b, TextPart)]
@@ -104,7 +108,7 @@ def whole_completion(
                 "finish_reason": finish_reason(reply),
             }
         ],
-        "usage": usage_object(usage),
+        "usage": usage_object(usage, cache_details),
     }
 
 
@@ -117,6 +121,7 @@ def stream_events(
     usage: Mapping[str, int],
     tool_ids: Sequence[str],
     include_usage: bool,
+    cache_details: bool = True,
 ) -> list[bytes]:
     """Every SSE event of a streamed answer, `[DONE]` last."""
 
@@ -132,7 +137,7 @@ def stream_events(
             else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
         }
         if include_usage:
-            data["usage"] = usage_object(usage) if delta is None else None
+            data["usage"] = usage_object(usage, cache_details) if delta is None else None
         return data_event(data)
 
     events = [chunk({"role": "assistant", "content": "", "refusal": None})]

@@ -82,6 +82,9 @@ class FakeModelServer:
         self.output_in_window = False
         """Count the reply's room (`max_tokens`) in the window, as vLLM and other
         OpenAI-compatible servers do: prompt + max_tokens past it is refused, in their words."""
+        self.openai_cache_details = True
+        """Name the cached tokens in an OpenAI answer's usage (`prompt_tokens_details`);
+        False: say nothing of them, as llama.cpp's server and older vLLM answer."""
         self.expect_rejections = False
         """Set by a test that provokes rejections on purpose; the pytest fixture checks it."""
         self.requests: list[RecordedRequest] = []
@@ -308,7 +311,15 @@ class FakeModelServer:
         number = self._next_reply_number()
         if record.wire == "anthropic":
             self.signed.given(str(record.body.get("model", "")), reply)
-        return rendered(record, reply, stream=stream, usage=usage, tool_ids=tool_ids, number=number)
+        return rendered(
+            record,
+            reply,
+            stream=stream,
+            usage=usage,
+            tool_ids=tool_ids,
+            number=number,
+            cache_details=self.openai_cache_details,
+        )
 
     def _usage(self, record: RecordedRequest, reply: Reply) -> dict[str, int]:
         """The estimated usage with the simulated cache split; a scripted `usage` still wins."""

@@ -25,9 +25,10 @@ def rendered(
     usage: dict[str, int],
     tool_ids: list[str],
     number: int,
+    cache_details: bool = True,
 ) -> Any:
     """The events of a streamed answer (list of bytes), or the whole answer (dict), in the
-    request's wire format."""
+    request's wire format (`cache_details`: an OpenAI answer names its cached tokens)."""
     body = record.body
     model = str(body.get("model", ""))
     if record.wire == "openai":
@@ -40,6 +41,7 @@ def rendered(
                 created=created,
                 usage=usage,
                 tool_ids=tool_ids,
+                cache_details=cache_details,
             )
         options = body.get("stream_options")
         include_usage = isinstance(options, dict) and options.get("include_usage") is True
@@ -51,6 +53,7 @@ def rendered(
             usage=usage,
             tool_ids=tool_ids,
             include_usage=include_usage,
+            cache_details=cache_details,
         )
     sequences = body.get("stop_sequences")
     stop_sequence = None

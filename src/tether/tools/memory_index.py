@@ -14,15 +14,16 @@ class MemoryHit(Slotted):
     """None: a memory kept aside while the memory could not be used, not in it yet."""
     text: Final[str]
     tags: Final[tuple[str, ...]]
-    by: Final[Literal["words", "meaning", "both"]]
-    """How it was found: its words matched the query's, its meaning was near, or both."""
+    by: Final[Literal["words", "meaning", "both", "correction"]]
+    """How it was found: its words matched the query's, its meaning was near, or both; or
+    as a newer memory correcting one the query found."""
 
     def __init__(
         self,
         id: int | None,
         text: str,
         tags: tuple[str, ...],
-        by: Literal["words", "meaning", "both"],
+        by: Literal["words", "meaning", "both", "correction"],
     ) -> None:
         self.id = id
         self.text = text
