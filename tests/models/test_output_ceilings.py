@@ -10,7 +10,14 @@ from tether.models.catalogue import MODELS
 from tether.models.output_cap import output_ceiling, output_limit
 from tether.models.resolve import resolve_model
 
-KEYS = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k", "OPENROUTER_API_KEY": "k"}
+# The retired Opus ids are asked for as themselves here: Claude Code (and tether) would send
+# them as the newest Opus, which has a ceiling of its own.
+KEYS = {
+    "ANTHROPIC_API_KEY": "k",
+    "OPENAI_API_KEY": "k",
+    "OPENROUTER_API_KEY": "k",
+    "CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP": "1",
+}
 
 CEILINGS = {
     # Listed Claude models: Claude Code's upper limit, 64000 for the 4.5 models, else 128000.
