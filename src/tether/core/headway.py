@@ -10,15 +10,18 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from tether.core.headway_file_lines import FileLines
 from tether.core.headway_look import CallLook, State, content_hash
 
 NUMBERED_AT = 100
-"""How many calls the same but for their numbers (`grep E1007`, `git show HEAD~7`, `sed -n
-'701,800p'`) are headway in a turn, each showing what the others did not beyond the numbers
-asked: a hunt through a hundred codes, commits or pages stays within it; a counter echoed
-beside a clock does not go on for ever. As many outputs of one tool are headway in a turn
-that only vary what an earlier call of theirs (numbers aside) showed: a random word of any
-length, punctuation, blanks, separators (whatever the calls, two asked in turn share it)."""
+"""How many calls in a turn are headway only for what they vary: asked anew by their numbers
+alone (`grep E1007`, `git show HEAD~7`, a background command's output polled) and showing what
+none did beyond the numbers asked; or the same call again showing other text (a random word of
+any length, punctuation, blanks, separators); or a question new in words whose answer repeats
+one given before (a search for a word that finds nothing, a subagent answering as before). A
+hunt through a hundred codes, commits or misses stays within it; a loop varying any of these
+does not go on for ever. The allowance is the turn's, whatever the tool: a loop rotating among
+six tools is stopped as one tool is (one allowance per tool let it run six times as long)."""
 
 REWRITTEN_AT = 3
 """How many times a file that one and the same command rewrites is headway in a turn (a
@@ -37,8 +40,9 @@ _DELEGATES = frozenset({"Task", "Agent"})
 """Tools that hand work to a subagent, which has a guard of its own."""
 
 _SEARCHES = frozenset({"Grep", "Glob", "WebSearch", "ToolSearch"})
-"""Tools that answer a question: one not asked before (numbers aside) is headway, as a
-subagent's task is (forty searches for forty names are work, not a loop)."""
+"""Tools that answer a question: one not asked before (numbers aside) whose answer is new is
+headway, as a subagent's task is (forty searches for forty names are work, not a loop); one
+whose answer repeats an earlier one spends the turn's allowance (`NUMBERED_AT`)."""
 
 _PAGED = frozenset({"Read"})
 """Tools that show a file a part at a time: lines not shown before are headway."""
@@ -64,17 +68,17 @@ class Headway:
         "_asked",
         "_changes",
         "_contents",
+        "_file_lines",
         "_hashed",
         "_latest",
         "_lines",
         "_named",
-        "_numbered",
         "_returned",
         "_rewritten",
         "_shown",
         "_shown_exactly",
+        "_spent",
         "_tried",
-        "_varied",
     )
 
     def __init__(self) -> None:
@@ -101,21 +105,25 @@ class Headway:
         """What the calls showed, the numbers of their own input masked."""
         self._tried: set[bytes] = set()
         """The calls' inputs as given, numbers and all."""
-        self._numbered: dict[str, int] = {}
-        """Per signature (numbers left out), how many of its calls were headway for their
-        numbers alone (or, Read, for lines shown before with other text)."""
-        self._varied: dict[str, int] = {}
-        """Per tool, how many of its calls were headway for an output that only varied what
-        an earlier call of the same signature showed."""
+        self._spent = 0
+        """How many of the turn's calls were headway only for what they varied, whatever
+        their tool (`NUMBERED_AT`)."""
         self._lines: set[int] = set()
         """The lines Read showed: path, number and text (numbers masked), and path and
-        number alone."""
+        number alone (the lines of a file other calls showed, too)."""
+        self._file_lines = FileLines()
         self._changes: dict[str, int] = {}
         """How many changes of each file the session made (its subagents' too), when last
         seen."""
         self._hashed: dict[str, tuple[tuple[int, int, int, int], State]] = {}
         """Per path, what `os.stat` said when it was last hashed (size, mtime, ctime, inode),
         with what it held: the same, the file is not read again."""
+
+    @property
+    def spent(self) -> int:
+        """How many of the turn's calls were headway only for what they varied, or would
+        have been but for the allowance (`NUMBERED_AT`)."""
+        return self._spent
 
     def forget_seen(self) -> None:
         """A compaction took what was shown out of the conversation: shown again, it is new."""
@@ -144,21 +152,19 @@ class Headway:
         call = look.call
         if call.name in _BOOKKEEPING:
             return False  # it shows the plan it was given: no news of the workspace
-        headway = variant = varied = False
-        opaque = call.name in _DELEGATES or call.name.startswith("mcp__")
+        variant = varied = False
         asked = look.asked
-        if opaque or call.name in _SEARCHES:
-            # What they do is not seen: a task or a query not asked before (a counter in it
-            # aside) is headway; the same again is not, for what it answers alone.
-            headway = asked not in self._asked
+        opaque = call.name in _DELEGATES or call.name.startswith("mcp__")
+        questioned = opaque or call.name in _SEARCHES
+        new_question = questioned and asked not in self._asked
+        if questioned:
             self._asked.add(asked)
+        headway, steady = self._names_new(look)
         if call.name in _PAGED:
             new, variant = self._shows_lines(look)
             headway = headway or new
-        if self._names_new(look):
-            headway = True
         if call.input.get("run_in_background") is True:
-            return headway  # it shows its id alone: what the command does shows later
+            return headway or new_question  # it shows its id alone: the work shows later
         masked = look.masked()
         if masked not in self._shown:
             self._shown.add(masked)
@@ -168,22 +174,38 @@ class Headway:
             varied = asked in self._answered
             headway = headway or not varied
             self._answered.add(asked)
+            if call.name not in _PAGED:
+                headway = self._shows_file_lines(look, steady) or headway
+        elif new_question:
+            # What they do is not seen: a new question is headway by a new answer; one
+            # answered as an earlier one was (a search for a random word finding nothing, a
+            # subagent saying the same) is asked anew in words only.
+            variant = True
         numbered = not (opaque or call.name in _PAGED)
         if numbered and self._new_for_numbers(look):
             variant = True
         if headway:
-            pass  # new lines, a new path or a new question: not spent from a budget
-        elif variant:
-            # Asked anew by its numbers (a page, a code) and showing what none did beyond
-            # them: per signature, so two logs paged in turn have a budget each.
-            self._numbered[asked] = self._numbered.get(asked, 0) + 1
-            headway = self._numbered[asked] <= NUMBERED_AT
-        elif varied:
-            # The same input again showing other text. Per tool, not per signature: two
-            # calls asked in turn share it.
-            self._varied[call.name] = self._varied.get(call.name, 0) + 1
-            headway = self._varied[call.name] <= NUMBERED_AT
+            pass  # new lines, a new path or a new answer: not spent from the allowance
+        elif variant or varied:
+            # Asked anew by its numbers (a page, a code) or its words, or the same asked again
+            # showing other text: the turn's allowance, whatever the tool.
+            self._spent += 1
+            headway = self._spent <= NUMBERED_AT
         return headway
+
+    def _shows_file_lines(self, look: CallLook, steady: list[str]) -> bool:
+        """Whether a call showed lines of a file it names at numbers not shown before in the
+        turn (`sed -n`, `grep -n`, `head` of a log; Read's own count them as its). Only a file
+        unchanged since a call last named it counts: the lines a loop appends to its own log,
+        or a file rewritten between calls, are new places of what it makes, not of the file."""
+        new = False
+        for path in steady:
+            for _, number in self._file_lines.places(path, self._named[path], look.content):
+                place = hash((path, str(number), None))
+                if place not in self._lines:
+                    self._lines.add(place)
+                    new = True
+        return new
 
     def _new_for_numbers(self, look: CallLook) -> bool:
         """A call asked anew, by its numbers alone (`grep E1007`, `HEAD~7`), or a background
@@ -216,16 +238,19 @@ class Headway:
                 new = True
         return new, variant
 
-    def _names_new(self, look: CallLook) -> bool:
+    def _names_new(self, look: CallLook) -> tuple[bool, list[str]]:
         """Whether a call named a path not named before in the turn, or left one in a content
         it had not had before in the turn: a write (what it wrote back, or an A/B flip, is
         not new), a `sed -i`, a build's output; a file that the same command changes every
-        time is its own output, headway only `REWRITTEN_AT` times."""
+        time is its own output, headway only `REWRITTEN_AT` times. With the paths named for
+        the first time or holding what they held when last named (`_shows_file_lines`)."""
         new = False
+        steady: list[str] = []
         for path in look.paths():
             state = look.state(path, self._state)
             if path not in self._named:
                 new = True
+                steady.append(path)
                 self._new_content(path, state)
             elif look.call.name in _WRITES:
                 new = self._new_content(path, state) or new
@@ -233,8 +258,10 @@ class Headway:
                 count = self._rewritten.get((path, look.key), 0) + 1
                 self._rewritten[(path, look.key)] = count
                 new = new or count <= REWRITTEN_AT
+            elif state is not None and self._named[path] == state:
+                steady.append(path)
             self._named[path] = state
-        return new
+        return new, steady
 
     def _new_content(self, path: str, state: State) -> bool:
         """Whether `path` holds a content it did not hold before in the turn, or went back to

@@ -23,6 +23,9 @@ VARYING = re.compile(r"[0-9A-Fa-f]*[0-9][0-9A-Fa-f]*")
 """A number, or a hex run with a digit in it (an id, a hash, a time): masked where what a call
 showed is compared."""
 
+WORD = re.compile(r"\w+")
+"""A word of a question, masked where it comes back in the answer (`CallLook.answer`)."""
+
 _SHELL_WORDS = 64
 """How many words of a Bash command are looked at as paths."""
 
@@ -85,9 +88,14 @@ class CallLook:
         return self._states[path]
 
     def masked(self) -> bytes:
-        """What the call showed, its numbers and hex runs masked."""
+        """What the call showed, its numbers and hex runs masked, and the words of its own
+        input: what echoes what it was asked is not news (`echo qzkf`, "No matches found for
+        'qzkf'", a subagent saying "qzkf is not used": each answers a new random word as the
+        last one was answered)."""
         if self._masked is None:
-            self._masked = content_hash(VARYING.sub("#", f"{self.call.name}\0{self.content}"))
+            asked = {w for v in _strings(self.call.input) for w in WORD.findall(v)}
+            echoed = WORD.sub(lambda m: "#" if m.group() in asked else m.group(), self.content)
+            self._masked = content_hash(VARYING.sub("#", f"{self.call.name}\0{echoed}"))
         return self._masked
 
     def numbers(self) -> tuple[bytes, bytes]:
@@ -120,6 +128,18 @@ class CallLook:
 def content_hash(text: str | bytes) -> bytes:
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _strings(value: object) -> Iterator[str]:
+    """The strings anywhere in a call's input."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():  # type: ignore[misc]
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:  # type: ignore[misc]
+            yield from _strings(item)
 
 
 def named_paths(call: ToolUseBlock, cwd: str | None) -> Iterator[str]:

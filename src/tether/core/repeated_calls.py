@@ -38,20 +38,23 @@ has not seen. A reply makes headway when one of its calls succeeds and:
   Revert), or the session's files changed so since the last reply (a subagent's edits are its
   caller's headway): a write of what the file held already, or an A/B flip, is not new;
 - hands a subagent or an MCP tool, whose work is not seen, or a search tool a task or query
-  not asked before in the turn, numbers in it aside;
+  not asked before in the turn, numbers in it aside, and is answered anew (a new question
+  answered as an earlier one was, its own words aside: "No matches found for 'qzkf'", a
+  subagent saying the same, is asked anew in words only, counted below);
 - Reads lines of a file not shown before in the turn, by number and text (numbers masked),
   whatever `offset` and `limit` it asks: the same lines again, or a stamp the loop rewrites
-  with a new time, are nothing new;
-- shows what no call of the turn showed, numbers and hex ids masked (a search for another
-  name; not a clock, a counter or a random number), the first time its call (numbers aside)
-  showed anything: the same call again showing something else (a random word of any length, a
-  `mktemp -u` name, punctuation, blanks, separators between words, a job printing random
-  words, a subagent's or MCP tool's new words) is new as a number is, below, but counted per
-  tool, so calls asked in turn share the count; or is asked anew by its numbers alone and
-  shows what none did beyond the numbers it was given (`grep E1007`, `git show HEAD~7`, `sed
-  -n '701,800p' app.log`, a background command's output polled as it comes; not a counter
-  echoed back): these at most
-  `headway.NUMBERED_AT` times per call numbers aside (per tool for the former);
+  with a new time, are nothing new; a shell command showing lines of a file it names that no
+  call showed (`sed -n`, `grep -n`, `head`), the file unchanged since last named, is the same;
+- shows what no call of the turn showed, numbers, hex ids and the words of its own input
+  masked (a search for another name; not a clock, a counter, a random number, an `echo` of a
+  random word), the first time its call (numbers aside) showed anything. Within the turn's
+  allowance alone, `headway.NUMBERED_AT` calls whatever their tools (a loop rotating among
+  six tools is stopped as one tool is): the same call again showing something else (a random
+  word of any length, a `mktemp -u` name, punctuation, blanks, separators between words, a
+  job printing random words, a subagent's or MCP tool's new words); a call asked anew by its
+  numbers alone showing what none did beyond the numbers it was given (`grep E1007`, `git
+  show HEAD~7`, a background command's output polled as it comes; not a counter echoed
+  back); a question new in words answered as before;
 - names a path (a tool's `*path` or `url`, an existing file in a Bash command) not named
   before in the turn, or leaves one in a content it had not had before in the turn (a `sed
   -i`, a build's output), but a file the same command changes every time (a `tee`, `date >
@@ -102,6 +105,7 @@ from typing import NoReturn
 from tether.core.awaited import Awaited, AwaitedStates
 from tether.core.headway import Headway
 from tether.core.headway_look import CallLook
+from tether.core.idle_stop import idle_stop_reason
 from tether.protocol import HarnessError, ToolResultBlock, ToolUseBlock
 
 NOTE_AT = 3
@@ -145,6 +149,7 @@ class RepeatedFailures:
         "_fresh",
         "_headway",
         "_idle",
+        "_idle_calls",
         "_laps",
         "_seen",
         "_stale",
@@ -169,6 +174,8 @@ class RepeatedFailures:
         """Headway new to the whole turn came since the last compaction."""
         self._stuck = 0
         self._idle = 0
+        self._idle_calls: dict[str, int] = {}
+        """Per tool, the calls of the replies in a row without headway (what a stop names)."""
         self._stale = 0
         """Replies in a row without headway new to the whole turn (compactions aside)."""
         self.stopped = False
@@ -231,6 +238,10 @@ class RepeatedFailures:
         if fresh:
             self._fresh, self._laps = True, 0
         idle = max(self._idle, self._stale) if self._laps else self._idle
+        if idle == 0:
+            self._idle_calls.clear()
+        for call in calls if idle else ():
+            self._idle_calls[call.name] = self._idle_calls.get(call.name, 0) + 1
         repeats = max((self._failures(key) for key in failing), default=0)
         waiting = [*waiting_on, *(a.id for a in awaited)]
         stop_at, stuck_at, idle_at = (
@@ -248,11 +259,9 @@ class RepeatedFailures:
             )
         hung = self._awaited.hung(awaited)
         if idle >= idle_at and (hung or waiting_on or not awaited):
-            laps = f", the conversation compacted {self._compactions} times" if self._laps else ""
-            self._stop(
-                f"the model changed no file and looked at nothing new in {idle} replies "
-                f"in a row{laps} ({_named(calls, set())})" + (f"; {hung}" if hung else "")
-            )
+            spent = max(self._headway.spent, self._whole.spent if self._whole else 0)
+            laps = self._compactions if self._laps else 0
+            self._stop(idle_stop_reason(idle, self._idle_calls, spent, laps, hung))
         counts = (repeats, self._stuck, idle)
         said = _reminder(calls, failing, counts, (stop_at, stuck_at, idle_at), waiting)
         if said is not None and idle >= IDLE_NOTE_AT and hung:
