@@ -51,6 +51,10 @@ class SessionFacts:
     """The session's plugins: name, path, source (`name@marketplace`), version."""
     provider: str = "anthropic"
     """The provider the session's model was resolved on."""
+    model_id: str = ""
+    """The model the session asks for now (an API error names it: a 404's model not found)."""
+    endpoint: str | None = None
+    """The base URL of the model's endpoint (a server error names a gateway's host)."""
 
 
 def init_line(started: SessionStarted, facts: SessionFacts, session_id: str) -> Line:
@@ -126,7 +130,7 @@ def result_line(
         if finished.ttft_ms is not None:
             line["ttft_ms"] = finished.ttft_ms
     if finished.api_error_status is not None:
-        line.update(sdk_api_error.result_fields(finished))
+        line.update(sdk_api_error.result_fields(finished, facts.model_id, facts.endpoint))
     elif finished.is_error:
         # As Claude Code: an error subtype's result has no `result`; `errors` says what ended it.
         line["errors"] = [error_text(finished, facts)]
