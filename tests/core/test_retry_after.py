@@ -25,7 +25,7 @@ def test_a_wait_longer_than_the_cap_ends_the_call_naming_it(
     model = ["--model", "gpt-4o"] if wire == "openai" else []
     result = tether("-p", "hi", *model)
     assert result.exit_code == 1, result.stderr
-    assert result.stdout.startswith("API Error: 429 "), result.stdout  # as Claude Code
+    assert result.stdout.startswith("API Error: Request rejected (429) \u00b7 "), result.stdout
     assert len(fake_model.requests) == 1  # not tried again
     assert result.stderr.count("it asks to wait 1 h before trying again") == 1, result.stderr
     assert "longer than tether waits (1 min): try again later" in result.stderr
@@ -40,7 +40,7 @@ def test_a_wait_within_the_cap_is_honoured_and_said(
     assert len(fake_model.requests) == 2
     said = [line for line in result.stderr.splitlines() if "it asks to wait 1s" in line]
     assert len(said) == 1, result.stderr
-    assert said[0].endswith("trying again then (attempt 2 of 4)")
+    assert said[0].endswith("trying again then (attempt 2 of 11)")
 
 
 @pytest.mark.parametrize("wire", ["anthropic", "openai"])
@@ -60,7 +60,7 @@ def test_a_wait_given_as_an_http_date_is_honoured_and_said(
     assert len(fake_model.requests) == 2
     said = [line for line in result.stderr.splitlines() if re.search("asks to wait [23]s", line)]
     assert len(said) == 1, result.stderr
-    assert said[0].endswith("trying again then (attempt 2 of 4)")
+    assert said[0].endswith("trying again then (attempt 2 of 11)")
 
 
 @pytest.mark.parametrize("wire", ["anthropic", "openai"])
@@ -84,7 +84,7 @@ def test_a_wait_too_long_to_count_in_hours_is_said_sensibly(
     model = ["--model", "gpt-4o"] if wire == "openai" else []
     result = tether("-p", "hi", *model)
     assert result.exit_code == 1, result.stderr
-    assert result.stdout.startswith("API Error: 429 "), result.stdout  # as Claude Code
+    assert result.stdout.startswith("API Error: Request rejected (429) \u00b7 "), result.stdout
     assert result.stderr.count(said) == 1, result.stderr
     assert " h " not in result.stderr
     assert "inf" not in result.stderr

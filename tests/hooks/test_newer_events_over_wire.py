@@ -77,7 +77,11 @@ def test_cwd_file_and_config_changes_fire_their_hooks(
 
 @pytest.mark.usefixtures("trusted_workspace")
 def test_a_turn_an_api_error_ends_fires_stop_failure_not_stop(
-    fake_model: FakeModelServer, tether: Run, workspace: Path, tmp_path: Path
+    fake_model: FakeModelServer,
+    tether: Run,
+    workspace: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     dumps = tmp_path / "dumps"
     dump = command_hook(dump_command(dumps))
@@ -85,7 +89,8 @@ def test_a_turn_an_api_error_ends_fires_stop_failure_not_stop(
         workspace,
         {"StopFailure": on("authentication_failed", dump), "Stop": on(None, dump)},
     )
-    fake_model.script(http_error(401))
+    fake_model.script(*[http_error(401)] * 11)  # a 401 is tried 11 times, as Claude Code
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
     result = tether("-p", "go")
     assert result.exit_code == 1
     [failed] = dumped(dumps)

@@ -268,7 +268,7 @@ async def test_rejected_key_names_endpoint_and_variable(fake_model: FakeModelSer
     assert (str(error), error.status, error.retryable) == (
         f"openai rejected the API key (HTTP 401) at {base_url}; check OPENAI_API_KEY",
         401,
-        False,
+        True,  # as Claude Code: a key refreshed meanwhile is read again
     )
 
 

@@ -182,7 +182,7 @@ def test_a_model_endpoint_down_gives_tasks_back_instead_of_failing_them(
     def answer(task_id: str, request: RecordedRequest) -> Turn:
         if down.is_set():
             failures.append(1)
-            if len(failures) >= 6:  # two tasks' turns failed, retries and all
+            if len(failures) >= 2 * 11:  # two tasks' turns failed, 11 tries each (Claude Code's)
                 down.clear()
             return http_error(503, retry_after_ms=0)
         return done_text(task_id, request)

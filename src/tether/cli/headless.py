@@ -122,9 +122,16 @@ async def run_headless(
             held_errors.clear()
             finished = event
             if lines is not None:
+                facts = _facts(built, opts)
+                if streaming and event.api_error_status is not None:
+                    # As Claude Code: the refusal is an assistant message of its own first.
+                    from tether.cli.sdk_api_error import assistant_line
+
+                    said = assistant_line(event, lines.session_id, facts.model_id, facts.endpoint)
+                    _write(out, said)
                 for line in lines.take_held() if streaming else ():
                     _write(out, line)
-                results.append(lines.result(event, _facts(built, opts)))
+                results.append(lines.result(event, facts))
                 if len(results) > 1:  # a turn a background subagent's end woke
                     from tether.cli.sdk_task_lines import TASK_NOTIFICATION_ORIGIN
 

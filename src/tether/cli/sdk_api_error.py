@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import uuid
 from typing import Any
+from urllib.parse import urlsplit
 
 from tether.protocol import TurnFinished, Usage
 
@@ -30,10 +31,29 @@ def _too_long(finished: TurnFinished) -> bool:
     return (finished.error or finished.result).startswith(PROMPT_TOO_LONG)
 
 
+SERVER_SIDE = "This is a server-side issue, usually temporary \u2014 try again in a moment."
+"""What Claude Code adds to a 5xx's words, before where to look if it persists."""
+
+STATUS_PAGE = "https://status.claude.com"
+"""Where Claude Code sends a user whose Anthropic endpoint keeps failing."""
+
+
+def gateway(base_url: str | None) -> str | None:
+    """The host of a model endpoint that is not Anthropic's own (a gateway, a proxy, another
+    vendor), as Claude Code names it in a server error; None for Anthropic's API."""
+    if not base_url:
+        return None
+    host = urlsplit(base_url).netloc or base_url
+    name = host.rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    return None if name == "anthropic.com" or name.endswith(".anthropic.com") else host
+
+
 def error_class(status: int, finished: TurnFinished | None = None) -> str:
     """The SDK's `AssistantMessageError` for an HTTP status, as Claude Code picks it."""
     if (finished is not None and _too_long(finished)) or status == 413:
         return "invalid_request"
+    if status == 404:
+        return "model_not_found"
     if status in (401, 403):
         return "authentication_failed"
     if status == 402:
@@ -45,19 +65,39 @@ def error_class(status: int, finished: TurnFinished | None = None) -> str:
     return "unknown"
 
 
-def error_text(finished: TurnFinished) -> str:
-    """What the assistant line and the result say, as Claude Code: `API Error: 400 ` and the
-    API's message alone (tether's own line, with the endpoint, goes to stderr); a prompt too
-    long is said as it is."""
+def error_text(finished: TurnFinished, model_id: str, endpoint: str | None) -> str:
+    """What the assistant line, the result and text mode's stdout say, in Claude Code's words:
+    `API Error: 400 ` and the API's message alone (tether's own line, with the endpoint, goes
+    to stderr); a refused key or permission as a failed authentication; a 404 as a model that
+    may not exist (`model_id`, the model asked for); a 5xx as a passing server fault, with
+    where to look (the gateway `endpoint`, or Anthropic's status page). A prompt too long is
+    said as it is."""
     if _too_long(finished):
         return finished.error or finished.result
-    if finished.api_error_status == 413:
-        return REQUEST_TOO_LARGE
+    status = finished.api_error_status
     said = finished.api_error_message or finished.error or finished.result
-    return f"API Error: {finished.api_error_status} {said}"
+    if status == 413:
+        return REQUEST_TOO_LARGE
+    if status == 404:
+        return (
+            f"There's an issue with the selected model ({model_id}). It may not exist or you "
+            "may not have access to it. Run --model to pick a different model."
+        )
+    if status in (401, 403):
+        return f"Failed to authenticate. API Error: {status} {said}"
+    if status == 429:
+        return f"API Error: Request rejected (429) \u00b7 {said}"
+    if status is not None and status >= 500:
+        where = gateway(endpoint)
+        check = f"your inference gateway ({where})" if where else STATUS_PAGE
+        bare = said.rstrip(".!?\u2026")  # Claude Code ends the API's sentence with its own stop
+        return f"API Error: {status} {bare}. {SERVER_SIDE} If it persists, check {check}."
+    return f"API Error: {status} {said}"
 
 
-def assistant_line(finished: TurnFinished, session_id: str) -> Line:
+def assistant_line(
+    finished: TurnFinished, session_id: str, model_id: str, endpoint: str | None
+) -> Line:
     status = finished.api_error_status
     assert status is not None
     return {
@@ -67,7 +107,7 @@ def assistant_line(finished: TurnFinished, session_id: str) -> Line:
             "type": "message",
             "role": "assistant",
             "model": "<synthetic>",
-            "content": [{"type": "text", "text": error_text(finished)}],
+            "content": [{"type": "text", "text": error_text(finished, model_id, endpoint)}],
             "stop_reason": "stop_sequence",
             "stop_sequence": "",
             "usage": Usage().model_dump(),
@@ -86,12 +126,12 @@ def assistant_line(finished: TurnFinished, session_id: str) -> Line:
     }
 
 
-def result_fields(finished: TurnFinished) -> Line:
+def result_fields(finished: TurnFinished, model_id: str, endpoint: str | None) -> Line:
     """What the result line says differently for an API error."""
     return {
         "subtype": "success",
         "is_error": True,
-        "result": error_text(finished),
+        "result": error_text(finished, model_id, endpoint),
         "stop_reason": "stop_sequence",
         "terminal_reason": "api_error",
         "api_error_status": finished.api_error_status,

@@ -9,6 +9,7 @@ from tether.cli.headless_input import HEADLESS_BUILT_INS
 from tether.cli.sdk_session_lines import SessionFacts
 from tether.cli.setup import Built
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
+from tether.models.endpoint import Endpoint
 
 if TYPE_CHECKING:  # a session without MCP servers never loads the MCP package's records
     from tether.mcp.catalog import ServerStatus
@@ -39,7 +40,15 @@ def session_facts(built: Built, mode_name: str) -> SessionFacts:
         plugins=tuple(built.plugins.described()),
         provider=built.provider,
         model_names=built.names.named() if built.names is not None else {},
+        model_id=session.agent.model_id,
+        endpoint=_endpoint_url(session.agent.model),
     )
+
+
+def _endpoint_url(model: object) -> str | None:
+    """The base URL of an adapter that speaks to an endpoint (a scripted model has none)."""
+    endpoint = getattr(model, "endpoint", None)
+    return endpoint.base_url if isinstance(endpoint, Endpoint) else None
 
 
 def server_state(status: ServerStatus | None) -> str:

@@ -55,6 +55,10 @@ class SessionFacts:
     model_names: Mapping[str, str] = field(default_factory=dict[str, str])
     """The names the init line and `modelUsage` give model ids: Claude Code's, with the
     user's `[1m]` (`ModelNames`); an id not here by itself."""
+    model_id: str = ""
+    """The model the session asks for now (an API error names it: a 404's model not found)."""
+    endpoint: str | None = None
+    """The base URL of the model's endpoint (a server error names a gateway's host)."""
 
 
 def init_line(started: SessionStarted, facts: SessionFacts, session_id: str) -> Line:
@@ -130,7 +134,7 @@ def result_line(
         if finished.ttft_ms is not None:
             line["ttft_ms"] = finished.ttft_ms
     if finished.api_error_status is not None:
-        line.update(sdk_api_error.result_fields(finished))
+        line.update(sdk_api_error.result_fields(finished, facts.model_id, facts.endpoint))
     elif finished.is_error:
         # As Claude Code: an error subtype's result has no `result`; `errors` says what ended it.
         line["errors"] = [error_text(finished, facts)]

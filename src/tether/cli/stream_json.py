@@ -364,10 +364,15 @@ class StreamJsonFrontEnd:
                 for task in self._asking:  # questions of a turn that ended (an interrupt)
                     task.cancel()
                 self._failed_last = event.is_error
+                facts = self.facts(built)
                 if event.api_error_status is not None:
-                    self.write(sdk_api_error.assistant_line(event, lines.session_id))
+                    self.write(
+                        sdk_api_error.assistant_line(
+                            event, lines.session_id, facts.model_id, facts.endpoint
+                        )
+                    )
                 self.write_all(lines.take_held())
-                result = lines.result(event, self.facts(built))
+                result = lines.result(event, facts)
                 if self._woken:
                     result["origin"] = TASK_NOTIFICATION_ORIGIN
                 self.write(result)

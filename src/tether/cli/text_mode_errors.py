@@ -13,7 +13,7 @@ from tether.protocol import TurnFinished
 def stdout_error(finished: TurnFinished, facts: SessionFacts) -> str | None:
     """The line Claude Code prints on stdout for this error; None when it is told elsewhere."""
     if finished.api_error_status is not None:
-        return sdk_api_error.error_text(finished)
+        return sdk_api_error.error_text(finished, facts.model_id, facts.endpoint)
     if finished.subtype == "error_max_turns":
         return f"Error: Reached max turns ({facts.max_turns})"
     if finished.subtype == "error_max_budget_usd" and facts.max_budget_usd is not None:

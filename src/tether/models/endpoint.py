@@ -20,8 +20,9 @@ from tether.protocol import ModelError
 from tether.shown_urls import shown_url
 from tether.slotted import Slotted
 
-# Retryable besides every 5xx (529 is Anthropic's "overloaded"), as the SDKs themselves retry.
-_RETRYABLE_STATUSES = frozenset({408, 409, 429})
+# Retryable besides every 5xx (529 is Anthropic's "overloaded"), as Claude Code retries: 401
+# too (a key refreshed meanwhile, by its helper or its owner, is read again), 403 not.
+_RETRYABLE_STATUSES = frozenset({401, 408, 409, 429})
 
 _MAX_DETAIL_CHARS = 400
 
@@ -243,6 +244,8 @@ class Endpoint(Slotted):
             return ModelError(
                 f"{self.provider} rejected the API key (HTTP {status}) at {self.shown}; {hint}",
                 status=status,
+                retryable=is_retryable_status(status),
+                retry_after_s=retry_after_s,
                 api_message=detail or None,
             )
         if status == 429:
