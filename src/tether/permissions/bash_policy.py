@@ -110,7 +110,9 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.steady_pwd = steady_pwd(command, all_invocations(script.invocations))
     judge.places.back = judge.steady_pwd
     judge.builtins_stay = builtins_stay(command, all_invocations(script.invocations))
-    parts.extend(judge.invocation(inv) for inv in script.invocations)
+    for inv in script.invocations:
+        judge.places.follow(inv, chains=judge.builtins_stay)
+        parts.append(judge.invocation(inv))
     parts.extend(judge.late_code())
     return BashJudgement(worst(parts), judge.read_only)
 
