@@ -192,6 +192,7 @@ def _hg(args: Argv) -> ProgramUse:
         repositories=(*loads, *peers.repositories),
         writes=(*peers.writes, *files.writes),
         reads=files.reads,
+        unseen=files.unseen,
     )
 
 
