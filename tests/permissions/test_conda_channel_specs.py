@@ -41,6 +41,9 @@ def _unseen(place: str) -> tuple[str, None, str]:
         ("conda search {outside}/ch::numpy", _unseen("{outside}/ch")),
         ("mamba install {outside}/ch::pkg", _unseen("{outside}/ch")),
         ("python -m conda install {outside}/ch::pkg", _unseen("{outside}/ch")),
+        ("conda install -c '~' pkg", _unseen("~")),
+        ("conda install ~::pkg", ("ask", None, "runs code from …, chosen as it runs: not seen")),
+        ("conda install $SPEC", ("ask", None, "runs code from …, chosen as it runs: not seen")),
     ],
 )
 def test_a_spec_naming_a_channel_outside_is_asked(
@@ -63,6 +66,7 @@ def test_a_spec_naming_a_channel_outside_is_asked(
         ("conda search --channel=https://conda.anaconda.org/x pkg", "Bash(conda *)"),
         ("conda search https://conda.anaconda.org/x::numpy", "Bash(conda *)"),
         ("mamba search -c https://conda.anaconda.org/x pkg", "Bash(mamba *)"),
+        ('conda install "numpy=$V"', "Bash(conda *)"),
     ],
 )
 def test_named_remote_and_workspace_channels_stay_allowed(

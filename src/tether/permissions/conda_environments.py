@@ -76,10 +76,13 @@ _BRACKET_CHANNEL = re.compile(r"\[[^\]]*\bchannel\s*=\s*['\"]?([^,\]'\"]+)", re.
 def _spec_source(word: str) -> str | None:
     """The local place a package spec takes its package from, as written: the channel of
     `CHANNEL::NAME` (`file:///x/ch::numpy`, `/x/ch::numpy`, `$C::numpy`) or of `NAME[channel=
-    CHANNEL]`, a package file or path installed; None for a name or a remote channel."""
+    CHANNEL]`, a package file or path installed, a spec starting with what is known only as it
+    runs; None for a name or a remote channel."""
     channel, named, _ = word.rpartition("::")
     if named:
         return local_channel(channel)
+    if not is_literal(word[:1]):
+        return word  # `$SPEC`, `~::pkg` (bash leaves it as written): its channel may be anything
     bracket = _BRACKET_CHANNEL.search(word)
     if bracket is not None:
         return local_channel(bracket.group(1))

@@ -182,8 +182,9 @@ def is_locale_dollar(node: Node) -> bool:
 
 def tilde_expanded(path: str) -> str:
     """`path` as a program that expands a leading `~/` itself reads it (conda's channels, cvs's
-    `:local:~/r`, words the shell left as written: `-c=~/x`): the home (HOME) there."""
-    return HOME + path[1:] if path[:2] == "~/" else path
+    `:local:~/r`, words the shell left as written: `-c=~/x`): the home (HOME) there, as for
+    a `~` alone (`conda install ~::pkg`)."""
+    return HOME + path[1:] if path[:2] == "~/" or path == "~" else path
 
 
 def is_literal(word: str) -> bool:
