@@ -65,6 +65,7 @@ _OUTSIDE_CODE = Decision("ask", None, "runs code from .., outside the workspace:
         "cd src && eval 'cd /' && make -C ..",
         "alias cd=true; cd src && make -C ..",
         "for d in 1; do cd src && make -C ..; done",
+        "shopt -s cdable_vars; cd src && make -C ..",
     ],
 )
 def test_where_the_cd_may_not_have_moved_the_shell_every_place_counts(

@@ -27,3 +27,10 @@ def runs_after_success(node: Node) -> bool:
         left = left.children[2]
     text = (left.text or b"").decode("utf-8", "surrogateescape")
     return left.type == "command" and not any(s in text for s in _SUBSTITUTIONS)
+
+
+def cd_goes_where_named(command: str) -> bool:
+    """Whether every `cd` of `command` goes to the directory it names when it succeeds: not
+    where the line may turn on `cdable_vars` (`shopt -s cdable_vars; cd x`: the directory in
+    `$x` when there is no `x`), which it can only do with `shopt` (CDPATH: shell_places)."""
+    return "shopt" not in command and "cdable" not in command
