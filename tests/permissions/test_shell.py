@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tether.permissions.ansi_c_strings import decode_ansi_c
 from tether.permissions.script import Invocation, Redirect, Script
 from tether.permissions.shell import parse_command
-from tether.permissions.shell_words import DYN, HOME, ONE, STAR, decode_ansi_c
+from tether.permissions.shell_words import DYN, HOME, ONE, STAR
 
 PARSE_ERROR = "the command does not parse cleanly"
 

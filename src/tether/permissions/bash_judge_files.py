@@ -1,20 +1,19 @@
 """The files a Bash command's simple commands read, write, load and serve, judged as the file
 tools' are (bash_policy's judge, this part of it): redirections, what a known program's table
 says it opens, what an unknown program's arguments name, command lines in an unknown program's
-arguments, what git shows from its history, code loaded from outside the workspace or from a
-path chosen as it runs (outside_code.py, interpreter_scripts.py), packages an interpreter
-installs, directories a module serves."""
+arguments, code loaded from outside the workspace or from a path chosen as it runs
+(outside_code.py, interpreter_scripts.py), packages an interpreter installs, directories a
+module serves. What a known program's options run, show or hide besides is bash_judge_uses'."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
-from tether.permissions.access import PROTECTED_NOTE
 from tether.permissions.bash_files import program_use
 from tether.permissions.bash_judge_code import ANY_WRITTEN
-from tether.permissions.bash_judge_projects import ProjectJudge
 from tether.permissions.bash_judge_scripts import script_text
+from tether.permissions.bash_judge_uses import UseJudge
 from tether.permissions.bash_rules import (
     MAX_NESTING,
     is_unknown,
@@ -33,18 +32,15 @@ from tether.permissions.flask_env import reads_env_app
 from tether.permissions.followed_links import links_followed
 from tether.permissions.git_history_check import (
     git_listed,
-    history_verdicts,
     pathspecs_dropped,
     tree_written,
 )
-from tether.permissions.git_repository import repository_reasons
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.name_filters import configured
 from tether.permissions.node_options import node_use
 from tether.permissions.npm_settings import manager_settings
 from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.pack_writes import pack_writes
-from tether.permissions.paths import is_below
 from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
@@ -53,7 +49,6 @@ from tether.permissions.rclone_paths import REPLACES_ITSELF, RclonePlaces, rclon
 from tether.permissions.rclone_remotes import local_roots
 from tether.permissions.response_files import response_files
 from tether.permissions.script import Invocation
-from tether.permissions.shell import parse_command
 from tether.permissions.shell_places import path_target
 from tether.permissions.shell_words import (
     DYN,
@@ -67,7 +62,7 @@ from tether.permissions.tar_members import below, member_names, plain_extraction
 from tether.permissions.toolchains import toolchain_use
 from tether.permissions.url_clients import client_use
 from tether.permissions.vcs_programs import vcs_use
-from tether.permissions.verdict import Verdict, allow, ask
+from tether.permissions.verdict import Verdict, ask
 from tether.permissions.working_code import runs_working_code
 
 _UNFOLLOWING = frozenset({"grep", "egrep", "fgrep", "rg", "tar", "bsdtar", "gtar"})
@@ -77,37 +72,9 @@ _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
 is whatever the process has open, judged as unknown."""
 
 
-_SHOWING_PAGERS = frozenset({"less", "more"})
-"""Pagers outside the read-only allowlist (their options and `+` commands may write or run,
-`program_commands.py`) that, given only options that do neither, show their input."""
-
-
-def showing_pager(inv: Invocation) -> bool:
-    """`less -R` as a pager: only options, none that writes, reads or runs."""
-    argv = inv.argv
-    if inv.role != "command" or inv.inner or inv.redirects or inv.assignments or not argv:
-        return False
-    if program_name(argv[0]) not in _SHOWING_PAGERS or argv[0] != program_name(argv[0]):
-        return False
-    if not all(is_literal(word) and word.startswith("-") for word in argv[1:]):
-        return False
-    use = program_use(argv)
-    return use is not None and use.read_only and not use.reads
-
-
-class FileJudge(ProjectJudge):
+class FileJudge(UseJudge):
     """The file side of bash_policy's judge; the judge supplies its state and the methods
     CodeJudge only declares."""
-
-    def _targets(self, inv: Invocation, word: str) -> list[Target]:
-        """The paths a word stands for; an unknown word another program names (find's `{}`)
-        is each path it names now (produced_paths.py), when that is known."""
-        if word in (DYN, PRODUCED_WORD) and inv.produced is not None:
-            found = produced_targets(inv.produced, self.places, self.files)
-            if found is not None:
-                return found
-            word = DYN
-        return self.places.targets(word)
 
     def _table_words(self, inv: Invocation) -> tuple[str, ...]:
         """The words a program's table reads: the paths another program names for its
@@ -340,103 +307,3 @@ class FileJudge(ProjectJudge):
             )
             for word in words
         ]
-
-    def _program_use(self, use: ProgramUse, inv: Invocation | None = None) -> list[Verdict]:
-        """What a known program's options run, show from elsewhere, or hide (program_use);
-        `inv`: the invocation whose words `use` reads (find's `{}` is each path found)."""
-        verdicts = [self.unseen(reason) for reason in use.unseen]
-        verdicts.extend(ask(reason) for reason in use.asks)
-        # git shows what it names from its objects (and its writes are its tables').
-        verdicts.extend(
-            mentioned_files(
-                use.mentions,
-                self.places,
-                self.files,
-                sandboxed=self.ctx.bash_sandboxed,
-                unknown=use.shows_unknown,
-                opens=not use.shows_unknown,
-            )
-        )
-        verdicts.extend(self._loads(use.loads))
-        verdicts.extend(self._repositories(use, inv))
-        verdicts.extend(
-            history_verdicts(
-                use.shows_objects,
-                use.finds_repository,
-                self.places,
-                self.files,
-                use.shows_only,
-                use.git_show_args if self.tree_stays else (),
-            )
-        )
-        for code in use.runs:
-            verdicts.extend(self.commands_run(code))
-        for code in use.pagers:
-            verdicts.extend(self.commands_run(code, pager=True))
-        near = self.ctx.rules.of("deny", "Read") or self.ctx.rules.of("ask", "Read")
-        if use.follows and near:
-            # Hard: a link may lead to the very files the rule names (`grep -R x` to ~/.ssh).
-            verdicts.append(
-                ask(
-                    "follows symlinks while searching, which may reach files "
-                    f"{near[0].text} covers",
-                    near[0].text,
-                    hard=True,
-                )
-            )
-        if use.rewrites_tree and not self.ctx.bash_sandboxed:
-            # The sandbox keeps protected files read-only; without it, what the commit holds
-            # is written, `.claude/settings.json` and `.git/hooks` included.
-            verdicts.append(
-                ask(
-                    f"{use.rewrites_tree}, which may be files that change what later "
-                    f"sessions run or allow ({PROTECTED_NOTE}; the sandbox is off)"
-                )
-            )
-        if not use.read_only:
-            self.read_only = False
-        return verdicts
-
-    def commands_run(self, code: str, *, pager: bool = False) -> list[Verdict]:
-        """A shell command a program runs (an option's or a setting's value), judged as if
-        typed: what it runs, and whether it only reads. A `pager` is given the program's
-        output: `less` or `more` with options that only show it is as read-only as `cat`."""
-        if not is_literal(code):
-            self.read_only = False
-            return [self.unseen("runs a command that is not a literal")]
-        script = parse_command(code)
-        if script.problems:
-            self.read_only = False
-        verdicts = [self.unseen(problem) for problem in script.problems]
-        self.globbing.foresee(script.invocations)
-        for sub in script.invocations:
-            read_only = self.read_only
-            verdict = self.invocation(sub)
-            if pager and showing_pager(sub):
-                self.read_only = read_only
-                if verdict.outcome == "none":
-                    verdict = allow("a pager that only shows what it is given")
-            verdicts.append(verdict)
-        return verdicts
-
-    def _repositories(self, use: ProgramUse, inv: Invocation | None) -> list[Verdict]:
-        """git reading a repository that is not the project's (git_repository.py); svn, hg
-        and cvs using one outside the workspace (vcs_programs.py). A word another program
-        names (`find OUT -exec git -C {} status`) is each path it names, or not known."""
-
-        def targets(word: str) -> list[Target]:
-            return self._targets(inv, word) if inv is not None else self.places.targets(word)
-
-        found = [self.unseen(why) for why in repository_reasons(use, targets, self.files)]
-        for word in use.repositories:
-            for target in self.places.targets(word):
-                real = self.files.real(target) if isinstance(target, Path) else None
-                if real is None or not is_below(real, self.ctx.write_roots):
-                    where = "outside the workspace" if is_literal(word) else "chosen as it runs"
-                    # `cd DIR && hg status`: the directory it runs in.
-                    shown = target if word in (".", "./") else readable(word)
-                    if not isinstance(target, Path) and word in (".", "./"):
-                        shown, where = "it finds where it runs", "a directory not known"
-                    what = f"uses the repository {shown}, {where}"
-                    found.append(self.unseen(f"{what}, whose configuration and hooks run code"))
-        return found

@@ -48,6 +48,7 @@ from tether.permissions.process_programs import process_program
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
+from tether.permissions.shell_chains import cd_goes_where_named
 from tether.permissions.shell_globbing import DEFERRING, GlobState
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_steady import builtins_stay, for_builtin_alone, steady_pwd
@@ -110,7 +111,10 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.steady_pwd = steady_pwd(command, all_invocations(script.invocations))
     judge.places.back = judge.steady_pwd
     judge.builtins_stay = builtins_stay(command, all_invocations(script.invocations))
-    parts.extend(judge.invocation(inv) for inv in script.invocations)
+    chains = judge.builtins_stay and cd_goes_where_named(command)
+    for inv in script.invocations:
+        judge.places.follow(inv, chains=chains)
+        parts.append(judge.invocation(inv))
     parts.extend(judge.late_code())
     return BashJudgement(worst(parts), judge.read_only)
 

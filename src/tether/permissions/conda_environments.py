@@ -5,6 +5,7 @@ PATH`, a local project) are judged as pip's requirement lines are (bash_judge_pr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import yaml
@@ -61,9 +62,31 @@ def conda_sources(args: Sequence[str]) -> tuple[str, ...]:
         found += words[2:]
     elif command and command[0] in _BUILDS:
         found += words[1:]
-    elif command and command[0] in _INSTALLS:
-        found += [local_channel(w) or w for w in words[1:] if _package_path(w)]
+    elif command and command[0] in _SPECIFIED:
+        found += [p for w in words[1:] if (p := _spec_source(w)) is not None]
     return tuple(found)
+
+
+_SPECIFIED = _INSTALLS | {"search"}
+"""Commands whose operands are package specs, each of which may name its own channel."""
+_BRACKET_CHANNEL = re.compile(r"\[[^\]]*\bchannel\s*=\s*['\"]?([^,\]'\"]+)", re.I)
+"""A spec's channel in brackets (`numpy[channel=/x/ch]`), as conda's MatchSpec reads it."""
+
+
+def _spec_source(word: str) -> str | None:
+    """The local place a package spec takes its package from, as written: the channel of
+    `CHANNEL::NAME` (`file:///x/ch::numpy`, `/x/ch::numpy`, `$C::numpy`) or of `NAME[channel=
+    CHANNEL]`, a package file or path installed, a spec starting with what is known only as it
+    runs; None for a name or a remote channel."""
+    channel, named, _ = word.rpartition("::")
+    if named:
+        return local_channel(channel)
+    if not is_literal(word[:1]):
+        return word  # `$SPEC`, `~::pkg` (bash leaves it as written): its channel may be anything
+    bracket = _BRACKET_CHANNEL.search(word)
+    if bracket is not None:
+        return local_channel(bracket.group(1))
+    return local_channel(word) or word if _package_path(word) else None
 
 
 _PREFIX = OptionGrammar(("-p", "--prefix"), prefixes=True)
@@ -100,8 +123,6 @@ def local_channel(channel: str) -> str | None:
 
 
 def _package_path(word: str) -> bool:
-    if "::" in word:  # `conda-forge::numpy`
-        return False
     if word[:5].lower() == "file:" or word.startswith(PATH_STARTS):
         return True
     return word.endswith(_PACKAGE_FILE)

@@ -16,7 +16,8 @@ from tree_sitter import Node
 
 from tether.permissions import shell_budget
 from tether.permissions.shell_redirects import node_text
-from tether.permissions.shell_words import DYN, Atom, word_atoms
+from tether.permissions.shell_words import DYN, word_atoms
+from tether.permissions.word_patterns import Atom
 
 _RUNS_UNSEEN_CODE = re.compile(r"(?:^|[\s;&|(){}`])(?:source|eval|\.)(?=[\s;&|()]|$)")
 """Words that run code which may set any variable (`source x`, `. x`, `eval ...`)."""

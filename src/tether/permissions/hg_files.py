@@ -1,14 +1,21 @@
-"""The files of the working copy hg reads or writes by name, as svn's are (vcs_programs):
-`hg cat FILE`, `hg diff FILE`, `hg annotate FILE`, `hg grep PATTERN FILE` read the file or
-what the history holds of it (a read as `git show HEAD:FILE` is), their `-I/--include`
-patterns too; `hg cat -o OUT` and `hg export -o OUT` write OUT (a pattern, `%s`, as written)."""
+"""The files hg reads or writes by name, as svn's are (vcs_programs): `hg cat FILE`, `hg diff
+FILE`, `hg annotate FILE`, `hg grep PATTERN FILE` read the file or what the history holds of
+it (a read as `git show HEAD:FILE` is), their `-I/--include` patterns too; `hg cat -o OUT` and
+`hg export -o OUT` write OUT (a pattern, `%s`, as written); the files other commands open by
+an option or operand (hg_named_files: `email --desc FILE`, `commit -l FILE`, `import PATCH`,
+`serve --accesslog FILE`, `debugcreatestreamclonebundle OUT`...); a debugging command none of
+the tables knows is not understood (asked)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
+from tether.permissions.file_urls import local_url_path
+from tether.permissions.hg_named_files import NAMED, UNKNOWN_DEBUG, debug_known
 from tether.permissions.hg_peers import hg_operands
 from tether.permissions.option_names import OptionGrammar, first_operand, option_pairs
+from tether.permissions.shell_words import is_literal
 from tether.slotted import Slotted
 
 _PATTERNS = ("-I", "--include", "-X", "--exclude")
@@ -41,13 +48,17 @@ _SKIPPED: Mapping[str, int] = {"grep": 1, "export": -1}
 class HgFiles(Slotted):
     """The working-copy files an hg command line reads and writes, as written."""
 
-    __slots__ = ("reads", "writes")
+    __slots__ = ("reads", "unseen", "writes")
     reads: tuple[str, ...]
     writes: tuple[str, ...]
+    unseen: tuple[str, ...]
 
-    def __init__(self, reads: tuple[str, ...], writes: tuple[str, ...]) -> None:
+    def __init__(
+        self, reads: tuple[str, ...], writes: tuple[str, ...], unseen: tuple[str, ...] = ()
+    ) -> None:
         self.reads = reads
         self.writes = writes
+        self.unseen = unseen
 
 
 def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
@@ -70,4 +81,35 @@ def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
             reads += hg_operands(rest, options)[skipped:]
             reads += [value for option, value in pairs if option in ("-I", "--include")]
         writes += [value for option, value in pairs if option in _OUTPUT]
-    return HgFiles(tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)))
+    for names, named in NAMED.items():
+        if not word or not any(name.startswith(word) for name in names):
+            continue
+        options = OptionGrammar(
+            (*grammar.names, *named.valued, *named.reads, *named.writes),
+            flags=named.flags,
+            grouped=True,
+            prefixes=True,
+            known=grammar.known,
+        )
+        rest = args[at + 1 :]
+        operands = hg_operands(rest, options)
+        pairs = option_pairs(rest, options)
+        reads += [value for option, value in pairs if option in named.reads]
+        writes += [value for option, value in pairs if option in named.writes]
+        reads += [p for w in operands[slice(*named.read_operands)] if (p := _opened(w))]
+        writes += operands[slice(*named.write_operands)]
+    unseen = (UNKNOWN_DEBUG,) if word.startswith("debug") and not debug_known(word) else ()
+    return HgFiles(tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)), unseen)
+
+
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.I)
+
+
+def _opened(word: str) -> str | None:
+    """The file hg opens for a bundle, patch or download operand (`hg.openpath`): a `file:`
+    URL is its path, another URL is fetched (nothing here), `-` is the input."""
+    if word == "-":
+        return None
+    if word[:5].lower() == "file:":
+        return local_url_path(word)
+    return None if is_literal(word) and _SCHEME.match(word) and "/" in word else word

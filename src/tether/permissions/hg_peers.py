@@ -27,7 +27,7 @@ _REVS = ("-r", "--rev")
 _PATTERNS = ("-I", "--include", "-X", "--exclude")
 _COMMIT = ("-d", "--date", "-u", "--user")
 _LISTING = ("-l", "--limit", "-T", "--template", "--style")
-_PEER_COMMANDS: Mapping[tuple[str, ...], tuple[str, ...]] = {
+PEER_COMMANDS: Mapping[tuple[str, ...], tuple[str, ...]] = {
     # The rebase extension's `pull --rebase -t TOOL`.
     ("pull",): (*_REMOTE_OPTIONS, *_REVS, "-b", "--branch", "-B", "--bookmark", "-t", "--tool"),
     ("push",): (*_REMOTE_OPTIONS, *_REVS, "-b", "--branch", "-B", "--bookmark", "--pushvars"),
@@ -141,15 +141,22 @@ def hg_peers(args: Sequence[str], grammar: OptionGrammar) -> HgPeers:
     writes: list[str] = []
     # A name or alias in full is that command (`in`, not `init`); a prefix of several is
     # refused by hg: taken as any of them.
-    exact = [names for names in _PEER_COMMANDS if word in names]
-    for names, valued in _PEER_COMMANDS.items():
+    exact = [names for names in PEER_COMMANDS if word in names]
+    for names, valued in PEER_COMMANDS.items():
         if not word or not any(name.startswith(word) for name in names):
             continue
         if exact and names not in exact:
             continue
         command = names[0]
+        # A flag in full is that flag, though a valued option begins with it (`email
+        # --bundle DEST`, not `--bundlename`).
+        flags = _PEERS_ONLY_WITH.get(command, ())
         options = OptionGrammar(
-            (*grammar.names, *valued), grouped=True, prefixes=True, known=grammar.known
+            (*grammar.names, *valued, *flags),
+            flags=flags,
+            grouped=True,
+            prefixes=True,
+            known=grammar.known,
         )
         rest = args[at + 1 :]
         operands = hg_operands(rest, options)

@@ -84,6 +84,9 @@ class Invocation:
     elsewhere: bool = False
     """It runs in a directory not known before it runs (find's `-execdir`: each found
     file's), not where the shell is (shell_places)."""
+    chained: bool = False
+    """It runs only when the invocation before it succeeded, in the same shell (`cd src &&
+    make`: shell_chains), so it runs where that one left the shell."""
 
     @property
     def own_argv(self) -> tuple[str, ...]:

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from tree_sitter import Node
 
 from tether.permissions import shell_budget
+from tether.permissions.ansi_c_strings import decode_ansi_c
 from tether.permissions.shell_budget import CHARACTERS_PER_STEP
-from tether.permissions.shell_words import decode_ansi_c
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\udc80-\udc9f]")
 """C0 controls but tab and newline, DEL, and the C1 controls (`\\x85`, `\\x9b`, also as the raw

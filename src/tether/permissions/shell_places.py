@@ -51,9 +51,12 @@ class ShellPlaces:
     """The command may set CDPATH: a relative `cd` may go anywhere (the Bash tool runs with
     it empty)."""
     cwds: dict[Path | None, None] = field(default_factory=dict[Path | None, None])
-    """Where later relative paths may start (None: somewhere unknown, after `cd $X`), in the
-    order found. Only grows, up to `MAX_PLACES` and then None: a `cd` inside a subshell or a
-    branch may or may not apply."""
+    """Where the relative paths of the command being judged may start (None: somewhere
+    unknown, after `cd $X`), in the order found: every place in `everywhere`, or, for a
+    command chained to a `cd` before it (`cd src && make`: `follow`), where that `cd` led."""
+    everywhere: dict[Path | None, None] = field(default_factory=dict[Path | None, None])
+    """Every place the line may have left the shell in so far. Only grows, up to `MAX_PLACES`
+    and then None: a `cd` inside a subshell or a branch may or may not apply."""
 
     back: bool = False
     """`cd -` goes back to a place already kept: nothing in the command may give OLDPWD (or
@@ -68,9 +71,24 @@ class ShellPlaces:
     (shell_globbing; the judge sets them command by command)."""
 
     _homes: dict[str, Path | None] = field(default_factory=dict[str, Path | None])
+    _top: Invocation | None = None
+    """The command of the line itself being judged (`follow`), whose `cd` moves the shell
+    for a command chained to it."""
 
     def __post_init__(self) -> None:
         self.cwds[self.files.ctx.cwd] = None
+        self.everywhere[self.files.ctx.cwd] = None
+
+    def follow(self, inv: Invocation, *, chains: bool) -> None:
+        """Before judging `inv`, a command of the line itself (not one a wrapper runs): where
+        it may run. Chained to the one before (`Invocation.chained`), where that one left the
+        shell; otherwise anywhere the line may have led. `chains` is False when a function,
+        an alias or code out of sight may change what `cd` does (shell_steady)."""
+        for place in self.cwds:
+            _keep(self.everywhere, place)
+        self._top = inv if chains else None
+        if not (chains and inv.chained):
+            self.cwds = dict(self.everywhere)
 
     def targets(self, word: str, cwds: dict[Path | None, None] | None = None) -> list[Target]:
         """The paths (or patterns) `word` may stand for: one per place it may start from
@@ -81,6 +99,11 @@ class ShellPlaces:
             return []
         if word.startswith(HOME):
             name, _, rest = word[1:].partition("/")
+            if name in ("+", "-") and self.back:
+                # `~+` is $PWD, the shell's directory; `~-` $OLDPWD, one it was in (or where
+                # the line started): steady when nothing in the line sets them.
+                cwds = cwds if name == "+" else {**self.everywhere, **cwds}
+                return self.targets(rest or ".", cwds)
             home = ctx.home if not name else self._user_home(name)
             if home is not None:
                 return [path_target(home, rest, word, self.options)]
@@ -148,25 +171,41 @@ class ShellPlaces:
         if not inv.argv or program_name(inv.argv[0]) not in _CHANGES_DIRECTORY:
             return
         back = program_name(inv.argv[0]) == "cd" and _back(inv.argv[1:])
+        top = inv is self._top
         if back and self.back:
             # `cd -` goes to OLDPWD: where the shell was before this command's last `cd`, a
             # place already here, or where the command started (the Bash tool sets OLDPWD
-            # to it). Nothing new.
+            # to it). Nothing new, but any of them.
+            if top:
+                self.cwds = dict(self.everywhere)
             return
         target, physical = cd_target(program_name(inv.argv[0]), inv.argv[1:])
         relative = target is not None and not target.startswith(("/", HOME, "./", "../"))
         if target is None or (self.cdpath and relative and target not in (".", "..")):
             target = None
         found = self.targets(target) if target is not None else [None]
+        places: list[Path | None] = []
         for directory in found:
-            places: list[Path | None] = [None]
             if isinstance(directory, Path):
                 real = self.files.real(directory)
-                places = [real] if physical else [normalize(directory), real]
-            for place in places:
-                if place not in self.cwds and len(self.cwds) >= MAX_PLACES:
-                    place = None
-                self.cwds[place] = None
+                places += [real] if physical else [normalize(directory), real]
+            else:
+                places.append(None)
+        if top and None not in places:
+            # What follows chained to it runs where it led, nowhere else. Led somewhere not
+            # known, the places before stay too: `cd $DIR && cat .env` is denied as the
+            # workspace's `.env`, where the shell may still be.
+            self.cwds = {}
+        for place in places:
+            _keep(self.cwds, place)
+            _keep(self.everywhere, place)
+
+
+def _keep(places: dict[Path | None, None], place: Path | None) -> None:
+    """`place` among `places`, which hold at most `MAX_PLACES`: past them, somewhere unknown."""
+    if place not in places and len(places) >= MAX_PLACES:
+        place = None
+    places[place] = None
 
 
 def path_target(base: Path, rest: str, word: str, options: GlobOptions = DEFAULT) -> Target:

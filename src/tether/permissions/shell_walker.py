@@ -15,6 +15,7 @@ from tether.permissions.remote_shells import REACH_VARIABLES
 from tether.permissions.script import Invocation, Redirect
 from tether.permissions.shell_assignments import AssignmentWalker
 from tether.permissions.shell_budget import Budget
+from tether.permissions.shell_chains import runs_after_success
 from tether.permissions.shell_checks import (
     arithmetic_problem,
     taints,
@@ -212,6 +213,8 @@ class Walker(AssignmentWalker):
             self._leaf(node)
         elif kind == "pipeline":
             self._pipeline(node)
+        elif kind == "list" and self.repeating == 0 and runs_after_success(node):
+            self._chain(node)
         else:
             self._visit_children(node)
 
@@ -228,6 +231,15 @@ class Walker(AssignmentWalker):
             consumer = with_listed_input(added[i], added[i + 1])
             if consumer is not None:
                 self.invocations[before + i + 1] = consumer
+
+    def _chain(self, node: Node) -> None:
+        """`cd src && make`: the first command of the right side runs after the left's last."""
+        self.visit(node.children[0])
+        first = len(self.invocations)
+        for child in node.children[1:]:
+            self.visit(child)
+        if first < len(self.invocations) and not self.invocations[first].late:
+            self.invocations[first] = replace(self.invocations[first], chained=True)
 
     def _leaf(self, node: Node) -> None:
         if node.type == "special_variable_name":

@@ -15,7 +15,9 @@ from contextvars import ContextVar
 from tree_sitter import Node
 
 from tether.permissions import shell_budget
+from tether.permissions.ansi_c_strings import decode_ansi_c
 from tether.permissions.shell_budget import CHARACTERS_PER_STEP
+from tether.permissions.word_patterns import Atom, Brackets, has_brace_expansion
 
 DYN = "\x00"
 """Text known only at run time: `$VAR`, `$(...)`, `{a,b}` brace expansion..."""
@@ -53,9 +55,6 @@ _UNKNOWN_NODES = frozenset(
 
 _PLAIN_WORD = re.compile(r"[^\\*?\[{~]*")
 """An unquoted word bash passes as written: no escape, glob, brace or tilde."""
-
-# One character of a word: (character, quoted). DYN atoms are (DYN, True).
-Atom = tuple[str, bool]
 
 _HERE_ATOM = HERE + "$PWD"
 """The atom of `$PWD` or `$(pwd)` where `value_of` marks them: no character of text is it."""
@@ -123,7 +122,7 @@ def _atoms(node: Node, *, here: bool) -> list[Atom]:
 def _assigned(atoms: list[Atom]) -> str:
     """The value of an assignment from its atoms: each part between unquoted `:` read as a
     word of its own (a tilde prefix starting one expanded)."""
-    if _has_brace_expansion(atoms):
+    if has_brace_expansion(atoms):
         return DYN
     parts: list[list[Atom]] = [[]]
     for atom in atoms:
@@ -165,7 +164,7 @@ def word_atoms(node: Node) -> tuple[Atom, ...] | None:
     atoms: list[Atom] = []
     nodes = _collect(node, atoms, quoted=False)
     shell_budget.spend(nodes + len(atoms) // CHARACTERS_PER_STEP)
-    return None if _has_brace_expansion(atoms) else tuple(atoms)
+    return None if has_brace_expansion(atoms) else tuple(atoms)
 
 
 def is_locale_dollar(node: Node) -> bool:
@@ -183,8 +182,9 @@ def is_locale_dollar(node: Node) -> bool:
 
 def tilde_expanded(path: str) -> str:
     """`path` as a program that expands a leading `~/` itself reads it (conda's channels, cvs's
-    `:local:~/r`, words the shell left as written: `-c=~/x`): the home (HOME) there."""
-    return HOME + path[1:] if path[:2] == "~/" else path
+    `:local:~/r`, words the shell left as written: `-c=~/x`): the home (HOME) there, as for
+    a `~` alone (`conda install ~::pkg`)."""
+    return HOME + path[1:] if path[:2] == "~/" or path == "~" else path
 
 
 def is_literal(word: str) -> bool:
@@ -321,7 +321,7 @@ def _unescape_double_quoted(text: str) -> str:
 
 
 def _finish(atoms: list[Atom]) -> str:
-    if _has_brace_expansion(atoms):
+    if has_brace_expansion(atoms):
         return DYN
     out: list[str] = []
     i = 0
@@ -338,7 +338,7 @@ def _finish(atoms: list[Atom]) -> str:
             out.append(HOME + name)
         else:
             out.append(DYN)  # bash leaves a quoted prefix as written; unknown here
-    brackets = _Brackets(atoms) if ("[", False) in atoms else None
+    brackets = Brackets(atoms) if ("[", False) in atoms else None
     while i < len(atoms):
         c, quoted = atoms[i]
         if c == _HERE_ATOM and _starts_entry(atoms, i):
@@ -371,119 +371,3 @@ def _starts_entry(atoms: list[Atom], i: int) -> bool:
 
 _TILDE_PREFIX = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._-]*\$?|[+-][0-9]*|")
 """What may follow `~` up to the first `/`: a login name, `+`, `-`, `+N`, `-N`, `N`, nothing."""
-
-
-class _Brackets:
-    """Where each unquoted `[` of a word ends its bracket expression, as bash's globbing reads
-    it: after an optional `!` or `^`, a first `]` is a member; the next unquoted `]` closes;
-    none before the next `/` (or the end) and the `[` is a plain character. One pass over the
-    word makes the tables each answer reads in constant time, so a word of 50,000 `[` costs
-    no more than one of 50,000 letters."""
-
-    def __init__(self, atoms: list[Atom]) -> None:
-        self.atoms = atoms
-        n = len(atoms)
-        self.close = [n] * (n + 1)
-        """The index of the first unquoted `]` at or after each index."""
-        self.slash = [n] * (n + 1)
-        self.open = [n] * (n + 1)
-        for j in range(n - 1, -1, -1):
-            c, quoted = atoms[j]
-            self.close[j] = j if c == "]" and not quoted else self.close[j + 1]
-            self.slash[j] = j if c == "/" and not quoted else self.slash[j + 1]
-            self.open[j] = j if c == "[" and not quoted else self.open[j + 1]
-        self.simple = True
-        """Whether the last expression found holds no `[` (so stands for one character)."""
-
-    def end(self, start: int) -> int:
-        """The index of the `]` closing the expression opened at `start`, or of the last
-        character before the next `/` for one holding a `[`; -1 when it is a plain `[`."""
-        atoms = self.atoms
-        n = len(atoms)
-        first = start + 1
-        if first < n and atoms[first] in (("!", False), ("^", False)):
-            first += 1
-        if first < n and atoms[first] == ("]", False):
-            first += 1
-        close = self.close[min(first, n)]
-        if close >= n or self.slash[start] < close:
-            return -1
-        self.simple = self.open[start + 1] > close
-        return close if self.simple else self.slash[start] - 1
-
-
-def _has_brace_expansion(atoms: list[Atom]) -> bool:
-    """`{a,b}` or `{1..9}` outside quotes: one word becomes several. One pass: each open `{`
-    remembers whether an unquoted `,` came inside it, and `..` anywhere inside counts."""
-    opened: list[tuple[int, bool]] = []  # (index of `{`, an unquoted comma seen inside)
-    last_dots = -1
-    """Where the latest `..` (quoted or not) begins."""
-    previous = ""
-    for i, (c, quoted) in enumerate(atoms):
-        if c == "." and previous == ".":
-            last_dots = i - 1
-        previous = c
-        if quoted:
-            continue
-        if c == "{":
-            opened.append((i, False))
-        elif c == "," and opened:
-            opened[-1] = (opened[-1][0], True)
-        elif c == "}" and opened:
-            start, comma = opened.pop()
-            if comma or last_dots > start:
-                return True
-    return False
-
-
-_SIMPLE_ESCAPES = {
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-    "v": "\v",
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "?": "?",
-}
-
-
-def decode_ansi_c(body: str) -> str:
-    """The text of `$'...'`: backslash escapes as bash reads them."""
-    out: list[str] = []
-    i = 0
-    n = len(body)
-    while i < n:
-        c = body[i]
-        if c != "\\" or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        e = body[i + 1]
-        i += 2
-        if e in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[e])
-        elif e in "01234567":
-            digits = e
-            while i < n and len(digits) < 3 and body[i] in "01234567":
-                digits += body[i]
-                i += 1
-            out.append(chr(int(digits, 8) & 0xFF))
-        elif e in "xuU":
-            limit = {"x": 2, "u": 4, "U": 8}[e]
-            digits = ""
-            while i < n and len(digits) < limit and body[i] in "0123456789abcdefABCDEF":
-                digits += body[i]
-                i += 1
-            out.append(chr(min(int(digits, 16), 0x10FFFF)) if digits else "\\" + e)
-        elif e == "c" and i < n:
-            out.append(chr(ord(body[i]) & 0x1F))
-            i += 1
-        else:
-            out.append("\\" + e)
-    return "".join(out)

@@ -27,6 +27,7 @@ from tether.permissions.option_names import (
 )
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import PATH_STARTS, is_literal, program_name, tilde_expanded
+from tether.permissions.svnmucc_actions import svnmucc_actions
 
 Argv = tuple[str, ...]
 Assignments = tuple[tuple[str, str], ...]
@@ -191,6 +192,7 @@ def _hg(args: Argv) -> ProgramUse:
         repositories=(*loads, *peers.repositories),
         writes=(*peers.writes, *files.writes),
         reads=files.reads,
+        unseen=files.unseen,
     )
 
 
@@ -252,9 +254,6 @@ _SVN_TOOL_UNUSED = tuple(
     f"config:helpers:{name}" for name in ("diff-cmd", "diff3-cmd", "merge-tool-cmd")
 )
 """Helpers svn's diff and merge run, which these tools never start."""
-_SVNMUCC_READS = {"put": 1, "propsetf": 2}
-"""svnmucc's actions that put a local file's text in the repository: where it is among the
-action's words (`put SRC-FILE URL`, `propsetf NAME FILE URL`)."""
 
 
 def _svn_tool(name: str, args: Argv) -> ProgramUse:
@@ -290,11 +289,10 @@ def _svn_tool(name: str, args: Argv) -> ProgramUse:
     reads: list[str] = []
     writes: list[str] = []
     if name == "svnmucc":
-        reads += [*files, *option_values(args, OptionGrammar(("-X", "--extra-args")))]
-        for at, word in enumerate(operands):
-            step = _SVNMUCC_READS.get(word)
-            if step is not None and at + step < len(operands):
-                reads.append(operands[at + step])
+        extra = option_values(args, OptionGrammar(("-X", "--extra-args")))
+        actions = svnmucc_actions(operands, extra)
+        reads += [*files, *extra, *actions.reads]
+        unseen += actions.unseen
     elif name == "svnrdump":
         (writes if operands[:1] == ["dump"] else reads).extend(files)
     elif name == "svnlook":
