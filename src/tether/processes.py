@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -105,6 +106,35 @@ def unmarked(env: Mapping[str, str]) -> dict[str, str]:
     """`env` without a run marker: for a process that outlives the run that starts it (a
     teammate, which keeps a run record of its own)."""
     return {name: value for name, value in env.items() if name != RUN_MARKER}
+
+
+TEAM_RUN_ENV = "TETHER_TEAM_RUN"
+"""In a teammate process's environment: `["<store url>", "<team>", "<member>"]` (JSON)
+(`tether.teams.claims`). Here, at the bottom, so that a service that starts long-lived
+children (an MCP server) can tell that it runs as a teammate."""
+
+_BOUND_TO_PARENT = (
+    "import ctypes, os, sys\n"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL
+    "if os.getppid() != int(sys.argv[1]):\n"  # its parent died before the prctl
+    "    os._exit(137)\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
+
+
+def bound_to_this_process(command: str, args: list[str]) -> tuple[str, list[str]]:
+    """`command args` started so that it is killed (SIGKILL) when this process dies, however
+    it dies, SIGKILL included: a teammate's MCP server leads a process group of its own (its
+    SDK starts it so), which no signal to the teammate's group reaches, and a teammate killed
+    runs nothing to close it. A Python shim sets the kernel's parent-death signal, then
+    becomes the command (`exec`: its pid, its argv). Linux only; elsewhere unchanged.
+
+    The signal comes when the thread that started the child ends: call it from the thread of
+    the event loop that owns the child for its life."""
+    if not sys.platform.startswith("linux"):
+        return command, args
+    shim = [sys.executable, "-I", "-S", "-c", _BOUND_TO_PARENT, str(os.getpid())]
+    return shim[0], [*shim[1:], command, *args]
 
 
 def signal_group(pgid: int, sig: signal.Signals) -> None:

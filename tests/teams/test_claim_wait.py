@@ -17,9 +17,10 @@ from tether.testing.teammates import mate_answers, polite
 from .mates import new_team
 from .workers import tether
 
-READS_AT_MOST = 12
-"""`up`'s own reads, its teammate's at its start, one per roster change and a recheck each
-quarter second of a start of a few seconds."""
+READS_AT_MOST = 13
+"""`up`'s own reads (its write of the started process's pid into the record among them),
+its teammate's at its start, one per roster change and a recheck each quarter second of a
+start of a few seconds."""
 
 
 @pytest.fixture

@@ -49,6 +49,7 @@ from tether.teams.names import check_member_name
 if TYPE_CHECKING:
     from tether.store.mailbox import TeamStore
     from tether.store.task_records import Task
+    from tether.teams.processes import Started
 
 LEAD = "team-lead"
 
@@ -149,21 +150,32 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     patience = ["--store-patience", f"{args.store_patience:g}", "--lease", f"{args.lease!r}"]
     if args.trust_workspace:
         patience.append("--trust-workspace")
-    from tether.teams.processes import start_members
+    from tether.teams.processes import StartInterrupted, start_members
 
-    told = start_members(
-        project,
-        store,
-        mates,
-        store_args=[*_store_args(args), *patience],
-        plan=args.plan,
-        serve=main,  # forked from this process where it can fork
-        start_wait_s=args.start_wait,
-        say=lambda line: print(terminal_safe(line), file=sys.stderr, flush=True),
-    )
+    try:
+        told = start_members(
+            project,
+            store,
+            mates,
+            store_args=[*_store_args(args), *patience],
+            plan=args.plan,
+            serve=main,  # forked from this process where it can fork
+            start_wait_s=args.start_wait,
+            say=lambda line: print(terminal_safe(line), file=sys.stderr, flush=True),
+        )
+    except StartInterrupted as e:
+        print("tether: interrupted: what was still starting is ended", file=sys.stderr)
+        _tell(e.told)
+        if any(s.ok for s in e.told):
+            print(f"stop them with: tether team down {store.team}", file=sys.stderr)
+        return 130
+    _tell(told)
+    return 0 if all(s.ok for s in told) else 1
+
+
+def _tell(told: list[Started]) -> None:
     for started in told:
         print(terminal_safe(started.line), file=sys.stdout if started.ok else sys.stderr)
-    return 0 if all(s.ok for s in told) else 1
 
 
 def _member_specs(project: Path, specs: list[str]) -> list[tuple[str, str | None]]:
@@ -266,7 +278,7 @@ def _inbox(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
 def _down(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
     import asyncio
 
-    from tether.teams.processes import down
+    from tether.teams.team_down import down
 
     _team_exists(store)
     return asyncio.run(down(store, project, wait_s=args.wait))

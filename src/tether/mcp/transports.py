@@ -22,7 +22,7 @@ from tether.mcp.client_side import ClientSide
 from tether.mcp.diagnostics import Diagnostics
 from tether.mcp.environment import server_environment
 from tether.mcp.servers import ClientTransport, HttpTransport, ServerConfig, StdioTransport
-from tether.processes import run_marked
+from tether.processes import TEAM_RUN_ENV, bound_to_this_process, run_marked
 
 CLIENT_INFO = Implementation(name="tether", version=__version__)
 
@@ -44,9 +44,12 @@ async def enter_client(
     transport = config.transport
     match transport:
         case StdioTransport():
+            command, args = transport.command, list(transport.args)
+            if os.environ.get(TEAM_RUN_ENV):  # a teammate: nobody is there after its death
+                command, args = bound_to_this_process(command, args)
             params = StdioServerParameters(
-                command=transport.command,
-                args=list(transport.args),
+                command=command,
+                args=args,
                 # The SDK passes only a safe handful of variables by default; servers expect
                 # the user's environment (as Claude Code gives it), without its credentials;
                 # with the run's marker, so that a killed tether's servers are found and
@@ -55,7 +58,8 @@ async def enter_client(
                 cwd=transport.cwd,
             )
             # The SDK starts the process with start_new_session=True: a process group of its
-            # own, which its shutdown ends whole (stdin closed, then SIGTERM, then SIGKILL).
+            # own, which its shutdown ends whole (stdin closed, then SIGTERM, then SIGKILL); a
+            # teammate's also ends when the teammate dies without a shutdown (SIGKILL).
             assert diagnostics.errlog is not None, "a stdio connection has a stderr file"
             target = stdio_client(params, errlog=diagnostics.errlog)
         case ClientTransport():

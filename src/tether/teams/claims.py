@@ -19,11 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tether.processes import TEAM_RUN_ENV as TEAM_RUN_ENV
 from tether.store.mailbox import Member, StartClaim, TeamStore
 
 STARTING_ELSEWHERE = "being started by another process"
-TEAM_RUN_ENV = "TETHER_TEAM_RUN"
-"""In a teammate process's environment: `["<store url>", "<team>", "<member>"]` (JSON)."""
 
 
 def process_start(pid: int) -> str | None:
@@ -138,11 +137,13 @@ def claim_start(store: TeamStore, name: str, *, within_s: float, plan: bool) -> 
     now = time.time()
 
     def refusal(member: Member) -> str | None:
+        if alive(member) and not in_loop(member):  # started, its start-up not done yet
+            return f"{STARTING_ELSEWHERE}: its process is pid {member.pid} on {member.host}"
         if alive(member):
             return f"running already (pid {member.pid} on {member.host})"
         claim = starting_by(member, now)
         if claim is not None and claim.pid != me:
-            return f"{STARTING_ELSEWHERE} (pid {claim.pid} on {claim.host})"
+            return f"{STARTING_ELSEWHERE}: pid {claim.pid} on {claim.host} starts it"
         return None
 
     claim = StartClaim(

@@ -17,7 +17,6 @@ no fork) starts each as a new `tether team run` process."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -28,20 +27,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from tether.processes import RUN_MARKER, unmarked
-from tether.store.mailbox import Member, MemberBusy, Message, TeamStore
+from tether.store.mailbox import Member, MemberBusy, TeamStore
 from tether.store.task_records import StoreUnavailable
 from tether.teams.claims import (
     DID_NOT_START,
     STARTING_ELSEWHERE,
     STOPPED,
     TEAM_RUN_ENV,
-    TeamProcess,
     alive,
     claim_start,
-    exited,
     hold_run_mark,
     in_loop,
     pid_runs,
@@ -49,7 +45,6 @@ from tether.teams.claims import (
     run_mark,
     runs_as,
     start_state,
-    team_processes,
 )
 from tether.teams.forked import Child, can_fork, fork, warm
 from tether.teams.member_log import log_file, log_tail, open_log
@@ -91,6 +86,14 @@ BEFORE_CLAIM = ("tether.cli.teammate_check", "tether.cli.session_place", "tether
 model checked): `up` waits for the claim."""
 
 
+class StartInterrupted(Exception):
+    """Ctrl+C came while `start_members` waited: `told` says what became of each member."""
+
+    def __init__(self, told: list[Started]) -> None:
+        super().__init__("interrupted")
+        self.told = told
+
+
 def start_members(
     project: Path,
     store: TeamStore,
@@ -106,10 +109,16 @@ def start_members(
     process to run `serve` where it can fork, else new processes), and wait, `start_wait_s`
     at most (`say` tells it), for each to have its mailbox loop running (`loop_pid`): started
     only then. One whose process ended first, or that is still starting at the bound (ended
-    then), did not start: recorded so, and told with its log's end."""
+    then), did not start: recorded so, and told with its log's end. One another process is
+    starting is waited for as long (not ended: its starter ends it at its own bound).
+
+    Ctrl+C meanwhile (`StartInterrupted`): the start this process owns is cut short as at
+    the bound, so that nothing is left starting with nobody to end it or to say what became
+    of it: a member whose loop runs stays (a teammate outlives its `up`), one still starting
+    is ended and recorded as not started."""
     started: dict[str, Child] = {}
     told: list[Started] = []
-    elsewhere: list[str] = []
+    elsewhere: dict[str, str] = {}
     reap()
     claimed: list[Member] = []
     for mate in mates:  # each log writable first: nothing claimed for a start that cannot be
@@ -117,7 +126,7 @@ def start_members(
     for mate in mates:
         busy = claim_start(store, mate.name, within_s=start_wait_s, plan=plan)
         if busy is not None and busy.startswith(STARTING_ELSEWHERE):
-            elsewhere.append(mate.name)
+            elsewhere[mate.name] = busy
         elif busy is not None:
             told.append(Started(mate.name, True, f"{mate.name}: {busy}"))
         else:
@@ -132,39 +141,99 @@ def start_members(
     # it held when it stopped (a turn it will run again) is unread still.
     unread = {mate.name: store.unread(mate.name) for mate in claimed}
     deadline = time.monotonic() + start_wait_s
-    for mate in claimed:
-        log = log_file(project, store.team, mate.name)
-        argv = ["team", "run", store.team, mate.name, *store_args, *(["--plan"] if plan else [])]
-        if serve is not None and forking:
-            started[mate.name] = _fork_member(project, store, mate.name, argv, log, serve)
-        else:
-            started[mate.name] = _spawn_member(project, store, mate.name, argv, log)
-        CHILDREN.append(started[mate.name])
-    if started and say is not None:
-        names = ", ".join(started)
-        say(f"waiting for {names} to start (each until its mailbox loop runs, at most "
-            f"{start_wait_s:g} s)")  # fmt: skip
-    looped = _wait_loops(store, started, deadline, say)
+    looped: set[str] = set()
+    try:
+        for mate in claimed:
+            log = log_file(project, store.team, mate.name)
+            argv = ["team", "run", store.team, mate.name, *store_args]
+            argv += ["--plan"] if plan else []
+            if serve is not None and forking:
+                child = _fork_member(project, store, mate.name, argv, log, serve)
+            else:
+                child = _spawn_member(project, store, mate.name, argv, log)
+            started[mate.name] = child
+            CHILDREN.append(child)
+            _name_process(store, mate.name, child.pid)
+        waited = [*started, *(f"{name} ({why})" for name, why in elsewhere.items())]
+        if waited and say is not None:
+            say(f"waiting for {', '.join(waited)} to start (each until its mailbox loop "
+                f"runs, at most {start_wait_s:g} s)")  # fmt: skip
+        looped = _wait_loops(store, started, deadline, say)
+        told += [_started_elsewhere(store, name, deadline, start_wait_s) for name in elsewhere]
+    except KeyboardInterrupt:
+        # A second Ctrl+C must not cut the ending short (leaving a member starting).
+        before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            for mate in claimed:  # claimed, never started: nothing of it runs
+                if mate.name not in started:
+                    ended(store, mate.name, 0, started=False)
+            cut = [
+                _start_outcome(project, store, n, p, unread[n], start_wait_s, cut=True)
+                for n, p in started.items()
+            ]
+        finally:
+            signal.signal(signal.SIGINT, before)
+        raise StartInterrupted(cut) from None
     for name, proc in started.items():
         if name in looped:
             line = f"{name}: started (pid {proc.pid}), {unread[name]} unread message(s)"
             told.append(Started(name, True, line))
-            continue
-        late = proc.poll() is None
-        if late:  # still starting at the bound: ended, so that "did not start" is true
-            _end_child(proc)
-        log = log_file(project, store.team, name)
-        if not _ended(store, name, proc.pid, started=False):  # its loop ran, then it ended
-            line = f"{name}: started (pid {proc.pid}) and ended since (exit {proc.poll()}):"
-            told.append(Started(name, False, f"{line}\n{_tail(log)}"))
-            continue
-        why = f"not running after {start_wait_s:g} s: ended" if late else "exit"
-        told.append(
-            Started(name, False, f"{name}: did not start ({why} {proc.poll()}):\n{_tail(log)}")
-        )
-    for name in elsewhere:
-        told.append(_started_elsewhere(store, name))
+        else:
+            told.append(_start_outcome(project, store, name, proc, unread[name], start_wait_s))
     return told
+
+
+def _start_outcome(
+    project: Path,
+    store: TeamStore,
+    name: str,
+    proc: Child,
+    unread: int,
+    start_wait_s: float,
+    *,
+    cut: bool = False,
+) -> Started:
+    """What became of a member whose loop was not seen running by the bound (or, `cut`, when
+    the wait was interrupted): one still starting is ended first."""
+    member = next((m for m in store.members() if m.name == name), None)
+    if cut and member is not None and member.pid == proc.pid and in_loop(member):
+        line = f"{name}: started (pid {proc.pid}), {unread} unread message(s): it runs"
+        return Started(name, True, line)
+    late = proc.poll() is None
+    if late:  # still starting at the bound: ended, so that "did not start" is true
+        _end_child(proc)
+    log = log_file(project, store.team, name)
+    if not ended(store, name, proc.pid, started=False):  # its loop ran, then it ended
+        line = f"{name}: started (pid {proc.pid}) and ended since (exit {proc.poll()}):"
+        return Started(name, False, f"{line}\n{_tail(log)}")
+    if cut:
+        why = "still starting when interrupted: ended" if late else "exit"
+    else:
+        why = f"not running after {start_wait_s:g} s: ended" if late else "exit"
+    return Started(name, False, f"{name}: did not start ({why} {proc.poll()}):\n{_tail(log)}")
+
+
+def _name_process(store: TeamStore, name: str, pid: int) -> None:
+    """Write the process just started for `name` into its record (it claims it again itself
+    once it runs): a starter killed before that claim (SIGKILL) leaves a record naming the
+    process that runs, which `team status`, `up` and `down` then see, not a start claim of a
+    dead starter that says nothing runs. Left as it is when the process claimed it first or
+    another process of the member runs; the store out of reach: the process claims it."""
+
+    def refused(member: Member) -> str | None:
+        if member.pid == pid:
+            return "it claimed itself"
+        if member.pid is not None and alive(member):
+            return "another process runs"
+        return None
+
+    changes: dict[str, object] = {
+        "pid": pid,
+        "pid_started": process_start(pid),
+        "host": socket.gethostname(),
+    }
+    with contextlib.suppress(MemberBusy, StoreUnavailable):
+        store.update_member(name, changes, unless=refused)
 
 
 def _wait_loops(
@@ -253,7 +322,7 @@ def _fork_member(
     return fork(prepare, lambda: serve(argv[1:]))
 
 
-def _ended(store: TeamStore, name: str, pid: int, *, started: bool = True) -> bool:
+def ended(store: TeamStore, name: str, pid: int, *, started: bool = True) -> bool:
     """The process started for `name` ended without saying so: `stopped`, or `did not start`
     when its mailbox loop never ran (`started=False`: it had not started as far as its
     starter knows). False when its record is another's (another process of the member runs)
@@ -277,119 +346,34 @@ def _ended(store: TeamStore, name: str, pid: int, *, started: bool = True) -> bo
     return True
 
 
-def _started_elsewhere(store: TeamStore, name: str) -> Started:
-    """Wait for the process another starter is starting to have its mailbox loop running
-    (or to end, or its start-up deadline to pass)."""
-    deadline = time.monotonic() + START_WAIT_S
-    while time.monotonic() < deadline:
-        member = next((m for m in store.members() if m.name == name), None)
-        if member is None:
-            break
-        if in_loop(member):
-            return Started(name, True, f"{name}: started by another process (pid {member.pid})")
-        if start_state(member, time.time()) != "starting":
-            break
-        time.sleep(0.05)
+def _started_elsewhere(
+    store: TeamStore, name: str, deadline: float, start_wait_s: float
+) -> Started:
+    """Wait, until `deadline` (this start's own bound), for the member another process is
+    starting to have its mailbox loop running, or to stop starting (it ended, its start-up
+    deadline passed)."""
+    seen: list[Member] = []
+
+    def settled(members: list[Member]) -> bool:
+        seen[:] = [m for m in members if m.name == name]
+        return not seen or in_loop(seen[0]) or start_state(seen[0], time.time()) != "starting"
+
+    with contextlib.suppress(StoreUnavailable):
+        store.wait_members(settled, max(0.0, deadline - time.monotonic()), recheck_s=EXIT_RECHECK_S)
+    member = seen[0] if seen else None
+    if member is not None and in_loop(member):
+        return Started(name, True, f"{name}: started by another process (pid {member.pid})")
+    if member is not None and start_state(member, time.time()) == "starting":
+        pid = f"pid {member.pid}" if member.pid is not None else "no process yet"
+        return Started(
+            name,
+            False,
+            f"{name}: still starting after {start_wait_s:g} s ({pid}, started by another "
+            "process): `tether team status` shows it, `tether team down` stops it",
+        )
     return Started(name, False, f"{name}: another process was starting it, and it did not start")
 
 
 def _tail(path: Path, lines: int = 20) -> str:
     tail = log_tail(path, lines)
     return "(no log)" if tail is None else "\n".join(tail)
-
-
-async def down(store: TeamStore, project: Path, *, wait_s: float) -> int:
-    """Ask every running teammate to shut down, wait for each to stop, then stop the rest."""
-    here = socket.gethostname()
-    mates = [m for m in store.members() if m.name != LEAD]
-    running = [m for m in mates if alive(m)]
-    for mate in mates:
-        if mate not in running and exited(mate):  # its record said otherwise: stopped now
-            _ended(store, mate.name, mate.pid or 0, started=mate.state != "starting")
-            log = log_file(project, store.team, mate.name).relative_to(project)
-            print(f"{mate.name}: nothing was running (it had exited: see {log})")
-    asked: dict[str, str] = {}
-    for mate in running:
-        sent = store.send(Message(sender=LEAD, recipient=mate.name, kind="shutdown_request"))
-        asked[mate.name] = sent.id
-        print(f"{mate.name}: asked to shut down")
-    await asyncio.gather(
-        *(_stop(store, m, wait_s, asked[m.name]) for m in running if m.host == here)
-    )
-    for mate in running:
-        if mate.host != here:
-            print(f"{mate.name}: runs on {mate.host}: asked only")
-    # Whatever the roster says: every process of the team here (one the roster never named,
-    # one still starting) is ended too.
-    others = await asyncio.to_thread(team_processes, store)
-    await asyncio.gather(*(_end(p) for p in others))
-    if not running and not others:
-        print(f"nothing of team {store.team} was running")
-    return 0
-
-
-async def _end(process: TeamProcess) -> None:
-    """End a teammate process the roster does not name: SIGTERM (its session saved), then
-    SIGKILL to its process group."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(process.pid, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_GRACE_S
-    while runs_as(process.pid, process.started):
-        if time.monotonic() >= deadline:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                if os.getpgid(process.pid) == process.pid:
-                    os.killpg(process.pid, signal.SIGKILL)
-                else:
-                    os.kill(process.pid, signal.SIGKILL)
-            print(f"{process.member}: another process of it (pid {process.pid}) killed (SIGKILL)")
-            return
-        await asyncio.sleep(0.05)
-    print(f"{process.member}: another process of it (pid {process.pid}) stopped")
-
-
-async def _stop(store: TeamStore, mate: Member, wait_s: float, request: str) -> None:
-    """Wait for the teammate to stop, then SIGTERM, then SIGKILL. However it stopped, the
-    shutdown it was asked for is done: recorded, so that the request, if it was never read,
-    is not replayed on the next start."""
-    assert mate.pid is not None
-    if await _gone(mate, wait_s):
-        said = "stopped"
-    else:
-        _signal(mate, signal.SIGTERM)
-        if await _gone(mate, STOP_GRACE_S):
-            said = f"stopped (SIGTERM after {wait_s:g} s)"
-        else:
-            _signal(mate, signal.SIGKILL)
-            said = "killed (SIGKILL)"
-    changes: dict[str, Any] = {"shutdown_done": request}
-    if said.startswith("killed"):
-        changes |= STOPPED
-    await asyncio.to_thread(store.update_member, mate.name, changes)
-    print(f"{mate.name}: {said}")
-
-
-async def _gone(mate: Member, within_s: float) -> bool:
-    """Whether the teammate's process ended within `within_s`. Its process, not its record:
-    a teammate that wrote "stopped" may still run (a SessionEnd hook), and one that lingers
-    unreaped as its starter's child has ended."""
-    assert mate.pid is not None
-    deadline = time.monotonic() + within_s
-    while runs_as(mate.pid, mate.pid_started):
-        if time.monotonic() >= deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
-
-
-def _signal(mate: Member, signum: signal.Signals) -> None:
-    """Signal the teammate's process, if it is still the one recorded (a pid used again by
-    another process is left alone); SIGKILL goes to its process group (it leads one: `up`
-    starts it in a session of its own), so that the commands it started go with it."""
-    assert mate.pid is not None
-    if not runs_as(mate.pid, mate.pid_started):
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if signum == signal.SIGKILL and os.getpgid(mate.pid) == mate.pid:
-            os.killpg(mate.pid, signum)
-        else:
-            os.kill(mate.pid, signum)
