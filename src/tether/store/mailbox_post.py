@@ -81,9 +81,7 @@ def open_poster(url: str | None, *, project: Path, team: str) -> Poster:
     cannot be used."""
     where = store_location(url, project=project, team=team)
     if isinstance(where, str):
-        from tether.store.resp_wire import plain_url
-
-        return WirePoster(where, team) if plain_url(where) else RedisPoster(where, team)
+        return RedisPoster(where, team)
     if not where.exists():
         raise absent_store(where, url=url, team=team, made_by="`tether team up`")
     return SqlitePoster(where, team)
@@ -217,75 +215,3 @@ class RedisPoster:
 
     def close(self) -> None:
         self._r.close()
-
-
-class WirePoster:
-    """`RedisPoster`'s calls over one connection of `resp_wire` (no redis-py to import): the
-    same keys, transactions and errors."""
-
-    def __init__(self, url: str, team: str) -> None:
-        from tether.store.redis_connect import CONNECT_TIMEOUT_S
-        from tether.store.resp_wire import NotRedis, RespConnection, RespError
-
-        self.team, self.url = team, redacted(url)
-        self._prefix = f"tether:{{{team}}}:"
-        try:
-            self._r = RespConnection(url, timeout_s=CONNECT_TIMEOUT_S)
-            self._r.call("PING")
-        except TimeoutError as e:
-            said = _Said(f"no answer within {CONNECT_TIMEOUT_S:g} s ({e})")
-            raise StoreUnavailable(cannot_use("mailbox", url, said)) from None
-        except NotRedis as e:
-            said = _Said(f"what answers there is not a Redis server ({e})")
-            raise StoreUnavailable(cannot_use("mailbox", url, said)) from None
-        except (OSError, RespError) as e:
-            raise StoreUnavailable(cannot_use("mailbox", url, e)) from None
-
-    def _transaction(self, *commands: tuple[str, ...]) -> list[Any]:
-        """The results of `commands` run in one MULTI/EXEC (an error reply among them kept
-        as a value), `StoreUnavailable` when the store stops answering."""
-        from tether.store.resp_wire import NotRedis, RespError
-
-        try:
-            replies = self._r.calls([("MULTI",), *commands, ("EXEC",)])
-        except (OSError, NotRedis) as e:
-            raise StoreUnavailable(f"mailbox store {self.url}: {e}") from None
-        results = replies[-1]
-        if not isinstance(results, list):  # the transaction itself refused: a queued error
-            refused = next((r for r in replies if isinstance(r, RespError)), results)
-            raise StoreUnavailable(f"mailbox store {self.url}: {refused}")
-        return results
-
-    def team_exists(self) -> bool:
-        from tether.store.resp_wire import NotRedis, RespError
-
-        try:
-            return bool(self._r.call("EXISTS", self._prefix + "team"))
-        except (OSError, NotRedis, RespError) as e:
-            raise StoreUnavailable(f"mailbox store {self.url}: {e}") from None
-
-    def member_names(self) -> list[str]:
-        names, recorded = self._transaction(
-            ("ZRANGE", self._prefix + "joined", "0", "-1"), ("HKEYS", self._prefix + "members")
-        )
-        return [str(name) for name in names if name in recorded]
-
-    def post(self, sender: str, recipient: str, text: str) -> str:
-        message_id, data = message_data(sender, recipient, text)
-        mailbox = f"{self._prefix}mailbox:{recipient}"
-        results = self._transaction(
-            ("SADD", self._prefix + "mailboxes", recipient),
-            ("XGROUP", "CREATE", mailbox, GROUP, "0", "MKSTREAM"),
-            ("XADD", mailbox, "*", "data", data),
-        )
-        for result in results:
-            if isinstance(result, Exception) and "BUSYGROUP" not in str(result):
-                raise StoreUnavailable(f"mailbox store {self.url}: {result}")
-        return message_id
-
-    def close(self) -> None:
-        self._r.close()
-
-
-class _Said(Exception):
-    """An error told in other words than the socket's."""

@@ -84,8 +84,6 @@ def check_redis_url(url: str) -> None:
     else:
         _check_host(parts, bad)
         path_db = _path_db(parts.path, bad)
-    if not parts.query and scheme != "unix":
-        return  # nothing more for redis-py to read: not imported (`mailbox_post`'s plain send)
     _check_options(parts.query, path_db, bad)
     import redis.connection
 
