@@ -81,7 +81,7 @@ async def test_without_thinking_the_level_is_held_at_high(
         ("claude-opus-4-5", {"type": "enabled", "budget_tokens": 31999}, "high"),
         ("claude-haiku-4-5", {"type": "enabled", "budget_tokens": 31999}, None),
         ("claude-mystery-9", {"type": "adaptive"}, None),  # unknown: no level it may refuse
-        ("claude-3-7-sonnet-latest", {"type": "enabled", "budget_tokens": 31999}, None),
+        ("claude-3-7-sonnet-latest", None, None),  # Claude Code sends it no thinking (measured)
         ("claude-3-5-haiku-latest", None, None),  # cannot think: sent none (it was, by budget)
     ],
 )

@@ -65,12 +65,40 @@ def test_a_budget_over_a_model_of_unknown_prices_is_said_to_be_unenforceable(
     """The catalogue does not price it: its spend counts as $0, and the user who set a budget
     learns that no budget can stop the session (a local server's model, free, says nothing)."""
     fake_model.script(reply(text("done")), reply(text("done")))
-    unknown = tether("-p", "go", "--model", "claude-opus-4-1", "--max-budget-usd", "0.0001")
+    unknown = tether("-p", "go", "--model", "claude-next-9", "--max-budget-usd", "0.0001")
     assert unknown.exit_code == 0, unknown.stderr
     assert (
-        "tether: the prices of claude-opus-4-1 are unknown to tether: its use counts as $0, "
+        "tether: the prices of claude-next-9 are unknown to tether: its use counts as $0, "
         "so --max-budget-usd cannot stop this session"
     ) in unknown.stderr
     known = tether("-p", "go", "--max-budget-usd", "5")
     assert known.exit_code == 0, known.stderr
     assert "prices" not in known.stderr
+
+
+@pytest.mark.parametrize(
+    ("model", "price_in"),
+    [
+        ("claude-3-7-sonnet-latest", 3.0),
+        ("claude-sonnet-4-20250514", 3.0),
+        ("claude-3-5-haiku-latest", 0.8),
+        ("CLAUDE-3-OPUS-20240229", 15.0),
+    ],
+)
+def test_a_retired_claude_model_is_priced_as_claude_code_prices_it(
+    fake_model: FakeModelServer, tether: Run, model: str, price_in: float
+) -> None:
+    """Claude models the catalogue lists by no id (dated, `-latest`) are priced by their
+    family: they cost $0 before, so `--max-budget-usd` never stopped a session on them."""
+    fake_model.script(reply(text("done")))
+    run = tether("-p", "go", "--model", model, "--output-format", "json")
+    assert run.exit_code == 0, run.stderr
+    assert "prices" not in run.stderr
+    usage = json.loads(run.stdout)["usage"]
+    spent = (
+        usage["input_tokens"] * price_in
+        + usage["cache_creation_input_tokens"] * price_in * 1.25
+        + usage["cache_read_input_tokens"] * price_in * 0.1
+        + usage["output_tokens"] * price_in * 5
+    ) / 1e6
+    assert json.loads(run.stdout)["total_cost_usd"] == pytest.approx(spent, abs=1e-6)  # 6 places

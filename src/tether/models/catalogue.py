@@ -362,15 +362,22 @@ _UNTHINKING_PREFIXES = ("claude-3-",)
 its bundled CLI sends 3.7 no `thinking`, even with `--max-thinking-tokens` or
 `MAX_THINKING_TOKENS`)."""
 
-_OLD_OUTPUT_CAPS = (
-    ("claude-3-5-", 8_192),
-    ("claude-3-sonnet", 8_192),
-    ("claude-3-opus", 4_096),
-    ("claude-3-haiku", 4_096),
+_RETIRED_CLAUDE_PRICES: tuple[tuple[str, float, float], ...] = (
+    ("claude-3-7-sonnet", 3.0, 15.0),
+    ("claude-3-5-sonnet", 3.0, 15.0),
+    ("claude-3-sonnet", 3.0, 15.0),
+    ("claude-sonnet-4-0", 3.0, 15.0),
+    ("claude-sonnet-4-2025", 3.0, 15.0),
+    ("claude-3-5-haiku", 0.8, 4.0),
+    ("claude-3-haiku", 0.25, 1.25),
+    ("claude-3-opus", 15.0, 75.0),
+    ("claude-opus-4-0", 15.0, 75.0),
+    ("claude-opus-4-1", 15.0, 75.0),
+    ("claude-opus-4-2025", 15.0, 75.0),
 )
-"""The output cap Claude Code sends the Claude 3 and 3.5 models: the most each takes
-(measured: 8192 for 3.5, 4096 for Claude 3 Opus and Haiku); later Claude models unknown here
-get `_DEFAULT_OUTPUT`'s."""
+"""List prices (input, output per million tokens) of Claude models the catalogue does not
+list by id, by prefix (dated ids, `-latest`): Claude Code prices them, so a budget stops a
+session on them (priced $0, `--max-budget-usd` never stopped one)."""
 
 _DEFAULT_CONTEXT = {"anthropic": 200 * _K, "openai": 128 * _K}
 _DEFAULT_OUTPUT = {"anthropic": 32 * _K, "openai": 16 * _K}
@@ -394,10 +401,14 @@ def model_info(model_id: str, provider: Provider) -> ModelInfo:
         if lower.startswith(_UNTHINKING_PREFIXES)
         else "adaptive"
     )
-    output = next(
-        (cap for prefix, cap in _OLD_OUTPUT_CAPS if lower.startswith(prefix)),
-        _DEFAULT_OUTPUT[provider.wire],
-    )
+    output = _DEFAULT_OUTPUT[provider.wire]
+    if provider.name == "anthropic":
+        # Claude Code sends the Claude 3 and 3.5 models the most each takes (measured: 8192
+        # for 3.5, 4096 for Claude 3 Opus and Haiku), later ones the default.
+        output = min(output, claude_output_ceiling(model_id) or output)
+        priced = next((p for p in _RETIRED_CLAUDE_PRICES if lower.startswith(p[0])), None)
+        if priced is not None:
+            return _claude(model_id, _DEFAULT_CONTEXT["anthropic"], output, *priced[1:], thinking)
     return ModelInfo(
         model_id,
         provider.name,
