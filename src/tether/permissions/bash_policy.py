@@ -43,6 +43,7 @@ from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_form
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import CodeUse, code_use
 from tether.permissions.launchers import launches
+from tether.permissions.node_options import inert_node_options
 from tether.permissions.path_variable import workspace_path_entries
 from tether.permissions.process_programs import process_program
 from tether.permissions.runners import REMOTE_RUNNERS
@@ -201,6 +202,8 @@ class _Judge(RuleJudge):
                 what = "the workspace's directories, whose programs may shadow others"
                 parts.append(ask(f"puts on PATH {what}: {readable(value)}", hard=True))
                 self.read_only = False
+            elif name == "NODE_OPTIONS" and inert_node_options(value):
+                continue  # `NODE_OPTIONS=--max-old-space-size=4096 npm run build`
             elif is_dangerous_variable(name) and not self.own_module_path(name, value):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False
