@@ -121,8 +121,6 @@ def test_tar_operands_before_a_directory_are_read_from_where_it_runs(
 @pytest.mark.parametrize(
     "command",
     [
-        "make -C src -f ../secrets/key.pem",
-        "make --directory=src -f ../.env",
         "patch -d src -i ../.env",
         "scons -C src -f ../.env",
         "mytool --cwd=src ../.env",

@@ -331,7 +331,12 @@ def test_cd_in_the_same_command(links: Links) -> None:
     )
     far = PermissionContext(mode="default", rules=rules, workspace=ws, cwd=ws, home=links.home)
     assert bash("cd far && cat ../data.txt", far) == "deny"
-    assert bash("cd far && cd .. && cat data.txt", far) != "allow"
+    # bash's `cd ..` is logical: from `far` it goes back to where the link is (the
+    # workspace); only a physical one (`-P`, `set -P`) climbs from where far leads.
+    assert bash("cd far && cd .. && cat data.txt", far) == "allow"
+    assert bash("cd far && cd -P .. && cat data.txt", far) == "deny"
+    assert bash("cd -P far && cd .. && cat data.txt", far) == "deny"
+    assert bash("set -P; cd far && cd .. && cat data.txt", far) == "deny"
 
 
 def test_cdpath_makes_a_relative_cd_unknown(links: Links) -> None:

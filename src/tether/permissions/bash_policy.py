@@ -43,12 +43,13 @@ from tether.permissions.glob_vanishing import TOO_MANY_VANISHING, vanishing_form
 from tether.permissions.inline_verdicts import code_verdicts
 from tether.permissions.interpreter_code import CodeUse, code_use
 from tether.permissions.launchers import launches
+from tether.permissions.node_options import inert_node_options
 from tether.permissions.path_variable import workspace_path_entries
 from tether.permissions.process_programs import process_program
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
-from tether.permissions.shell_chains import cd_goes_where_named
+from tether.permissions.shell_chains import cd_goes_where_named, cd_stays_logical
 from tether.permissions.shell_globbing import DEFERRING, GlobState
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_steady import builtins_stay, for_builtin_alone, steady_pwd
@@ -110,6 +111,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.tree_stays = tree_stays(script.invocations)
     judge.steady_pwd = steady_pwd(command, all_invocations(script.invocations))
     judge.places.back = judge.steady_pwd
+    judge.places.logical = cd_stays_logical(command)
     judge.builtins_stay = builtins_stay(command, all_invocations(script.invocations))
     chains = judge.builtins_stay and cd_goes_where_named(command)
     for inv in script.invocations:
@@ -201,6 +203,8 @@ class _Judge(RuleJudge):
                 what = "the workspace's directories, whose programs may shadow others"
                 parts.append(ask(f"puts on PATH {what}: {readable(value)}", hard=True))
                 self.read_only = False
+            elif name == "NODE_OPTIONS" and inert_node_options(value):
+                continue  # `NODE_OPTIONS=--max-old-space-size=4096 npm run build`
             elif is_dangerous_variable(name) and not self.own_module_path(name, value):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False

@@ -69,8 +69,10 @@ def conda_sources(args: Sequence[str]) -> tuple[str, ...]:
 
 _SPECIFIED = _INSTALLS | {"search"}
 """Commands whose operands are package specs, each of which may name its own channel."""
-_BRACKET_CHANNEL = re.compile(r"\[[^\]]*\bchannel\s*=\s*['\"]?([^,\]'\"]+)", re.I)
-"""A spec's channel in brackets (`numpy[channel=/x/ch]`), as conda's MatchSpec reads it."""
+_BRACKET_CHANNEL = re.compile(r"[\[,]\s*['\"]?(?:channel|url)['\"]?\s*=\s*['\"]?([^,\]'\"]+)", re.I)
+"""A spec's channel or package URL in brackets (`numpy[channel=/x/ch]`,
+`numpy[url=file:///x/p.tar.bz2]`), as conda's MatchSpec reads them: both keys name where
+the package comes from."""
 
 
 def _spec_source(word: str) -> str | None:
@@ -83,9 +85,9 @@ def _spec_source(word: str) -> str | None:
         return local_channel(channel)
     if not is_literal(word[:1]):
         return word  # `$SPEC`, `~::pkg` (bash leaves it as written): its channel may be anything
-    bracket = _BRACKET_CHANNEL.search(word)
-    if bracket is not None:
-        return local_channel(bracket.group(1))
+    brackets = [local_channel(found) for found in _BRACKET_CHANNEL.findall(word)]
+    if brackets:
+        return next((place for place in brackets if place is not None), None)
     return local_channel(word) or word if _package_path(word) else None
 
 
@@ -138,9 +140,14 @@ def _environment(text: str) -> dict[object, object] | None:
 
 def environment_channels(text: str) -> tuple[str, ...]:
     """The channels on this machine an environment file's `channels:` list names (`file:///x`,
-    `/x/chan`): conda installs packages, and their scripts, from there."""
+    `/x/chan`): conda installs packages, and their scripts, from there. A file that is no
+    environment file is a list of specs (`install --file reqs.txt`), a line each, or an
+    explicit list of package URLs (`@EXPLICIT`): the local places each takes its package
+    from (`/x/ch::pkg`, `pkg[channel=/x/ch]`, `file:///x/p.conda`)."""
     data = _environment(text)
-    channels = data.get("channels") if data is not None else None
+    if data is None:
+        return _spec_file_sources(text)
+    channels = data.get("channels")
     if not isinstance(channels, list):
         return ()
     named = [local_channel(str(c)) for c in channels]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
@@ -161,3 +168,13 @@ def pip_lines(text: str) -> str | None:
         if isinstance(item, dict) and isinstance(section := item.get("pip"), list):  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             lines += [str(entry) for entry in section]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
     return "\n".join(lines)
+
+
+def _spec_file_sources(text: str) -> tuple[str, ...]:
+    """The local places a spec file's lines take packages from (`#` starts a comment)."""
+    found: list[str] = []
+    for line in text.splitlines():
+        spec = line.partition("#")[0].strip()
+        if spec and not spec.startswith("@"):
+            found += [p for word in spec.split() if (p := _spec_source(word)) is not None]
+    return tuple(found)

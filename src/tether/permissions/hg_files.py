@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from tether.permissions.file_urls import local_url_path
+from tether.permissions.hg_commands import UNKNOWN_COMMAND, command_known
 from tether.permissions.hg_named_files import NAMED, UNKNOWN_DEBUG, debug_known
 from tether.permissions.hg_peers import hg_operands
 from tether.permissions.option_names import OptionGrammar, first_operand, option_pairs
@@ -98,7 +99,11 @@ def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
         writes += [value for option, value in pairs if option in named.writes]
         reads += [p for w in operands[slice(*named.read_operands)] if (p := _opened(w))]
         writes += operands[slice(*named.write_operands)]
-    unseen = (UNKNOWN_DEBUG,) if word.startswith("debug") and not debug_known(word) else ()
+    unseen: tuple[str, ...] = ()
+    if word.startswith("debug") and not debug_known(word):
+        unseen = (UNKNOWN_DEBUG,)
+    elif word and is_literal(word) and not word.startswith("debug") and not command_known(word):
+        unseen = (UNKNOWN_COMMAND,)
     return HgFiles(tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)), unseen)
 
 

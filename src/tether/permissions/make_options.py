@@ -31,8 +31,35 @@ def makefiles(args: tuple[str, ...]) -> list[str]:
 
 def make_places(args: tuple[str, ...]) -> list[tuple[str, str]]:
     """Where make reads makefiles from, as (letter, value): `f` a makefile, `C` the directory
-    it runs in (and whose makefile it reads), `I` a directory searched for included ones."""
-    return [(letter, value) for letter, value in _make_words(args) if letter in "fCI"]
+    it runs in (and whose makefile it reads), `I` a directory searched for included ones.
+    make's `-C` options compose (each is relative to the one before: `-C .. -C ..` is two
+    levels up), so the literal ones come as one `C`, their fold, where the first stood; one
+    known only as it runs comes as it is."""
+    places = [(letter, value) for letter, value in _make_words(args) if letter in "fCI"]
+    directory = run_directory([value for letter, value in places if letter == "C"])
+    found: list[tuple[str, str]] = []
+    for letter, value in places:
+        if letter != "C" or not is_literal(value):
+            found.append((letter, value))
+        elif directory is not None:
+            found.append(("C", directory))
+            directory = None
+    return found
+
+
+def run_directory(directories: list[str]) -> str | None:
+    """The directory a run of `-C DIR` options lands in, relative to where the command starts
+    (each relative one is taken from the one before, an absolute one starts again); None
+    without a literal one. Ones known only as it runs are left out (their callers ask)."""
+    directory: str | None = None
+    for value in directories:
+        if not is_literal(value):
+            continue
+        if directory is None or value.startswith(("/", "~")):
+            directory = value
+        else:
+            directory = f"{directory.rstrip('/')}/{value}"
+    return directory
 
 
 def eval_texts(args: tuple[str, ...]) -> list[str]:

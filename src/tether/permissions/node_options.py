@@ -270,3 +270,20 @@ def _listening(name: str, value: str) -> list[str]:
         return []
     where = f"node {name}={readable(value)}"
     return [f"{where} opens a debugger to the network: whoever reaches it runs code"]
+
+
+def inert_node_options(value: str) -> bool:
+    """Whether `NODE_OPTIONS=value` changes nothing about what node runs, loads, writes, reads
+    or listens on: every word one of node's options that does none of these, read with the
+    same table as node's command line (`--max-old-space-size=4096 --enable-source-maps`)."""
+    if not value or not is_literal(value):
+        return False
+    try:
+        words = tuple(shlex.split(value))
+    except ValueError:
+        return False
+    if not words or "--" in words:
+        return False
+    found = _Found()
+    _read_options((*words, "--"), found, given=True)
+    return not found.writes and not found.reads and not found.asks

@@ -113,7 +113,7 @@ def loaded_code(
     args = argv[1:]
     scripts = interpreter_scripts(argv)
     if name in ("make", "gmake", "bmake"):
-        places = [value for _, value in make_places(args) if value not in ("-", "")]
+        places = _make_paths(make_places(args))
         text = eval_text(args)
         assigned = tuple(f"{name}={value}" for name, value in text.assignments)
         return (*places, *text.includes, *_make_programs((*args, *assigned)))
@@ -266,3 +266,16 @@ that runs."""
 
 def _before_end(args: tuple[str, ...]) -> tuple[str, ...]:
     return args[: args.index("--")] if "--" in args else args
+
+
+def _make_paths(places: list[tuple[str, str]]) -> list[str]:
+    """make's places as paths from where it starts: a relative makefile or include directory
+    is read from the directory `-C` moved to (`make -C src -f ../../x.mk` reads ../x.mk)."""
+    directory = next((v for letter, v in places if letter == "C" and is_literal(v)), None)
+    paths: list[str] = []
+    for letter, value in places:
+        if value in ("-", ""):
+            continue
+        relative = letter != "C" and is_literal(value) and not value.startswith(("/", "~"))
+        paths.append(f"{directory}/{value}" if directory is not None and relative else value)
+    return paths

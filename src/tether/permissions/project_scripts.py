@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Final
 
-from tether.permissions.make_options import make_places
+from tether.permissions.make_options import make_places, run_directory
 from tether.permissions.makefile_reader import read_makefile
 from tether.permissions.makefile_run import DEFAULT_INCLUDE_DIRS, MakeRun
 from tether.permissions.option_names import long_option
@@ -181,14 +181,9 @@ def _make_code(
     if any(not is_literal(f) or f in ("-", "") for f in files):
         return None
     unread = [f"{n} in make's environment" for n, _ in assignments if n in _MAKE_ENVIRONMENT]
-    directory: str | None = None
-    for letter, value in places:
-        if letter != "C":
-            continue
-        if not is_literal(value):
-            unread.append("make runs in a directory known only as it runs")
-            continue
-        directory = value if directory is None or value.startswith("/") else f"{directory}/{value}"
+    if any(letter == "C" and not is_literal(value) for letter, value in places):
+        unread.append("make runs in a directory known only as it runs")
+    directory = run_directory([value for letter, value in places if letter == "C"])
     default = _BMAKEFILES if name == "bmake" else MAKEFILES
     include_dirs: list[str] = []
     for letter, value in places:

@@ -122,7 +122,10 @@ class AssignmentWalker:
                 if not word.startswith("-") and word not in valued:
                     self.problems.append("a reference variable whose target is set later")
         self._names(tuple(words))
-        self.sets(variables_set(tuple(words)))
+        # A name given a value here is judged with its value, as an assignment word
+        # (bash_policy: `declare -x NODE_OPTIONS=--enable-source-maps`), not as one set blind.
+        valued = {name for name, _ in assignments}
+        self.sets([name for name in variables_set(tuple(words)) if name not in valued])
         self.tainted = self.tainted or taints(tuple(words))
         self._add(Invocation(tuple(words), tuple(assignments), persistent=True))
         for code in compound_assignments((words[0], *quoted, *words[1:])):

@@ -5,6 +5,8 @@ paths from where the `cd` before it led alone, instead of every place the line m
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 _SUBSTITUTIONS = ("$(", "`", "<(", ">(")
@@ -34,3 +36,12 @@ def cd_goes_where_named(command: str) -> bool:
     where the line may turn on `cdable_vars` (`shopt -s cdable_vars; cd x`: the directory in
     `$x` when there is no `x`), which it can only do with `shopt` (CDPATH: shell_places)."""
     return "shopt" not in command and "cdable" not in command
+
+
+_PHYSICAL = re.compile(r"\bset\b|physical|SHELLOPTS")
+
+
+def cd_stays_logical(command: str) -> bool:
+    """Whether every `cd` of `command` without `-P` is logical: bash starts so, and only
+    `set -P`/`set -o physical` (or SHELLOPTS, for a shell it starts) change it."""
+    return _PHYSICAL.search(command) is None

@@ -66,6 +66,10 @@ class ShellPlaces:
     """While a command runs in a directory not known (`elsewhere`): the places the paths
     another program names for it start from (find's `{}`)."""
 
+    logical: bool = False
+    """Nothing in the line may turn on bash's physical mode (`set -P`, `set -o physical`):
+    a `cd` without `-P` is logical (shell_chains.cd_stays_logical)."""
+
     options: GlobOptions = DEFAULT
     """The glob options that may be on where the words being judged are expanded
     (shell_globbing; the judge sets them command by command)."""
@@ -188,7 +192,12 @@ class ShellPlaces:
         for directory in found:
             if isinstance(directory, Path):
                 real = self.files.real(directory)
-                places += [real] if physical else [normalize(directory), real]
+                if physical:
+                    places.append(real)
+                elif self._lands_logically(directory):
+                    places.append(normalize(directory))
+                else:
+                    places += [normalize(directory), real]
             else:
                 places.append(None)
         if top and None not in places:
@@ -199,6 +208,20 @@ class ShellPlaces:
         for place in places:
             _keep(self.cwds, place)
             _keep(self.everywhere, place)
+
+    def _lands_logically(self, directory: Path) -> bool:
+        """Whether a logical `cd` to `directory` surely lands in its path with `..` folded as
+        written (`cd homelink/..` is where homelink is): bash changes to that when it is a
+        directory, and only when that fails to the physical one, the same place unless the
+        path climbs with `..`. Sure then when nothing in the line makes cd physical, and
+        the path does not climb, or its folded form is a directory now that holds where the
+        command starts (the line cannot take it away without taking that)."""
+        if not self.logical:
+            return False
+        if ".." not in directory.parts:
+            return True
+        folded, cwd = normalize(directory), self.files.ctx.cwd
+        return folded.is_dir() and (folded == cwd or folded in cwd.parents)
 
 
 def _keep(places: dict[Path | None, None], place: Path | None) -> None:
