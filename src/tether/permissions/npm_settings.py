@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tether.permissions.manager_fetches import own_fetches
 from tether.permissions.npm_config import NPM_VALUED, npm_setting
+from tether.permissions.option_names import long_option
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.runner_argv import npm_command
 from tether.permissions.runner_tables import NPM, PNPM, YARN
@@ -28,9 +29,12 @@ _GLOBAL_WRITERS = frozenset(
 )
 """Commands (npm's after its aliases are resolved, pnpm's and yarn's as typed) that install,
 link or remove packages."""
-_CACHES = frozenset({"--cache", "--cache-folder", "--store-dir", "--global-folder", "--logs-dir"})
+_CACHES = frozenset(
+    {"--cache", "--cache-folder", "--store-dir", "--global-folder", "--global-dir", "--logs-dir"}
+)
 _REGISTRIES = frozenset({"--registry", "--proxy", "--https-proxy"})
 """Where packages, and the scripts they run, come from (a proxy may answer as any registry)."""
+_PNPM_WATCHED = ("--registry", "--global", "--store-dir", "--global-dir")
 _PROGRAMS = frozenset({"--browser", "--editor", "--git", "--node-gyp", "--viewer"})
 """npm's settings naming a program it starts (`npm --git=PROG install`, `--browser` for
 `npm docs`, `--viewer` for `npm help`): each is judged as that program run."""
@@ -71,6 +75,8 @@ def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
             i += took
         else:
             option, eq, value = arg.partition("=")
+            if name == "pnpm":
+                option = _pnpm_name(option)
             if not eq and option in _VALUED[name]:
                 value, i = following, i + 1
             settings = ((option, value),) if arg.startswith("-") else ()
@@ -114,6 +120,14 @@ def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
     return ProgramUse(
         writes=tuple(writes), asks=tuple(asks), runs=tuple(runs), loads=tuple(loads), changes=True
     )
+
+
+def _pnpm_name(option: str) -> str:
+    """The setting a pnpm option names: pnpm reads its options with nopt too, so a unique
+    prefix of a setting's name is that setting (`--reg` is `--registry`); taken as the watched
+    one here, whichever pnpm setting it may also begin."""
+    read = long_option(option, _PNPM_WATCHED, known=PNPM.flags | PNPM.known(), prefixes=True)
+    return read[0] if read is not None else option
 
 
 def _npm_option(arg: str, following: str) -> tuple[tuple[tuple[str, str], ...], int] | None:
