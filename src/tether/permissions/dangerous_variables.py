@@ -51,6 +51,10 @@ DANGEROUS_VARIABLES = _names(
     "PERL5* PERLLIB RUBYOPT RUBYLIB GEM_* BUNDLE_* LUA_* TCLLIBPATH R_* PHPRC PHP_INI_SCAN_DIR "
     "AWKPATH AWKLIBPATH NPM_CONFIG_* npm_config_* YARN_* CARGO_* RUSTC* RUSTDOC* RUSTFLAGS "
     "GOFLAGS GOPROXY GOPATH JAVA_HOME CLASSPATH PIP_* UV_* "
+    # corepack's and pnpm's own settings: the registry or mirror corepack fetches npm, pnpm
+    # and yarn from and runs (`COREPACK_NPM_REGISTRY`), where it keeps them (`COREPACK_HOME`);
+    # pnpm's global directory (`PNPM_HOME`); npm_config_* and YARN_* are above.
+    "COREPACK_* PNPM_HOME "
     # Python tools' configuration, which names code (pylint's init-hook, tox's commands,
     # invoke's runtime config, pre-commit's cached hook repositories).
     "PYLINTRC TOX_* NOX_* PRE_COMMIT_* INVOKE_* "

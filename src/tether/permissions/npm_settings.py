@@ -3,11 +3,19 @@ they stand before `--` (npm reads its options anywhere, as nopt does; pnpm and y
 `-g`/`--global`/`--location=global` (npm, pnpm) and `yarn global` with a command that installs
 or removes packages write the global prefix, outside the workspace (asked; with `--prefix
 DIR` npm's global prefix is DIR, a write of it); `--registry URL` and npm's
-`--@SCOPE:registry=URL` fetch packages, and the scripts they run, from a registry not the one
-configured (asked); `--cache DIR`, `--cache-folder`, `--store-dir` are written."""
+`--@SCOPE:registry=URL` (and a proxy, which may answer as any registry) fetch packages, and
+the scripts they run, from a registry not the one configured (asked); `--cache DIR`,
+`--cache-folder`, `--store-dir`, `--logs-dir` are written. npm's words are read as nopt reads
+them (npm_config: `--reg` is `--registry`); its settings naming a program it starts (`--git`,
+`--browser`...) are that program run, `--init-module FILE` is code loaded, a settings file
+(`--userconfig`) is asked, and so is a setting npm does not know. yarn's and pnpm's own
+fetches and global writes: manager_fetches."""
 
 from __future__ import annotations
 
+from tether.permissions.manager_fetches import own_fetches
+from tether.permissions.npm_config import NPM_VALUED, npm_setting
+from tether.permissions.option_names import long_option
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.runner_argv import npm_command
 from tether.permissions.runner_tables import NPM, PNPM, YARN
@@ -21,10 +29,18 @@ _GLOBAL_WRITERS = frozenset(
 )
 """Commands (npm's after its aliases are resolved, pnpm's and yarn's as typed) that install,
 link or remove packages."""
-_CACHES = frozenset({"--cache", "--cache-folder", "--store-dir", "--global-folder"})
-_REGISTRY = "--registry"
+_CACHES = frozenset(
+    {"--cache", "--cache-folder", "--store-dir", "--global-folder", "--global-dir", "--logs-dir"}
+)
+_REGISTRIES = frozenset({"--registry", "--proxy", "--https-proxy"})
+"""Where packages, and the scripts they run, come from (a proxy may answer as any registry)."""
+_PNPM_WATCHED = ("--registry", "--global", "--store-dir", "--global-dir")
+_PROGRAMS = frozenset({"--browser", "--editor", "--git", "--node-gyp", "--viewer"})
+"""npm's settings naming a program it starts (`npm --git=PROG install`, `--browser` for
+`npm docs`, `--viewer` for `npm help`): each is judged as that program run."""
+_CONFIGS = frozenset({"--userconfig", "--globalconfig"})
 _VALUED = {
-    name: grammar.known() | _CACHES | {_REGISTRY, "--location"}
+    name: grammar.known() | _CACHES | _REGISTRIES | {"--location"}
     for name, grammar in (("npm", NPM), ("pnpm", PNPM), ("yarn", YARN), ("yarnpkg", YARN))
 }
 """Options whose value is the next word (not a positional: `npm --loglevel silly i`)."""
@@ -42,28 +58,53 @@ def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
     asks: list[str] = []
     positionals: list[str] = []
     global_ = False
+    runs: list[str] = []
+    loads: list[str] = []
     prefix: str | None = None
     i = 0
     while i < len(words):
         arg = words[i]
-        option, eq, value = arg.partition("=")
         following = words[i + 1] if i + 1 < len(words) else ""
-        if not eq and option in _VALUED[name]:
-            value, i = following, i + 1
         i += 1
-        if arg in _GLOBAL_FLAGS or (option == "--location" and value == "global"):
-            global_ = True
-        elif option == "--global" and eq:
-            global_ = value != "false"
-        elif option in _CACHES:
-            writes.append(value)
-        elif option == "--prefix" and name == "npm":
-            prefix = value
-        elif option == _REGISTRY or (option.startswith("--@") and option.endswith(":registry")):
-            where = readable(value) if is_literal(value) else "a place known only as it runs"
-            asks.append(f"{name} fetches packages and the scripts they run from {where}")
-        elif not arg.startswith("-"):
-            positionals.append(arg)
+        if name == "npm" and arg.startswith("-") and arg != "-":
+            read = _npm_option(arg, following)
+            if read is None:
+                asks.append(f"npm reads {readable(arg)} as a setting tether does not know")
+                continue
+            settings, took = read
+            i += took
+        else:
+            option, eq, value = arg.partition("=")
+            if name == "pnpm":
+                option = _pnpm_name(option)
+            if not eq and option in _VALUED[name]:
+                value, i = following, i + 1
+            settings = ((option, value),) if arg.startswith("-") else ()
+            if not arg.startswith("-"):
+                positionals.append(arg)
+        for option, value in settings:
+            if arg in _GLOBAL_FLAGS or (option in ("-g", "--global") and value != "false"):
+                global_ = True
+            elif option == "--global" or (option == "--location" and value != "global"):
+                global_ = False
+            elif option == "--location":
+                global_ = True
+            elif option in _CACHES:
+                writes.append(value)
+            elif option == "--prefix" and name == "npm":
+                prefix = value
+            elif option in _REGISTRIES or (
+                option.startswith("--@") and option.endswith(":registry")
+            ):
+                where = readable(value) if is_literal(value) else "a place known only as it runs"
+                asks.append(f"{name} fetches packages and the scripts they run from {where}")
+            elif option in _PROGRAMS and name == "npm":
+                runs.append(value)
+            elif option == "--init-module" and name == "npm":
+                loads.append(value)
+            elif option in _CONFIGS and name == "npm":
+                shown = readable(value) if is_literal(value) else "a file known only as it runs"
+                asks.append(f"npm reads its settings from {shown}: programs they name run")
     command = _command(name, positionals)
     if name in ("yarn", "yarnpkg") and command == "global":
         global_, command = True, positionals[1] if len(positionals) > 1 else ""
@@ -73,9 +114,38 @@ def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
         else:
             what = f"{name} {command} of a global package"
             asks.append(f"{what} writes the global prefix, outside the workspace")
-    if not writes and not asks:
+    asks += own_fetches(name, positionals, words)
+    if not writes and not asks and not runs and not loads:
         return None
-    return ProgramUse(writes=tuple(writes), asks=tuple(asks), changes=True)
+    return ProgramUse(
+        writes=tuple(writes), asks=tuple(asks), runs=tuple(runs), loads=tuple(loads), changes=True
+    )
+
+
+def _pnpm_name(option: str) -> str:
+    """The setting a pnpm option names: pnpm reads its options with nopt too, so a unique
+    prefix of a setting's name is that setting (`--reg` is `--registry`); taken as the watched
+    one here, whichever pnpm setting it may also begin."""
+    read = long_option(option, _PNPM_WATCHED, known=PNPM.flags | PNPM.known(), prefixes=True)
+    return read[0] if read is not None else option
+
+
+def _npm_option(arg: str, following: str) -> tuple[tuple[tuple[str, str], ...], int] | None:
+    """The settings an npm option word gives with their values, and how many following words
+    it takes (a valued setting's value when not attached); None for a setting not known."""
+    if arg.startswith("--@") and arg.partition("=")[0].endswith(":registry"):
+        option, eq, value = arg.partition("=")
+        return ((option, value if eq else following),), 0 if eq else 1
+    settings = npm_setting(arg)
+    if settings is None:
+        return None
+    took = 0
+    read: list[tuple[str, str]] = []
+    for option, value in settings:
+        if value is None and option[2:] in NPM_VALUED:
+            value, took = following, 1
+        read.append((option, "true" if value is None else value))
+    return tuple(read), took
 
 
 def _command(name: str, positionals: list[str]) -> str:
