@@ -127,6 +127,6 @@ def test_a_ledger_from_a_newer_tether_is_refused(tmp_path: Path) -> None:
         LedgerFile(path)
     assert str(refused.value) == (
         f"the cost ledger {path} is not usable (written by a newer tether (version 99, this "
-        "one reads 3)): move it away to start an empty one (the costs it holds are then not "
+        "one reads 4)): move it away to start an empty one (the costs it holds are then not "
         "counted)"
     )

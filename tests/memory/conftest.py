@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -129,3 +130,14 @@ def use_endpoint(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
 def refused_url(port: int) -> str:
     """An endpoint's base URL on a loopback port that refuses connections (`refused_port`)."""
     return f"http://127.0.0.1:{port}/v1"
+
+
+_SAVED = re.compile(r" \(saved \d{4}-\d\d-\d\d \d\d:\d\d UTC\)")
+
+
+def undated(shown: str | list[str]) -> Any:
+    """What the model was shown of memories without the times they were saved, where a test
+    is about something else (`test_memory_dates.py` checks them)."""
+    if isinstance(shown, list):
+        return [_SAVED.sub("", s) for s in shown]
+    return _SAVED.sub("", shown)

@@ -12,7 +12,14 @@ import pytest
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult
 
-from .conftest import Endpoint, memory_cli, refused_url, save_in_a_session, use_endpoint
+from .conftest import (
+    Endpoint,
+    memory_cli,
+    refused_url,
+    save_in_a_session,
+    undated,
+    use_endpoint,
+)
 
 Run = Callable[..., CliResult]
 
@@ -62,7 +69,7 @@ def test_with_the_endpoint_down_memory_lists_searches_saves_and_removes_by_words
         f"Ranked by words only: the query could not be embedded (cannot embed for memory: "
         f"{down}/embeddings: "
     )
-    assert found.endswith(f"Memory 1: {CACHE}")
+    assert undated(found).endswith(f"Memory 1: {CACHE}")
     [saved] = fake_model.requests[2].tool_results()
     assert saved.startswith("Saved as memory 2, by its words only for now (cannot embed for ")
     told = [line for line in result.stderr.splitlines() if "memory" in line]

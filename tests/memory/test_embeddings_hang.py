@@ -18,7 +18,7 @@ from tether.memory.endpoint_health import health_path
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult, run_cli_process
 
-from .conftest import Endpoint, memory_cli, save_in_a_session, use_endpoint
+from .conftest import Endpoint, memory_cli, save_in_a_session, undated, use_endpoint
 
 Run = Callable[..., CliResult]
 
@@ -70,7 +70,7 @@ def test_a_hanging_endpoint_holds_a_session_briefly_once_then_not_again(
     [found] = fake_model.requests[1].tool_results()
     assert found.startswith("Ranked by words only: the query could not be embedded ")
     assert f"no answer within {TIMEOUT_S:g} s" in found
-    assert found.endswith(f"Memory 1: {CACHE}")
+    assert undated(found).endswith(f"Memory 1: {CACHE}")
     # Said once each: the start's skip, with when it is tried again, then the tool's wait.
     notice, waited = _memory_notices(second.stderr)
     assert notice.startswith(

@@ -17,6 +17,7 @@ from tether.memory.subjects import corrects, subject_of
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult
 
+from .conftest import undated
 from .test_memory_replace import DISTINCT
 
 FAR_CORRECTIONS = (
@@ -174,6 +175,6 @@ def test_a_session_searching_reads_the_correction_first(
     )
     result = tether("-p", "remember, then look up how we deploy")
     assert result.exit_code == 0, result.stderr
-    assert fake_model.requests[4].tool_results() == [
+    assert undated(fake_model.requests[4].tool_results()) == [
         "Memory 3: Actually we deploy with helm now.\n\nMemory 1: Deploys use kubectl apply."
     ]

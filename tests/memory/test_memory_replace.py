@@ -13,7 +13,7 @@ from tether.memory.store import MemoryStore
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult
 
-from .conftest import memory_cli
+from .conftest import memory_cli, undated
 
 Run = Callable[..., CliResult]
 
@@ -108,7 +108,7 @@ def test_the_model_replaces_a_stale_fact_by_its_id_and_only_then(
         "Error: There is no memory 99: no memory of this project ever had that id (the "
         "highest given is 4). Nothing was saved."
     )
-    assert results[7] == "Memory 4 [api]: The API server listens on port 9090"
+    assert undated(results[7]) == "Memory 4 [api]: The API server listens on port 9090"
     listed = memory_cli("--cwd", str(workspace), "list")
     assert listed.exit_code == 0, listed.stderr
     assert "8080" not in listed.stdout
@@ -151,7 +151,7 @@ def test_the_newer_of_two_near_facts_ranks_above_the_stale_one_unless_the_words_
         text("done"),
     )
     assert tether("-p", "what port?").exit_code == 0
-    found = [r.tool_results()[0] for r in fake_model.requests[1:]]
+    found = [undated(r.tool_results()[0]) for r in fake_model.requests[1:]]
     assert found[0] == f"Memory 3: {NEW_PORT}"  # was memory 2, the stale port
     assert found[1].startswith(f"Memory 3: {NEW_PORT}\n\nMemory 2: {OLD_PORT}"), found[1]
     assert found[2].startswith(f"Memory 2: {OLD_PORT}"), found[2]  # only it says 8080

@@ -17,7 +17,7 @@ from tether.cli.memory_setup import memory_path
 from tether.testing import FakeModelServer, RecordedRequest, text, tool_use
 from tether.testing.cli_runner import CliResult, run_cli_process
 
-from .conftest import memory_cli
+from .conftest import memory_cli, undated
 
 Run = Callable[..., CliResult]
 
@@ -65,11 +65,12 @@ def test_a_later_session_finds_a_memory_by_meaning_and_by_words_and_is_offered_i
     first = fake_model.requests[0]
     offered = (
         "<system-reminder>\nMemories saved in earlier sessions of this project that may bear "
-        "on this request (MemorySearch finds more; they may be out of date):\n"
+        "on this request (MemorySearch finds more; they may be out of date: of two that "
+        "disagree, the one saved later is likely the current one):\n"
         f"- Memory 1: {DEPLOY}\n</system-reminder>"
     )
-    assert _user_texts(first) == [f"{PARAPHRASE}: what do I type?", offered]
-    assert [r.tool_results() for r in fake_model.requests[1:]] == [
+    assert undated(_user_texts(first)) == [f"{PARAPHRASE}: what do I type?", offered]
+    assert [undated(r.tool_results()) for r in fake_model.requests[1:]] == [
         [f"Memory 1 [deploy]: {DEPLOY}"],
         [f"Memory 2: {TABS}"],
         ["No memory matches."],
@@ -177,7 +178,7 @@ def test_without_the_memory_extra_memory_searches_by_words_and_says_so_once(
     )
     result = run_cli_process([*argv, "remember"], env=env)
     assert result.exit_code == 0, result.stderr
-    assert [r.tool_results() for r in fake_model.requests[1:]] == [
+    assert [undated(r.tool_results()) for r in fake_model.requests[1:]] == [
         ["Saved as memory 1."],
         [f"Memory 1: {DEPLOY}"],
         ["No memory matches."],
@@ -204,7 +205,7 @@ def test_a_subagent_searches_the_projects_memory(fake_model: FakeModelServer, te
     result = tether("-p", "ask a helper")
     assert result.exit_code == 0, result.stderr
     child = requests_of(fake_model, "recall-deploy", [MAIN, "recall-deploy"])
-    assert child[1].tool_results() == [f"Memory 1 [deploy]: {DEPLOY}"]
+    assert undated(child[1].tool_results()) == [f"Memory 1 [deploy]: {DEPLOY}"]
 
 
 def test_a_continued_conversation_is_not_offered_memories_again(
@@ -306,7 +307,7 @@ def test_a_save_into_a_damaged_memory_keeps_the_text_and_adds_it_once_the_memory
     again = tether("-p", "how do we deploy?")
     assert again.exit_code == 0, again.stderr
     [found] = fake_model.requests[1].tool_results()
-    assert found == f"Memory 1 [deploy]: {DEPLOY}"
+    assert undated(found) == f"Memory 1 [deploy]: {DEPLOY}"
     assert kept.read_text() == ""
     listed = memory_cli("--cwd", str(workspace), "list")
     assert listed.stdout.count(DEPLOY) == 1
@@ -383,7 +384,7 @@ def test_a_memory_kept_aside_after_the_memory_opened_is_added_before_a_search(
         2
     ].tool_results()
     [found] = fake_model.requests[3].tool_results()
-    assert found.startswith(f"Memory 3 [staging]: {fact}"), found
+    assert undated(found).startswith(f"Memory 3 [staging]: {fact}"), found
     assert kept.read_text() == ""
 
 

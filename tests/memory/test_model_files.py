@@ -15,6 +15,8 @@ from tether.memory.minilm import MiniLM, ModelFileError, ModelFiles, find_model
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import run_cli_process
 
+from .conftest import undated
+
 DEPLOY = "Deploy to production with make release after the checklist."
 PARAPHRASE = "shipping a new version to live servers"
 
@@ -74,7 +76,7 @@ def test_with_a_changed_model_file_sessions_search_by_words_and_say_why_once(
     )
     result = run_cli_process([*argv, "remember"], env=env)
     assert result.exit_code == 0, result.stderr
-    assert [r.tool_results() for r in fake_model.requests[1:]] == [
+    assert [undated(r.tool_results()) for r in fake_model.requests[1:]] == [
         ["Saved as memory 1."],
         [f"Memory 1: {DEPLOY}"],
         ["No memory matches."],
@@ -103,7 +105,7 @@ def test_with_a_missing_model_file_sessions_search_by_words_and_say_which(
     )
     result = run_cli_process([*argv, "remember"], env=env)
     assert result.exit_code == 0, result.stderr
-    assert [r.tool_results() for r in fake_model.requests[1:]] == [
+    assert [undated(r.tool_results()) for r in fake_model.requests[1:]] == [
         ["Saved as memory 1."],
         [f"Memory 1: {DEPLOY}"],
     ]

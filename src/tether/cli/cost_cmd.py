@@ -16,11 +16,13 @@ from tether.cli.session_refs import SessionRefError, check_ref, resolve_session
 from tether.config.settings import tether_home
 from tether.ledger import (
     GROUPINGS,
+    CacheUnknown,
     Grouping,
     LedgerError,
     LedgerFile,
     Line,
     breakdown,
+    cache_unknown,
     ledger_path,
     parse_since,
     session_ids,
@@ -49,7 +51,9 @@ def main(argv: list[str]) -> int:
         parser.error(str(e))
     try:
         project = None if args.project is None else str(Path(args.project).resolve())
-        lines, free = _lines(ledger_path(tether_home()), args.by, since, args.session, project)
+        lines, free, unknown = _lines(
+            ledger_path(tether_home()), args.by, since, args.session, project
+        )
     except _Refused as e:
         print(f"tether cost: {e}", file=sys.stderr)
         return e.status
@@ -63,6 +67,11 @@ def main(argv: list[str]) -> int:
             "more_lines": view.more_lines,
             "more_usd": view.more_usd,
             "unpriced_models": [{"model": model, "calls": calls} for model, calls in free],
+            "cache_reads_unreported": {
+                "calls": unknown.unreported,
+                "possible_saving_usd_estimated": unknown.possible_saving,
+            },
+            "cache_reads_estimated_calls": unknown.estimated,
         }
         print(json.dumps(body, indent=2))
         return 0
@@ -75,13 +84,33 @@ def main(argv: list[str]) -> int:
             f"{model}: {calls} model call(s) at no known price, counted as $0 "
             "(a local server's, or a model the catalogue lacks): the totals leave them out"
         )
+    for note in _cache_notes(unknown):
+        print(note)
     return 0
+
+
+def _cache_notes(unknown: CacheUnknown) -> list[str]:
+    """What the totals say of cache reads no endpoint reported."""
+    notes: list[str] = []
+    if unknown.unreported:
+        notes.append(
+            f"{unknown.unreported} model call(s) to an endpoint that reports no cache reads: "
+            "priced as plain input, as the session's own total is; a prompt cache may have "
+            f"saved up to ${unknown.possible_saving:.4f} of it (estimated, not in the totals)"
+        )
+    if unknown.estimated:
+        notes.append(
+            f"{unknown.estimated} model call(s) recorded by an older tether have estimated "
+            "cache reads (their endpoint reported none), priced as such in the totals"
+        )
+    return notes
 
 
 def _lines(
     path: Path, by: Grouping, since: str | None, session: str | None, project: str | None = None
-) -> tuple[list[Line], list[tuple[str, int]]]:
-    """The lines, and the models (with their calls) that no price was known for."""
+) -> tuple[list[Line], list[tuple[str, int]], CacheUnknown]:
+    """The lines, the models (with their calls) that no price was known for, and the calls
+    whose cache reads their endpoint did not report."""
     try:
         if session is not None:
             check_ref(session)
@@ -90,7 +119,7 @@ def _lines(
     if not path.exists():
         if session is not None:
             raise _Refused(f"no session {session!r} in the cost ledger (nothing recorded)", 1)
-        return [], []
+        return [], [], CacheUnknown()
     try:
         ledger = LedgerFile(path, read_only=True)
         try:
@@ -101,7 +130,8 @@ def _lines(
                     raise _Refused(f"no session {session!r} in the cost ledger {path}", 1)
             lines = breakdown(ledger, by, since=since, session_id=session_id, project=project)
             free = unpriced(ledger, since=since, session_id=session_id, project=project)
-            return lines, free
+            unknown = cache_unknown(ledger, since=since, session_id=session_id, project=project)
+            return lines, free, unknown
         finally:
             ledger.close()
     except SessionRefError as e:

@@ -11,6 +11,7 @@ from pathlib import Path
 from tether.cli.memory_setup import memory_path, open_store
 from tether.cli.terminal_text import terminal_safe
 from tether.config.settings import tether_home
+from tether.tools.memory_index import saved_minute
 
 
 def main(argv: list[str]) -> int:
@@ -90,5 +91,8 @@ def _run(args: argparse.Namespace, store: object) -> int:
     for memory, by in found:
         tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
         how = f" ({by})" if by else ""
-        print(f"{memory.id:>5}  {memory.created_at[:10]}{tags}{how}  {terminal_safe(memory.text)}")
+        saved = saved_minute(
+            memory.created_at
+        )  # to the minute: a correction is often saved the same day
+        print(f"{memory.id:>5}  {saved}{tags}{how}  {terminal_safe(memory.text)}")
     return 0

@@ -126,7 +126,8 @@ class ProjectMemory:
         ]
         return (
             "Memories saved in earlier sessions of this project that may bear on this request "
-            "(MemorySearch finds more; they may be out of date):\n" + "\n".join(lines)
+            "(MemorySearch finds more; they may be out of date: of two that disagree, the one "
+            "saved later is likely the current one):\n" + "\n".join(lines)
         )
 
     def warm(self, file_pieces: Sequence[str] = ()) -> None:
@@ -217,7 +218,10 @@ class ProjectMemory:
             ) from None
         if found.words_only:
             self._tell(f"memory: searching by words only: {found.words_only}")
-        hits = [MemoryHit(f.memory.id, f.memory.text, f.memory.tags, f.by) for f in found]
+        hits = [
+            MemoryHit(f.memory.id, f.memory.text, f.memory.tags, f.by, f.memory.created_at)
+            for f in found
+        ]
         return Hits(hits + self._pending_hits(query, limit - len(hits)), found.words_only)
 
     def _with_pending(self) -> MemoryStore:

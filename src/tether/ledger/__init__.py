@@ -6,9 +6,11 @@ from tether.ledger.meter import CHARS_PER_TOKEN, ConversationMeter, Rates
 from tether.ledger.recorder import LedgerRecorder
 from tether.ledger.report import (
     GROUPINGS,
+    CacheUnknown,
     Grouping,
     Line,
     breakdown,
+    cache_unknown,
     parse_since,
     session_ids,
     unpriced,
@@ -18,6 +20,7 @@ from tether.ledger.writer import LedgerWriter
 __all__ = [
     "CHARS_PER_TOKEN",
     "GROUPINGS",
+    "CacheUnknown",
     "ConversationMeter",
     "Grouping",
     "LedgerError",
@@ -27,6 +30,7 @@ __all__ = [
     "Line",
     "Rates",
     "breakdown",
+    "cache_unknown",
     "ledger_path",
     "parse_since",
     "session_ids",

@@ -88,14 +88,22 @@ def _whose_work(db: sqlite3.Connection) -> None:
 
 def _cache_reads_source(db: sqlite3.Connection) -> None:
     """Whether a model call's cache reads are the endpoint's count (`reported`) or the
-    ledger's estimate, the endpoint having said nothing of them (`estimated`: `meter.py`)."""
+    ledger's estimate, the endpoint having said nothing of them (`estimated`: `meter.py`;
+    `unreported` since `_possible_saving`)."""
     db.execute("ALTER TABLE model_calls ADD COLUMN cache_reads TEXT NOT NULL DEFAULT 'reported'")
+
+
+def _possible_saving(db: sqlite3.Connection) -> None:
+    """What an automatic prompt cache may have saved on a call whose endpoint said nothing of
+    its cache reads (`unreported`: priced as plain input; the saving estimated, in no cost)."""
+    db.execute("ALTER TABLE model_calls ADD COLUMN possible_saving REAL NOT NULL DEFAULT 0")
 
 
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _first,
     _whose_work,
     _cache_reads_source,
+    _possible_saving,
 )
 """Applied in order; `PRAGMA user_version` is how many a file has had."""
 

@@ -32,10 +32,13 @@ its own rate. A tool call's cost is what it made the session pay:
   the requests after it (those it kept whole go on costing).
 
 A model call's cache reads are the endpoint's count. An OpenAI-compatible endpoint that says
-nothing of them (no `prompt_tokens_details.cached_tokens`: `Usage.cache_reads_unsaid`) has
-them estimated as OpenAI's automatic cache reads: the conversation's previous prompt, a
-prefix of this one, from `AUTO_CACHE_MIN` tokens, in steps of `AUTO_CACHE_STEP`, the rest
-plain input; the call's `cache_reads` says which (`reported`, `estimated`).
+nothing of them (no `prompt_tokens_details.cached_tokens`: `Usage.cache_reads_unsaid`) is
+priced as it answered, its whole prompt plain input: the session's own total (`-p` json,
+`/cost`) counts it so, and one session has one price. What OpenAI's automatic cache would
+have saved is estimated apart (`Charged.possible_saving`, shown as such, never in a total):
+the conversation's previous prompt, a prefix of this one, from `AUTO_CACHE_MIN` tokens, in
+steps of `AUTO_CACHE_STEP`, read at the cache rate instead of the input rate. The call's
+`cache_reads` says which (`reported`; `unreported`: none said, priced as plain input).
 """
 
 from __future__ import annotations
@@ -64,6 +67,9 @@ AUTO_CACHE_STEP = 128
 """...in steps of this many."""
 IMAGE_TOKENS = 1600
 _M = 1_000_000
+CacheReads = Literal["reported", "unreported", "estimated"]
+"""A call's cache reads: the endpoint's count; none said (priced as plain input); or, in a
+ledger written before a call was priced so, estimated and priced as such."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +132,11 @@ class Charged:
     asked: tuple[Asked, ...]
     search_cost: float = 0.0
     """What the web searches the endpoint ran for the reply cost."""
-    cache_reads: Literal["reported", "estimated"] = "reported"
-    """Whether `usage`'s cache reads are the endpoint's count or estimated (it said none)."""
+    cache_reads: CacheReads = "reported"
+    """Whether `usage`'s cache reads are the endpoint's count or it said none."""
+    possible_saving: float = 0.0
+    """What an automatic prompt cache may have saved on a call whose endpoint said nothing of
+    its cache reads (estimated; in no cost)."""
 
     @property
     def cost(self) -> float:
@@ -185,9 +194,11 @@ class ConversationMeter:
 
     def reply(self, message: Message, usage: Usage, rates: Rates) -> Charged:
         """Price the request that got `message` (everything added so far), then add it."""
-        source: Literal["reported", "estimated"] = "reported"
+        source: CacheReads = "reported"
+        possible_saving = 0.0
         if usage.cache_reads_unsaid:
-            usage, source = self._estimated_reads(usage), "estimated"
+            source = "unreported"
+            possible_saving = self._estimated_reads(usage) * (rates.input - rates.cache_read) / _M
         self._last_prompt = usage.context_tokens
         read, written = usage.cache_read_input_tokens, usage.cache_creation_input_tokens
         self._results.bill(usage.context_tokens, read, written, rates)
@@ -207,25 +218,13 @@ class ConversationMeter:
         )
         self.add(message)
         search_cost = usage.web_search_requests * rates.web_search
-        return Charged(usage, prompt, output_cost, asked, search_cost, source)
+        return Charged(usage, prompt, output_cost, asked, search_cost, source, possible_saving)
 
-    def _estimated_reads(self, usage: Usage) -> Usage:
-        """`usage` with the cache reads OpenAI's automatic cache would have made (see the
-        module's docstring) taken out of its plain input."""
+    def _estimated_reads(self, usage: Usage) -> int:
+        """The tokens of `usage`'s plain input OpenAI's automatic cache would have read (see
+        the module's docstring)."""
         cached = self._last_prompt - self._last_prompt % AUTO_CACHE_STEP
-        read = min(cached if cached >= AUTO_CACHE_MIN else 0, usage.input_tokens)
-        return Usage(
-            input_tokens=usage.input_tokens - read,
-            output_tokens=usage.output_tokens,
-            cache_creation_input_tokens=usage.cache_creation_input_tokens,
-            cache_read_input_tokens=usage.cache_read_input_tokens + read,
-            web_search_requests=usage.web_search_requests,
-            thinking_tokens=usage.thinking_tokens,
-            ephemeral_5m_input_tokens=usage.ephemeral_5m_input_tokens,
-            ephemeral_1h_input_tokens=usage.ephemeral_1h_input_tokens,
-            service_tier=usage.service_tier,
-            cache_reads_unsaid=True,
-        )
+        return min(cached if cached >= AUTO_CACHE_MIN else 0, usage.input_tokens)
 
 
 @dataclass(frozen=True)

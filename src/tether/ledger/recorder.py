@@ -212,8 +212,8 @@ class LedgerRecorder:
             (
                 "INSERT INTO model_calls (at, session_id, agent_id, task_id, team, project, "
                 "model, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, "
-                "input_cost, cache_read_cost, cache_write_cost, output_cost, cost, cache_reads) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "input_cost, cache_read_cost, cache_write_cost, output_cost, cost, cache_reads, "
+                "possible_saving) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         at,
@@ -233,6 +233,7 @@ class LedgerRecorder:
                         charged.output_cost,
                         charged.cost,
                         charged.cache_reads,
+                        charged.possible_saving,
                     )
                 ],
             )

@@ -136,6 +136,38 @@ def unpriced(
     return [(str(model), int(str(calls))) for model, calls in rows]
 
 
+@dataclass(frozen=True)
+class CacheUnknown:
+    """The model calls (in `breakdown`'s selection) whose endpoint said nothing of its cache
+    reads: `unreported` priced as plain input, `possible_saving` what a prefix cache may have
+    saved on them (estimated, in no total); `estimated`: calls of an older ledger whose cache
+    reads were estimated and priced so."""
+
+    unreported: int = 0
+    possible_saving: float = 0.0
+    estimated: int = 0
+
+
+def cache_unknown(
+    ledger: LedgerFile,
+    *,
+    since: str | None = None,
+    session_id: str | None = None,
+    project: str | None = None,
+) -> CacheUnknown:
+    where, parameters = _filters(since, session_id, project)
+    rows = ledger.read(
+        "SELECT COALESCE(SUM(cache_reads = 'unreported'), 0), "
+        "COALESCE(SUM(CASE WHEN cache_reads = 'unreported' THEN possible_saving END), 0), "
+        f"COALESCE(SUM(cache_reads = 'estimated'), 0) FROM model_calls {where}",
+        parameters,
+    )
+    if not rows:
+        return CacheUnknown()
+    unreported, saving, estimated = rows[0]
+    return CacheUnknown(int(str(unreported)), float(str(saving)), int(str(estimated)))
+
+
 def _key(key: object, team: object) -> str:
     """A line's key: a task's id or an agent's name under its team (`alpha/1`, `alpha/m1`);
     `(none)` for calls made for no task."""

@@ -16,12 +16,22 @@ they share a tag (but `memory.md`, which every piece of the memory file has).
 
 A correction says that something changed: "actually", "no longer", "anymore", "instead",
 "switched", "moved to", "replaced", "is gone", "was upgraded", "from now on", "these days",
-or a clause ending in "now" ("The frontend build is Vite now"; "Logs are now shipped to
-Datadog" states a fact, it corrects none). It corrects an older memory on its subject, or one
-sharing a topic word with it: a word of three letters or more, not a common one ("use",
-"run", "team"), its plural or tense aside ("deploys use kubectl apply" / "actually we deploy
-with helm now"). A newer fact that is not worded as a correction supersedes nothing ("The rate
-limiter keeps its counters in Redis" after "Redis listens on port 6379")."""
+"changed to", "shut down", "obsolete", "used to", "stop using", "don't use", a clause of
+"not" and what is no more ("CI is on GitHub Actions, not Travis"), a leading "Update:" or
+"Correction:", or a clause ending in "now" ("The frontend build is Vite now"; "Logs are now
+shipped to Datadog" states a fact, it corrects none). It corrects an older memory when the
+change bears on what the two share: the clause it is in (up to a `.`, `;`, `:`, `!`, `?` or
+a comma) has a key term of the older's or a topic word it has (three letters or more, not a
+common one such as "use", "run", "team"; its plural or tense aside), or they share a tag:
+"actually we deploy with helm now" corrects "deploys use kubectl apply". A change elsewhere
+in the memory bears on nothing the two share; nor does one on a narrower subject than the
+shared word (the word followed by a preposition: "Deploys to staging no longer need
+approval"), nor the place something moved to ("The frontend was moved to the backend's
+monorepo"), nor "actually" after a verb, which only stresses it ("Nobody has actually
+deployed on a Friday"). A leading "Update:" or "Correction:" bears on the whole memory. A
+newer fact not worded as a correction supersedes nothing ("The rate limiter keeps its
+counters in Redis" after "Redis listens on port 6379"); the dates memories are shown with
+(`tools/memory_index.py`) let the model tell the current one where the wording does not."""
 
 from __future__ import annotations
 
@@ -44,10 +54,23 @@ _CORRECTION = re.compile(
     r"\b(?:actually|no longer|not any ?more|anymore|instead|nowadays|these days|from now on"
     r"|switched|replaced|retired|deprecated|migrated|renamed|moved (?:to|from|into|under|over)"
     r"|(?:is|are|has been|have been) (?:gone|dropped|removed)"
-    r"|(?:was|were|has been|have been) (?:upgraded|changed|moved|replaced|swapped))\b"
+    r"|(?:was|were|has been|have been) (?:upgraded|changed|moved|replaced|swapped)"
+    r"|changed to|shut down|obsolete|used to|stop using|(?:don['\u2019]t|do not|never) use)\b"
+    r"|^\s*not\b(?=\s+\w)"  # a clause of its own: "CI is on GitHub Actions, not Travis"
     r"|\bnow\b(?=\s*(?:[.!?;,:)]|$))",
     re.IGNORECASE,
 )
+_WHOLE_CORRECTION = re.compile(r"^\s*(?:update|correction|updated|corrected)\s*:", re.IGNORECASE)
+"""A memory saved as a correction of what it says: the change bears on all of it."""
+_CLAUSE = re.compile(r"[^.;:!?,]+")
+_STRESSED = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|do|does|did|can|could|will|would|should)\s+actually\b",
+    re.IGNORECASE,
+)
+"""`actually` after a verb stresses it ("has actually deployed"): no change said."""
+_NARROWED_TEXT = "to for of on in at from with about under over without"
+_NARROWED = frozenset(_NARROWED_TEXT.split())
+"""Words after which a shared word names a narrower subject ("deploys to staging")."""
 _COMMON_TEXT = (
     "a an and are as at be by can do does for from how in is it its me my of on or our "
     "should so that the their there this to was we what when where which who why will "
@@ -56,7 +79,7 @@ _COMMON_TEXT = (
     "over same some still than them then these they those too under up use used uses "
     "using run runs ran running make makes made team project thing things way ways time "
     "day days week weeks month months year years actually longer instead anymore "
-    "switched replaced moved upgraded changed"
+    "switched replaced moved upgraded changed obsolete shut stop correction"
 )
 _COMMON = frozenset(_COMMON_TEXT.split())
 """Words that name no topic: common English words, generic verbs, the correction's own."""
@@ -74,6 +97,9 @@ class Subject:
     """Its words that name a topic (not `_COMMON`), stemmed (`_stem`)."""
     correction: bool = False
     """Worded as a correction (`_CORRECTION`)."""
+    bearing: tuple[frozenset[str], ...] = ()
+    """For each change it says, the words it bears on (lower case, and their stems): those of
+    its clause but a narrowed one and a place moved to; all its words for a whole correction."""
 
 
 @lru_cache(maxsize=SUBJECTS_KEPT)
@@ -90,13 +116,43 @@ def subject_of(text: str, tags: tuple[str, ...]) -> Subject:
                 keys.add(word)
         starts_sentence = bool(_SENTENCE_END.search(raw))
     topics = frozenset(_stem(w) for w in words if len(w) >= 3 and w.isalpha() and w not in _COMMON)
+    bearing = _bearing(text)
     return Subject(
         frozenset(keys),
         frozenset(words),
         frozenset(tags) - {FILE_TAG},
         topics,
-        bool(_CORRECTION.search(text)),
+        bool(bearing),
+        bearing,
     )
+
+
+def _bearing(text: str) -> tuple[frozenset[str], ...]:
+    """What each change `text` says bears on (`Subject.bearing`); none when it says none."""
+    if _WHOLE_CORRECTION.search(text):
+        return (_clause_words(text),)
+    found: list[frozenset[str]] = []
+    for clause in _CLAUSE.finditer(text):
+        for change in _CORRECTION.finditer(clause.group(0)):
+            if change.group(0).lower() == "actually" and _STRESSED.search(
+                clause.group(0)[: change.end()]
+            ):
+                continue
+            before = clause.group(0)[: change.start()]
+            after = "" if "moved" in change.group(0).lower() else clause.group(0)[change.end() :]
+            found.append(_clause_words(before, narrowed=True) | _clause_words(after))
+    return tuple(found)
+
+
+def _clause_words(text: str, *, narrowed: bool = False) -> frozenset[str]:
+    """The words of `text` (lower case) and their stems; `narrowed`: but a word followed by
+    a preposition and what follows it, a narrower subject ("deploys to staging")."""
+    tokens = [m.group(1) or m.group(0) for m in _TOKEN.finditer(text)]
+    words = [t.strip("./:-").lower() for t in tokens]
+    if narrowed:
+        cut = next((i for i in range(len(words) - 1) if words[i + 1] in _NARROWED), None)
+        words = words if cut is None else words[:cut]
+    return frozenset(w for word in words if word for w in (word, _stem(word)))
 
 
 def same_subject(a: Subject, b: Subject) -> bool:
@@ -104,9 +160,14 @@ def same_subject(a: Subject, b: Subject) -> bool:
 
 
 def corrects(newer: Subject, older: Subject) -> bool:
-    """Whether `newer`, saved later, is worded as a correction of `older`: on its subject
-    (`same_subject`) or sharing a topic word with it."""
-    return newer.correction and bool(same_subject(newer, older) or newer.topics & older.topics)
+    """Whether `newer`, saved later, is worded as a correction of `older`: a change it says
+    bears on a key term of the older's or a topic word the two share; or they share a tag."""
+    if not newer.correction:
+        return False
+    if newer.tags & older.tags:
+        return True
+    shared = (newer.topics & older.topics) | (newer.keys & older.words) | (older.keys & newer.words)
+    return any(bears & shared for bears in newer.bearing)
 
 
 def _stem(word: str) -> str:

@@ -66,7 +66,8 @@ def sharing_words(db: Any, memory: Memory, depth: int) -> list[tuple[int, str, t
 
 _CHANGE_TEXT = (
     "actually longer anymore instead nowadays days now switched replaced retired deprecated "
-    "migrated renamed moved gone dropped removed upgraded changed swapped"
+    "migrated renamed moved gone dropped removed upgraded changed swapped shut obsolete used "
+    "stop update updated correction corrected not never don"
 )
 CHANGE_WORDS = _CHANGE_TEXT.split()
 """Words one of which a memory worded as a correction has (`subjects.py`'s `_CORRECTION`):

@@ -9,7 +9,7 @@ from tether.slotted import Slotted
 
 
 class MemoryHit(Slotted):
-    __slots__ = ("by", "id", "tags", "text")
+    __slots__ = ("by", "id", "saved", "tags", "text")
     id: Final[int | None]
     """None: a memory kept aside while the memory could not be used, not in it yet."""
     text: Final[str]
@@ -17,6 +17,9 @@ class MemoryHit(Slotted):
     by: Final[Literal["words", "meaning", "both", "correction"]]
     """How it was found: its words matched the query's, its meaning was near, or both; or
     as a newer memory correcting one the query found."""
+    saved: Final[str | None]
+    """When it was saved (or rewritten by a replacement), ISO 8601 in UTC; None when unknown.
+    Shown to the model, so that of two memories that disagree it can tell the current one."""
 
     def __init__(
         self,
@@ -24,11 +27,13 @@ class MemoryHit(Slotted):
         text: str,
         tags: tuple[str, ...],
         by: Literal["words", "meaning", "both", "correction"],
+        saved: str | None = None,
     ) -> None:
         self.id = id
         self.text = text
         self.tags = tags
         self.by = by
+        self.saved = saved
 
 
 class Hits(list[MemoryHit]):
@@ -109,5 +114,15 @@ def render_hits(hits: list[MemoryHit]) -> str:
 
 def memory_name(hit: MemoryHit) -> str:
     """How the model is told of a memory: by its id, or as one kept aside (the memory could
-    not be used when it was saved; it is added once it can be)."""
-    return f"Memory {hit.id}" if hit.id is not None else "Memory kept aside, not yet in the memory"
+    not be used when it was saved; it is added once it can be); with when it was saved."""
+    name = f"Memory {hit.id}" if hit.id is not None else "Memory kept aside, not yet in the memory"
+    return name if hit.saved is None else f"{name} (saved {saved_minute(hit.saved)})"
+
+
+def saved_minute(saved: str) -> str:
+    """An ISO 8601 UTC time to the minute, as people read it (`2026-12-05 22:41 UTC`); as it is
+    when it is no such time."""
+    day, _, time = saved.partition("T")
+    if len(day) != 10 or len(time) < 5:
+        return saved
+    return f"{day} {time[:5]} UTC"
