@@ -172,3 +172,36 @@ def test_a_file_read_in_a_form_not_its_bytes_and_changed_since_is_refused_after_
     said = _edit_after(tether, fake_model, target, "-c")
     assert (fake_model.requests[-1].tool_result_errors(), CHANGED in said) == ([True], True)
     assert target.read_bytes() == changed
+
+
+def test_a_file_the_session_changed_after_the_point_it_resumes_at_is_said_to_be_its_own_change(
+    tether: Run, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    # Claude Code's conversation-only rewind: the file keeps the session's own later Edit,
+    # which the conversation no longer shows. No other program wrote it, and none is blamed.
+    target = workspace / "notes.txt"
+    target.write_text("one two\n")
+    _first_run(tether, fake_model, target)
+    fake_model.script(
+        reply(tool_use("Edit", file_path=str(target), old_string="two", new_string="three")),
+        reply(text("later")),
+    )
+    ran = tether("-c", "-p", "change it")
+    assert (ran.exit_code, ran.stdout) == (0, "later\n"), ran.stderr
+    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    entries = [json.loads(line) for line in session.path.read_text().splitlines()]
+    [point] = [
+        e["uuid"]
+        for e in entries
+        if e.get("type") == "assistant"
+        and e["message"]["content"] == [{"type": "text", "text": "read"}]
+    ]
+    at = ("--resume", session.session_id, "--resume-session-at", point)
+    said = _edit_after(tether, fake_model, target, *at)
+    assert fake_model.requests[-1].tool_result_errors() == [True]
+    assert said == (
+        f"Error: {target.name} was changed by this session's own Write or Edit after the point "
+        "the conversation was rewound to, so the conversation no longer shows it as it is; "
+        "Read it again before changing it."
+    )
+    assert target.read_text() == "one three\n"

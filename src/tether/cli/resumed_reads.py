@@ -5,6 +5,8 @@ the conversation shows was read, and still refuse one changed on disk since.
 Each tool result's `toolUseResult` on the conversation's branch says what the model last saw
 of a file whole: a Read of all its lines, a Write's content, an Edit's file after the change.
 A partial Read leaves what was known before; a subagent's reads are its own (off the branch).
+A file that changed since and that the session's own Write or Edit after a rewind point left as it
+is now (off the branch) is said to be that, not another program's change.
 
 A Read's content is the file as Read shows it (decoded, CRLF as LF, long lines cut), not its
 bytes; a Write's or Edit's is its text. So the file as it is now is shown the same way and
@@ -18,6 +20,7 @@ from typing import Any, Final, NamedTuple, cast
 
 from tether.core.session import Session
 from tether.protocol import ToolError
+from tether.store.branch import Indexed
 from tether.store.entry_lines import fields_at
 from tether.store.foreign import is_off_conversation
 from tether.store.reader import LoadedSession
@@ -40,6 +43,7 @@ class Seen(NamedTuple):
 def restore_reads(session: Session, loaded: LoadedSession) -> None:
     """Give the session the files its transcript shows the model saw whole, at that version."""
     context = session.agent.tool_context
+    rewound: dict[str, Seen] | None = None
     for named, seen in seen_in_transcript(loaded).items():
         try:
             path = context.resolve(named)
@@ -47,6 +51,16 @@ def restore_reads(session: Session, loaded: LoadedSession) -> None:
             continue
         data = _bytes_now(path)
         if data is None or not _shows(data, seen):
+            if rewound is None:  # what this session wrote after the point it went back to
+                rewound = _seen_in(loaded, loaded.off_branch)
+            made = rewound.get(named)
+            if (
+                data is not None
+                and made is not None
+                and made.how == _WRITTEN
+                and _shows(data, made)
+            ):
+                context.files.rewound_writes.add(path)
             data = seen.content.encode("utf-8", errors="surrogateescape")  # never matches
         context.files.reads[path] = FileVersion(0, 0, len(data), 0, digest_of(data))
 
@@ -69,10 +83,14 @@ def _shows(data: bytes, seen: Seen) -> bool:
 
 def seen_in_transcript(loaded: LoadedSession) -> dict[str, Seen]:
     """By path as the model named it, what it last saw of the whole file."""
+    return _seen_in(loaded, loaded.branch)
+
+
+def _seen_in(loaded: LoadedSession, entries: tuple[Indexed, ...]) -> dict[str, Seen]:
     seen: dict[str, Seen] = {}
     try:
         with loaded.path.open("rb") as file:
-            for indexed in loaded.branch:
+            for indexed in entries:
                 file.seek(indexed.offset)
                 if b'"toolUseResult"' not in file.readline():
                     continue  # most entries: not parsed a second time
