@@ -55,3 +55,23 @@ async def test_sdk_cost_after_a_turn_tells_the_wall_time(
         "Total duration (wall):",
     ]
     sdk.assert_lines_parse()
+
+
+def _seconds(said: str, which: str) -> float:
+    [line] = [line for line in said.splitlines() if f"({which})" in line]
+    parts = re.findall(r"([0-9.]+)([hms])", line)
+    return sum(float(n) * {"h": 3600, "m": 60, "s": 1}[unit] for n, unit in parts)
+
+
+def test_p_cost_after_continuing_tells_a_wall_time_that_goes_on_from_the_earlier_runs(
+    tether: Callable[..., CliResult], fake_model: FakeModelServer
+) -> None:
+    # The earlier run's model call took a second: its API time is carried, and so must be
+    # the wall time that held it, or wall would read less than API.
+    fake_model.script(reply(text("hi"), delay_s=1.0))
+    first = tether("-p", "hello")
+    assert (first.exit_code, first.stdout) == (0, "hi\n"), first.stderr
+    ran = tether("-c", "-p", "/cost")
+    assert ran.exit_code == 0, ran.stderr
+    api, wall = _seconds(ran.stdout, "API"), _seconds(ran.stdout, "wall")
+    assert (api >= 1.0, wall >= api) == (True, True), ran.stdout

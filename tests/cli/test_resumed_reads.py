@@ -126,3 +126,82 @@ def test_resuming_at_an_earlier_message_forgets_the_reads_after_it(
     said = _edit_after(tether, fake_model, kept, *at)
     assert fake_model.requests[-1].tool_result_errors() == [False], said
     assert (kept.read_text(), dropped.read_text()) == ("uno\n", "one\n")
+
+
+# Files whose Read content is not their bytes: decoded otherwise, other line endings, cut lines.
+SHOWN_OTHERWISE = {
+    "crlf": b"one two\r\nthree\r\n",
+    "latin-1": "one caf\u00e9\n".encode("latin-1"),
+    "long line": b"one " + b"x" * 3000 + b"\n",
+    "bom": "\ufeffone two\n".encode(),
+    "no final newline": b"one two",
+    "mixed endings": b"one\r\ntwo\nthree\r\n",
+}
+
+
+@pytest.mark.parametrize("form", SHOWN_OTHERWISE)
+@pytest.mark.parametrize("resume", ["continue", "fork"])
+def test_a_file_read_in_a_form_not_its_bytes_can_be_edited_after_resuming(
+    tether: Run, fake_model: FakeModelServer, workspace: Path, form: str, resume: str
+) -> None:
+    target = workspace / "shown.txt"
+    data = SHOWN_OTHERWISE[form]
+    target.write_bytes(data)
+    _first_run(tether, fake_model, target)
+    said = _edit_after(tether, fake_model, target, *_how(resume, workspace))
+    assert fake_model.requests[-1].tool_result_errors() == [False], said
+    assert target.read_bytes() == data.replace(b"one", b"uno", 1)
+
+
+@pytest.mark.parametrize(
+    ("form", "changed"),
+    [
+        ("crlf", b"one two\r\nfour\r\n"),
+        ("latin-1", "one caf\u00e9 au lait\n".encode("latin-1")),
+        ("long line", b"one " + b"y" * 3000 + b"\n"),
+        ("no final newline", b"one two\n"),
+    ],
+)
+def test_a_file_read_in_a_form_not_its_bytes_and_changed_since_is_refused_after_resuming(
+    tether: Run, fake_model: FakeModelServer, workspace: Path, form: str, changed: bytes
+) -> None:
+    target = workspace / "shown.txt"
+    target.write_bytes(SHOWN_OTHERWISE[form])
+    _first_run(tether, fake_model, target)
+    target.write_bytes(changed)  # another program, between the runs
+    said = _edit_after(tether, fake_model, target, "-c")
+    assert (fake_model.requests[-1].tool_result_errors(), CHANGED in said) == ([True], True)
+    assert target.read_bytes() == changed
+
+
+def test_a_file_the_session_changed_after_the_point_it_resumes_at_is_said_to_be_its_own_change(
+    tether: Run, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    # Claude Code's conversation-only rewind: the file keeps the session's own later Edit,
+    # which the conversation no longer shows. No other program wrote it, and none is blamed.
+    target = workspace / "notes.txt"
+    target.write_text("one two\n")
+    _first_run(tether, fake_model, target)
+    fake_model.script(
+        reply(tool_use("Edit", file_path=str(target), old_string="two", new_string="three")),
+        reply(text("later")),
+    )
+    ran = tether("-c", "-p", "change it")
+    assert (ran.exit_code, ran.stdout) == (0, "later\n"), ran.stderr
+    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    entries = [json.loads(line) for line in session.path.read_text().splitlines()]
+    [point] = [
+        e["uuid"]
+        for e in entries
+        if e.get("type") == "assistant"
+        and e["message"]["content"] == [{"type": "text", "text": "read"}]
+    ]
+    at = ("--resume", session.session_id, "--resume-session-at", point)
+    said = _edit_after(tether, fake_model, target, *at)
+    assert fake_model.requests[-1].tool_result_errors() == [True]
+    assert said == (
+        f"Error: {target.name} was changed by this session's own Write or Edit after the point "
+        "the conversation was rewound to, so the conversation no longer shows it as it is; "
+        "Read it again before changing it."
+    )
+    assert target.read_text() == "one three\n"

@@ -22,7 +22,8 @@ def describe_cost(
     by_model: Sequence[Line] = (),
     breakdown: Sequence[str] = (),
 ) -> str:
-    """`wall_s`: the seconds since the front end started or `/clear` (no line without it).
+    """`wall_s`: the seconds since the front end started or `/clear` (no line without it),
+    to which the runs before a resume add theirs.
     `by_model`: the ledger's lines of the session by model; without them the session's own
     totals are its current model's."""
     added, removed = session.lines_added, session.lines_removed
@@ -31,6 +32,7 @@ def describe_cost(
         f"Total duration (API):  {duration_text(session.api_ms / 1000)}",
     ]
     if wall_s is not None:
+        wall_s += session.earlier_wall_ms / 1000  # a resumed session's time goes on
         lines.append(f"Total duration (wall): {duration_text(wall_s)}")
     lines.append(
         f"Total code changes:    {added} line{'' if added == 1 else 's'} added,"

@@ -237,6 +237,8 @@ def keep_spend(before: Session, after: Session) -> None:
         after.usage = after.usage + before.usage
         after.cost_usd += before.cost_usd
         after.api_ms += before.api_ms
+    # This process's clock goes on across the rewind: only the earlier runs' time is carried.
+    after.earlier_wall_ms = before.earlier_wall_ms
     after.lines_added += before.lines_added
     after.lines_removed += before.lines_removed
 

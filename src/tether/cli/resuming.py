@@ -221,6 +221,7 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
     session.usage = session.usage + restored.side_usage
     session.cost_usd += restored.side_cost_usd
     session.api_ms += restored.api_ms
+    session.earlier_wall_ms = restored.api_ms
     session.lines_added += restored.lines_added
     session.lines_removed += restored.lines_removed
     # A window the endpoint reported for this model holds, and what its count taught the

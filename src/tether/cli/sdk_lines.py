@@ -317,6 +317,12 @@ class LineMaker:
             lines.append(line)
         return lines
 
+    def goes_on_from(self, cost_usd: float, api_ms: int) -> None:
+        """Results count from what a resumed session had spent before (its cost and API time),
+        as Claude Code's, whose totals a resume restores: a local command's result (`/cost`)
+        then says the session's figures, not $0."""
+        self._cost_usd, self._api_ms = cost_usd, api_ms
+
     def watch_aside(self, agent: Agent) -> None:
         """Count the calls `agent` makes aside on its model in `modelUsage`, as Claude Code
         counts every request it makes."""

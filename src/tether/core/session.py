@@ -86,6 +86,11 @@ class Session(FrontEndHooks):
         self.cost_usd = 0.0
         self.api_ms = 0
         """What the session's model calls took, together (Claude Code's total_api_duration_ms)."""
+        self.earlier_wall_ms = 0
+        """The wall time of the runs of the session before this process (a resumed one's):
+        `/cost`'s wall time goes on from it, as Claude Code's does from its `lastDuration`.
+        The session file keeps no wall time, so it is what it does show: the time of those
+        runs' model calls, which their wall time was at least."""
         self.lines_added = 0
         self.lines_removed = 0
         """The lines the session's file edits added and removed (Claude Code's cost totals)."""

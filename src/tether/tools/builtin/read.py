@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import difflib
+import io
 import mimetypes
 import os
 import shlex
@@ -130,6 +131,21 @@ class _View:
                 "totalLines": self.total,
             },
         }
+
+
+def whole_text_shown(data: bytes) -> str | None:
+    """The `content` Read's result gives of a whole text file holding `data` (decoded, CRLF
+    shown as LF, long lines cut), or None when Read shows no such text: a binary file, or one
+    too long to show whole. A transcript's read can then be compared with the file as it is."""
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return None
+    try:
+        view = _read_window(io.BytesIO(data), 1, data.count(b"\n") + 1, Path(), "")
+    except ToolError:
+        return None
+    if view.total != len(view.lines):
+        return None
+    return view.structured("")["file"]["content"]
 
 
 def _read_notebook(f: BinaryIO, path: Path, shown: str, args: ReadInput) -> ToolOutput | str | None:
