@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tether.permissions import Mode, PermissionContext, decide, load_rules
+from tether.permissions import Decision, Mode, PermissionContext, decide, load_rules
 
 
 @dataclass(frozen=True)
@@ -109,3 +109,17 @@ def assert_denied_in_every_mode(
     for mode in ("default", "bypassPermissions"):
         decision = decide("Bash", {"command": command}, make_ctx(settings, mode=mode))
         assert decision.behavior == "deny", (mode, decision)
+
+
+def bash(command: str, ctx: PermissionContext) -> Decision:
+    """The decision on `command` given to the Bash tool."""
+    return decide("Bash", {"command": command}, ctx)
+
+
+def expected(rows: list[tuple[str, str, str | None, str]], tree: Tree) -> dict[str, Decision]:
+    """A table of (command, behavior, rule, reason) rows, `tree`'s places filled in, as the
+    decisions each command should get."""
+    return {
+        tree.fill(command): Decision(behavior, rule, tree.fill(reason))  # type: ignore[arg-type]
+        for command, behavior, rule, reason in rows
+    }

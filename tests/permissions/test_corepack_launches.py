@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tether.permissions import Decision, PermissionContext, decide
+from tether.permissions import Decision
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, bash, expected
 
 ALLOW = ["Bash(corepack *)", "Bash(node *)", "Bash(nodejs *)", "Bash(npm *)", "Bash(pnpm *)"]
 ALLOW += ["Bash(yarn *)"]
@@ -227,17 +227,6 @@ ALLOWED = [
     "corepack pack pnpm@9",
     "corepack enable --install-directory ./bin",
 ]
-
-
-def bash(command: str, ctx: PermissionContext) -> Decision:
-    return decide("Bash", {"command": command}, ctx)
-
-
-def expected(rows: list[tuple[str, str, str | None, str]], tree: Tree) -> dict[str, Decision]:
-    return {
-        tree.fill(command): Decision(behavior, rule, tree.fill(reason))  # type: ignore[arg-type]
-        for command, behavior, rule, reason in rows
-    }
 
 
 def test_what_corepack_starts_meets_the_deny_rules(tree: Tree, make_ctx: ContextFactory) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from tether.permissions import Decision, PermissionContext, decide
+from tether.permissions import Decision
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, bash, expected
 
 ALLOW = ["Bash(node *)", "Bash(nodejs *)", "Bash(node22 *)", "Bash(npm *)", "Bash(env *)"]
 ALLOW += ["Bash(timeout *)"]
@@ -291,17 +291,6 @@ ALLOWED = [
     "node app.js --inspect=0.0.0.0 --redirect-warnings=/etc/x",
 ]
 """Options that write in the workspace, a debugger on loopback, words that are the script's."""
-
-
-def bash(command: str, ctx: PermissionContext) -> Decision:
-    return decide("Bash", {"command": command}, ctx)
-
-
-def expected(rows: list[tuple[str, str, str | None, str]], tree: Tree) -> dict[str, Decision]:
-    return {
-        tree.fill(command): Decision(behavior, rule, tree.fill(reason))  # type: ignore[arg-type]
-        for command, behavior, rule, reason in rows
-    }
 
 
 def test_node_options_meet_the_deny_rules(tree: Tree, make_ctx: ContextFactory) -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tether.permissions import Decision, PermissionContext, decide
+from tether.permissions import Decision
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, bash, expected
 
 ALLOW = ["Bash(corepack *)", "Bash(npm *)", "Bash(pnpm *)", "Bash(yarn *)"]
 DENY = ["Bash(npx *)", "Bash(npm exec *)", "Bash(curl *)", "Read(.env)"]
@@ -233,17 +233,6 @@ ALLOWED = [
     "yarn add lodash",
     "yarn global list",
 ]
-
-
-def bash(command: str, ctx: PermissionContext) -> Decision:
-    return decide("Bash", {"command": command}, ctx)
-
-
-def expected(rows: list[tuple[str, str, str | None, str]], tree: Tree) -> dict[str, Decision]:
-    return {
-        tree.fill(command): Decision(behavior, rule, tree.fill(reason))  # type: ignore[arg-type]
-        for command, behavior, rule, reason in rows
-    }
 
 
 def test_the_subcommand_past_global_options_is_judged(tree: Tree, make_ctx: ContextFactory) -> None:
