@@ -15,6 +15,11 @@ LINED_BYTES = 4 << 20
 """Files up to this size are split into lines to find what a call showed of them; larger ones
 are not (a call naming them is headway only by what else it shows)."""
 
+INDEXED_FILES = 16
+"""How many files' lines are kept indexed, the most recently used: a turn that names hundreds
+of files would otherwise hold every one's lines (up to `LINED_BYTES` each) until it ends; one
+evicted is read again when a call names it next."""
+
 _PREFIX = re.compile(r"^(?:\s*[0-9]+\t|(?:[^\s:]+:)?[0-9]+[:-]|[^\s:]+:)")
 """What a line's text may be written after: `cat -n`'s number, `grep -n`'s `12:` or `path:12:`,
 `grep -H`'s `path:`."""
@@ -45,12 +50,13 @@ class FileLines:
                 yield path, number
 
     def _lines(self, path: str, state: State) -> dict[str, list[int]]:
-        known = self._indexed.get(path)
-        if known is not None and known[0] == state:
-            return known[1]
-        lines = _read_lines(path) if state is not None else {}
-        self._indexed[path] = (state, lines)
-        return lines
+        known = self._indexed.pop(path, None)
+        if known is None or known[0] != state:
+            known = (state, _read_lines(path) if state is not None else {})
+        self._indexed[path] = known  # the most recently used last
+        while len(self._indexed) > INDEXED_FILES:
+            del self._indexed[next(iter(self._indexed))]
+        return known[1]
 
 
 def _read_lines(path: str) -> dict[str, list[int]]:
