@@ -27,6 +27,20 @@ def _first_run(tether: Run, fake_model: FakeModelServer, target: Path, **read: o
     assert (ran.exit_code, ran.stdout) == (0, "read\n"), ran.stderr
 
 
+def _back_to_first_answer(workspace: Path) -> tuple[str, ...]:
+    """The arguments that resume the workspace's session at the first run's answer ("read"),
+    as a rewind to it does."""
+    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    entries = [json.loads(line) for line in session.path.read_text().splitlines()]
+    [point] = [
+        e["uuid"]
+        for e in entries
+        if e.get("type") == "assistant"
+        and e["message"]["content"] == [{"type": "text", "text": "read"}]
+    ]
+    return ("--resume", session.session_id, "--resume-session-at", point)
+
+
 def _edit_after(tether: Run, fake_model: FakeModelServer, target: Path, *how: str) -> str:
     """The Edit's tool result in the resumed run (`how`: how it resumes)."""
     edit = tool_use("Edit", file_path=str(target), old_string="one", new_string="uno")
@@ -112,15 +126,7 @@ def test_resuming_at_an_earlier_message_forgets_the_reads_after_it(
     fake_model.script(reply(tool_use("Read", file_path=str(dropped))), reply(text("later")))
     ran = tether("-c", "-p", "read the other")
     assert (ran.exit_code, ran.stdout) == (0, "later\n"), ran.stderr
-    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
-    entries = [json.loads(line) for line in session.path.read_text().splitlines()]
-    [point] = [
-        e["uuid"]
-        for e in entries
-        if e.get("type") == "assistant"
-        and e["message"]["content"] == [{"type": "text", "text": "read"}]
-    ]
-    at = ("--resume", session.session_id, "--resume-session-at", point)
+    at = _back_to_first_answer(workspace)
     said = _edit_after(tether, fake_model, dropped, *at)
     assert (fake_model.requests[-1].tool_result_errors(), NOT_READ in said) == ([True], True)
     said = _edit_after(tether, fake_model, kept, *at)
@@ -188,15 +194,7 @@ def test_a_file_the_session_changed_after_the_point_it_resumes_at_is_said_to_be_
     )
     ran = tether("-c", "-p", "change it")
     assert (ran.exit_code, ran.stdout) == (0, "later\n"), ran.stderr
-    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
-    entries = [json.loads(line) for line in session.path.read_text().splitlines()]
-    [point] = [
-        e["uuid"]
-        for e in entries
-        if e.get("type") == "assistant"
-        and e["message"]["content"] == [{"type": "text", "text": "read"}]
-    ]
-    at = ("--resume", session.session_id, "--resume-session-at", point)
+    at = _back_to_first_answer(workspace)
     said = _edit_after(tether, fake_model, target, *at)
     assert fake_model.requests[-1].tool_result_errors() == [True]
     assert said == (
