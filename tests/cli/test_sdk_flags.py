@@ -5,6 +5,7 @@ pass in silence; the real SDK over the wire."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -23,7 +24,33 @@ from tether.cli.claude_flags import (
 from tether.testing import FakeModelServer, reply, text
 
 _BUILDER = Path(claude_agent_sdk.__file__).parent / "_internal" / "transport" / "subprocess_cli.py"
-SDK_FLAGS = sorted(set(re.findall(r'"(--[A-Za-z][A-Za-z0-9-]*)', _BUILDER.read_text())))
+
+
+def _flags_in_code(source: str) -> set[str]:
+    """The `--flag`s the builder's code writes: its string constants, f-strings' literal
+    parts included, and `--flag=` prefixes cut at the `=`; comments and docstrings, which
+    quote flags for their reader (`"--flag=value"`), are not code."""
+    tree = ast.parse(source)
+    documented = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in documented
+        ):
+            found.update(re.findall(r"^(--[A-Za-z][A-Za-z0-9-]*)", node.value))
+    return found
+
+
+SDK_FLAGS = sorted(_flags_in_code(_BUILDER.read_text()))
 
 
 def test_the_sdk_passes_flags_we_read() -> None:

@@ -114,3 +114,31 @@ def test_installed_version_answers_as_importlib_metadata_does(tmp_path: Path, la
     )
     ours, theirs = json.loads(done.stdout)
     assert ours == theirs
+
+
+# A thread in the middle of importlib's walk over sys.meta_path (at the finder before the
+# path's) while this thread's imports find the last awaited module: the walk goes on to the
+# path's finder. Stepping aside removed the finder from the list being walked, so the walk
+# ended one short and the other thread's import failed ("No module named 'httpcore2._api'").
+WALKED = """\
+import json, sys
+from tether.models.http_version import read_http_version_quickly
+read_http_version_quickly()
+walk = iter(sys.meta_path)
+while next(walk) is not sys.meta_path[-2]:
+    pass
+import httpx2, httpcore2
+print(json.dumps({
+    "rest": [getattr(f, "__name__", type(f).__name__) for f in walk],
+    "finders": [type(f).__name__ for f in sys.meta_path],
+}))
+"""
+
+
+def test_a_walk_over_the_finders_on_another_thread_reaches_the_path_finder() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", WALKED], capture_output=True, text=True, check=True
+    )
+    shown = json.loads(done.stdout)
+    assert shown["rest"] == ["PathFinder"]
+    assert "_QuickVersionFinder" not in shown["finders"]

@@ -110,7 +110,8 @@ def _import_with_quick_version(
 
 class _QuickVersionFinder:
     """Finds each of `waiting` as the path does and runs its code with
-    `_import_with_quick_version` for its imports; then, all found, steps aside."""
+    `_import_with_quick_version` for its imports; then, all found, steps aside (out of a new
+    `sys.meta_path`, so that a walk of the old one on another thread goes on undisturbed)."""
 
     def __init__(self, waiting: set[str]) -> None:
         self.waiting = waiting
@@ -122,7 +123,9 @@ class _QuickVersionFinder:
             return None
         self.waiting.discard(fullname)
         if not self.waiting:
-            sys.meta_path.remove(self)
+            # A new list, not an edit of this one: importlib walks the list in place, and
+            # another thread's walk past this finder would skip the one after its place.
+            sys.meta_path = [finder for finder in sys.meta_path if finder is not self]
         spec = PathFinder.find_spec(fullname, path, target)
         loader = spec.loader if spec is not None else None
         get_code: Callable[[str], Any] | None = getattr(loader, "get_code", None)
