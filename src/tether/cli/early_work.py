@@ -35,6 +35,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from tether.import_finders import put_finder_first, take_finder_away
+
 if TYPE_CHECKING:
     from tether.config.settings import Settings
 
@@ -102,7 +104,7 @@ def leave_out_pydantic_plugins() -> None:
     if loader is not None:
         _no_plugins(loader)
     elif not any(isinstance(finder, _NoPluginsFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _NoPluginsFinder())
+        put_finder_first(_NoPluginsFinder())
 
 
 _PLUGIN_LOADER = "pydantic.plugin._loader"
@@ -115,14 +117,14 @@ def _no_plugins(loader: ModuleType) -> None:
 
 class _NoPluginsFinder:
     """Finds pydantic's plugin loader as the path does, and leaves its plugins out once it
-    is run; then steps aside."""
+    is run; then steps aside (out of a new `sys.meta_path`: `tether.import_finders`)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         if fullname != _PLUGIN_LOADER:
             return None
-        sys.meta_path.remove(self)
+        take_finder_away(self)
         spec = PathFinder.find_spec(fullname, path, target)
         loader = spec.loader if spec is not None else None
         if spec is None or loader is None:

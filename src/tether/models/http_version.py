@@ -25,6 +25,8 @@ from importlib.machinery import ModuleSpec, PathFinder
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
+from tether.import_finders import put_finder_first, take_finder_away
+
 _MODULES = frozenset({"httpx2.__version__", "httpcore2"})
 """The modules that ask `importlib.metadata` for their package's version as they load."""
 _METADATA = "importlib.metadata"
@@ -38,7 +40,7 @@ def read_http_version_quickly() -> None:
         return
     waiting = {name for name in _MODULES if name not in sys.modules}
     if waiting and not any(isinstance(finder, _QuickVersionFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _QuickVersionFinder(waiting))
+        put_finder_first(_QuickVersionFinder(waiting))
 
 
 def installed_version(name: str) -> str:
@@ -123,9 +125,7 @@ class _QuickVersionFinder:
             return None
         self.waiting.discard(fullname)
         if not self.waiting:
-            # A new list, not an edit of this one: importlib walks the list in place, and
-            # another thread's walk past this finder would skip the one after its place.
-            sys.meta_path = [finder for finder in sys.meta_path if finder is not self]
+            take_finder_away(self)
         spec = PathFinder.find_spec(fullname, path, target)
         loader = spec.loader if spec is not None else None
         get_code: Callable[[str], Any] | None = getattr(loader, "get_code", None)
