@@ -133,15 +133,38 @@ async def test_crlf_file_keeps_its_line_endings(run_tool: RunTool, ws: Path) -> 
 
 
 async def test_bytes_that_are_not_utf8_survive(run_tool: RunTool, ws: Path) -> None:
+    # UTF-8 with a stray byte: the byte is kept as it was.
+    (ws / "stray.txt").write_bytes(
+        "naïve caf\xe9\nx = 1\n".encode("latin-1").replace(b"na\xef", "naï".encode())
+    )
+    await run_tool("Read", file_path="stray.txt")
+    outcome = await run_tool("Edit", file_path="stray.txt", old_string="x = 1", new_string="x = 2")
+    assert outcome == ToolOutcome(
+        "Edited stray.txt: replaced 1 occurrence (first at line 2).",
+        False,
+        "--- a/stray.txt\n+++ b/stray.txt\n@@ -1,2 +1,2 @@\n naïve caf\ufffd\n-x = 1\n+x = 2\n",
+    )
+    assert (ws / "stray.txt").read_bytes() == "naïve ".encode() + b"caf\xe9\nx = 2\n"
+
+
+async def test_a_latin1_file_is_edited_as_latin1(run_tool: RunTool, ws: Path) -> None:
     (ws / "latin1.txt").write_bytes(b"caf\xe9\nx = 1\n")
     await run_tool("Read", file_path="latin1.txt")
-    outcome = await run_tool("Edit", file_path="latin1.txt", old_string="x = 1", new_string="x = 2")
+    outcome = await run_tool("Edit", file_path="latin1.txt", old_string="café", new_string="thé")
     assert outcome == ToolOutcome(
-        "Edited latin1.txt: replaced 1 occurrence (first at line 2).",
+        "Edited latin1.txt: replaced 1 occurrence (first at line 1).",
         False,
-        "--- a/latin1.txt\n+++ b/latin1.txt\n@@ -1,2 +1,2 @@\n caf\ufffd\n-x = 1\n+x = 2\n",
+        "--- a/latin1.txt\n+++ b/latin1.txt\n@@ -1,2 +1,2 @@\n-café\n+thé\n x = 1\n",
     )
-    assert (ws / "latin1.txt").read_bytes() == b"caf\xe9\nx = 2\n"
+    assert (ws / "latin1.txt").read_bytes() == b"th\xe9\nx = 1\n"
+    refused = await run_tool("Edit", file_path="latin1.txt", old_string="thé", new_string="€")
+    assert refused == ToolOutcome(
+        "Error: The file is Latin-1 (ISO-8859-1) and the text has characters Latin-1 "
+        "(ISO-8859-1) cannot hold ('€'); keep to characters it can hold, or convert the file "
+        "first.",
+        True,
+    )
+    assert (ws / "latin1.txt").read_bytes() == b"th\xe9\nx = 1\n"
 
 
 async def test_outside_the_workspace_is_refused(

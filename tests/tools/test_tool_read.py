@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+import pytest
 
 from tether.tools.context import ToolContext
 from tether.tools.registry import ToolOutcome
@@ -98,11 +101,34 @@ async def test_offset_past_the_end(run_tool: RunTool, ws: Path, ctx: ToolContext
 
 
 async def test_not_utf8_is_decoded_with_replacement(run_tool: RunTool, ws: Path) -> None:
-    (ws / "latin1.txt").write_bytes(b"caf\xe9\nok\n")
-    outcome = await run_tool("Read", file_path="latin1.txt")
+    (ws / "stray.txt").write_bytes("naïve\n".encode() + b"caf\xe9\nok\n")
+    outcome = await run_tool("Read", file_path="stray.txt")
     assert outcome == ToolOutcome(
-        "     1\tcaf\ufffd\n     2\tok\n"
+        "     1\tnaïve\n     2\tcaf\ufffd\n     3\tok\n"
         "(the file is not valid UTF-8; undecodable bytes are shown as U+FFFD)",
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "label"),
+    [
+        ("héllo\r\nwörld\n".encode("utf-16"), "UTF-16 (little-endian)"),
+        (codecs.BOM_UTF16_BE + "héllo\r\nwörld\n".encode("utf-16-be"), "UTF-16 (big-endian)"),
+        ("héllo\r\nwörld\n".encode("utf-16-le"), "UTF-16 (little-endian, no byte-order mark)"),
+        ("héllo\r\nwörld\n".encode("utf-16-be"), "UTF-16 (big-endian, no byte-order mark)"),
+        ("héllo\r\nwörld\n".encode("utf-32"), "UTF-32 (little-endian)"),
+        ("héllo\r\nwörld\n".encode("latin-1"), "Latin-1 (ISO-8859-1)"),
+    ],
+)
+async def test_text_in_other_encodings_is_read_as_text(
+    run_tool: RunTool, ws: Path, data: bytes, label: str
+) -> None:
+    (ws / "wide.txt").write_bytes(data)
+    outcome = await run_tool("Read", file_path="wide.txt")
+    assert outcome == ToolOutcome(
+        "     1\théllo\n     2\twörld\n"
+        f"(the file is {label} text; Edit and Write keep that encoding)",
         False,
     )
 

@@ -8,14 +8,17 @@ A partial Read leaves what was known before; a subagent's reads are its own (off
 A file that changed since and that the session's own Write or Edit after a rewind point left as it
 is now (off the branch) is said to be that, not another program's change.
 
-A Read's content is the file as Read shows it (decoded, CRLF as LF, long lines cut), not its
-bytes; a Write's or Edit's is its text. So the file as it is now is shown the same way and
-compared with that: when they agree, the file now is the version the model saw (its bytes are
-kept, so a later change is caught byte for byte); when not, it changed since, and is refused."""
+Nothing is read of the files at resume: each is checked when an Edit or Write needs it (a
+session may have read thousands). The result's `sha256` is the digest of the bytes on disk
+the model saw, so the check is exact, whatever Read's text left out (CRs, the end of a long
+line, the encoding). A transcript written before results carried it gives only the text shown:
+the file is then shown the same way and compared with that, and a difference is said to be
+one that cannot be checked, not a change another program made."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+from collections.abc import Callable
 from typing import Any, Final, NamedTuple, cast
 
 from tether.core.session import Session
@@ -26,7 +29,7 @@ from tether.store.foreign import is_off_conversation
 from tether.store.reader import LoadedSession
 from tether.tools.builtin.files import decode_text
 from tether.tools.builtin.read import whole_text_shown
-from tether.tools.file_state import DIGEST_LIMIT_BYTES, FileVersion, digest_of
+from tether.tools.file_state import FileVersion, digest_of
 
 _READ: Final = "read"
 _WRITTEN: Final = "written"
@@ -34,48 +37,76 @@ _WRITTEN: Final = "written"
 
 class Seen(NamedTuple):
     """What a tool result showed of a whole file: `how` it came (read, or written by Write or
-    Edit) and its `content` as the result gives it."""
+    Edit), its `content` as the result gives it, and the digest of its bytes when given."""
 
     how: str
     content: str
+    digest: bytes | None
 
 
 def restore_reads(session: Session, loaded: LoadedSession) -> None:
     """Give the session the files its transcript shows the model saw whole, at that version."""
     context = session.agent.tool_context
-    rewound: dict[str, Seen] | None = None
+    rewound = _OwnLaterWrites(loaded)
     for named, seen in seen_in_transcript(loaded).items():
         try:
             path = context.resolve(named)
         except ToolError:
             continue
-        data = _bytes_now(path)
-        if data is None or not _shows(data, seen):
-            if rewound is None:  # what this session wrote after the point it went back to
-                rewound = _seen_in(loaded, loaded.off_branch)
-            made = rewound.get(named)
-            if (
-                data is not None
-                and made is not None
-                and made.how == _WRITTEN
-                and _shows(data, made)
-            ):
-                context.files.rewound_writes.add(path)
-            data = seen.content.encode("utf-8", errors="surrogateescape")  # never matches
-        context.files.reads[path] = FileVersion(0, 0, len(data), 0, digest_of(data))
+        context.files.reads[path] = TranscriptVersion(seen, rewound.of(named))
 
 
-def _bytes_now(path: Path) -> bytes | None:
-    try:
-        with path.open("rb") as file:
-            data = file.read(DIGEST_LIMIT_BYTES + 1)
-    except OSError:
-        return None
-    return data if len(data) <= DIGEST_LIMIT_BYTES else None
+class _OwnLaterWrites:
+    """What this session wrote after the point its conversation went back to (off the
+    branch), read from the transcript once, and only when a file turns out changed."""
+
+    def __init__(self, loaded: LoadedSession) -> None:
+        self._loaded = loaded
+        self._seen: dict[str, Seen] | None = None
+
+    def of(self, named: str) -> Callable[[], Seen | None]:
+        def made() -> Seen | None:
+            if self._seen is None:
+                self._seen = _seen_in(self._loaded, self._loaded.off_branch)
+            return self._seen.get(named)
+
+        return made
+
+
+class TranscriptVersion(FileVersion):
+    """A file's version as a transcript shows it, checked against the file when needed."""
+
+    __slots__ = ("_own_later_write", "_seen")
+
+    def __init__(self, seen: Seen, own_later_write: Callable[[], Seen | None]) -> None:
+        super().__init__(0, 0, len(seen.content), 0, seen.digest)
+        self._seen = seen
+        self._own_later_write = own_later_write
+
+    def is_current(self, st: os.stat_result, content: bytes) -> bool:
+        return _shows(content, self._seen)
+
+    def why_not_current(self, shown: str, content: bytes) -> str:
+        made = self._own_later_write()
+        if made is not None and made.how == _WRITTEN and _shows(content, made):
+            return (
+                f"{shown} was changed by this session's own Write or Edit after the point the "
+                "conversation was rewound to, so the conversation no longer shows it as it is; "
+                "Read it again before changing it."
+            )
+        if self._seen.digest is None:
+            return (
+                f"{shown} is not as the earlier session's transcript shows it, and that "
+                "transcript keeps only the text shown, so whether the file changed since cannot "
+                "be checked; Read it again before changing it."
+            )
+        return super().why_not_current(shown, content)
 
 
 def _shows(data: bytes, seen: Seen) -> bool:
     """Whether a file holding `data` is what the tool result showed of it."""
+    if seen.digest is not None:
+        return digest_of(data) == seen.digest
     if seen.how == _WRITTEN:
         return decode_text(data) == seen.content
     return whole_text_shown(data) == seen.content
@@ -115,15 +146,25 @@ def _whole_file(result: dict[str, Any]) -> tuple[str, Seen] | None:
         path, content = read.get("filePath"), read.get("content")
         whole = read.get("startLine") == 1 and read.get("numLines") == read.get("totalLines")
         if isinstance(path, str) and isinstance(content, str) and whole:
-            return path, Seen(_READ, content)
+            return path, Seen(_READ, content, _digest(result))
         return None
     path = result.get("filePath")
     if not isinstance(path, str):
         return None
     if result.get("type") in ("create", "update") and isinstance(result.get("content"), str):
-        return path, Seen(_WRITTEN, cast(str, result["content"]))
+        return path, Seen(_WRITTEN, cast(str, result["content"]), _digest(result))
     original, old, new = (result.get(k) for k in ("originalFile", "oldString", "newString"))
     if isinstance(original, str) and isinstance(old, str) and isinstance(new, str) and old:
         count = -1 if result.get("replaceAll") is True else 1
-        return path, Seen(_WRITTEN, original.replace(old, new, count))
+        return path, Seen(_WRITTEN, original.replace(old, new, count), _digest(result))
     return None
+
+
+def _digest(result: dict[str, Any]) -> bytes | None:
+    given = result.get("sha256")
+    if not isinstance(given, str) or len(given) != 64:
+        return None
+    try:
+        return bytes.fromhex(given)
+    except ValueError:
+        return None

@@ -63,6 +63,13 @@ class FileVersion(Slotted):
             self.mtime_ns,
         )
 
+    def why_not_current(self, shown: str, content: bytes) -> str:
+        """What the model is told when the file, now holding `content`, is not this version."""
+        return (
+            f"{shown} changed on disk since it was last read (another program or session "
+            "wrote it); Read it again before changing it."
+        )
+
 
 def version_of_open_file(fd: int) -> FileVersion:
     """The version of the regular file open as `fd`, its content digested when small enough
@@ -84,11 +91,8 @@ def version_of_open_file(fd: int) -> FileVersion:
 class FileState(Slotted):
     """The versions the model saw, and per path a stack of contents before each change."""
 
-    __slots__ = ("reads", "rewound_writes", "snapshots", "watchers")
+    __slots__ = ("reads", "snapshots", "watchers")
     reads: dict[Path, FileVersion]
-    rewound_writes: set[Path]
-    """Files a resumed session's own Write or Edit changed after the point its conversation
-    went back to: changed since the read the conversation shows, but by no other program."""
     snapshots: SnapshotStore
     watchers: list[Callable[[Path], None]]
     """Told of each file seen (read or written); a subagent's state shares its session's list,
@@ -101,14 +105,12 @@ class FileState(Slotted):
         watchers: list[Callable[[Path], None]] | None = None,
     ) -> None:
         self.reads = {} if reads is None else reads
-        self.rewound_writes = set()
         self.snapshots = SnapshotStore() if snapshots is None else snapshots
         self.watchers = [] if watchers is None else watchers
 
     def saw(self, path: Path, version: FileVersion) -> None:
         """The model has seen `path` as `version` (it read it, or wrote it)."""
         self.reads[path] = version
-        self.rewound_writes.discard(path)
         for watch in self.watchers:
             watch(path)
 
@@ -123,14 +125,5 @@ class FileState(Slotted):
             raise ToolError(
                 f"{shown} has not been read in this session; Read it before changing it."
             )
-        if not version.is_current(st, content) and path in self.rewound_writes:
-            raise ToolError(
-                f"{shown} was changed by this session's own Write or Edit after the point the "
-                "conversation was rewound to, so the conversation no longer shows it as it is; "
-                "Read it again before changing it."
-            )
         if not version.is_current(st, content):
-            raise ToolError(
-                f"{shown} changed on disk since it was last read (another program or session "
-                "wrote it); Read it again before changing it."
-            )
+            raise ToolError(version.why_not_current(shown, content))

@@ -11,12 +11,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from tether.protocol import ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.checked_write import Current, change_file, read_current
-from tether.tools.builtin.files import (
-    decode_text,
-    encode_text,
-    write_diffs,
-)
+from tether.tools.builtin.files import write_diffs
+from tether.tools.builtin.read import BINARY_SNIFF_BYTES
 from tether.tools.builtin.read_notebook import USE_NOTEBOOK_EDIT, is_notebook
+from tether.tools.builtin.text_encoding import (
+    TextEncoding,
+    encoding_of,
+    line_ending_of,
+    with_line_ending,
+    written_digest,
+)
 from tether.tools.context import ToolContext
 from tether.tools.os_text import OsText
 
@@ -63,9 +67,9 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
     def new_content(current: Current) -> bytes:
         # Worked out from the file as it is at the moment of writing, not as it was checked.
         plans.append(plan := _planned_edit(path, shown, ctx, args, current))
-        return encode_text(plan.updated)
+        return plan.encoding.encode(plan.updated)
 
-    await change_file(ctx, path, shown, new_content, snapshot=True)
+    change = await change_file(ctx, path, shown, new_content, snapshot=True)
     [plan] = plans
     replaced = plan.count if args.replace_all else 1
     what = "1 occurrence" if replaced == 1 else f"{replaced} occurrences"
@@ -79,6 +83,7 @@ async def edit(ctx: ToolContext, args: EditInput) -> ToolOutput:
         "structuredPatch": patch,
         "userModified": False,
         "replaceAll": args.replace_all,
+        **written_digest(change.after),
     }
     return ToolOutput(text=summary, diff=diff, structured=structured)
 
@@ -89,6 +94,7 @@ class _Plan:
     updated: str
     count: int
     first_line: int
+    encoding: TextEncoding
 
 
 def _require_change(args: EditInput) -> None:
@@ -110,7 +116,8 @@ def _planned_edit(
     if current.content is None or current.stat is None:
         raise ToolError(f"File does not exist: {shown}. To create a file use Write.")
     ctx.files.require_seen(path, shown, current.stat, current.content)
-    text = decode_text(current.content)
+    encoding = encoding_of(current.content[:BINARY_SNIFF_BYTES])
+    text = encoding.decode_exactly(current.content, shown)
     old, new = _match_line_endings(text, args.old_string, args.new_string)
     count = text.count(old)
     if count == 0:
@@ -122,13 +129,18 @@ def _planned_edit(
         )
     updated = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
     first_line = text.count("\n", 0, text.index(old)) + 1
-    return _Plan(text, updated, count, first_line)
+    return _Plan(text, updated, count, first_line, encoding)
 
 
 def _match_line_endings(text: str, old: str, new: str) -> tuple[str, str]:
-    # Read shows CRLF files without the \r; a model's old_string then lacks them too.
-    if "\r\n" in text and "\n" in old and "\r\n" not in old and old not in text:
-        return old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    # Read shows CRLF files without the \r; a model's strings then lack them too, and the
+    # lines it adds end as the file's other lines do.
+    if line_ending_of(text) != "\r\n":
+        return old, new
+    if "\n" in old and "\r\n" not in old and old not in text:
+        old = with_line_ending(old, "\r\n")
+    if "\r\n" not in new:
+        new = with_line_ending(new, "\r\n")
     return old, new
 
 

@@ -25,6 +25,7 @@ from tether.tools.builtin.read_notebook import (
     is_notebook,
     render_notebook,
 )
+from tether.tools.builtin.text_encoding import UTF8, encoding_of
 from tether.tools.context import ToolContext
 from tether.tools.file_state import version_of_open_file
 from tether.tools.os_errors import describe_os_error, os_errors
@@ -35,6 +36,8 @@ MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 80_000
 """Stay under the registry's cut so the note saying how to read on is never lost."""
 BINARY_SNIFF_BYTES = 8192
+MAX_RECODED_BYTES = 64 * 1024 * 1024
+"""A text file in another encoding than UTF-8 is decoded whole, up to this size."""
 _LINE_READ_BYTES = MAX_LINE_CHARS * 4 + 4  # enough bytes for MAX_LINE_CHARS characters
 _SKIP_CHUNK = 1 << 20
 
@@ -98,10 +101,14 @@ async def read(ctx: ToolContext, args: ReadInput) -> ToolOutput:
             elif isinstance(notebook := _read_notebook(f, path, shown, args), ToolOutput):
                 output = notebook
             else:
-                f.seek(0)
-                view = _read_window(f, first, limit, path, shown)
+                view = _read_window(*_as_utf8(f, shown), first, limit, path, shown)
                 text = view.text if notebook is None else f"{notebook}\n{view.text}"
-                output = ToolOutput(text, structured=view.structured(args.file_path))
+                structured = view.structured(args.file_path)
+                if seen.digest is not None:
+                    # The bytes the model saw, so a resumed session can tell whether the file
+                    # is still that version (the text shown loses CRs, cut lines, encodings).
+                    structured["sha256"] = seen.digest.hex()
+                output = ToolOutput(text, structured=structured)
     except OSError as e:
         raise ToolError(describe_os_error(e, f"read {shown}")) from None
     ctx.files.saw(path, seen)
@@ -133,14 +140,36 @@ class _View:
         }
 
 
+def _as_utf8(f: BinaryIO, shown: str) -> tuple[BinaryIO, str | None]:
+    """The file's text as UTF-8 bytes to show, and a note naming its encoding when it is
+    another (decoded whole: such files are rarely large)."""
+    f.seek(0)
+    encoding = encoding_of(f.read(BINARY_SNIFF_BYTES))
+    f.seek(0)
+    if encoding is UTF8:
+        return f, None
+    size = os.fstat(f.fileno()).st_size
+    if size > MAX_RECODED_BYTES:
+        raise ToolError(
+            f"{shown} is {encoding.label} text of {human_size(size)}, too large to show; "
+            f"Bash with iconv reads parts of it, for example `iconv -f {encoding.codec} "
+            f"-t utf-8 {shlex.quote(shown)} | head -n 100`."
+        )
+    text = encoding.decode(f.read())
+    note = f"(the file is {encoding.label} text; Edit and Write keep that encoding)"
+    return io.BytesIO(text.encode("utf-8", errors="surrogateescape")), note
+
+
 def whole_text_shown(data: bytes) -> str | None:
     """The `content` Read's result gives of a whole text file holding `data` (decoded, CRLF
     shown as LF, long lines cut), or None when Read shows no such text: a binary file, or one
     too long to show whole. A transcript's read can then be compared with the file as it is."""
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+    text = encoding_of(data[:BINARY_SNIFF_BYTES]).decode(data)
+    recoded = text.encode("utf-8", errors="surrogateescape")
+    if b"\x00" in recoded[:BINARY_SNIFF_BYTES]:
         return None
     try:
-        view = _read_window(io.BytesIO(data), 1, data.count(b"\n") + 1, Path(), "")
+        view = _read_window(io.BytesIO(recoded), None, 1, recoded.count(b"\n") + 1, Path(), "")
     except ToolError:
         return None
     if view.total != len(view.lines):
@@ -202,10 +231,12 @@ def _missing_file_message(path: Path, shown: str) -> str:
     return message
 
 
-def _read_window(f: BinaryIO, first: int, limit: int, path: Path, shown: str) -> _View:
+def _read_window(
+    f: BinaryIO, encoding_note: str | None, first: int, limit: int, path: Path, shown: str
+) -> _View:
     head = f.read(BINARY_SNIFF_BYTES)
     if b"\x00" in head:
-        size = os.fstat(f.fileno()).st_size
+        size = f.seek(0, io.SEEK_END)  # `f` may be text recoded in memory: no descriptor
         raise ToolError(
             f"{shown} is a binary file ({_kind(head, path)}, {human_size(size)}); "
             "Read shows text files only."
@@ -252,6 +283,8 @@ def _read_window(f: BinaryIO, first: int, limit: int, path: Path, shown: str) ->
     if first > 1 or last < total:
         why = ", output size limit reached" if budget_hit else ""
         notes.append(f"(showing lines {first}-{last} of {total}{why}; use offset to read more)")
+    if encoding_note is not None:
+        notes.append(encoding_note)
     if invalid_utf8:
         notes.append("(the file is not valid UTF-8; undecodable bytes are shown as U+FFFD)")
     return _View("\n".join(out + notes), tuple(texts), first, total, ended)

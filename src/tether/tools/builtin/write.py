@@ -6,11 +6,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.checked_write import Current, change_file, read_current
-from tether.tools.builtin.files import (
-    count_lines,
-    decode_text,
-    encode_text,
-    write_diffs,
+from tether.tools.builtin.files import count_lines, encode_text, write_diffs
+from tether.tools.builtin.read import BINARY_SNIFF_BYTES
+from tether.tools.builtin.text_encoding import (
+    encoding_of,
+    line_ending_of,
+    with_line_ending,
+    written_digest,
 )
 from tether.tools.context import ToolContext
 from tether.tools.os_text import OsText
@@ -48,14 +50,21 @@ async def write(ctx: ToolContext, args: WriteInput) -> ToolOutput:
     path = ctx.resolve(args.file_path)
     shown = ctx.show(path)
     ctx.require_writable(path)
-    data = encode_text(args.content)
+    olds: list[str | None] = []
 
     def new_content(current: Current) -> bytes:
-        return data
+        # Over an existing file, its encoding and line endings are kept, as Claude Code does.
+        if current.content is None:
+            olds.append(None)
+            return encode_text(args.content)
+        encoding = encoding_of(current.content[:BINARY_SNIFF_BYTES])
+        old = encoding.decode_exactly(current.content, shown)
+        olds.append(old)
+        return encoding.encode(with_line_ending(args.content, line_ending_of(old)))
 
     change = await change_file(ctx, path, shown, new_content, snapshot=True)
     lines = count_lines(args.content)
-    old_text = None if change.before is None else decode_text(change.before)
+    [old_text] = olds
     if change.before is None:
         text = f"Created {shown} ({lines} lines)"
     else:
@@ -68,5 +77,6 @@ async def write(ctx: ToolContext, args: WriteInput) -> ToolOutput:
         "structuredPatch": patch,
         "originalFile": old_text,
         "userModified": False,
+        **written_digest(change.after),
     }
     return ToolOutput(text=text, diff=diff, structured=structured)
