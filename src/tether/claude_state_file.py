@@ -58,6 +58,8 @@ def _read(path: Path) -> object | None:
     text = read_text_file(path, limit_bytes=LIMIT_BYTES)
     if text is None:
         return None
+    # Claude Code reads the file with a byte-order mark (an editor on Windows may add one).
+    text = text.removeprefix("\ufeff")
     return frozen(bounded_json.loads(text) if text.strip() else {})
 
 

@@ -1,7 +1,8 @@
 """Servers turned off by a file tether does not keep, on a real terminal: Claude Code's own
 `/mcp disable` (the project's entry of `~/.claude.json`, read only) leaves the server off, and
 `/mcp enable` of a server a settings file or that entry turns off starts it for the session
-and says which file keeps it off (it is off again at the next start)."""
+and says which file keeps it off (it is off again at the next start). The answer waits for the
+connection, as Claude Code's does: it says whether the server came up."""
 
 from __future__ import annotations
 
@@ -56,12 +57,12 @@ def test_enabling_a_server_another_file_turns_off_says_it_is_for_the_session(
     assert "failedtoconnect" not in screen.partition("/mcpenableusr")[0], screen
     settings_said = _shown(settings, home)
     assert (
-        f'✓Enabled"usr",butitisn\'tconnectedyet(connecting).(forthissessiononly:'
+        f'✗Enabled"usr",butitisn\'tconnectedyet:commandnotfound:/nonexistent/bin(forthissessiononly:'
         f"disabledMcpServersin{settings_said}keepsitoff)"
     ) in screen, screen
     claude_said = _shown(claude, home)
     assert (
-        f'✓Enabled"cc",butitisn\'tconnectedyet(connecting).(forthissessiononly:'
+        f'✗Enabled"cc",butitisn\'tconnectedyet:commandnotfound:/nonexistent/bin(forthissessiononly:'
         f"disabledMcpServersin{claude_said}keepsitoff)"
     ) in screen, screen
     assert claude.read_text() == before  # Claude Code's file: only read

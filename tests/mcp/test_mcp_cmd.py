@@ -303,7 +303,7 @@ def test_get_masks_secrets_unless_asked(cli: Cli) -> None:
         "args": [],
         "env": {"DB_PASSWORD": "***"},
         "cwd": str(cli.workspace / "sub"),
-        "approval": None,
+        "approval": "enabled",
         "state": None,
         "tools": None,
         "error": None,
@@ -351,7 +351,7 @@ def test_list_without_connecting(cli: Cli) -> None:
                 "args": ["-v"],
                 "env": {},
                 "cwd": None,
-                "approval": None,
+                "approval": "enabled",
                 "state": None,
                 "tools": None,
                 "error": None,
@@ -525,3 +525,12 @@ def test_a_projects_settings_do_not_turn_off_the_users_servers(cli: Cli) -> None
             f"problem: {local}{why}",
         ],
     )
+
+
+def test_claude_codes_file_with_a_byte_order_mark_is_read(cli: Cli) -> None:
+    # An editor on Windows may save ~/.claude.json with a UTF-8 mark; Claude Code reads it.
+    claude = cli.home / ".claude.json"
+    claude.write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"mcpServers": {"theirs": {"command": "x"}}}).encode()
+    )
+    assert cli("list", "--no-connect") == (0, "theirs: x [user: ~/.claude.json]\n", "")

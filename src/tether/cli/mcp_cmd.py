@@ -304,7 +304,7 @@ def _elsewhere(place: _Place, name: str) -> str:
 
 def _probe(place: _Place, servers: Sequence[ServerConfig]) -> dict[str, ServerStatus]:
     """Connect to the servers that may be started, all at once, and close them again."""
-    startable = [s for s in servers if _approval(place, s) in (None, "approved")]
+    startable = [s for s in servers if _approval(place, s) in ("enabled", "approved")]
     if not startable:
         return {}
     limits = load_limits(place.settings, place.env)
@@ -315,7 +315,7 @@ def _probe(place: _Place, servers: Sequence[ServerConfig]) -> dict[str, ServerSt
 
 def _inspect(place: _Place, server: ServerConfig) -> tuple[ServerStatus | None, list[str] | None]:
     """One server's status and its tools' names (nothing for a project server not approved)."""
-    if _approval(place, server) not in (None, "approved"):
+    if _approval(place, server) not in ("enabled", "approved"):
         return None, None
     limits = load_limits(place.settings, place.env)
     from tether.mcp.manager import McpManager
@@ -327,15 +327,16 @@ def _inspect(place: _Place, server: ServerConfig) -> tuple[ServerStatus | None, 
     return asyncio.run(connect())
 
 
-def _approval(place: _Place, server: ServerConfig) -> str | None:
-    """For a repository's server: "approved", "needs approval" or "disabled"; "disabled" for
-    another turned off for the project (`/mcp disable`); "not trusted" for any server of an
-    untrusted workspace's files; None for the others."""
+def _approval(place: _Place, server: ServerConfig) -> str:
+    """For a repository's server: "approved", "needs approval" or "disabled"; for another
+    (the user's own, which needs no approval): "disabled" when turned off for the project
+    (`/mcp disable`), else "enabled"; "not trusted" for any server of an untrusted
+    workspace's files."""
     owners = Ownership(place.workspace, place.home, place.tether_home)
     if not place.trusted and owners.needs_trust(server.source):
         return "not trusted"
     if server.scope not in ("project", "seed"):
-        return "disabled" if is_server_turned_off(server.name, place.settings) else None
+        return "disabled" if is_server_turned_off(server.name, place.settings) else "enabled"
     enabled = is_project_server_enabled(server.name, place.settings)
     return {True: "approved", False: "disabled", None: "needs approval"}[enabled]
 

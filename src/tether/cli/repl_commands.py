@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from tether.cli.mcp_setup import McpSetup
     from tether.cli.startup import Ready
     from tether.core.session import Session
+    from tether.mcp.catalog import ServerStatus
     from tether.permissions.rules import Mode
 
 SESSION_COMMANDS = (
@@ -136,6 +137,12 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
         return Text(f"Usage: {MCP_USAGE}", style="yellow")
     quoted = f'"{terminal_safe(name)}"'
     if verb == "enable" and mcp is not None and mcp.enable_declined(name):
+        # As Claude Code, the answer waits for the connection: it says whether it came up.
+        if mcp.manager is not None:
+            await mcp.manager.connected([name])
+            status = mcp.manager.statuses().get(name)
+            if status is not None:
+                return _enabled_or_not(quoted, status, _kept_decision(mcp, name, verb))
         kept = _kept_decision(mcp, name, verb)
         return Text(f"✓ Enabled {quoted}, but it isn't connected yet (connecting).{kept}", "green")
     manager = mcp.manager if mcp is not None else None
@@ -158,11 +165,10 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
     else:
         status = await manager.set_enabled(name, verb == "enable")
     kept = _kept_decision(mcp, name, verb)
+    if verb == "enable":
+        return _enabled_or_not(quoted, status, kept)
     if status.error:
         reason = terminal_safe(status.error.splitlines()[0])
-        if verb == "enable":
-            said = f"✗ Enabled {quoted}, but it isn't connected yet: {reason}{kept}"
-            return Text(said, style="red")
         return Text(f"✗ Couldn't {verb} {quoted}: {reason}", style="red")
     if verb == "disable":
         was = ""
@@ -172,11 +178,23 @@ async def change_mcp(mcp: McpSetup | None, args: str) -> Text:
         elif before.state == "pending":
             was = " It was still connecting, and was stopped."
         return Text(f"✓ Disabled {quoted}.{kept}{was}", style="green")
-    done = "Reconnected" if verb == "reconnect" else "Enabled"
     if status.state != "connected":
         state = server_state(status)
-        return Text(f"✓ {done} {quoted}, but it isn't connected yet ({state}).{kept}", "green")
-    return Text(f"✓ {done} {quoted}.{kept}", style="green")
+        return Text(f"✓ Reconnected {quoted}, but it isn't connected yet ({state}).", "green")
+    return Text(f"✓ Reconnected {quoted}.", style="green")
+
+
+def _enabled_or_not(quoted: str, status: ServerStatus, kept: str) -> Text:
+    """What `/mcp enable` says once the server's connection came up or failed."""
+    from tether.cli.sdk_facts import server_state
+
+    if status.error:
+        reason = terminal_safe(status.error.splitlines()[0])
+        return Text(f"✗ Enabled {quoted}, but it isn't connected yet: {reason}{kept}", "red")
+    if status.state != "connected":
+        state = server_state(status)
+        return Text(f"✓ Enabled {quoted}, but it isn't connected yet ({state}).{kept}", "green")
+    return Text(f"✓ Enabled {quoted}.{kept}", style="green")
 
 
 def mcp_change_stopped(mcp: McpSetup | None, args: str) -> Text:
