@@ -48,10 +48,53 @@ CORRECTIONS = (
         "how do we deploy",
     ),
 )
-"""Nine of a user's ten; the tenth, in German, no wording rule reads: its saved date tells it
-(`test_memory_dates.py`)."""
+"""Nine of a user's ten; the tenth, in German, is among `OTHER_LANGUAGES`."""
+
+OTHER_LANGUAGES = (
+    (
+        "Deploys use kubectl apply.",
+        "Wir deployen jetzt mit helm statt kubectl apply.",
+        "how do we deploy",
+    ),
+    ("Die Datenbank ist MySQL 5.7.", "Korrektur: die Datenbank ist Postgres 16.", "Datenbank"),
+    (
+        "Bugs are tracked in Jira.",
+        "Jira wird nicht mehr benutzt; Bugs kommen nach Linear.",
+        "where are bugs tracked",
+    ),
+    (
+        "Les tests tournent avec nose.",
+        "On n'utilise plus nose, les tests tournent sous pytest.",
+        "tests",
+    ),
+    (
+        "La CI tourne sur Travis.",
+        "La CI tourne désormais sur GitHub Actions au lieu de Travis.",
+        "CI",
+    ),
+    ("Usamos MySQL 5.7.", "Ya no usamos MySQL, ahora es Postgres 16.", "MySQL"),
+    ("Deploy com kubectl apply.", "Deploy com helm em vez de kubectl apply.", "deploy"),
+    ("I deploy usano kubectl apply.", "I deploy usano helm invece di kubectl apply.", "deploy"),
+    (
+        "Deploys gaan via kubectl apply.",
+        "Deploys gaan voortaan via helm in plaats van kubectl apply.",
+        "deploy",
+    ),
+)
+"""Corrections in German, French, Spanish, Portuguese, Italian and Dutch, of a fact in English
+or in their own language."""
 
 NOT_CORRECTIONS = (
+    (
+        "Deploys use kubectl apply.",
+        "Mehr Speicher für den Redis-Server von kubectl.",
+        "how do we deploy",
+    ),
+    (
+        "Les tests tournent avec nose.",
+        "Les logs des tests sont gardés trente jours.",
+        "tests",
+    ),
     (
         "Deploys use kubectl apply.",
         "Deploys to staging no longer need approval.",
@@ -95,7 +138,7 @@ def _first(path: Path, older: str, newer: str, query: str) -> list[str]:
         store.close()
 
 
-@pytest.mark.parametrize(("older", "correction", "query"), CORRECTIONS)
+@pytest.mark.parametrize(("older", "correction", "query"), CORRECTIONS + OTHER_LANGUAGES)
 def test_a_correction_as_people_word_it_is_read_first(
     tmp_path: Path, older: str, correction: str, query: str
 ) -> None:

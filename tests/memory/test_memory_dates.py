@@ -17,8 +17,8 @@ from .conftest import memory_cli
 Run = Callable[..., CliResult]
 
 STALE = "Deploys use kubectl apply."
-CORRECTION = "Wir deployen jetzt mit helm statt kubectl apply."
-"""A correction no wording rule reads (German): only its date says it is the newer."""
+CORRECTION = "Vi deployar nu med helm i stället för kubectl apply."
+"""A correction no wording rule reads (Swedish): only its date says it is the newer."""
 
 
 def _minute(created_at: str) -> str:

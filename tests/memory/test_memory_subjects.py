@@ -14,7 +14,7 @@ import pytest
 from tether.memory.embedders import Embedder, local_embedder
 from tether.memory.saving import NEAR_SIMILARITY
 from tether.memory.store import MemoryStore
-from tether.memory.subjects import same_subject, subject_of
+from tether.memory.subjects import same_subject, subject_of, terms_of
 from tether.testing import FakeModelServer, text, tool_use
 from tether.testing.cli_runner import CliResult
 
@@ -161,16 +161,19 @@ def test_the_saver_is_shown_a_stale_fact_far_in_meaning_on_the_same_subject(
     assert "ArgoCD" in listed.stdout
 
 
-def test_a_save_works_out_only_subjects_it_has_not_seen(tmp_path: Path) -> None:
+def test_a_save_works_out_only_the_terms_it_has_not_seen(tmp_path: Path) -> None:
     # Comparing a save with the 64 newest memories sharing its words worked out each one's
-    # subject again at every save (most of its cost: bench/memory_save_bench.py).
+    # subject again at every save (most of its cost: bench/memory_save_bench.py), and the
+    # first save of a process worked out all of their topics and changes, which no save needs.
     store = MemoryStore(tmp_path / "memory.db", _embedder())
     for area in ("billing", "search", "upload", "export"):
         store.save(f"The service for {area} keeps its retries in the job queue.")
+    subject_of.cache_clear()
     store.save("Note one: the service job writes to the queue.")
-    before = subject_of.cache_info()
+    before = terms_of.cache_info()
     store.save("Note two: the service job writes to the queue.")
-    after = subject_of.cache_info()
+    after = terms_of.cache_info()
     assert after.misses - before.misses == 1  # its own; the others' were kept
     assert after.hits > before.hits
+    assert subject_of.cache_info().currsize == 0
     store.close()

@@ -37,7 +37,13 @@ from tether.memory.saving import (
     same_text,
 )
 from tether.memory.schema import MemoryFileError, Transaction, migrate
-from tether.memory.subjects import FILE_TAG, corrects, same_subject, subject_of
+from tether.memory.subjects import (
+    FILE_TAG,
+    corrects,
+    same_subject,
+    subject_of,
+    terms_of,
+)
 from tether.memory.vectors import Mark, VectorMatrix, mark_of
 from tether.memory.words import by_words, correcting, matched_words, sharing_words
 
@@ -182,7 +188,7 @@ class MemoryStore:
             for i, s in self._nearest(vector, NEAR_COUNT + 1)
             if i != saved.id and s >= NEAR_SIMILARITY
         ][:NEAR_COUNT]
-        subject = subject_of(saved.text, saved.tags)
+        subject = terms_of(saved.text, saved.tags)
         named = {saved.id, *(i for i, _ in near)}
         rows = [] if FILE_TAG in saved.tags else sharing_words(self._db, saved, SUBJECT_DEPTH)
         # A candidate's subject is worked out only until enough are found (the cost of a save).
@@ -191,7 +197,7 @@ class MemoryStore:
                 (
                     (i, text)
                     for i, text, tags in rows
-                    if i not in named and same_subject(subject, subject_of(text, tags))
+                    if i not in named and same_subject(subject, terms_of(text, tags))
                 ),
                 NEAR_COUNT,
             )

@@ -18,7 +18,11 @@ A correction says that something changed: "actually", "no longer", "anymore", "i
 "switched", "moved to", "replaced", "is gone", "was upgraded", "from now on", "these days",
 "changed to", "shut down", "obsolete", "used to", "stop using", "don't use", a clause of
 "not" and what is no more ("CI is on GitHub Actions, not Travis"), a leading "Update:" or
-"Correction:", or a clause ending in "now" ("The frontend build is Vite now"; "Logs are now
+"Correction:", or a clause ending in "now"; and the same changes said in German, French,
+Spanish, Portuguese, Italian or Dutch ("statt", "nicht mehr", "désormais", "au lieu de",
+"ya no", "en vez de", "em vez de", "non più", "invece di", "niet meer", "in plaats van"...:
+the topic words the two share are names and terms more often than not, which read the same in
+any language, so the clause rule holds there too) ("The frontend build is Vite now"; "Logs are now
 shipped to Datadog" states a fact, it corrects none). It corrects an older memory when the
 change bears on what the two share: the clause it is in (up to a `.`, `;`, `:`, `!`, `?` or
 a comma) has a key term of the older's or a topic word it has (three letters or more, not a
@@ -40,9 +44,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 SUBJECTS_KEPT = 4096
-"""The subjects kept worked out in the process, by text and tags: a save compares its memory
-with up to 64 others (`store.SUBJECT_DEPTH`), most of them the same from one save to the next,
-and working each out again was most of a save's cost (`bench/memory_save_bench.py`)."""
+"""The terms and subjects kept worked out in the process, by text and tags: a save compares its
+memory with up to 64 others (`store.SUBJECT_DEPTH`), most of them the same from one save to the
+next, and working each out again was most of a save's cost (`bench/memory_save_bench.py`). A
+save needs their terms only (`terms_of`); a subject's topics and changes wait for a search."""
 FILE_TAG = "memory.md"
 """The tag of the memory file's pieces (`cli/memory_setup.py`): no subject of its own."""
 
@@ -55,12 +60,27 @@ _CORRECTION = re.compile(
     r"|switched|replaced|retired|deprecated|migrated|renamed|moved (?:to|from|into|under|over)"
     r"|(?:is|are|has been|have been) (?:gone|dropped|removed)"
     r"|(?:was|were|has been|have been) (?:upgraded|changed|moved|replaced|swapped)"
-    r"|changed to|shut down|obsolete|used to|stop using|(?:don['\u2019]t|do not|never) use)\b"
+    r"|changed to|shut down|obsolete|used to|stop using|(?:don['\u2019]t|do not|never) use"
+    # The same changes said in the other languages most often written at work (German,
+    # French, Spanish, Portuguese, Italian, Dutch): the words that say something is no more.
+    r"|(?:an)?statt|stattdessen|nicht mehr|kein\w* mehr|ersetzt|umgestellt|umgezogen"
+    r"|abgeschafft|veraltet|neuerdings|ab (?:jetzt|sofort)|inzwischen|mittlerweile"
+    r"|désormais|dorénavant|au lieu d[eu']|(?:n['\u2019]|ne )\w+ plus|plus maintenant"
+    r"|remplac[ée]e?s?|obsolète|migré|à partir de maintenant"
+    r"|ya no|en (?:lugar|vez) de|reemplazad[oa]s?|sustituid[oa]s?|obsolet[oa]s?"
+    r"|a partir de (?:ahora|agora)|desde ahora|migrad[oa]s?"
+    r"|não \w+ mais|já não|em vez de|ao invés de|substituíd[oa]s?"
+    r"|non \w+ più|non più|invece di|al posto di|sostituit[oia]|d['\u2019]ora in poi"
+    r"|niet meer|in plaats van|vervangen|verouderd|voortaan|gemigreerd)\b"
     r"|^\s*not\b(?=\s+\w)"  # a clause of its own: "CI is on GitHub Actions, not Travis"
     r"|\bnow\b(?=\s*(?:[.!?;,:)]|$))",
     re.IGNORECASE,
 )
-_WHOLE_CORRECTION = re.compile(r"^\s*(?:update|correction|updated|corrected)\s*:", re.IGNORECASE)
+_WHOLE_CORRECTION = re.compile(
+    r"^\s*(?:update|correction|updated|corrected|korrektur|aktualisierung|mise à jour"
+    r"|corrección|actualización|correção|atualização|correzione|aggiornamento|correctie)\s*:",
+    re.IGNORECASE,
+)
 """A memory saved as a correction of what it says: the change bears on all of it."""
 _CLAUSE = re.compile(r"[^.;:!?,]+")
 _STRESSED = re.compile(
@@ -79,20 +99,31 @@ _COMMON_TEXT = (
     "over same some still than them then these they those too under up use used uses "
     "using run runs ran running make makes made team project thing things way ways time "
     "day days week weeks month months year years actually longer instead anymore "
-    "switched replaced moved upgraded changed obsolete shut stop correction"
+    "switched replaced moved upgraded changed obsolete shut stop correction "
+    # The other languages' change words and the commonest of their small words.
+    "statt anstatt stattdessen nicht mehr kein keine ersetzt jetzt wir mit und der die das "
+    "ist sind wird werden für von auf plus désormais maintenant les des une pour avec est "
+    "sont nous dans lieu ahora los las una para con por son nosotros lugar vez mais agora "
+    "não uma com são nós invece più non con sono noi niet meer voortaan het een met zijn"
 )
 _COMMON = frozenset(_COMMON_TEXT.split())
 """Words that name no topic: common English words, generic verbs, the correction's own."""
 
 
 @dataclass(frozen=True)
-class Subject:
+class Terms:
     """A memory's key terms and words (lower case, a word's ends' punctuation aside) and its
-    tags (but `FILE_TAG`)."""
+    tags (but `FILE_TAG`): all `same_subject` needs."""
 
     keys: frozenset[str]
     words: frozenset[str]
     tags: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Subject(Terms):
+    """A memory's terms, its topics and the changes it says: what `corrects` needs."""
+
     topics: frozenset[str] = frozenset()
     """Its words that name a topic (not `_COMMON`), stemmed (`_stem`)."""
     correction: bool = False
@@ -103,7 +134,9 @@ class Subject:
 
 
 @lru_cache(maxsize=SUBJECTS_KEPT)
-def subject_of(text: str, tags: tuple[str, ...]) -> Subject:
+def terms_of(text: str, tags: tuple[str, ...]) -> Terms:
+    """The memory's terms alone: a save compares its memory with up to 64 others, and their
+    topics and changes (the clause-by-clause work) are needed only when one is a correction."""
     keys: set[str] = set()
     words: set[str] = set()
     starts_sentence = True
@@ -115,16 +148,16 @@ def subject_of(text: str, tags: tuple[str, ...]) -> Subject:
             if quoted or _is_key(raw.strip("./:-"), starts_sentence):
                 keys.add(word)
         starts_sentence = bool(_SENTENCE_END.search(raw))
+    return Terms(frozenset(keys), frozenset(words), frozenset(tags) - {FILE_TAG})
+
+
+@lru_cache(maxsize=SUBJECTS_KEPT)
+def subject_of(text: str, tags: tuple[str, ...]) -> Subject:
+    terms = terms_of(text, tags)
+    words = terms.words
     topics = frozenset(_stem(w) for w in words if len(w) >= 3 and w.isalpha() and w not in _COMMON)
     bearing = _bearing(text)
-    return Subject(
-        frozenset(keys),
-        frozenset(words),
-        frozenset(tags) - {FILE_TAG},
-        topics,
-        bool(bearing),
-        bearing,
-    )
+    return Subject(terms.keys, words, terms.tags, topics, bool(bearing), bearing)
 
 
 def _bearing(text: str) -> tuple[frozenset[str], ...]:
@@ -155,7 +188,7 @@ def _clause_words(text: str, *, narrowed: bool = False) -> frozenset[str]:
     return frozenset(w for word in words if word for w in (word, _stem(word)))
 
 
-def same_subject(a: Subject, b: Subject) -> bool:
+def same_subject(a: Terms, b: Terms) -> bool:
     return bool(a.keys & b.words or b.keys & a.words or a.tags & b.tags)
 
 

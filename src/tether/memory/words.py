@@ -67,7 +67,15 @@ def sharing_words(db: Any, memory: Memory, depth: int) -> list[tuple[int, str, t
 _CHANGE_TEXT = (
     "actually longer anymore instead nowadays days now switched replaced retired deprecated "
     "migrated renamed moved gone dropped removed upgraded changed swapped shut obsolete used "
-    "stop update updated correction corrected not never don"
+    "stop update updated correction corrected not never don "
+    "statt anstatt stattdessen mehr ersetzt umgestellt umgezogen abgeschafft veraltet "
+    "neuerdings sofort inzwischen mittlerweile korrektur aktualisierung désormais dorénavant "
+    "lieu plus remplacé remplacée remplacés remplacées obsolète migré maintenant ya lugar vez "
+    "reemplazado reemplazada reemplazados reemplazadas sustituido sustituida obsoleto "
+    "obsoleta ahora agora migrado migrada mais já invés substituído substituída più invece "
+    "posto sostituito sostituita sostituiti poi niet plaats vervangen verouderd voortaan "
+    "gemigreerd corrección actualización correção atualização correzione aggiornamento "
+    "correctie"
 )
 CHANGE_WORDS = _CHANGE_TEXT.split()
 """Words one of which a memory worded as a correction has (`subjects.py`'s `_CORRECTION`):
