@@ -5,6 +5,7 @@ reads text."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,12 @@ async def _run(sdk: SdkRun, fake_model: FakeModelServer, *turns: Any) -> dict[st
     return results
 
 
+def _sha256(data: bytes) -> str:
+    """The digest of the bytes on disk a file tool's result gives beside Claude Code's fields
+    (a resumed session checks the file against it)."""
+    return hashlib.sha256(data).hexdigest()
+
+
 async def test_file_tools(sdk: SdkRun, fake_model: FakeModelServer, workspace: Path) -> None:
     (workspace / "sub").mkdir()
     (workspace / "sub" / "r.txt").write_text("one\ntwo\nthree\n")
@@ -67,6 +74,7 @@ async def test_file_tools(sdk: SdkRun, fake_model: FakeModelServer, workspace: P
                 "startLine": 1,
                 "totalLines": 3,
             },
+            "sha256": _sha256(b"one\ntwo\nthree\n"),
         },
         "toolu_2": {
             "type": "create",
@@ -75,6 +83,7 @@ async def test_file_tools(sdk: SdkRun, fake_model: FakeModelServer, workspace: P
             "structuredPatch": [],
             "originalFile": None,
             "userModified": False,
+            "sha256": _sha256(b"x\ny\n"),
         },
         "toolu_3": {
             "filePath": r_txt,
@@ -92,6 +101,7 @@ async def test_file_tools(sdk: SdkRun, fake_model: FakeModelServer, workspace: P
             ],
             "userModified": False,
             "replaceAll": False,
+            "sha256": _sha256(b"one\nTWO\nthree\n"),
         },
         "toolu_4": {
             "type": "text",
@@ -102,6 +112,7 @@ async def test_file_tools(sdk: SdkRun, fake_model: FakeModelServer, workspace: P
                 "startLine": 2,
                 "totalLines": 2,
             },
+            "sha256": _sha256(b"x\ny\n"),
         },
         "toolu_5": {
             "type": "update",
@@ -118,6 +129,7 @@ async def test_file_tools(sdk: SdkRun, fake_model: FakeModelServer, workspace: P
             ],
             "originalFile": "x\ny\n",
             "userModified": False,
+            "sha256": _sha256(b"new\n"),
         },
     }
     # The model reads text, as before.
