@@ -10,7 +10,8 @@ ran, and a second `up` started another; a second `up` said a teammate still star
 `running already`, or waited 120 s (not its --start-wait) for one another `up` started;
 `team down` waited its whole --wait for a teammate still starting; an MCP server of a
 teammate killed with SIGKILL ran on (ppid 1), and later, with the parent-death signal on the
-server alone, the server's own child (npx's node) did."""
+server alone, the server's own child (npx's node) did; SIGTERM or SIGHUP of `up` ended it
+with no word (status 143), its members starting on."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tether.store.mailbox import open_team_store
 from tether.teams.claims import pid_runs, team_processes
@@ -165,8 +168,16 @@ def test_a_start_left_by_a_killed_up_is_seen_waited_for_by_bound_and_stopped_at_
         tether(repo, "team", "down", team)
 
 
-def test_ctrl_c_keeps_a_started_teammate_and_ends_one_still_starting(
-    repo: Path, model_env: FakeModelServer
+@pytest.mark.parametrize(
+    ("stop", "how"),
+    [
+        (signal.SIGINT, "tether: interrupted"),
+        (signal.SIGTERM, "tether: stopped by SIGTERM"),  # `timeout`, a CI's cancel, systemd
+        (signal.SIGHUP, "tether: stopped by SIGHUP"),
+    ],
+)
+def test_a_stop_signal_keeps_a_started_teammate_and_ends_one_still_starting(
+    repo: Path, model_env: FakeModelServer, stop: signal.Signals, how: str
 ) -> None:
     pids = _project(repo, model_env)
     team = new_team()
@@ -178,13 +189,13 @@ def test_ctrl_c_keeps_a_started_teammate_and_ends_one_still_starting(
         slow_server = _server_pid(pids, "slow")
         quick = member(status(repo, team), "quick")
         slow = member(status(repo, team), "slow")
-        up.send_signal(signal.SIGINT)
+        up.send_signal(stop)
         out, err = up.communicate(timeout=WAIT_S)
-        assert up.returncode == 130, (out, err)
+        assert up.returncode == 128 + stop, (out, err)
         assert out == f"quick: started (pid {quick['pid']}), 0 unread message(s): it runs\n"
         lines = err.splitlines()
         assert said.startswith("waiting for quick, slow to start ("), said
-        assert lines[0] == "tether: interrupted: what was still starting is ended", err
+        assert lines[0] == f"{how}: what was still starting is ended", err
         assert lines[1] == "slow: did not start (still starting when interrupted: ended 143):"
         assert lines[-1] == f"stop them with: tether team down {team}", err
         wait_for(lambda: not pid_runs(slow_server), "slow's MCP server to end")

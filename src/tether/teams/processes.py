@@ -87,11 +87,18 @@ model checked): `up` waits for the claim."""
 
 
 class StartInterrupted(Exception):
-    """Ctrl+C came while `start_members` waited: `told` says what became of each member."""
+    """Ctrl+C, SIGTERM or SIGHUP (`signum`) came while `start_members` waited: `told` says
+    what became of each member."""
 
-    def __init__(self, told: list[Started]) -> None:
+    def __init__(self, told: list[Started], signum: int = signal.SIGINT) -> None:
         super().__init__("interrupted")
         self.told = told
+        self.signum = signum
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""What ends a start as Ctrl+C does: `timeout`, a CI's cancel and systemd send SIGTERM, a
+closed terminal SIGHUP; each would otherwise end `up` with no word, its members starting."""
 
 
 def start_members(
@@ -112,10 +119,10 @@ def start_members(
     then), did not start: recorded so, and told with its log's end. One another process is
     starting is waited for as long (not ended: its starter ends it at its own bound).
 
-    Ctrl+C meanwhile (`StartInterrupted`): the start this process owns is cut short as at
-    the bound, so that nothing is left starting with nobody to end it or to say what became
-    of it: a member whose loop runs stays (a teammate outlives its `up`), one still starting
-    is ended and recorded as not started."""
+    Ctrl+C, SIGTERM or SIGHUP meanwhile (`StartInterrupted`): the start this process owns
+    is cut short as at the bound, so that nothing is left starting with nobody to end it or
+    to say what became of it: a member whose loop runs stays (a teammate outlives its `up`),
+    one still starting is ended and recorded as not started."""
     started: dict[str, Child] = {}
     told: list[Started] = []
     elsewhere: dict[str, str] = {}
@@ -142,6 +149,13 @@ def start_members(
     unread = {mate.name: store.unread(mate.name) for mate in claimed}
     deadline = time.monotonic() + start_wait_s
     looped: set[str] = set()
+    stopped_by: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        stopped_by.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {signum: signal.signal(signum, stop) for signum in _STOP_SIGNALS[1:]}
     try:
         for mate in claimed:
             log = log_file(project, store.team, mate.name)
@@ -161,8 +175,8 @@ def start_members(
         looped = _wait_loops(store, started, deadline, say)
         told += [_started_elsewhere(store, name, deadline, start_wait_s) for name in elsewhere]
     except KeyboardInterrupt:
-        # A second Ctrl+C must not cut the ending short (leaving a member starting).
-        before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # A second signal must not cut the ending short (leaving a member starting).
+        before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _STOP_SIGNALS}
         try:
             for mate in claimed:  # claimed, never started: nothing of it runs
                 if mate.name not in started:
@@ -172,8 +186,12 @@ def start_members(
                 for n, p in started.items()
             ]
         finally:
-            signal.signal(signal.SIGINT, before)
-        raise StartInterrupted(cut) from None
+            for signum, handler in before.items():
+                signal.signal(signum, handler)
+        raise StartInterrupted(cut, stopped_by[0] if stopped_by else signal.SIGINT) from None
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     for name, proc in started.items():
         if name in looped:
             line = f"{name}: started (pid {proc.pid}), {unread[name]} unread message(s)"
