@@ -46,6 +46,7 @@ from tether.teams.claims import (
     runs_as,
     start_state,
 )
+from tether.teams.down_fence import stopped_by_down, team_stopping, wait_out_down
 from tether.teams.forked import Child, can_fork, fork, warm
 from tether.teams.member_log import log_file, log_tail, open_log
 from tether.teams.membership import START_WAIT_S
@@ -127,6 +128,7 @@ def start_members(
     told: list[Started] = []
     elsewhere: dict[str, str] = {}
     reap()
+    wait_out_down(store, say)
     claimed: list[Member] = []
     for mate in mates:  # each log writable first: nothing claimed for a start that cannot be
         open_log(project, store.team, mate.name)
@@ -138,6 +140,12 @@ def start_members(
             told.append(Started(mate.name, True, f"{mate.name}: {busy}"))
         else:
             claimed.append(mate)
+    down = team_stopping(store) if claimed else None
+    if down is not None:  # a down began as these were claimed: it wins (`down_fence`)
+        told += [Started(m.name, False, f"{m.name}: {stopped_by_down(down)}") for m in claimed]
+        for mate in claimed:
+            ended(store, mate.name, 0, started=False)
+        claimed = []
     # Forked at once, each importing what its session runs itself, side by side: `up` does
     # not import it first (it runs no session). What each runs before its claim is imported
     # here once (with the models' validators built): no child imports and builds it again.
