@@ -3,8 +3,9 @@ nothing of the team runs here: it marks the lead's record (`team_down`) before i
 roster, and a start (`team up`, the lead's Task tool) checks the mark after it claims its
 members and before it forks. Either the start saw the mark (it starts nothing) or its claims
 were there for the down to read (the down waits for their processes and stops them).
-A start that finds a down under way first waits for it to end, then starts what it was asked
-to: the team runs again, as the last command said."""
+A start that finds a down that began before it gives its claims back, waits for the down to
+end, then starts what it was asked to: the team runs again, as the last command said; one
+that finds a down that began after it starts nothing."""
 
 from __future__ import annotations
 
@@ -61,9 +62,15 @@ def team_stopping(store: TeamStore) -> StartClaim | None:
     return mark
 
 
-def wait_out_down(store: TeamStore, say: Callable[[str], None] | None) -> None:
-    """Before a start: wait for a `team down` under way to end (said once)."""
-    mark = team_stopping(store)
+def down_began(mark: StartClaim) -> float:
+    """When the down that holds `mark` began (wall-clock seconds)."""
+    return mark.until - DOWN_BOUND_S
+
+
+def wait_out_down(
+    store: TeamStore, mark: StartClaim | None, say: Callable[[str], None] | None
+) -> None:
+    """Wait for the `team down` that holds `mark` (and any after it) to end, said once."""
     if mark is not None and say is not None:
         say(f"waiting for `tether team down` (pid {mark.pid} on {mark.host}) to finish first")
     while mark is not None:

@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from tether.teams.claims import (
     runs_as,
     start_state,
 )
-from tether.teams.down_fence import stopped_by_down, team_stopping, wait_out_down
+from tether.teams.down_fence import down_began, stopped_by_down, team_stopping, wait_out_down
 from tether.teams.forked import Child, can_fork, fork, warm
 from tether.teams.member_log import log_file, log_tail, open_log
 from tether.teams.membership import START_WAIT_S
@@ -127,8 +128,8 @@ def start_members(
     started: dict[str, Child] = {}
     told: list[Started] = []
     elsewhere: dict[str, str] = {}
+    began = time.time()
     reap()
-    wait_out_down(store, say)
     claimed: list[Member] = []
     for mate in mates:  # each log writable first: nothing claimed for a start that cannot be
         open_log(project, store.team, mate.name)
@@ -141,10 +142,15 @@ def start_members(
         else:
             claimed.append(mate)
     down = team_stopping(store) if claimed else None
-    if down is not None:  # a down began as these were claimed: it wins (`down_fence`)
-        told += [Started(m.name, False, f"{m.name}: {stopped_by_down(down)}") for m in claimed]
+    if down is not None:  # claims given back: the down waits for them (`down_fence`)
         for mate in claimed:
             ended(store, mate.name, 0, started=False)
+        if down_began(down) < began:  # under way already: waited for, then started
+            wait_out_down(store, down, say)
+            args = (project, store, mates)
+            return start_members(*args, store_args=store_args, plan=plan, serve=serve,
+                                 start_wait_s=start_wait_s, say=say)  # fmt: skip
+        told += [Started(m.name, False, f"{m.name}: {stopped_by_down(down)}") for m in claimed]
         claimed = []
     # Forked at once, each importing what its session runs itself, side by side: `up` does
     # not import it first (it runs no session). What each runs before its claim is imported
@@ -163,7 +169,10 @@ def start_members(
         stopped_by.append(signum)
         raise KeyboardInterrupt
 
-    previous = {signum: signal.signal(signum, stop) for signum in _STOP_SIGNALS[1:]}
+    # `team up` only (its main thread): a lead session's Task tool starts from a worker
+    # thread, and its session has its own handling of those signals.
+    owned = threading.current_thread() is threading.main_thread()
+    previous = {s: signal.signal(s, stop) for s in _STOP_SIGNALS[1:]} if owned else {}
     try:
         for mate in claimed:
             log = log_file(project, store.team, mate.name)
@@ -184,7 +193,7 @@ def start_members(
         told += [_started_elsewhere(store, name, deadline, start_wait_s) for name in elsewhere]
     except KeyboardInterrupt:
         # A second signal must not cut the ending short (leaving a member starting).
-        before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _STOP_SIGNALS}
+        before = {s: signal.signal(s, signal.SIG_IGN) for s in _STOP_SIGNALS} if owned else {}
         try:
             for mate in claimed:  # claimed, never started: nothing of it runs
                 if mate.name not in started:
