@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 
@@ -113,27 +114,24 @@ TEAM_RUN_ENV = "TETHER_TEAM_RUN"
 (`tether.teams.claims`). Here, at the bottom, so that a service that starts long-lived
 children (an MCP server) can tell that it runs as a teammate."""
 
-_BOUND_TO_PARENT = (
-    "import ctypes, os, sys\n"
-    "ctypes.CDLL(None, use_errno=True).prctl(1, 9)\n"  # PR_SET_PDEATHSIG, SIGKILL
-    "if os.getppid() != int(sys.argv[1]):\n"  # its parent died before the prctl
-    "    os._exit(137)\n"
-    "os.execvp(sys.argv[2], sys.argv[2:])\n"
-)
+_PARENT_BOUND = str(Path(__file__).with_name("parent_bound.py"))
 
 
 def bound_to_this_process(command: str, args: list[str]) -> tuple[str, list[str]]:
-    """`command args` started so that it is killed (SIGKILL) when this process dies, however
-    it dies, SIGKILL included: a teammate's MCP server leads a process group of its own (its
-    SDK starts it so), which no signal to the teammate's group reaches, and a teammate killed
-    runs nothing to close it. A Python shim sets the kernel's parent-death signal, then
-    becomes the command (`exec`: its pid, its argv). Linux only; elsewhere unchanged.
+    """`command args` started so that it and every process it starts are killed (SIGKILL)
+    when this process dies, however it dies, SIGKILL included: a teammate's MCP server leads
+    a process group of its own (its SDK starts it so), which no signal to the teammate's group
+    reaches, and a teammate killed runs nothing to close it. The kernel's parent-death signal
+    kills one process only, so a Python shim (`tether.parent_bound`) stays as the command's
+    parent and group leader, and kills the command's descendants and group when this process
+    dies (a server started through `npx` or `uv run` does its work in a child). Linux only;
+    elsewhere unchanged.
 
     The signal comes when the thread that started the child ends: call it from the thread of
     the event loop that owns the child for its life."""
     if not sys.platform.startswith("linux"):
         return command, args
-    shim = [sys.executable, "-I", "-S", "-c", _BOUND_TO_PARENT, str(os.getpid())]
+    shim = [sys.executable, "-I", "-S", _PARENT_BOUND, str(os.getpid())]
     return shim[0], [*shim[1:], command, *args]
 
 

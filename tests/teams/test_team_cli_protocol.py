@@ -101,6 +101,25 @@ def test_a_lead_left_waiting_refuses_a_new_request_until_the_reply_is_read(repo:
     assert (lead["state"], lead["requests_sent"]) == ("idle", [])
 
 
+def test_a_killed_wait_whose_reply_came_says_to_read_it(repo: Path) -> None:
+    """Measured before: the refusal said only to wait for the reply (its timeout, minutes
+    away), although the reply was in the lead's mailbox: the lead stayed waiting."""
+    team = team_of(repo, "alice")
+    asking, request_id = _ask(repo, team)
+    asking.send_signal(signal.SIGKILL)
+    asking.communicate(timeout=WAIT_S)
+    _answer(repo, team, request_id)  # it comes after the waiting process is gone
+    code, _, err = run(repo, "team", "send", team, "alice", "and 3+3?", "--wait")
+    assert code == 2
+    assert err.endswith(
+        f"the reply from alice to {request_id} has come (a `team send --wait` ended before it "
+        f"showed it): read it with `tether team inbox {team}`, then send again\n"
+    ), err
+    assert "  4\n" in tether(repo, "team", "inbox", team)  # unread still, and matched
+    lead = _lead(repo, team)
+    assert (lead["state"], lead["requests_sent"]) == ("idle", [])
+
+
 def test_a_timed_out_request_and_a_teammates_request_to_the_cli_lead(repo: Path) -> None:
     team = team_of(repo, "alice")
     asking, request_id = _ask(repo, team, "--timeout", "0.5")

@@ -9,7 +9,9 @@ as a start claim of a dead starter (`team status`: did not start, nothing runnin
 ran, and a second `up` started another; a second `up` said a teammate still starting was
 `running already`, or waited 120 s (not its --start-wait) for one another `up` started;
 `team down` waited its whole --wait for a teammate still starting; an MCP server of a
-teammate killed with SIGKILL ran on (ppid 1)."""
+teammate killed with SIGKILL ran on (ppid 1), and later, with the parent-death signal on the
+server alone, the server's own child (npx's node) did; SIGTERM or SIGHUP of `up` ended it
+with no word (status 143), its members starting on."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tether.store.mailbox import open_team_store
 from tether.teams.claims import pid_runs, team_processes
@@ -36,22 +40,34 @@ from pathlib import Path
 
 
 
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
 def member_name() -> str:
     # Its teammate's name, by the mark the teammate holds (a memfd, forked) or was started
-    # with (its environment): the server's own environment has no tether variable.
-    parent = f"/proc/{os.getppid()}"
-    for fd in os.listdir(parent + "/fd"):
-        target = os.readlink(f"{parent}/fd/{fd}")
-        if "TETHER_TEAM_RUN=" in target:
-            return target.removesuffix(" (deleted)").rsplit(":", 1)[1]
-    for item in Path(parent + "/environ").read_bytes().split(b"\\0"):
-        if item.startswith(b"TETHER_TEAM_RUN="):
-            return json.loads(item.split(b"=", 1)[1])[2]
+    # with (its environment): the server's own environment has no tether variable. Looked
+    # for up its ancestors, whatever stands between the teammate and the server.
+    ancestor = os.getppid()
+    while ancestor > 1:
+        place = f"/proc/{ancestor}"
+        for fd in os.listdir(place + "/fd"):
+            target = os.readlink(f"{place}/fd/{fd}")
+            if "TETHER_TEAM_RUN=" in target:
+                return target.removesuffix(" (deleted)").rsplit(":", 1)[1]
+        for item in Path(place + "/environ").read_bytes().split(b"\\0"):
+            if item.startswith(b"TETHER_TEAM_RUN="):
+                return json.loads(item.split(b"=", 1)[1])[2]
+        ancestor = parent_of(ancestor)
     raise SystemExit("no teammate's mark")
 
 
 name = member_name()
 Path(sys.argv[1], name + ".pid").write_text(str(os.getpid()))
+if os.fork() == 0:  # a child of its own, as npx's node or uv's python: it must end too
+    Path(sys.argv[1], name + ".child.pid").write_text(str(os.getpid()))
+    while True:
+        time.sleep(1)
 if name == "slow":
     while True:
         time.sleep(1)  # never answers: its teammate stays starting
@@ -152,8 +168,16 @@ def test_a_start_left_by_a_killed_up_is_seen_waited_for_by_bound_and_stopped_at_
         tether(repo, "team", "down", team)
 
 
-def test_ctrl_c_keeps_a_started_teammate_and_ends_one_still_starting(
-    repo: Path, model_env: FakeModelServer
+@pytest.mark.parametrize(
+    ("stop", "how"),
+    [
+        (signal.SIGINT, "tether: interrupted"),
+        (signal.SIGTERM, "tether: stopped by SIGTERM"),  # `timeout`, a CI's cancel, systemd
+        (signal.SIGHUP, "tether: stopped by SIGHUP"),
+    ],
+)
+def test_a_stop_signal_keeps_a_started_teammate_and_ends_one_still_starting(
+    repo: Path, model_env: FakeModelServer, stop: signal.Signals, how: str
 ) -> None:
     pids = _project(repo, model_env)
     team = new_team()
@@ -165,13 +189,13 @@ def test_ctrl_c_keeps_a_started_teammate_and_ends_one_still_starting(
         slow_server = _server_pid(pids, "slow")
         quick = member(status(repo, team), "quick")
         slow = member(status(repo, team), "slow")
-        up.send_signal(signal.SIGINT)
+        up.send_signal(stop)
         out, err = up.communicate(timeout=WAIT_S)
-        assert up.returncode == 130, (out, err)
+        assert up.returncode == 128 + stop, (out, err)
         assert out == f"quick: started (pid {quick['pid']}), 0 unread message(s): it runs\n"
         lines = err.splitlines()
         assert said.startswith("waiting for quick, slow to start ("), said
-        assert lines[0] == "tether: interrupted: what was still starting is ended", err
+        assert lines[0] == f"{how}: what was still starting is ended", err
         assert lines[1] == "slow: did not start (still starting when interrupted: ended 143):"
         assert lines[-1] == f"stop them with: tether team down {team}", err
         wait_for(lambda: not pid_runs(slow_server), "slow's MCP server to end")
@@ -199,10 +223,12 @@ def test_a_teammates_mcp_server_ends_when_the_teammate_is_killed(
     try:
         tether(repo, "team", "up", team, "--member", "quick", "--trust-workspace")
         quick = member(status(repo, team), "quick")
-        server = _server_pid(pids, "quick")
-        assert os.getpgid(server) == server  # a group of its own: none of the teammate's
+        server, child = _server_pid(pids, "quick"), _server_pid(pids, "quick.child")
+        group = os.getpgid(server)
+        assert os.getpgid(child) == group != os.getpgid(quick["pid"])  # a group of their own
         os.kill(quick["pid"], signal.SIGKILL)
         wait_for(lambda: not pid_runs(server), "its MCP server to end with it")
+        wait_for(lambda: not pid_runs(child), "the server's own child to end with it")
     finally:
         _kill_servers(pids)
         tether(repo, "team", "down", team)

@@ -164,11 +164,18 @@ def _up(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
             say=lambda line: print(terminal_safe(line), file=sys.stderr, flush=True),
         )
     except StartInterrupted as e:
-        print("tether: interrupted: what was still starting is ended", file=sys.stderr)
-        _tell(e.told)
-        if any(s.ok for s in e.told):
-            print(f"stop them with: tether team down {store.team}", file=sys.stderr)
-        return 130
+        import contextlib
+        import signal
+
+        from tether.processes import signal_name
+
+        how = "interrupted" if e.signum == signal.SIGINT else f"stopped by {signal_name(e.signum)}"
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone; the status says it
+            print(f"tether: {how}: what was still starting is ended", file=sys.stderr)
+            _tell(e.told)
+            if any(s.ok for s in e.told):
+                print(f"stop them with: tether team down {store.team}", file=sys.stderr)
+        return 128 + e.signum
     _tell(told)
     return 0 if all(s.ok for s in told) else 1
 

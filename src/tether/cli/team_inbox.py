@@ -142,6 +142,14 @@ async def _ask(link: TeamLink, member: str, text: str, timeout_s: float, as_json
     try:
         (request,) = await link.send(member, "request", text, timeout_s=timeout_s)
     except ProtocolError as e:
+        waiting = link.protocol.waiting_on()
+        if waiting is not None and await asyncio.to_thread(_replied, link, waiting.message.id):
+            asked = waiting.message
+            raise ConfigError(
+                f"{e}: the reply from {asked.recipient} to {asked.id} has come (a `team send "
+                f"--wait` ended before it showed it): read it with `tether team inbox "
+                f"{link.team}`, then send again"
+            ) from None
         raise ConfigError(str(e)) from None
     print(f"sent {request.id} to {member}", file=sys.stderr, flush=True)
     consumer = f"wait-{request.id}"
@@ -169,6 +177,13 @@ async def _ask(link: TeamLink, member: str, text: str, timeout_s: float, as_json
         file=sys.stderr,
     )
     return 1
+
+
+def _replied(link: TeamLink, request_id: str) -> bool:
+    """Whether the reply to the lead's `request_id` is in its mailbox, unread: looked at,
+    not taken (not acknowledged; `team inbox`'s first read takes back what any reader held)."""
+    batch = link.store.receive(LEAD, f"look-{request_id}", block_s=0.0, reclaim_after_s=0.0)
+    return any(d.message.reply_to == request_id for d in batch)
 
 
 def reply(store: TeamStore, project: Path, member: str, text: str, reply_to: str) -> int:

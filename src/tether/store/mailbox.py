@@ -194,6 +194,9 @@ class Member(BaseModel):
     in its mailbox is not replayed on the next start."""
     start_claim: StartClaim | None = None
     """Held while a process is being started for it, until that process reports in."""
+    team_down: StartClaim | None = None
+    """On the lead's record: a `tether team down` under way (its process), which no start
+    of a teammate may outrun (`tether.teams.down_fence`)."""
     start_by: float | None = None
     """When the process started for it is to have its mailbox loop running (wall-clock
     seconds, its starter's bound): past it, still `starting`, it did not start."""

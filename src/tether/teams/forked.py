@@ -130,6 +130,8 @@ def _child(prepare: Callable[[], None], run: Callable[[], int]) -> NoReturn:
     code = 1
     try:
         random.seed()  # not the parent's sequence, nor a sibling's
+        for signum in (signal.SIGTERM, signal.SIGHUP):  # the parent's handlers are its own
+            signal.signal(signum, signal.SIG_DFL)
         prepare()
         code = run()
     except SystemExit as e:

@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from tether.teams.claims import (
     runs_as,
     start_state,
 )
+from tether.teams.down_fence import down_began, stopped_by_down, team_stopping, wait_out_down
 from tether.teams.forked import Child, can_fork, fork, warm
 from tether.teams.member_log import log_file, log_tail, open_log
 from tether.teams.membership import START_WAIT_S
@@ -87,11 +89,18 @@ model checked): `up` waits for the claim."""
 
 
 class StartInterrupted(Exception):
-    """Ctrl+C came while `start_members` waited: `told` says what became of each member."""
+    """Ctrl+C, SIGTERM or SIGHUP (`signum`) came while `start_members` waited: `told` says
+    what became of each member."""
 
-    def __init__(self, told: list[Started]) -> None:
+    def __init__(self, told: list[Started], signum: int = signal.SIGINT) -> None:
         super().__init__("interrupted")
         self.told = told
+        self.signum = signum
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""What ends a start as Ctrl+C does: `timeout`, a CI's cancel and systemd send SIGTERM, a
+closed terminal SIGHUP; each would otherwise end `up` with no word, its members starting."""
 
 
 def start_members(
@@ -112,13 +121,14 @@ def start_members(
     then), did not start: recorded so, and told with its log's end. One another process is
     starting is waited for as long (not ended: its starter ends it at its own bound).
 
-    Ctrl+C meanwhile (`StartInterrupted`): the start this process owns is cut short as at
-    the bound, so that nothing is left starting with nobody to end it or to say what became
-    of it: a member whose loop runs stays (a teammate outlives its `up`), one still starting
-    is ended and recorded as not started."""
+    Ctrl+C, SIGTERM or SIGHUP meanwhile (`StartInterrupted`): the start this process owns
+    is cut short as at the bound, so that nothing is left starting with nobody to end it or
+    to say what became of it: a member whose loop runs stays (a teammate outlives its `up`),
+    one still starting is ended and recorded as not started."""
     started: dict[str, Child] = {}
     told: list[Started] = []
     elsewhere: dict[str, str] = {}
+    began = time.time()
     reap()
     claimed: list[Member] = []
     for mate in mates:  # each log writable first: nothing claimed for a start that cannot be
@@ -131,6 +141,17 @@ def start_members(
             told.append(Started(mate.name, True, f"{mate.name}: {busy}"))
         else:
             claimed.append(mate)
+    down = team_stopping(store) if claimed else None
+    if down is not None:  # claims given back: the down waits for them (`down_fence`)
+        for mate in claimed:
+            ended(store, mate.name, 0, started=False)
+        if down_began(down) < began:  # under way already: waited for, then started
+            wait_out_down(store, down, say)
+            args = (project, store, mates)
+            return start_members(*args, store_args=store_args, plan=plan, serve=serve,
+                                 start_wait_s=start_wait_s, say=say)  # fmt: skip
+        told += [Started(m.name, False, f"{m.name}: {stopped_by_down(down)}") for m in claimed]
+        claimed = []
     # Forked at once, each importing what its session runs itself, side by side: `up` does
     # not import it first (it runs no session). What each runs before its claim is imported
     # here once (with the models' validators built): no child imports and builds it again.
@@ -142,6 +163,16 @@ def start_members(
     unread = {mate.name: store.unread(mate.name) for mate in claimed}
     deadline = time.monotonic() + start_wait_s
     looped: set[str] = set()
+    stopped_by: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        stopped_by.append(signum)
+        raise KeyboardInterrupt
+
+    # `team up` only (its main thread): a lead session's Task tool starts from a worker
+    # thread, and its session has its own handling of those signals.
+    owned = threading.current_thread() is threading.main_thread()
+    previous = {s: signal.signal(s, stop) for s in _STOP_SIGNALS[1:]} if owned else {}
     try:
         for mate in claimed:
             log = log_file(project, store.team, mate.name)
@@ -161,8 +192,8 @@ def start_members(
         looped = _wait_loops(store, started, deadline, say)
         told += [_started_elsewhere(store, name, deadline, start_wait_s) for name in elsewhere]
     except KeyboardInterrupt:
-        # A second Ctrl+C must not cut the ending short (leaving a member starting).
-        before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # A second signal must not cut the ending short (leaving a member starting).
+        before = {s: signal.signal(s, signal.SIG_IGN) for s in _STOP_SIGNALS} if owned else {}
         try:
             for mate in claimed:  # claimed, never started: nothing of it runs
                 if mate.name not in started:
@@ -172,8 +203,12 @@ def start_members(
                 for n, p in started.items()
             ]
         finally:
-            signal.signal(signal.SIGINT, before)
-        raise StartInterrupted(cut) from None
+            for signum, handler in before.items():
+                signal.signal(signum, handler)
+        raise StartInterrupted(cut, stopped_by[0] if stopped_by else signal.SIGINT) from None
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     for name, proc in started.items():
         if name in looped:
             line = f"{name}: started (pid {proc.pid}), {unread[name]} unread message(s)"

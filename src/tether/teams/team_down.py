@@ -19,19 +19,60 @@ from pathlib import Path
 from typing import Any
 
 from tether.store.mailbox import Member, Message, TeamStore
-from tether.teams.claims import STOPPED, TeamProcess, alive, exited, in_loop, runs_as
+from tether.teams.claims import (
+    STOPPED,
+    TeamProcess,
+    alive,
+    exited,
+    in_loop,
+    runs_as,
+    starting_by,
+)
 from tether.teams.claims import team_processes as team_processes
+from tether.teams.down_fence import fence_starts, lift_fence
 from tether.teams.member_log import log_file
 from tether.teams.processes import LEAD, STOP_GRACE_S, ended
 
 
 async def down(store: TeamStore, project: Path, *, wait_s: float) -> int:
-    """Ask every running teammate to shut down, wait for each to stop, then stop the rest."""
+    """Ask every running teammate to shut down, wait for each to stop, then stop the rest;
+    again for any a start racing this one began (`down_fence`), until none is left."""
+    fenced = await asyncio.to_thread(fence_starts, store)
+    try:
+        found = await _down_pass(store, project, wait_s, again=False)
+        while fenced:
+            if await asyncio.to_thread(_claimed_not_forked, store):
+                await asyncio.sleep(0.05)  # its starter forks it, or gives its claim up, next
+                continue
+            if not await _down_pass(store, project, wait_s, again=True):
+                break
+            found = True
+    finally:
+        await asyncio.to_thread(lift_fence, store)
+    if not found:
+        print(f"nothing of team {store.team} was running")
+    return 0
+
+
+def _claimed_not_forked(store: TeamStore) -> bool:
+    """Whether a start of a member here is claimed by another process and has no process
+    yet: a start that claimed before the fence, about to fork."""
+    now, here, me = time.time(), socket.gethostname(), os.getpid()
+    for mate in store.members():
+        claim = starting_by(mate, now)
+        if claim is not None and claim.host == here and claim.pid != me and not alive(mate):
+            return True
+    return False
+
+
+async def _down_pass(store: TeamStore, project: Path, wait_s: float, *, again: bool) -> bool:
+    """One round of the stopping; whether anything of the team was running. `again`: only
+    what runs here (a member on another machine was asked once)."""
     here = socket.gethostname()
     mates = [m for m in store.members() if m.name != LEAD]
-    running = [m for m in mates if alive(m)]
+    running = [m for m in mates if alive(m) and not (again and m.host != here)]
     for mate in mates:
-        if mate not in running and exited(mate):  # its record said otherwise: stopped now
+        if mate not in running and exited(mate) and not again:  # stopped now
             ended(store, mate.name, mate.pid or 0, started=mate.state != "starting")
             log = log_file(project, store.team, mate.name).relative_to(project)
             print(f"{mate.name}: nothing was running (it had exited: see {log})")
@@ -54,9 +95,7 @@ async def down(store: TeamStore, project: Path, *, wait_s: float) -> int:
     # one still starting) is ended too.
     others = await asyncio.to_thread(team_processes, store)
     await asyncio.gather(*(_end(p) for p in others))
-    if not running and not others:
-        print(f"nothing of team {store.team} was running")
-    return 0
+    return bool(running or others)
 
 
 async def _end(process: TeamProcess) -> None:
