@@ -97,3 +97,23 @@ async def test_a_model_not_found_once_then_an_answer_is_the_answer(
         "second",
         "completed",
     )
+
+
+async def test_an_error_event_after_a_whole_block_is_final(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """Claude Code asks again only while nothing of the answer was told: once a block closed
+    (its assistant line written), the error ends the turn."""
+    cut = reply(text("partial"), text("more"), stream_error="invalid_request_error", cut_after=5)
+    fake_model.script(cut, reply(text("second")))
+
+    async def read() -> None:
+        async for _ in sdk.stream("go", model=MODEL, permission_mode="bypassPermissions"):
+            pass
+
+    with pytest.raises(Exception, match="Invalid request"):
+        await read()
+    assert len(fake_model.requests) == 1
+    told = [line["message"]["content"] for line in sdk.lines() if line["type"] == "assistant"]
+    assert told[0] == [{"type": "text", "text": "partial"}]
+    fake_model.reset()

@@ -112,10 +112,18 @@ async def call_model(
     attempt = 1
     tried_again = False
     while True:
+        told_a_block = False
+
+        def watched(event: Event) -> None:
+            nonlocal told_a_block
+            told_a_block = told_a_block or isinstance(event, BlockCompleted)
+            emit(event)
+
         try:
-            return await _stream_once(model, request, emit)
+            return await _stream_once(model, request, watched)
         except ModelError as e:
-            if e.retry_once and not tried_again:
+            # As Claude Code: once a block of the answer was told, its error is final.
+            if e.retry_once and not tried_again and not told_a_block:
                 tried_again = True
                 continue
             attempts = policy.attempts_for(e)
