@@ -7,7 +7,9 @@ Claude Code's: the turn ran, the API refused)."""
 from __future__ import annotations
 
 import datetime
+import os
 import uuid
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -65,6 +67,18 @@ def error_class(status: int, finished: TurnFinished | None = None) -> str:
     return "unknown"
 
 
+HINTED_ENTRYPOINTS = frozenset({"sdk-cli", "claude-code-github-action"})
+"""The `CLAUDE_CODE_ENTRYPOINT`s Claude Code tells where a missing model is picked (a shell's
+`-p`, whose entrypoint it sets to `sdk-cli` when none is given; a GitHub action): under an SDK
+(`sdk-py`, `sdk-ts`) the program, not a flag, names the model, and the hint is left out."""
+
+
+def model_switch_hint(environ: Mapping[str, str] = os.environ) -> str:
+    """What a 404's words end with: how to pick another model, where a user can."""
+    entrypoint = environ.get("CLAUDE_CODE_ENTRYPOINT") or "sdk-cli"
+    return " Run --model to pick a different model." if entrypoint in HINTED_ENTRYPOINTS else ""
+
+
 def error_text(finished: TurnFinished, model_id: str, endpoint: str | None) -> str:
     """What the assistant line, the result and text mode's stdout say, in Claude Code's words:
     `API Error: 400 ` and the API's message alone (tether's own line, with the endpoint, goes
@@ -81,7 +95,7 @@ def error_text(finished: TurnFinished, model_id: str, endpoint: str | None) -> s
     if status == 404:
         return (
             f"There's an issue with the selected model ({model_id}). It may not exist or you "
-            "may not have access to it. Run --model to pick a different model."
+            f"may not have access to it.{model_switch_hint()}"
         )
     if status in (401, 403):
         return f"Failed to authenticate. API Error: {status} {said}"
@@ -133,7 +147,8 @@ def result_fields(finished: TurnFinished, model_id: str, endpoint: str | None) -
         "is_error": True,
         "result": error_text(finished, model_id, endpoint),
         "stop_reason": "stop_sequence",
-        "terminal_reason": "api_error",
+        # Claude Code files a 413 under images, the attachments that make a request that big.
+        "terminal_reason": "image_error" if finished.api_error_status == 413 else "api_error",
         "api_error_status": finished.api_error_status,
         "api_error_type": finished.api_error_type,
     }

@@ -27,6 +27,7 @@ from tether.cli.sdk_model_usage import Limits, ModelSpend
 from tether.cli.sdk_session_lines import (
     SessionFacts,
     SessionSoFar,
+    aborted_by,
     init_line,
     result_line,
 )
@@ -79,6 +80,8 @@ class LineMaker:
     _user_messages: int = 0
     """The turn's user messages after its prompt, as Claude Code keeps them: one per tool
     result, one per message of tether's own (an interruption's mark, words sent meanwhile)."""
+    _aborted: str | None = None
+    """The terminal reason of an interrupt seen this turn (`aborted_tools`...)."""
     _model: str = ""
     _early: list[tuple[ContentBlock, str | None]] = field(default_factory=list)  # pyright: ignore[reportUnknownVariableType]
     """The blocks of the reply being streamed already written, with their entries' uuids (a
@@ -244,6 +247,7 @@ class LineMaker:
         message = event.message
         if parent is None:
             self._results_unread = message.role == "user" and bool(message.tool_results())
+            self._aborted = aborted_by(message) or self._aborted
         if message.role == "user":
             results = message.tool_results()
             if parent is None and (results or event.synthetic or not only_reminders(message)):
@@ -365,9 +369,11 @@ class LineMaker:
             SessionSoFar(self.session_id, self._cost_usd, self._api_ms, self._spend),
             self._num_turns(finished),
             self._structured_output(),
+            self._aborted,
         )
         self._results_unread = False
         self._user_messages = 0
+        self._aborted = None
         self._calls.clear()
         self._finished.clear()
         return line

@@ -14,7 +14,8 @@ from tether import __version__
 from tether.cli import sdk_api_error
 from tether.cli.sdk_line_shapes import result_usage
 from tether.cli.sdk_model_usage import ModelSpend
-from tether.protocol import SessionStarted, TurnFinished, Usage
+from tether.core.conversation import INTERRUPTED_MARK, INTERRUPTED_TOOLS_MARK
+from tether.protocol import Message, SessionStarted, TurnFinished, Usage
 
 Line = dict[str, Any]
 
@@ -30,6 +31,21 @@ TERMINAL_REASONS = {
     "error_max_structured_output_retries": "structured_output_retry_exhausted",
     "error_during_execution": "error",
 }
+
+
+ABORTED_BY_MARK = {
+    INTERRUPTED_MARK: "aborted_streaming",
+    INTERRUPTED_TOOLS_MARK: "aborted_tools",
+}
+"""An interrupted turn's `terminal_reason`, by the mark it leaves in the conversation: Claude
+Code tells a client whether the model was answering or the tools were at work."""
+
+
+def aborted_by(message: Message) -> str | None:
+    """The `terminal_reason` an interrupt mark names; None for any other message."""
+    if message.role != "user" or message.tool_results():
+        return None
+    return ABORTED_BY_MARK.get(message.text().strip())
 
 
 @dataclass
@@ -104,8 +120,10 @@ def result_line(
     so_far: SessionSoFar,
     num_turns: int,
     structured: dict[str, Any] | None,
+    aborted: str | None = None,
 ) -> Line:
-    """The turn's `result` line, as Claude Code writes it."""
+    """The turn's `result` line, as Claude Code writes it; `aborted` is the terminal reason an
+    interrupt's mark gave (`aborted_by`)."""
     line: Line = {
         "type": "result",
         "subtype": finished.subtype,
@@ -125,7 +143,9 @@ def result_line(
             for d in finished.permission_denials
         ],
         "uuid": str(uuid.uuid4()),
-        "terminal_reason": TERMINAL_REASONS[finished.subtype],
+        "terminal_reason": TERMINAL_REASONS[finished.subtype]
+        if aborted is None or finished.subtype != "error_during_execution"
+        else aborted,
     }
     if finished.subtype == "success" or finished.api_error_status is not None:
         # As Claude Code: a turn that ran (its answer or an API error) says these; an error

@@ -103,7 +103,8 @@ class ToolGate:
                 tool_input = dict(hook.updated_input)
             if hook.blocked or hook.permission_decision == "deny":
                 reason = hook.reason or "a PreToolUse hook blocked this call"
-                denied = self._deny(call, tool_input, f"Blocked by hook: {reason}", "hook")
+                said = f"PreToolUse:{call.name} hook error: {reason}"  # Claude Code's words
+                denied = self._deny(call, tool_input, said, "hook")
                 return replaced(denied, context=hook_context("PreToolUse", call.name, hook))
         approval = await self._decide(call, tool_input, hook, emit, ask, precheck)
         approval = await tell_denied(self.hooks, self.subagent, call, approval, emit)

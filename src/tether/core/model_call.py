@@ -3,7 +3,8 @@
 The adapters never retry. Here a retryable failure is tried again after a backoff (or the wait
 the endpoint asked for): 401/408/409/429/5xx answers, streams that break, error or stall
 halfway (the idle timeout), and endpoints that cannot be reached, as often as Claude Code tries
-them (`RetryPolicy`). Nothing from a failed attempt is kept: tools run
+them (`RetryPolicy`); an error event of another type inside a 200 stream is tried once more,
+at once and unannounced, as Claude Code does. Nothing from a failed attempt is kept: tools run
 only from a response whose stream finished.
 """
 
@@ -109,10 +110,22 @@ async def call_model(
 ) -> ResponseDone:
     """Stream one response, forwarding text as it arrives; retry retryable failures."""
     attempt = 1
+    tried_again = False
     while True:
+        told_a_block = False
+
+        def watched(event: Event) -> None:
+            nonlocal told_a_block
+            told_a_block = told_a_block or isinstance(event, BlockCompleted)
+            emit(event)
+
         try:
-            return await _stream_once(model, request, emit)
+            return await _stream_once(model, request, watched)
         except ModelError as e:
+            # As Claude Code: once a block of the answer was told, its error is final.
+            if e.retry_once and not tried_again and not told_a_block:
+                tried_again = True
+                continue
             attempts = policy.attempts_for(e)
             if not e.retryable or attempt >= attempts:
                 raise

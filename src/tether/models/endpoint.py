@@ -262,6 +262,8 @@ class Endpoint(Slotted):
             retryable=is_retryable_status(status),
             retry_after_s=retry_after_s,
             api_message=detail or None,
+            # Claude Code asks once more, at once, before it says the model is not there.
+            retry_once=status == 404,
         )
 
     def not_streamed(self) -> ModelError:
@@ -291,7 +293,11 @@ class Endpoint(Slotted):
         )
 
     def stream_error(self, error_type: str | None, message: str) -> ModelError:
-        """The endpoint sent an error event in the middle of a streamed response."""
+        """The endpoint sent an error event in the middle of a streamed response. A type that
+        means "later" is retried as its status is; any other (`invalid_request_error`, one we
+        do not know) is tried once more at once, as Claude Code does (measured: every type it
+        was sent, then the second answer decides), since a 200 stream that failed halfway says
+        less about the request than a refusal before it began."""
         kind = error_type or "error"
         retryable = error_type is None or any(
             word in kind.lower() for word in _RETRYABLE_ERROR_TYPES
@@ -304,7 +310,9 @@ class Endpoint(Slotted):
             f"{self.provider} reported {kind} mid-response at {self.shown}: {one_line(message)}",
             status=status,
             retryable=retryable,
+            error_type=None if kind.isdigit() or error_type is None else error_type,
             api_message=one_line(message) or None,
+            retry_once=not retryable,
         )
 
     def kept_alive_only(self, limit_s: float) -> ModelError:

@@ -18,7 +18,9 @@ class ModelError(HarnessError):
 
     `retryable` says whether the same request may succeed later. `unreachable` marks a request
     that never got an HTTP answer (the loop retries those fewer times). `retry_after_s` is the
-    wait the endpoint asked for, if it named one.
+    wait the endpoint asked for, if it named one. `retry_once` marks a failure that is not
+    retryable but earns one immediate, unannounced second try (an error event inside a 200
+    stream: Claude Code then asks once more before it takes the error as final).
     """
 
     def __init__(
@@ -31,6 +33,7 @@ class ModelError(HarnessError):
         retry_after_s: float | None = None,
         error_type: str | None = None,
         api_message: str | None = None,
+        retry_once: bool = False,
     ):
         super().__init__(message)
         self.status = status
@@ -41,3 +44,4 @@ class ModelError(HarnessError):
         self.retryable = retryable
         self.unreachable = unreachable
         self.retry_after_s = retry_after_s
+        self.retry_once = retry_once
