@@ -49,7 +49,7 @@ from tether.permissions.process_programs import process_program
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
-from tether.permissions.shell_chains import cd_goes_where_named, cd_stays_logical
+from tether.permissions.shell_chains import cd_goes_where_named, cd_stays_logical, runs_alone
 from tether.permissions.shell_globbing import DEFERRING, GlobState
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_steady import builtins_stay, for_builtin_alone, steady_pwd
@@ -112,6 +112,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.steady_pwd = steady_pwd(command, all_invocations(script.invocations))
     judge.places.back = judge.steady_pwd
     judge.places.logical = cd_stays_logical(command)
+    judge.places.settled = runs_alone(command)
     judge.builtins_stay = builtins_stay(command, all_invocations(script.invocations))
     chains = judge.builtins_stay and cd_goes_where_named(command)
     for inv in script.invocations:
