@@ -29,6 +29,7 @@ from tether.permissions.bash_rules import (
     whole_command,
 )
 from tether.permissions.context import PermissionContext
+from tether.permissions.corepack_variables import CorepackSetting, corepack_setting
 from tether.permissions.dangerous_variables import (
     is_dangerous_variable,
     is_pager_variable,
@@ -206,6 +207,8 @@ class _Judge(RuleJudge):
                 self.read_only = False
             elif name == "NODE_OPTIONS" and inert_node_options(value):
                 continue  # `NODE_OPTIONS=--max-old-space-size=4096 npm run build`
+            elif (setting := corepack_setting(name, value)) is not None:
+                parts.extend(self._corepack_setting(name, value, setting))
             elif is_dangerous_variable(name) and not self.own_module_path(name, value):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False
@@ -271,6 +274,21 @@ class _Judge(RuleJudge):
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
         return worst(parts)
+
+    def _corepack_setting(self, name: str, value: str, setting: CorepackSetting) -> list[Verdict]:
+        """corepack's variable judged as what it changes (corepack_variables)."""
+        if setting == "inert":
+            return []
+        self.read_only = False
+        if setting == "registry":
+            what = f"corepack downloads the package managers it runs from {readable(value)}"
+            return [ask(f"{name}: {what}: not seen")]
+        # Where it keeps the package managers it downloads and runs them from: code there, and
+        # a write of it.
+        what = f"{name}: corepack runs the package managers it keeps in"
+        found = self._loads((value,), what=what)
+        found += [self.files.write(target) for target in self.places.targets(value)]
+        return found
 
     def _program_place(self, inv: Invocation) -> list[Verdict]:
         """A program run by a path into a process's directory (process_programs.py)."""
