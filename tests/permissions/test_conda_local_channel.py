@@ -39,6 +39,7 @@ LOCAL = (
         "conda install --chan local pkg",
         "conda install -clocal pkg",
         "conda install -c local/ pkg",
+        "conda install -c local::pkg",
         "conda install local::pkg",
         "conda install 'pkg[channel=local]'",
         "conda install --use-local pkg",

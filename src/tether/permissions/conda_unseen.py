@@ -65,7 +65,7 @@ def conda_unseen(argv: tuple[str, ...]) -> ProgramUse | None:
         return None
     reasons: list[str] = []
     for option, value in option_pairs(args, _USE_LOCAL):
-        if option == "--use-local" or is_local_channel(value):
+        if option == "--use-local" or is_local_channel(value.partition("::")[0]):
             reasons.append(LOCAL_REASON)
     if words[:1] != ["env"]:
         reasons += [r for w in words[1:] if (r := spec_unseen(w)) is not None]
