@@ -30,6 +30,12 @@ RULES = {
         "cd src/../homelink/.. && touch x",
         "cd homelink && cd .. && touch x",
         "cd homelink/. && cd .. && touch x",
+        "cd homelink/../src && touch x",
+        "cd -L homelink/../src && touch x",
+        "cd homelink && cd ../src && touch x",
+        "cd homelink/../src && touch ../x",
+        "cd homelink/../src; touch x",
+        "(cd homelink/../src && touch x)",
     ],
 )
 def test_a_logical_cd_lands_where_the_link_is(
@@ -57,6 +63,34 @@ def test_a_physical_cd_or_one_that_climbs_out_is_outside(
 ) -> None:
     expected = Decision("ask", None, f"writes {tree.root}/x, outside the workspace")
     assert decide("Bash", {"command": command}, make_ctx(RULES)) == expected
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd -P homelink/../src && touch x",
+        "set -P; cd homelink/../src && touch x",
+        "rm -rf src; cd homelink/../src && touch x",
+        "rm -rf src & cd homelink/../src && touch x",
+        "cd homelink/../src && touch x & rm -rf src",
+        "X=$(rm -rf src) cd homelink/../src && touch x",
+    ],
+)
+def test_a_cd_through_a_link_to_a_directory_that_may_be_gone_may_be_physical(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """bash falls back to the physical path when the folded one is no directory as it runs:
+    sure only when nothing before the `cd` (or beside it) may have taken it away."""
+    (tree.root / "src").mkdir()
+    expected = Decision("ask", None, f"writes {tree.root}/src/x, outside the workspace")
+    assert decide("Bash", {"command": command}, make_ctx(RULES)) == expected
+
+
+def test_a_logical_cd_to_a_directory_not_there_is_the_physical_one(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    verdict = decide("Bash", {"command": "cd homelink/../nosuch && touch x"}, make_ctx(RULES))
+    assert verdict == Decision("ask", None, f"writes {tree.root}/nosuch/x, outside the workspace")
 
 
 def test_a_denied_file_is_denied_from_where_the_logical_cd_lands(

@@ -60,7 +60,6 @@ def test_a_spec_file_is_read_for_where_its_packages_come_from(
 @pytest.mark.parametrize(
     ("command", "files"),
     [
-        ("conda install 'pkg[url=https://conda.example/p.conda]'", {}),
         ("conda install 'pkg[channel=conda-forge]'", {}),
         ("conda install --file reqs.txt", {"reqs.txt": "numpy>=1\nconda-forge::scipy\n# c\n"}),
     ],

@@ -62,8 +62,8 @@ def _write(path: str) -> tuple[str, str | None, str]:
         ("hg ci --logfile {home}/.ssh/id_rsa", _read("{home}/.ssh/id_rsa", "Read(~/.ssh/**)")),
         ("hg import .env", _read("{ws}/.env", "Read(.env)")),
         ("hg unbundle file://{ws}/.env", _read("{ws}/.env", "Read(.env)")),
-        ("hg serve --accesslog {outside}/log", _write("{outside}/log")),
-        ("hg serve -E {outside}/log", _write("{outside}/log")),
+        ("hg serve -a 127.0.0.1 --accesslog {outside}/log", _write("{outside}/log")),
+        ("hg serve -a 127.0.0.1 -E {outside}/log", _write("{outside}/log")),
         ("hg serve --web-conf .env", _read("{ws}/.env", "Read(.env)")),
     ],
 )
@@ -95,7 +95,7 @@ def test_a_debugging_command_not_known_is_asked_without_deny_rules(
         "hg debugdownload https://h/x -o build/x",
         "hg commit -l msg.txt",
         "hg import fix.patch",
-        "hg serve -A build/access.log",
+        "hg serve -a 127.0.0.1 -A build/access.log",
     ],
 )
 def test_ordinary_uses_stay_allowed(command: str, make_ctx: ContextFactory) -> None:

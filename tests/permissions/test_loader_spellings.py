@@ -264,7 +264,6 @@ NPM_RULES = {
         ("npm install react", "allow"),
         ("npm install ./pkgs/ok", "allow"),
         ("pnpm add lodash@4", "allow"),
-        ("npm install github:o/r", "allow"),
     ],
 )
 def test_packages_installed_from_outside_ask(

@@ -21,6 +21,7 @@ from tether.permissions.bash_rules import (
 from tether.permissions.build_flags import build_flags
 from tether.permissions.build_generators import generator_writes
 from tether.permissions.conda_environments import prefix_writes
+from tether.permissions.conda_unseen import conda_unseen
 from tether.permissions.config_writers import config_writes
 from tether.permissions.container_files import container_files
 from tether.permissions.corepack import corepack_use
@@ -144,7 +145,10 @@ class FileJudge(UseJudge):
                 writes += flags.writes
             for use in (
                 vcs_use(inv.argv, inv.assignments),
-                *(find(inv.argv) for find in (node_use, corepack_use, manager_settings)),
+                *(
+                    find(inv.argv)
+                    for find in (node_use, corepack_use, manager_settings, conda_unseen)
+                ),
             ):
                 if use is not None:
                     verdicts.extend(self._program_use(use))
@@ -307,3 +311,7 @@ class FileJudge(UseJudge):
             )
             for word in words
         ]
+
+
+_USES = (node_use, corepack_use, manager_settings, conda_unseen)
+"""What programs' own options and operands run or fetch, each read by its table."""

@@ -23,6 +23,7 @@ from tether.permissions.conda_environments import (
     environment_files,
     pip_lines,
 )
+from tether.permissions.conda_unseen import listed_unseen
 from tether.permissions.file_targets import GlobPath
 from tether.permissions.glob_disk import disk_matches
 from tether.permissions.go_generate import generate_text, generate_words
@@ -265,14 +266,22 @@ class ProjectJudge(ScriptJudge):
                     pending.append((word, list(matches or ()), environment))
                     continue
                 real = self.files.real(target)
-                if real is None or real in seen or not is_below(real, self.ctx.write_roots):
+                inside = real is not None and is_below(real, self.ctx.write_roots)
+                if real is None or real in seen or not inside:
+                    if environment and real is None:
+                        found.append(self._unread(f"{readable(word)} cannot be read: {_UNLISTED}"))
                     continue
                 seen.add(real)
                 text = script_text(real)
+                if environment and text is None and (real.exists() or not self.sole):
+                    # Not there, another command of the line may write it before conda
+                    # reads it (alone, conda finds no file and installs nothing).
+                    found.append(self._unread(f"{readable(word)} cannot be read: {_UNLISTED}"))
                 if environment and text is not None:
                     channels = environment_channels(text)
                     what = f"{readable(word)} takes packages from"
                     found += self._loads(channels, inv, what=what)
+                    found += [self._unread(f"{readable(word)}: {r}") for r in listed_unseen(text)]
                 # A conda environment file's `pip:` section is a requirements file pip reads
                 # from the environment file's directory (its `-e ./x` too).
                 text = pip_lines(text) if environment and text is not None else text
@@ -303,6 +312,9 @@ class ProjectJudge(ScriptJudge):
             for place in dependency_places(real)
         ]
         return self._loads(tuple(places), inv, what="the install takes a package from")
+
+
+_UNLISTED = "the packages conda installs from it are not seen"
 
 
 def _package_root(start: Path, files: tuple[str, ...]) -> Path:

@@ -29,6 +29,7 @@ from tether.permissions.bash_rules import (
     whole_command,
 )
 from tether.permissions.context import PermissionContext
+from tether.permissions.corepack_variables import CorepackSetting, corepack_setting
 from tether.permissions.dangerous_variables import (
     is_dangerous_variable,
     is_pager_variable,
@@ -49,7 +50,7 @@ from tether.permissions.process_programs import process_program
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
-from tether.permissions.shell_chains import cd_goes_where_named, cd_stays_logical
+from tether.permissions.shell_chains import cd_goes_where_named, cd_stays_logical, runs_alone
 from tether.permissions.shell_globbing import DEFERRING, GlobState
 from tether.permissions.shell_places import ShellPlaces
 from tether.permissions.shell_steady import builtins_stay, for_builtin_alone, steady_pwd
@@ -112,6 +113,7 @@ def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJud
     judge.steady_pwd = steady_pwd(command, all_invocations(script.invocations))
     judge.places.back = judge.steady_pwd
     judge.places.logical = cd_stays_logical(command)
+    judge.places.settled = runs_alone(command)
     judge.builtins_stay = builtins_stay(command, all_invocations(script.invocations))
     chains = judge.builtins_stay and cd_goes_where_named(command)
     for inv in script.invocations:
@@ -205,6 +207,8 @@ class _Judge(RuleJudge):
                 self.read_only = False
             elif name == "NODE_OPTIONS" and inert_node_options(value):
                 continue  # `NODE_OPTIONS=--max-old-space-size=4096 npm run build`
+            elif (setting := corepack_setting(name, value)) is not None:
+                parts.extend(self._corepack_setting(name, value, setting))
             elif is_dangerous_variable(name) and not self.own_module_path(name, value):
                 parts.append(self.unseen(f"sets {name}, which changes what programs run or load"))
                 self.read_only = False
@@ -270,6 +274,21 @@ class _Judge(RuleJudge):
         parts.extend(self._files(inv, explicit))
         self.places.track(inv)
         return worst(parts)
+
+    def _corepack_setting(self, name: str, value: str, setting: CorepackSetting) -> list[Verdict]:
+        """corepack's variable judged as what it changes (corepack_variables)."""
+        if setting == "inert":
+            return []
+        self.read_only = False
+        if setting == "registry":
+            what = f"corepack downloads the package managers it runs from {readable(value)}"
+            return [ask(f"{name}: {what}: not seen")]
+        # Where it keeps the package managers it downloads and runs them from: code there, and
+        # a write of it.
+        what = f"{name}: corepack runs the package managers it keeps in"
+        found = self._loads((value,), what=what)
+        found += [self.files.write(target) for target in self.places.targets(value)]
+        return found
 
     def _program_place(self, inv: Invocation) -> list[Verdict]:
         """A program run by a path into a process's directory (process_programs.py)."""

@@ -27,7 +27,7 @@ def environment_files(argv: tuple[str, ...]) -> tuple[str, ...]:
     values, or `environment.yml` for `env create`/`env update` without one."""
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in CONDA_PROGRAMS:
         return ()
-    words = plain_operands(argv[1:], _VALUED)
+    words = plain_operands(argv[1:], CONDA_VALUED)
     files = tuple(option_values(argv[1:], _FILES))
     if files:
         return files
@@ -37,7 +37,7 @@ def environment_files(argv: tuple[str, ...]) -> tuple[str, ...]:
 
 
 _CHANNELS = OptionGrammar(("-c", "--channel"), prefixes=True)
-_VALUED = frozenset(
+CONDA_VALUED = frozenset(
     {"-n", "--name", "-p", "--prefix", "-c", "--channel", "-f", "--file", "--cwd", "--solver"}
     | {"--repodata-fn", "--subdir", "--platform", "--output-folder", "--croot", "-m"}
     | {"--variant-config-files", "-e", "--exclusive-config-file", "--python", "--numpy"}
@@ -56,7 +56,7 @@ def conda_sources(args: Sequence[str]) -> tuple[str, ...]:
     an environment file given as an operand (`env create /x/environment.yml`). Outside the
     workspace they are code no rule has seen (outside_code)."""
     found = [c for v in option_values(args, _CHANNELS) if (c := local_channel(v)) is not None]
-    words = plain_operands(args, _VALUED)
+    words = plain_operands(args, CONDA_VALUED)
     command = words[:1]
     if words[:1] == ["env"] and words[1:2] and words[1] in _ENV_VERBS:
         found += words[2:]
@@ -101,7 +101,7 @@ def prefix_writes(argv: tuple[str, ...]) -> tuple[str, ...]:
     link scripts run there."""
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in CONDA_PROGRAMS:
         return ()
-    words = plain_operands(argv[1:], _VALUED)
+    words = plain_operands(argv[1:], CONDA_VALUED)
     command = words[1:2] if words[:1] == ["env"] else words[:1]
     if not command or command[0] not in _CHANGES:
         return ()
@@ -178,3 +178,21 @@ def _spec_file_sources(text: str) -> tuple[str, ...]:
         if spec and not spec.startswith("@"):
             found += [p for word in spec.split() if (p := _spec_source(word)) is not None]
     return tuple(found)
+
+
+def listed_specs(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What an environment or spec file takes packages by: an environment file's channels
+    and the specs of its `dependencies:` (not pip's section), or no channels and a spec
+    file's words (`#` starts a comment; an `@EXPLICIT` list's lines are package URLs)."""
+    data = _environment(text)
+    if data is None:
+        lines = (line.partition("#")[0].strip() for line in text.splitlines())
+        return (), tuple(w for line in lines if not line.startswith("@") for w in line.split())
+    channels, specs = data.get("channels"), data.get("dependencies")
+    return _strings(channels), _strings(specs)
+
+
+def _strings(items: object) -> tuple[str, ...]:
+    if not isinstance(items, list):
+        return ()
+    return tuple(str(i) for i in items if isinstance(i, str | int | float))  # pyright: ignore[reportUnknownVariableType]

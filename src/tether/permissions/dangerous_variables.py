@@ -53,7 +53,8 @@ DANGEROUS_VARIABLES = _names(
     "GOFLAGS GOPROXY GOPATH JAVA_HOME CLASSPATH PIP_* UV_* "
     # corepack's and pnpm's own settings: the registry or mirror corepack fetches npm, pnpm
     # and yarn from and runs (`COREPACK_NPM_REGISTRY`), where it keeps them (`COREPACK_HOME`);
-    # pnpm's global directory (`PNPM_HOME`); npm_config_* and YARN_* are above.
+    # pnpm's global directory (`PNPM_HOME`); npm_config_* and YARN_* are above. Those of
+    # corepack's shown harmless or judged as what they change: corepack_variables.
     "COREPACK_* PNPM_HOME "
     # Python tools' configuration, which names code (pylint's init-hook, tox's commands,
     # invoke's runtime config, pre-commit's cached hook repositories).

@@ -16,6 +16,7 @@ from __future__ import annotations
 from tether.permissions.manager_fetches import own_fetches
 from tether.permissions.npm_config import NPM_VALUED, npm_setting
 from tether.permissions.option_names import long_option
+from tether.permissions.package_sources import fetched_specs
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.runner_argv import npm_command
 from tether.permissions.runner_tables import NPM, PNPM, YARN
@@ -115,6 +116,11 @@ def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
             what = f"{name} {command} of a global package"
             asks.append(f"{what} writes the global prefix, outside the workspace")
     asks += own_fetches(name, positionals, words)
+    asks += [
+        f"{name} installs {readable(spec)}, fetched with the scripts it runs from a URL or a"
+        " git host, not the registry: not seen"
+        for spec in fetched_specs(argv)
+    ]
     if not writes and not asks and not runs and not loads:
         return None
     return ProgramUse(

@@ -4,7 +4,9 @@
 too), given to `install`/`i`/`add`/`link`/`ci`... on the command line, and the same specs in
 the dependencies of the package.json files the install reads (the project's and its
 workspaces': bash_judge_files), relative to that file. Judged through `outside_code`'s
-`_loads` as code from where they lead: outside the workspace, code not seen."""
+`_loads` as code from where they lead: outside the workspace, code not seen. A package from a
+URL or a git host (`fetched_specs`) is asked by npm_settings, as a registry `--registry`
+names is."""
 
 from __future__ import annotations
 
@@ -109,6 +111,27 @@ def local_spec(spec: str) -> str | None:
     if spec.startswith(PATH_STARTS) or (_SLASHED.fullmatch(spec) and ":" not in spec):
         return spec  # npm-package-arg: a word with a `/` not `@scope/name` nor a URL is a path
     return spec if _ARCHIVE.fullmatch(spec) and "://" not in spec else None
+
+
+_REMOTE = re.compile(
+    r"(https?://|git\+(?!file:)[a-z]+:|git://|git@|ssh://|(github|gitlab|bitbucket|gist):)", re.I
+)
+"""A spec fetched from a URL or a git host rather than the registry (npm-package-arg's
+remote and git specs; `git+file:` is a local place)."""
+
+
+def fetched_specs(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The packages named on `argv`'s install that come from a URL or a git repository, not
+    the registry (`https://x/p.tgz`, `git+https://...`, `github:u/r`, `NAME@git+ssh://...`):
+    fetched and their scripts run, as from a registry npm's `--registry` names."""
+    found: list[str] = []
+    for word in _command(argv) or ():
+        if word.startswith("-") or not is_literal(word):
+            continue
+        _, at, rest = word[1:].partition("@")
+        if _REMOTE.match(word) or (at and _REMOTE.match(rest) and not word.startswith("git@")):
+            found.append(word)
+    return tuple(found)
 
 
 def dependency_places(root: Path) -> Iterator[Path]:

@@ -45,3 +45,13 @@ def cd_stays_logical(command: str) -> bool:
     """Whether every `cd` of `command` without `-P` is logical: bash starts so, and only
     `set -P`/`set -o physical` (or SHELLOPTS, for a shell it starts) change it."""
     return _PHYSICAL.search(command) is None
+
+
+_BESIDE = re.compile(r"(?<![&>|])&(?![&>])")
+"""A lone `&` (not `&&`, `>&`, `&>`, `|&`): what it ends runs beside what follows."""
+
+
+def runs_alone(command: str) -> bool:
+    """Whether no command of `command` may run beside another (no `&` ends one), so each
+    finds the disk as the commands before it left it (as written: a quoted `&` counts)."""
+    return _BESIDE.search(command) is None

@@ -70,6 +70,11 @@ class ShellPlaces:
     """Nothing in the line may turn on bash's physical mode (`set -P`, `set -o physical`):
     a `cd` without `-P` is logical (shell_chains.cd_stays_logical)."""
 
+    settled: bool = False
+    """Nothing but a `cd` has run before the command being judged, and nothing in the line
+    runs beside another (`&`, shell_chains.runs_alone): the directories on disk are as
+    they are now."""
+
     options: GlobOptions = DEFAULT
     """The glob options that may be on where the words being judged are expanded
     (shell_globbing; the judge sets them command by command)."""
@@ -173,6 +178,7 @@ class ShellPlaces:
         paths from the real directory (the resolver does, from the logical path). The
         physical directory is kept too, for `set -P` and a later `cd ..`."""
         if not inv.argv or program_name(inv.argv[0]) not in _CHANGES_DIRECTORY:
+            self.settled = False
             return
         back = program_name(inv.argv[0]) == "cd" and _back(inv.argv[1:])
         top = inv is self._top
@@ -214,14 +220,16 @@ class ShellPlaces:
         written (`cd homelink/..` is where homelink is): bash changes to that when it is a
         directory, and only when that fails to the physical one, the same place unless the
         path climbs with `..`. Sure then when nothing in the line makes cd physical, and
-        the path does not climb, or its folded form is a directory now that holds where the
-        command starts (the line cannot take it away without taking that)."""
+        the path does not climb, or its folded form is a directory now that nothing before
+        the `cd` can have taken away: one that holds where the command starts (the line
+        cannot take it away without taking that), or any when only `cd`s ran before it
+        (`cd homelink/../src` is the workspace's src)."""
         if not self.logical:
             return False
         if ".." not in directory.parts:
             return True
         folded, cwd = normalize(directory), self.files.ctx.cwd
-        return folded.is_dir() and (folded == cwd or folded in cwd.parents)
+        return folded.is_dir() and (self.settled or folded == cwd or folded in cwd.parents)
 
 
 def _keep(places: dict[Path | None, None], place: Path | None) -> None:

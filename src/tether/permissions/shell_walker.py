@@ -13,7 +13,6 @@ from tether.permissions.for_values import CommandNames, loop_binding
 from tether.permissions.pipeline_inputs import with_listed_input
 from tether.permissions.remote_shells import REACH_VARIABLES
 from tether.permissions.script import Invocation, Redirect
-from tether.permissions.shell_assignments import AssignmentWalker
 from tether.permissions.shell_budget import Budget
 from tether.permissions.shell_chains import runs_after_success
 from tether.permissions.shell_checks import (
@@ -25,16 +24,11 @@ from tether.permissions.shell_checks import (
 from tether.permissions.shell_hidden import (
     OUTSIDE,
     Quoting,
-    backtick_code,
-    heredoc_code,
-    hidden_opener,
-    plain_quoted_text,
-    quotes_are_plain,
     quoting_below,
 )
+from tether.permissions.shell_hidden_code import PARSE_ERROR, HiddenCodeWalker
 from tether.permissions.shell_redirects import (
     fields,
-    misread_heredoc,
     node_text,
     redirect_targets,
 )
@@ -52,11 +46,6 @@ from tether.permissions.shell_words import (
 from tether.permissions.wrappers import MAX_DEPTH, ParseCode, look_through
 
 TOO_DEEP = "too deeply nested to judge"
-PARSE_ERROR = "the command does not parse cleanly"
-_SCANNED_LEAVES = frozenset({"word", "regex", "extglob_pattern", "string_content", "number"})
-"""Leaves whose text bash may still expand (not quoted strings, comments, heredoc text)."""
-_SPECIAL_NAMES = frozenset("*@#?-$!0_")
-"""bash's special parameters, each one character (`$?`, `$$`...)."""
 _RESERVED_BYTES = frozenset(
     {b"{", b"}", b"(", b")", b"do", b"done", b"then", b"fi", b"esac", b"elif", b"else"}
 )
@@ -68,7 +57,7 @@ _REPEATING = frozenset(
 """What runs inside these may run again after the commands that follow them."""
 
 
-class Walker(AssignmentWalker):
+class Walker(HiddenCodeWalker):
     """One walk over one tree: the invocations found, what could not be understood, and
     what may make a variable hold code (`conditional`, kept only if something does)."""
 
@@ -241,52 +230,6 @@ class Walker(AssignmentWalker):
         if first < len(self.invocations) and not self.invocations[first].late:
             self.invocations[first] = replace(self.invocations[first], chained=True)
 
-    def _leaf(self, node: Node) -> None:
-        if node.type == "special_variable_name":
-            parent = self._parent()
-            joined = parent is None or parent.children[0].end_byte == node.start_byte
-            if not joined or node_text(node) not in _SPECIAL_NAMES:
-                # `"$ $(cmd)"`: tree-sitter takes ` $` for a name, and the substitution for text
-                self.problems.append("a `$` that the parser does not read as bash does")
-            return
-        if node.type in ("raw_string", "ansi_c_string"):
-            if quotes_are_plain(self.quoting[-2]):
-                self._plain_quotes(node)
-            return
-        if node.type not in _SCANNED_LEAVES:
-            return
-        parent = self._parent()
-        quoted = node.type == "string_content" or (parent is not None and parent.type == "string")
-        opener = hidden_opener(node_text(node), quoted=quoted)
-        if opener is not None:
-            shown = "a backtick" if opener == "`" else f"`{opener}`"
-            self.problems.append(f"{shown} in a word, which bash expands unseen by the parser")
-
-    def _plain_quotes(self, node: Node) -> None:
-        """`'...'` where bash takes the quotes for plain characters (shell_hidden): what is
-        inside is expanded as in double quotes."""
-        text = plain_quoted_text(node)
-        if text is None:
-            self.problems.append('single quotes that bash reads as plain characters, with a `"`')
-            return
-        if not any(opener in text for opener in ("`", "$(", "${", "$[")):
-            return
-        inner = self.parse(': "' + text + '"', self.depth + 1)
-        self._extend(inner.invocations)
-        self.problems.extend(inner.problems)
-
-    def _backticks(self, node: Node) -> None:
-        """bash reads the text between backticks again once their backslashes are removed,
-        so `` \\` `` inside opens a nested substitution that tree-sitter leaves as a word."""
-        parent = self._parent()
-        code = backtick_code(node, in_double_quotes=parent is not None and parent.type == "string")
-        if code is None:
-            self.problems.append(PARSE_ERROR)
-            return
-        inner = self.parse(code, self.depth)
-        self._extend(inner.invocations)
-        self.problems.extend(inner.problems)
-
     def _visit_children(self, node: Node) -> None:
         for child in node.children:
             self.visit(child)
@@ -387,20 +330,3 @@ class Walker(AssignmentWalker):
         else:
             self._visit_children(node)
         self._leave()
-
-    def _heredoc(self, node: Node) -> None:
-        if misread_heredoc(node):
-            self.problems.append("a heredoc that the parser does not read as bash does")
-        for child in node.children:
-            if child.type == "file_redirect":
-                self._enter(child)
-                self._visit_children(child)
-                self._leave()
-            else:
-                self.visit(child)
-        code = heredoc_code(node, self.bodies)
-        if code is None:
-            return
-        inner = self.parse(code, self.depth + 1)
-        self._extend(inner.invocations)
-        self.problems.extend(inner.problems)
