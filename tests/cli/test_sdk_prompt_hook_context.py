@@ -56,8 +56,15 @@ async def test_the_context_goes_ahead_of_the_prompt_and_beside_it_in_the_file(
         "hookEvent": "UserPromptSubmit",
     }
 
-    # Resumed (without the hook), the first prompt still carries the context it was sent with.
+    # Resumed or forked (without the hook), the first prompt still carries the context it was
+    # sent with, once.
+    fake_model.script(reply(text("three")))
     result_of(await sdk.query("again", model="claude-sonnet-4-5", resume=first.session_id))
-    resumed = fake_model.requests[1].messages()
-    assert [b["text"] for b in resumed[0]["content"] if b["text"] == TOLD] == [TOLD]
-    assert "EXTRA-CONTEXT-42" not in json.dumps(resumed[1:])
+    forked = await sdk.query(
+        "other", model="claude-sonnet-4-5", resume=first.session_id, fork_session=True
+    )
+    assert result_of(forked).session_id != first.session_id
+    for later in fake_model.requests[1:]:
+        resumed = later.messages()
+        assert [b["text"] for b in resumed[0]["content"] if b["text"] == TOLD] == [TOLD]
+        assert "EXTRA-CONTEXT-42" not in json.dumps(resumed[1:])
