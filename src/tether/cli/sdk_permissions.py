@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from tether import bounded_json
 from tether.cli.control import ClientRefused, ControlChannel
-from tether.cli.sdk_permission_fields import call_fields
 from tether.protocol import PermissionAnswer, PermissionAsked, PermissionChange
 from tether.protocol.tool_names import claude_code_name
 
@@ -179,6 +178,9 @@ async def ask_client(front: StreamJsonFrontEnd, built: Built, request: Permissio
 
 
 def _fields(built: Built, request: PermissionAsked) -> dict[str, Any]:
+    # Imported when first asked: the shell parser it needs stays off the start-up path.
+    from tether.cli.sdk_permission_fields import call_fields
+
     gate = built.session.agent.gate
     if gate is None:
         return {}
