@@ -57,7 +57,7 @@ async def test_initialize_reply_status_usage_and_model_switch(
     assert {c["id"] for c in usage["categories"]} >= {"messages", "free_space"}
     assert sum(c["tokens"] for c in usage["categories"]) == usage["maxTokens"]
     assert usage["autoCompactThreshold"] < usage["maxTokens"]
-    assert usage["autocompactSource"] == "model-default"
+    assert usage["autocompactSource"] == "auto"
     assert usage["mcpInstructions"] == []
     assert usage["slashCommands"]["totalCommands"] >= 0
     assert usage["skills"]["includedSkills"] == len(usage["skills"]["skillFrontmatter"])

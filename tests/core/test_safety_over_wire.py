@@ -153,8 +153,9 @@ def test_user_prompt_hook_adds_context(
     fake_model.script(reply(text("ok")))
     tether("-p", "format the file")
     content = fake_model.requests[0].messages()[0]["content"]
-    assert content[0] == {"type": "text", "text": "format the file"}
-    assert "Remember: tabs, not spaces." in content[1]["text"]
+    # As Claude Code sends it: the hook's words ahead of the prompt, said whose they are.
+    told = "<system-reminder>\nUserPromptSubmit hook success: Remember: tabs, not spaces.\n"
+    assert [b["text"] for b in content[-2:]] == [f"{told}</system-reminder>", "format the file"]
 
 
 @pytest.mark.usefixtures("trusted_workspace")

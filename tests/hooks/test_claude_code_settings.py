@@ -135,11 +135,12 @@ async def test_hooks_from_a_claude_code_settings_file(tmp_path: Path) -> None:
         return {"tool_name": tool, "tool_input": tool_input, "tool_use_id": "toolu_1"}
 
     assert await runner.fire("SessionStart", {"source": "startup"}) == HookOutcome(
-        additional_context=("Run the tests with npm run test.",)
+        additional_context=("Run the tests with npm run test.",),
+        plain_context=("Run the tests with npm run test.",),
     )
     assert await runner.fire("SessionStart", {"source": "clear"}) == HookOutcome()
     assert await runner.fire("UserPromptSubmit", {"prompt": "fix it"}) == HookOutcome(
-        additional_context=("Current branch: main",)
+        additional_context=("Current branch: main",), plain_context=("Current branch: main",)
     )
     assert await runner.fire("PreToolUse", call("Bash", command="ls")) == HookOutcome()
     assert await runner.fire("PreToolUse", call("Bash", command="rm -rf /")) == HookOutcome(

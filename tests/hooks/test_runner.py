@@ -58,7 +58,9 @@ async def test_the_hook_reads_the_payload_on_stdin_and_the_project_dir_in_its_en
 async def test_plain_stdout_of_user_prompt_submit_is_context(make_runner: MakeRunner) -> None:
     runner = make_runner({"UserPromptSubmit": on(None, command_hook("echo 'Today is Monday.'"))})
     outcome = await runner.fire("UserPromptSubmit", {"prompt": "what day is it?"})
-    assert outcome == HookOutcome(additional_context=("Today is Monday.",))
+    assert outcome == HookOutcome(
+        additional_context=("Today is Monday.",), plain_context=("Today is Monday.",)
+    )
 
 
 async def test_plain_stdout_of_a_tool_hook_is_ignored(make_runner: MakeRunner) -> None:
@@ -360,10 +362,10 @@ async def test_session_start_matches_its_source(make_runner: MakeRunner) -> None
         }
     )
     assert await runner.fire("SessionStart", {"source": "startup"}) == HookOutcome(
-        additional_context=("fresh",)
+        additional_context=("fresh",), plain_context=("fresh",)
     )
     assert await runner.fire("SessionStart", {"source": "compact"}) == HookOutcome(
-        additional_context=("again",)
+        additional_context=("again",), plain_context=("again",)
     )
 
 
@@ -394,7 +396,8 @@ async def test_matching_hooks_run_in_parallel(make_runner: MakeRunner, script: S
         }
     )
     assert await runner.fire("UserPromptSubmit", {"prompt": "go"}) == HookOutcome(
-        additional_context=("marker-a saw marker-b", "marker-b saw marker-a")
+        additional_context=("marker-a saw marker-b", "marker-b saw marker-a"),
+        plain_context=("marker-a saw marker-b", "marker-b saw marker-a"),
     )
 
 
@@ -478,7 +481,7 @@ async def test_a_daemon_started_by_a_hook_does_not_hold_it_up(
     runner = make_runner({"SessionStart": on("", command_hook(hook, timeout=60))})
     try:
         assert await runner.fire("SessionStart", {"source": "startup"}) == HookOutcome(
-            additional_context=("started",)
+            additional_context=("started",), plain_context=("started",)
         )
     finally:
         os.kill(int(pid_file.read_text()), 9)

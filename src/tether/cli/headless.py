@@ -232,7 +232,7 @@ def _line_maker(session: Session, include_partial: bool) -> LineMaker:
     from tether.cli.sdk_lines import LineMaker
 
     lines = LineMaker(session.session_id, include_partial, untold=list(session.startup_notices))
-    lines.goes_on_from(session.cost_usd, session.api_ms)
+    lines.goes_on_from(session.cost_usd, session.api_ms, session.earlier_by_model)
     lines.watch_aside(session.agent)
     return lines
 

@@ -17,7 +17,7 @@ from tether.core.history import History
 from tether.core.loop import next_request
 from tether.core.recording import SessionRecorder
 from tether.core.session import Session
-from tether.protocol import ConfigError, HarnessError
+from tether.protocol import ConfigError, HarnessError, Usage
 from tether.store import (
     EntryWatcher,
     SessionNotFound,
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from tether.core.lifecycle import Lifecycle
     from tether.core.loop import Agent
     from tether.core.resume import Restored, Resumption
-    from tether.protocol import Usage
 
 
 TEAMMATE_META = "teammate"
@@ -222,6 +221,14 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
     session.cost_usd += restored.side_cost_usd
     session.api_ms += restored.api_ms
     session.earlier_wall_ms = restored.api_ms
+    session.earlier_by_model = dict(restored.by_model)
+    if restored.side_cost_usd or restored.side_usage != Usage():
+        # Spend entries name no model: counted as the session's, so that `modelUsage`
+        # adds up to the total cost as Claude Code's does.
+        model = session.agent.model_id
+        used, spent = session.earlier_by_model.get(model, (Usage(), 0.0))
+        side = (used + restored.side_usage, spent + restored.side_cost_usd)
+        session.earlier_by_model[model] = side
     session.lines_added += restored.lines_added
     session.lines_removed += restored.lines_removed
     # A window the endpoint reported for this model holds, and what its count taught the

@@ -9,7 +9,7 @@ events (a call's name and input for its result, the partial message being stream
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -321,11 +321,15 @@ class LineMaker:
             lines.append(line)
         return lines
 
-    def goes_on_from(self, cost_usd: float, api_ms: int) -> None:
-        """Results count from what a resumed session had spent before (its cost and API time),
-        as Claude Code's, whose totals a resume restores: a local command's result (`/cost`)
-        then says the session's figures, not $0."""
+    def goes_on_from(
+        self, cost_usd: float, api_ms: int, by_model: Mapping[str, tuple[Usage, float]]
+    ) -> None:
+        """Results count from what a resumed session had spent before (its cost, API time and
+        `modelUsage`), as Claude Code's, whose totals a resume (or a fork) restores: a local
+        command's result (`/cost`) then says the session's figures, not $0."""
         self._cost_usd, self._api_ms = cost_usd, api_ms
+        for model, (usage, cost) in by_model.items():
+            self._spend.add(model, usage, cost, None)
 
     def watch_aside(self, agent: Agent) -> None:
         """Count the calls `agent` makes aside on its model in `modelUsage`, as Claude Code

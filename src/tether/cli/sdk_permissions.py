@@ -23,19 +23,22 @@ if TYPE_CHECKING:
     from tether.cli.stream_json import StreamJsonFrontEnd
 
 
-def permission_request(request: PermissionAsked) -> dict[str, Any]:
-    """The `can_use_tool` request for a question."""
+def permission_request(request: PermissionAsked, fields: dict[str, Any]) -> dict[str, Any]:
+    """The `can_use_tool` request for a question, with what `sdk_permission_fields` says of
+    the call (its keys in Claude Code's order)."""
     body: dict[str, Any] = {
         "subtype": "can_use_tool",
         "tool_name": claude_code_name(request.tool),
+        "display_name": fields.get("display_name", claude_code_name(request.tool)),
         "input": request.input,
         "permission_suggestions": request.suggestions,
-        "blocked_path": None,
-        "decision_reason": request.reason,
-        "tool_use_id": request.call_id,
     }
-    if request.by_mode:
-        body["decision_reason_type"] = "mode"
+    for key in ("description", "blocked_path", "decision_reason", "decision_reason_type"):
+        if key in fields:
+            body[key] = fields[key]
+    if request.by_mode:  # asked by the mode (plan), not for the call: tether's words
+        body |= {"decision_reason": request.reason, "decision_reason_type": "mode"}
+    body["tool_use_id"] = request.call_id
     if request.agent_id is not None:
         body["agent_id"] = request.agent_id
     return body
@@ -121,13 +124,17 @@ def _rule_text(rule: Any) -> str | None:
 
 
 async def client_reply(
-    channel: ControlChannel, tool: str | None, mcp: McpSetup, request: PermissionAsked
+    channel: ControlChannel,
+    tool: str | None,
+    mcp: McpSetup,
+    request: PermissionAsked,
+    fields: dict[str, Any],
 ) -> dict[str, Any]:
     """The client's answer (`tool` is `stdio`), or that of the MCP tool named to give it,
     which gets `{tool_name, input, tool_use_id}` and answers a JSON object as `can_use_tool`
     does. Raises `ClientRefused` when no answer comes."""
     if tool == "stdio" or tool is None:
-        return await channel.request(permission_request(request))
+        return await channel.request(permission_request(request, fields))
     manager = mcp.manager
     if manager is None:
         raise ClientRefused(f"the permission prompt tool {tool} is not connected")
@@ -155,7 +162,7 @@ async def ask_client(front: StreamJsonFrontEnd, built: Built, request: Permissio
     front.write(lines.system.state("requires_action"))
     try:
         tool = front.options.permission_prompt_tool
-        reply = await client_reply(front.channel, tool, built.mcp, request)
+        reply = await client_reply(front.channel, tool, built.mcp, request, _fields(built, request))
     except ClientRefused as e:
         reply = {"behavior": "deny", "message": f"the client could not answer: {e}"}
     answer, interrupt, mode = answer_from_client(request, reply)
@@ -168,3 +175,15 @@ async def ask_client(front: StreamJsonFrontEnd, built: Built, request: Permissio
         loop = asyncio.get_running_loop()
         loop.call_soon(session.interrupt, "interrupted by the client")
     front.write(lines.system.state("running"))
+
+
+def _fields(built: Built, request: PermissionAsked) -> dict[str, Any]:
+    # Imported when first asked: the shell parser it needs stays off the start-up path.
+    from tether.cli.sdk_permission_fields import call_fields
+
+    gate = built.session.agent.gate
+    if gate is None:
+        return {}
+    ctx = gate.permissions
+    cwd = gate.shell_cwd() if gate.shell_cwd is not None else ctx.cwd
+    return call_fields(request.tool, request.input, ctx, cwd)

@@ -78,7 +78,7 @@ def attach_session(front: StreamJsonFrontEnd, built: Built) -> LineMaker:
     mirrored when asked for. Returns the lines' maker."""
     session = built.session
     lines = LineMaker(session.session_id, front.options.include_partial)
-    lines.goes_on_from(session.cost_usd, session.api_ms)
+    lines.goes_on_from(session.cost_usd, session.api_ms, session.earlier_by_model)
     lines.watch_aside(session.agent)
     for notice in session.startup_notices:
         warn(notice)

@@ -68,9 +68,9 @@ async def converse(
         emit(Notice(level="warning", message=stats.result, blocked_reason=blocked))
         return "success"
     said = prompt.content or (TextBlock(text=text),)
-    # The listings first (as Claude Code's attachments), the prompt, then hooks' context.
+    # The listings and hooks' context first (as Claude Code's attachments), then the prompt.
     listed = _listed(history, listings)
-    blocks = [*listed, *said, *(TextBlock(text=reminder(c)) for c in contexts)]
+    blocks = [*listed, *(TextBlock(text=reminder(c)) for c in contexts), *said]
     held = history.newest
     before = len(held.content) if held is not None and held.role == "user" else 0
     if prompt.typed is not None and (title_by := getattr(history.journal, "title_by", None)):

@@ -171,7 +171,12 @@ class Lifecycle(Slotted):
             surface(outcome, emit)
             if outcome.blocked or outcome.stop:
                 return outcome.reason or outcome.stop_reason or "blocked by a hook", contexts
-            contexts.extend(outcome.additional_context)
+            # Said whose it is and how it came, as Claude Code says it to the model.
+            contexts.extend(
+                f"{USER_PROMPT_OUTPUT if context in outcome.plain_context else USER_PROMPT_CONTEXT}"
+                f"{context}"
+                for context in outcome.additional_context
+            )
         return None, contexts
 
     async def _take_env_file(self) -> None:
@@ -259,6 +264,12 @@ def stop_feedback(outcome: HookOutcome, continuations: int, default: str) -> str
     if outcome.additional_context:
         return "\n".join(outcome.additional_context)
     return None
+
+
+USER_PROMPT_CONTEXT = "UserPromptSubmit hook additional context: "
+USER_PROMPT_OUTPUT = "UserPromptSubmit hook success: "
+"""What goes before a UserPromptSubmit hook's `additionalContext`, and before what one
+printed as plain text (Claude Code's words to the model)."""
 
 
 def reminder(text: str) -> str:

@@ -11,7 +11,7 @@ when the file cannot be written, the session goes on unsaved and says so once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +76,9 @@ class Restored:
     lines_removed: int = 0
     """The lines the session's file changes added and removed (their results' entries'
     `toolUseResult`), those rewound from too: Claude Code's cost totals."""
+    by_model: dict[str, tuple[Usage, float]] = field(default_factory=dict[str, tuple[Usage, float]])
+    """The conversation's model calls by the model that answered them: what each used and
+    cost together (Claude Code's `modelUsage` goes on from them)."""
 
 
 def restore(
@@ -96,6 +99,15 @@ def restore(
     Each model call's usage is priced by `price` as it is read and added up, not kept."""
     history = History()
     usage, cost, api_ms = Usage(), 0.0, 0
+    by_model: dict[str, tuple[Usage, float]] = {}
+
+    def count(record: AssistantRecord, used: Usage) -> float:
+        spent = price(used) if price is not None else 0.0
+        if record.model is not None:
+            was_used, was_spent = by_model.get(record.model, (Usage(), 0.0))
+            by_model[record.model] = (was_used + used, was_spent + spent)
+        return spent
+
     lines = [0, 0]  # added, removed
     side_usage, side_cost = Usage(), 0.0
     problems: list[str] = []
@@ -131,7 +143,7 @@ def restore(
             api_ms += record.duration_ms
             if record.usage is not None:
                 usage = usage + record.usage
-                cost += price(record.usage) if price is not None else 0.0
+                cost += count(record, record.usage)
                 history.last_usage = record.usage
         elif isinstance(record, CompactionRecord):
             history.replay_compaction(record.summary, record.kept)
@@ -154,7 +166,7 @@ def restore(
             lines[1] += record.lines_removed
         if isinstance(record, AssistantRecord) and record.usage is not None:
             usage = usage + record.usage
-            cost += price(record.usage) if price is not None else 0.0
+            cost += count(record, record.usage)
         elif isinstance(record, SpendRecord):
             side_usage = side_usage + record.usage
             side_cost += record.cost_usd
@@ -175,6 +187,7 @@ def restore(
         api_ms,
         lines[0],
         lines[1],
+        by_model,
     )
 
 

@@ -91,6 +91,9 @@ class Session(FrontEndHooks):
         `/cost`'s wall time goes on from it, as Claude Code's does from its `lastDuration`.
         The session file keeps no wall time, so it is what it does show: the time of those
         runs' model calls, which their wall time was at least."""
+        self.earlier_by_model: dict[str, tuple[Usage, float]] = {}
+        """What the runs before this process spent by model (a resumed session's usage and
+        cost of each): Claude Code's `modelUsage` goes on from it."""
         self.lines_added = 0
         self.lines_removed = 0
         """The lines the session's file edits added and removed (Claude Code's cost totals)."""

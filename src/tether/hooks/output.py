@@ -130,7 +130,7 @@ def _read_stdout(spec: HookSpec, stdout: str, label: str) -> HookOutcome:
         except _BadOutput as e:
             return failed(spec, f"{label} printed invalid hook output: {e}")
     if spec.event in PLAIN_STDOUT_IS_CONTEXT:
-        return HookOutcome(additional_context=(text,))
+        return HookOutcome(additional_context=(text,), plain_context=(text,))
     if text[0] in "{[":
         return failed(spec, f"{label} printed output that is not a JSON object: {_excerpt(text)}")
     return HookOutcome()

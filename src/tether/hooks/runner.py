@@ -313,6 +313,7 @@ def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcom
         permission_decision=permission,
         updated_input=updated[-1] if updated else None,
         additional_context=tuple(c for o in outcomes for c in o.additional_context),
+        plain_context=tuple(c for o in outcomes for c in o.plain_context),
         system_messages=tuple(m for o in outcomes for m in o.system_messages),
         stop=bool(stopped),
         stop_reason=_joined(o.stop_reason for o in stopped),

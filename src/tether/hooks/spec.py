@@ -182,6 +182,7 @@ class HookOutcome(Slotted):
         "elicit_content",
         "errors",
         "permission_decision",
+        "plain_context",
         "reason",
         "retry",
         "said_by",
@@ -202,6 +203,9 @@ class HookOutcome(Slotted):
     configuration order) that gave one wins."""
     additional_context: Final[tuple[str, ...]]
     """Text for the model, in configuration order."""
+    plain_context: Final[tuple[str, ...]]
+    """Those of `additional_context` a hook printed as plain text, not as JSON's
+    `additionalContext` (Claude Code tells the model the two apart)."""
     system_messages: Final[tuple[str, ...]]
     """Text for the user."""
     said_by: Final[str]
@@ -240,8 +244,10 @@ class HookOutcome(Slotted):
         elicit_content: dict[str, Any] | None = None,
         retry: bool = False,
         said_by: str = "",
+        plain_context: tuple[str, ...] = (),
     ) -> None:
         self.said_by = said_by
+        self.plain_context = plain_context
         self.blocked = blocked
         self.reason = reason
         self.permission_decision = permission_decision

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from tether.protocol import Message, Usage
 from tether.protocol.line_counts import changed_lines
 from tether.store.foreign import is_off_conversation, message_content
+from tether.store.hook_attachments import attachment_blocks
 from tether.store.images import without_bad_images
 from tether.store.records import (
     AssistantRecord,
@@ -94,7 +95,11 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
             if not isinstance(model, str) or not isinstance(ratio, int | float) or ratio <= 0:
                 raise BadEntry("estimate without a model and a positive charsPerToken")
             return EstimateRecord(model, float(ratio))
-        case "title" | "fork" | "meta" | "attachment" | "system" | "progress":
+        case "attachment":
+            # A prompt's hook context (hook_attachments.py): back into the prompt's message.
+            blocks = attachment_blocks(fields.get("attachment"))
+            return None if blocks is None else UserRecord(blocks)
+        case "title" | "fork" | "meta" | "system" | "progress":
             return None
         case unknown if "message" in fields:  # a conversation entry whose type was lost
             raise BadEntry(f"an entry of unknown type {unknown!r} with a message")

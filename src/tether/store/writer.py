@@ -32,6 +32,7 @@ from tether.store.entry_encoding import (
     prompt_first,
 )
 from tether.store.held_file import APPEND, HeldFile
+from tether.store.hook_attachments import hook_attachments
 from tether.store.partial import remove_abandoned
 from tether.store.reply_entries import ReplyEntries, new_message_id
 from tether.store.session_lock import ends_with_newline, lock_session_file
@@ -165,7 +166,9 @@ class SessionWriter(HeldFile):
         `toolUseResult`), kept when it changed a file (its `structuredPatch` is what a
         resumed session counts the lines changed by) or shows a whole file read (what a
         resumed session knows the model saw: `tether.cli.resumed_reads`); the other tools'
-        would only write their output twice."""
+        would only write their output twice. A UserPromptSubmit hook's context goes in
+        attachment entries after it (`hook_attachments`), as Claude Code keeps it."""
+        blocks, attachments = hook_attachments(blocks)
         ordered = prompt_first(blocks)
         only = ordered[0] if len(ordered) == 1 else None
         content: str | list[dict[str, Any]] = [entry_block(b) for b in ordered]
@@ -176,6 +179,8 @@ class SessionWriter(HeldFile):
             self.append("user", entry_uuid=entry_uuid, message=message)
         else:
             self.append("user", entry_uuid=entry_uuid, message=message, toolUseResult=structured)
+        for attachment in attachments:
+            self.append("attachment", attachment=attachment)
 
     def assistant(
         self,
