@@ -146,7 +146,11 @@ class Headway:
         for path, count in changes.items():
             name = str(path)
             if count > self._changes.get(name, 0):
-                changed = self._new_content(name, self._state(name)) or changed
+                state = self._state(name)
+                if name in self._contents:
+                    changed = self._new_content(name, state) or changed
+                else:  # a file new to the turn: not one holding what another path held
+                    changed = self._first_named(name, state) or changed
             self._changes[name] = max(count, self._changes.get(name, 0))
         return changed
 
