@@ -206,12 +206,13 @@ def test_a_subagent_per_numbered_file_runs_to_its_end(
 def test_a_flaky_test_rerun_until_it_fails_differently_runs_to_its_end(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
-    """The same command again and again, no edit between: mostly the same pass (timings
-    aside), every third run a failure of its own. Each new failure is headway."""
-    runs = 2 * IDLE_STOP_AT
+    """The same command again and again, no edit between, two hundred times: a pass
+    (timings aside) every fourth run, a failure of its own the others. Each new failure is
+    headway (they were counted in the allowance, spent at the 101st)."""
+    runs = LONG_HUNT + 50
     outcomes = [
         f"ran 12 tests in 0.{random.randrange(1000):03}s OK"
-        if k % 3
+        if k % 4 == 0
         else f"ran 12 tests, FAILED test_{_word()}: expected {_word()}, got {_word()}"
         for k in range(runs)
     ]
