@@ -17,3 +17,8 @@ IDLE = "changed no file and looked at nothing new"
 def wire_model(wire: str) -> list[str]:
     """The CLI arguments that reach the fake server over `wire` (Anthropic's by default)."""
     return ["--model", "openai/gpt-4.1"] if wire == "openai" else []
+
+
+LONG_HUNT = 150
+"""More calls than a stop's count of replies many times over: what a long hunt makes (a
+hundred and fifty commits shown, issues fetched, pages of a log), each showing new content."""

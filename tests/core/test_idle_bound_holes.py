@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.core.idle_runs import IDLE, Run, wire_model
-from tether.core.headway import NUMBERED_AT, REWRITTEN_AT
+from tests.core.idle_runs import IDLE, LONG_HUNT, Run, wire_model
+from tether.core.headway import REWRITTEN_AT
 from tether.core.repeated_calls import IDLE_STOP_AT, WAITING_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
 
@@ -215,7 +215,7 @@ def test_subagents_asked_in_turn_answering_random_words_are_bounded(
             word = "".join(random.choice(string.ascii_letters) for _ in range(80))
             return text(f"result {drawn} {word}")
         leads.append(request.index)
-        if len(leads) > 2 * NUMBERED_AT:  # reached only where the guard has a hole
+        if len(leads) > 2 * LONG_HUNT:  # reached only where the guard has a hole
             return text("gave up")
         prompt = f"SUB: check {'AB'[len(leads) % 2]}"
         task = {"description": "check", "subagent_type": "general-purpose"}
@@ -225,7 +225,7 @@ def test_subagents_asked_in_turn_answering_random_words_are_bounded(
     result = tether("-p", "check", "--output-format", "json", *wire_model(wire))
     assert result.exit_code == 1, result.stdout + result.stderr
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
-    assert len(leads) <= NUMBERED_AT + IDLE_STOP_AT + 4  # the first answer of each task is new
+    assert len(leads) <= IDLE_STOP_AT + 4  # the first answer of each task is new
 
 
 def test_polling_a_background_job_that_prints_as_it_goes_is_not_stopped(

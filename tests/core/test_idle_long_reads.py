@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
-from tests.core.idle_runs import Run, wire_model
-from tether.core.headway import NUMBERED_AT
+from tests.core.idle_runs import LONG_HUNT, Run, wire_model
 from tether.testing import FakeModelServer, reply, text, tool_use
 
-CALLS = NUMBERED_AT + 50
+CALLS = LONG_HUNT + 50
 """More calls than the bound on outputs that vary: reached only if they are counted in it."""
 
 WORDS = [

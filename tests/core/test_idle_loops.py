@@ -153,6 +153,8 @@ def test_paging_a_long_file_and_searching_name_after_name_are_work(
         for n in range(pages)
     ]
     names = [f"name_{chr(97 + n % 26)}{chr(97 + n // 26)}" for n in range(IDLE_STOP_AT + 5)]
+    # Each name is found where it is defined (a search finding nothing shows nothing new).
+    (workspace / "names.py").write_text("".join(f"def {name}(): ...\n" for name in names))
     steps += [reply(tool_use("Grep", pattern=name, path=str(workspace))) for name in names]
     _works_to_the_end(fake_model, tether, steps, "read")
 
@@ -166,7 +168,8 @@ def test_investigating_with_the_shell_is_work(
     words = [f"{a}{b}" for a in "bcdfghjklm" for b in ("ar", "en", "ix", "ot", "up")]
     (workspace / "app.log").write_text("".join(f"request {w} handled\n" for w in words))
     steps = [reply(_bash(f"sed -n {n + 1},{n + 1}p app.log")) for n in range(IDLE_STOP_AT)]
-    steps += [reply(_bash(f"grep -n {w} app.log")) for w in words[:IDLE_STOP_AT]]
+    # The last lines first: a line the paging showed already is nothing new found again.
+    steps += [reply(_bash(f"grep -n {w} app.log")) for w in words[::-1][:IDLE_STOP_AT]]
     _works_to_the_end(fake_model, tether, steps, "found it")
 
 
@@ -205,13 +208,13 @@ if __name__ == "__main__":
 def test_an_mcp_tool_asked_the_same_again_with_a_counter_is_no_headway(
     fake_model: FakeModelServer, tether: Run, trusted_workspace: Path
 ) -> None:
-    """An MCP tool's work is not seen: asking it something not asked before is headway, the
-    same again (a counter in it aside) is not, whatever new it answers."""
+    """An MCP tool's work is not seen, only its answer: one that echoes what it was asked
+    beside a clock is no headway, whatever new it was asked or answers."""
     workspace = trusted_workspace
     (workspace / "clock.py").write_text(CLOCK_SERVER)
     server = {"command": sys.executable, "args": [str(workspace / "clock.py")]}
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"clock": server}}))
-    steps = ["build", "lint", "test", "deploy", "verify"]  # new in words: headway each
+    steps = ["build", "lint", "test", "deploy", "verify"]  # new in words, echoed back
     fake_model.responder = lambda request: reply(
         tool_use("mcp__clock__now", step=f"step {request.index}")
         if request.index >= len(steps)
@@ -221,6 +224,6 @@ def test_an_mcp_tool_asked_the_same_again_with_a_counter_is_no_headway(
     result = tether(*args, "--dangerously-skip-permissions")
     assert result.exit_code == 1, result.stdout + result.stderr
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")
-    # The first "step N" is new in words too (and what it shows may be); then no headway
-    # for IDLE_STOP_AT replies.
-    assert len(fake_model.requests) - len(steps) - IDLE_STOP_AT in (1, 2)
+    # Each answer echoes the step it was given beside a clock: none is new content, the new
+    # words of the first five steps no more than the counter after them.
+    assert len(fake_model.requests) in (IDLE_STOP_AT, IDLE_STOP_AT + 1)

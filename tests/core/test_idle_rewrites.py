@@ -2,9 +2,9 @@
 the file held already, or held before (an A/B flip, an Edit undone by the next); a Read of a
 stamp the loop itself rewrites; output new only in a random token (letters, a `mktemp -u`
 name, a word longer than 64 letters); random punctuation, blanks or separators between words,
-two such commands in turn; a plan rewritten with a new word. Each is stopped now (those new
-only in what varies from run to run after `NUMBERED_AT` replies, as numbers are); a write of
-new content each reply still runs on."""
+two such commands in turn; a plan rewritten with a new word. Each is stopped now, at the stop's
+count of replies (what varies from run to run is no new content); a write of new content each
+reply still runs on."""
 
 from __future__ import annotations
 
@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.core.idle_runs import IDLE, Run, wire_model
-from tether.core.headway import NUMBERED_AT
+from tests.core.idle_runs import IDLE, LONG_HUNT, Run, wire_model
 from tether.core.repeated_calls import IDLE_STOP_AT, WAITING_STOP_AT
 from tether.testing import FakeModelServer, reply, text, tool_use
 
-CAP = 3 * NUMBERED_AT
+CAP = LONG_HUNT
 """Where the scripted model gives up: reached only where the guard has a hole."""
 
 
@@ -113,39 +112,39 @@ LOOPS: dict[str, tuple[Callable[[int, Path], Any], int]] = {
     ),
     "random_letters": (
         lambda i, ws: reply(tool_use("Bash", command=_random_letters("echo"))),
-        NUMBERED_AT + IDLE_STOP_AT,
+        IDLE_STOP_AT,
     ),
     "a_mktemp_name": (
         lambda i, ws: reply(tool_use("Bash", command="mktemp -u")),
-        NUMBERED_AT + IDLE_STOP_AT,
+        IDLE_STOP_AT,
     ),
     "read_a_stamp_of_random_letters": (
         lambda i, ws: reply(
             tool_use("Bash", command=_random_letters("echo") + " > stamp.txt"),
             _read(ws, "stamp.txt"),
         ),
-        NUMBERED_AT + IDLE_STOP_AT,
+        IDLE_STOP_AT,
     ),
-    "poll_a_job_printing_random_letters": (_poll_after_a_word, NUMBERED_AT + WAITING_STOP_AT),
+    "poll_a_job_printing_random_letters": (_poll_after_a_word, WAITING_STOP_AT),
     "a_random_word_longer_than_a_token": (
         lambda i, ws: reply(tool_use("Bash", command=_random("a-zA-Z", 80))),
-        NUMBERED_AT + IDLE_STOP_AT,
+        IDLE_STOP_AT,
     ),
     "random_punctuation": (
         lambda i, ws: reply(tool_use("Bash", command=_random(".,;:-", 40))),
-        NUMBERED_AT + IDLE_STOP_AT,
+        IDLE_STOP_AT,
     ),
     "random_blanks_before_a_word": (
         lambda i, ws: reply(tool_use("Bash", command='printf "%$((RANDOM % 9000 + 3))s\\n" ok')),
-        NUMBERED_AT + IDLE_STOP_AT,
+        IDLE_STOP_AT,
     ),
     "words_of_a_small_set_with_random_separators": (
         lambda i, ws: reply(tool_use("Bash", command=_SEPARATED)),
-        NUMBERED_AT + IDLE_STOP_AT,
+        IDLE_STOP_AT,
     ),
     "two_commands_in_turn_printing_random_punctuation": (
         lambda i, ws: reply(tool_use("Bash", command=f"echo {'AB'[i % 2]}; {_random('.,;:', 30)}")),
-        NUMBERED_AT + IDLE_STOP_AT,
+        IDLE_STOP_AT,
     ),
 }
 

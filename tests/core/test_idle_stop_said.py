@@ -1,7 +1,6 @@
 """What a turn the repeat guard ended says, where the user reads it: the text output's error
-line and stream-json's result line, over the wire. It names the calls it stopped, tool by tool,
-and why none counted (the turn's allowance for calls that only vary was spent); it said only
-the tools of the last reply before."""
+line and stream-json's result line, over the wire. It names the calls it stopped, tool by tool;
+it said only the tools of the last reply before."""
 
 from __future__ import annotations
 
@@ -14,16 +13,13 @@ from typing import Any
 import pytest
 
 from tests.core.idle_runs import Run
-from tether.core.headway import NUMBERED_AT
 from tether.core.repeated_calls import IDLE_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, reply, tool_use
 
 STOP = (
     f"stopped: the model changed no file and looked at nothing new in {IDLE_STOP_AT} replies "
     f"in a row (its calls in them: Bash {IDLE_STOP_AT // 2}, Grep {IDLE_STOP_AT // 2}); the "
-    f"turn's allowance of {NUMBERED_AT} calls new only in what they varied (numbers, random "
-    "words, a new question answered as before) was spent, whatever the tool; the session is "
-    "kept: say what to do differently and go on"
+    "session is kept: say what to do differently and go on"
 )
 
 

@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
-from tests.core.idle_runs import IDLE, Run, wire_model
-from tether.core.headway import NUMBERED_AT, REWRITTEN_AT
+from tests.core.idle_runs import IDLE, LONG_HUNT, Run, wire_model
+from tether.core.headway import REWRITTEN_AT
 from tether.core.repeated_calls import IDLE_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
 
-CAP = 7 * NUMBERED_AT
+CAP = 2 * LONG_HUNT
 """Where the scripted model gives up: reached only where the guard has a hole."""
 
-BOUND = NUMBERED_AT + IDLE_STOP_AT + 8
+BOUND = IDLE_STOP_AT + 8
 """At most this many of the model's replies before the stop of a loop of one call."""
 
 PER_TOOL = 1 + REWRITTEN_AT
@@ -138,7 +138,7 @@ def test_a_loop_new_only_in_what_it_asks_is_stopped(
 def test_searching_word_after_word_finding_something_new_runs_to_its_end(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
-    words = [_word(10) for _ in range(NUMBERED_AT + IDLE_STOP_AT + 20)]
+    words = [_word(10) for _ in range(LONG_HUNT + IDLE_STOP_AT + 20)]
     # Each word is found where it is used, each time beside other words.
     uses = (f"def {w}({_word(6)}: int) -> str:\n    return {_word(8)}({_word(5)})\n" for w in words)
     (workspace / "app.py").write_text("".join(uses))

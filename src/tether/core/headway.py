@@ -7,21 +7,12 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tether.core.headway_file_lines import FileLines
-from tether.core.headway_look import CallLook, State, content_hash
-
-NUMBERED_AT = 100
-"""How many calls in a turn are headway only for what they vary: asked anew by their numbers
-alone (`grep E1007`, `git show HEAD~7`, a background command's output polled) and showing what
-none did beyond the numbers asked; or the same call again showing other text (a random word of
-any length, punctuation, blanks, separators); or a question new in words whose answer repeats
-one given before (a search for a word that finds nothing, a subagent answering as before). A
-hunt through a hundred codes, commits or misses stays within it; a loop varying any of these
-does not go on for ever. The allowance is the turn's, whatever the tool: a loop rotating among
-six tools is stopped as one tool is (one allowance per tool let it run six times as long)."""
+from tether.core.headway_file_lines import LINED_BYTES, FileLines
+from tether.core.headway_look import VARYING, CallLook, State, content_hash
+from tether.core.headway_text import SeenLines, masked_words
 
 REWRITTEN_AT = 3
 """How many times a file that one and the same command rewrites is headway in a turn (a
@@ -36,24 +27,29 @@ _WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Revert"})
 """Tools that change files: headway when they leave one in a content new in the turn, however
 many times they wrote it."""
 
-_DELEGATES = frozenset({"Task", "Agent"})
-"""Tools that hand work to a subagent, which has a guard of its own."""
-
-_SEARCHES = frozenset({"Grep", "Glob", "WebSearch", "ToolSearch"})
-"""Tools that answer a question: one not asked before (numbers aside) whose answer is new is
-headway, as a subagent's task is (forty searches for forty names are work, not a loop); one
-whose answer repeats an earlier one spends the turn's allowance (`NUMBERED_AT`)."""
+_OPAQUE = frozenset({"Task", "Agent"})
+"""Tools that hand work to a subagent, which has a guard of its own: what it read is its
+caller's headway (`files_seen`), and what it answers is compared as any output is; it is
+never asked anew "by its numbers" (its work is not seen, only its words)."""
 
 _PAGED = frozenset({"Read"})
-"""Tools that show a file a part at a time: lines not shown before are headway."""
+"""Tools that show a file a part at a time: lines at places not shown before are headway."""
 
 _STREAMED = frozenset({"BashOutput"})
 """Tools that show what a background command printed since they were last asked: the same
-call, asked again, shows new lines while the command works (counted as `NUMBERED_AT`)."""
+call, asked again, may show output new only in its numbers (a progress count)."""
 
 _BOOKKEEPING = frozenset({"TodoWrite"})
 """Tools that show what they were given (a plan): they show nothing of the workspace, never
 headway by their output (a plan rewritten with a new word every reply is not work)."""
+
+_SEARCHED_FILES = 16
+"""How many of the files a Grep lists are searched again for the lines its pattern matched
+(`files_with_matches` and `count` show no line: the places found are what it saw)."""
+
+MASKED_BYTES = 256 << 10
+"""Text files up to this size are compared with their numbers masked (a counter, a stamp,
+an id rewritten is no new content); larger ones byte for byte."""
 
 _RACY_NS = 2_000_000_000
 """A file whose modification (or status change) is this recent when it was hashed is hashed
@@ -61,10 +57,17 @@ again next time: a rewrite within the file system's clock tick leaves both times
 
 
 class Headway:
-    """What a turn's calls that succeeded did and showed (since its last compaction)."""
+    """What a turn's calls that succeeded did and showed (since its last compaction).
+
+    Headway is new substantive content, not a count of calls: lines of output (of a file read,
+    of a subagent's answer) that the turn has not seen, its own input words and random-looking
+    tokens masked (`headway_text`); lines of a file at places no call showed; a file left in a
+    content it had not had in the turn; a path named for the first time. A call asked anew by
+    its numbers alone (`git show HEAD~7`, `grep E1007`) whose output is new only in its
+    numbers (not those it was given) is headway too: the same layout with other figures is
+    another commit, another code."""
 
     __slots__ = (
-        "_answered",
         "_asked",
         "_changes",
         "_contents",
@@ -75,18 +78,26 @@ class Headway:
         "_named",
         "_returned",
         "_rewritten",
-        "_shown",
+        "_shapes",
         "_shown_exactly",
-        "_spent",
+        "_started",
+        "_text",
         "_tried",
+        "_turn_contents",
+        "_unechoed",
     )
 
     def __init__(self) -> None:
+        self._started = time.time_ns()
+        """When the turn began: a file made since is the turn's own output."""
         self._named: dict[str, State] = {}
         """The paths the turn's calls named, with their content when last named."""
         self._contents: dict[str, set[State]] = {}
         """Per path, every content it was found with in the turn (not forgotten at a
         compaction: a content written again is not new work)."""
+        self._turn_contents: set[State] = set()
+        """Every content a path named in the turn held: a file the turn made holding one of
+        them (`touch junk_<random>`, the same text under a counter's name) is nothing new."""
         self._latest: dict[str, State] = {}
         """Per path, the content it was last found with."""
         self._returned: set[str] = set()
@@ -94,20 +105,19 @@ class Headway:
         once per file; flipping again is not)."""
         self._rewritten: dict[tuple[str, str], int] = {}
         """How often a path was found changed after the same command (signature)."""
-        self._asked: set[str] = set()
-        """The signatures, numbers left out, of the subagent, MCP and search calls."""
-        self._shown: set[bytes] = set()
-        """What the calls showed, numbers masked."""
-        self._answered: set[str] = set()
-        """The signatures (numbers left out) whose calls showed an output: another one is
-        new only in what varies from run to run (a random word, punctuation, blanks)."""
+        self._unechoed: dict[str, set[bytes]] = {}
+        """Per path a command changed, its contents with the command's own words masked: a
+        file that holds only what the command was given (`echo <word> > f`) is not new."""
+        self._text = SeenLines()
+        """The lines the calls showed, by their words (`headway_text`)."""
+        self._shapes: set[bytes] = set()
+        """What the calls showed, numbers, hex runs and input words masked."""
         self._shown_exactly: set[bytes] = set()
         """What the calls showed, the numbers of their own input masked."""
         self._tried: set[bytes] = set()
         """The calls' inputs as given, numbers and all."""
-        self._spent = 0
-        """How many of the turn's calls were headway only for what they varied, whatever
-        their tool (`NUMBERED_AT`)."""
+        self._asked: set[str] = set()
+        """The calls' signatures, numbers left out."""
         self._lines: set[int] = set()
         """The lines Read showed: path, number and text (numbers masked), and path and
         number alone (the lines of a file other calls showed, too)."""
@@ -119,18 +129,12 @@ class Headway:
         """Per path, what `os.stat` said when it was last hashed (size, mtime, ctime, inode),
         with what it held: the same, the file is not read again."""
 
-    @property
-    def spent(self) -> int:
-        """How many of the turn's calls were headway only for what they varied, or would
-        have been but for the allowance (`NUMBERED_AT`)."""
-        return self._spent
-
     def forget_seen(self) -> None:
         """A compaction took what was shown out of the conversation: shown again, it is new."""
         self._named.clear()
         self._lines.clear()
-        self._shown.clear()
-        self._answered.clear()
+        self._text.clear()
+        self._shapes.clear()
         self._shown_exactly.clear()
 
     def files_changed(self, changes: Mapping[Path, int]) -> bool:
@@ -142,9 +146,25 @@ class Headway:
         for path, count in changes.items():
             name = str(path)
             if count > self._changes.get(name, 0):
-                changed = self._new_content(name, self._state(name)) or changed
+                state = self._state(name)
+                if name in self._contents:
+                    changed = self._new_content(name, state) or changed
+                else:  # a file new to the turn: not one holding what another path held
+                    changed = self._first_named(name, state) or changed
             self._changes[name] = max(count, self._changes.get(name, 0))
         return changed
+
+    def files_seen(self, paths: Sequence[Path]) -> bool:
+        """Whether the session's agents (its subagents too: their reads are their caller's
+        headway) read or wrote a file the turn had not named before."""
+        new = False
+        for path in paths:
+            name = str(path)
+            if name not in self._named:
+                state = self._state(name)
+                new = self._first_named(name, state) or new
+                self._named[name] = state
+        return new
 
     def made(self, look: CallLook) -> bool:
         """Whether `look`'s call, which succeeded, is headway; the paths it names and what it
@@ -152,46 +172,35 @@ class Headway:
         call = look.call
         if call.name in _BOOKKEEPING:
             return False  # it shows the plan it was given: no news of the workspace
-        variant = varied = False
-        asked = look.asked
-        opaque = call.name in _DELEGATES or call.name.startswith("mcp__")
-        questioned = opaque or call.name in _SEARCHES
-        new_question = questioned and asked not in self._asked
-        if questioned:
-            self._asked.add(asked)
         headway, steady = self._names_new(look)
         if call.name in _PAGED:
-            new, variant = self._shows_lines(look)
-            headway = headway or new
+            headway = self._shows_lines(look) or headway
+        else:
+            headway = self._shows_file_lines(look, steady) or headway
+        if call.name == "Grep":
+            headway = self._grep_places(look) or headway
         if call.input.get("run_in_background") is True:
-            return headway or new_question  # it shows its id alone: the work shows later
-        masked = look.masked()
-        if masked not in self._shown:
-            self._shown.add(masked)
-            # The same call again showing something else: what runs of one make vary (a
-            # random word of any length, punctuation, blanks, separators, a subagent's words)
-            # is as new as its layout; a loop varies either at will, work is bounded so.
-            varied = asked in self._answered
-            headway = headway or not varied
-            self._answered.add(asked)
-            if call.name not in _PAGED:
-                headway = self._shows_file_lines(look, steady) or headway
-        elif new_question:
-            # What they do is not seen: a new question is headway by a new answer; one
-            # answered as an earlier one was (a search for a random word finding nothing, a
-            # subagent saying the same) is asked anew in words only.
-            variant = True
-        numbered = not (opaque or call.name in _PAGED)
-        if numbered and self._new_for_numbers(look):
-            variant = True
-        if headway:
-            pass  # new lines, a new path or a new answer: not spent from the allowance
-        elif variant or varied:
-            # Asked anew by its numbers (a page, a code) or its words, or the same asked again
-            # showing other text: the turn's allowance, whatever the tool.
-            self._spent += 1
-            headway = self._spent <= NUMBERED_AT
+            return headway  # it shows its id alone: the work shows later
+        headway = self._text.shows_new(look.content, look.input_words()) or headway
+        opaque = call.name in _OPAQUE or call.name.startswith("mcp__")
+        if not opaque and call.name not in _PAGED:
+            headway = self._new_in_numbers(look) or headway
+        self._shapes.add(look.masked())
         return headway
+
+    def _new_in_numbers(self, look: CallLook) -> bool:
+        """A call asked anew by its numbers (`grep E1007`, `HEAD~7`), or a background
+        command's output asked for again, whose output has a layout shown before with
+        figures none showed (beyond the numbers it was given: an echoed counter is not new).
+        A layout never shown is judged by its words (`headway_text`)."""
+        tried, shown = look.numbers()
+        again = look.asked in self._asked  # the same call, numbers aside
+        asked_anew = look.call.name in _STREAMED or (again and tried not in self._tried)
+        self._asked.add(look.asked)
+        self._tried.add(tried)
+        new = shown not in self._shown_exactly
+        self._shown_exactly.add(shown)
+        return asked_anew and new and look.masked() in self._shapes
 
     def _shows_file_lines(self, look: CallLook, steady: list[str]) -> bool:
         """Whether a call showed lines of a file it names at numbers not shown before in the
@@ -201,67 +210,100 @@ class Headway:
         new = False
         for path in steady:
             for _, number in self._file_lines.places(path, self._named[path], look.content):
-                place = hash((path, str(number), None))
-                if place not in self._lines:
-                    self._lines.add(place)
-                    new = True
+                new = self._new_place(path, number) or new
         return new
 
-    def _new_for_numbers(self, look: CallLook) -> bool:
-        """A call asked anew, by its numbers alone (`grep E1007`, `HEAD~7`), or a background
-        command's output asked for again, that showed what none did beyond the numbers it was
-        given (an echoed counter is not new)."""
-        tried, shown = look.numbers()
-        if tried in self._tried and look.call.name not in _STREAMED:
+    def _grep_places(self, look: CallLook) -> bool:
+        """Whether a Grep found its pattern on lines of the files it lists that no call showed
+        before (`files_with_matches` answers "settings.py" to each key looked up in it: the
+        line each key is on is what it saw)."""
+        pattern = look.pattern()
+        if pattern is None:
             return False
-        self._tried.add(tried)
-        if shown in self._shown_exactly:
+        new = False
+        for path in look.listed_files(_SEARCHED_FILES):
+            state = self._state(path)
+            for number in self._file_lines.matching(path, state, pattern):
+                new = self._new_place(path, number) or new
+        return new
+
+    def _new_place(self, path: str, number: int) -> bool:
+        place = hash((path, str(number), None))
+        if place in self._lines:
             return False
-        self._shown_exactly.add(shown)
+        self._lines.add(place)
         return True
 
-    def _shows_lines(self, look: CallLook) -> tuple[bool, bool]:
-        """Whether a Read showed lines of its file not shown before in the turn, by number
-        and text (numbers masked: a stamp the loop rewrites shows nothing new), and whether
-        it showed lines at numbers shown before with other text (a random word). What shows
-        no numbered lines (a picture, a notebook) is compared whole, as any call's output is."""
-        new = variant = False
+    def _shows_lines(self, look: CallLook) -> bool:
+        """Whether a Read showed lines of its file at places not shown before in the turn (the
+        same lines again, or other text at a place shown, are nothing new: a stamp the loop
+        rewrites, a random word)."""
+        new = False
         for k, masked in enumerate(look.lines()):
             if masked in self._lines:
                 continue
             self._lines.add(masked)
             place = look.line_place(k)
-            if place in self._lines:
-                variant = True
-            else:
+            if place not in self._lines:
                 self._lines.add(place)
                 new = True
-        return new, variant
+        return new
 
     def _names_new(self, look: CallLook) -> tuple[bool, list[str]]:
         """Whether a call named a path not named before in the turn, or left one in a content
         it had not had before in the turn: a write (what it wrote back, or an A/B flip, is
         not new), a `sed -i`, a build's output; a file that the same command changes every
-        time is its own output, headway only `REWRITTEN_AT` times. With the paths named for
-        the first time or holding what they held when last named (`_shows_file_lines`)."""
+        time is its own output, headway only `REWRITTEN_AT` times, and one holding only the
+        command's own words never. With the paths named for the first time or holding what
+        they held when last named (`_shows_file_lines`)."""
         new = False
         steady: list[str] = []
         for path in look.paths():
             state = look.state(path, self._state)
             if path not in self._named:
-                new = True
+                new = self._first_named(path, state) or new
                 steady.append(path)
-                self._new_content(path, state)
             elif look.call.name in _WRITES:
                 new = self._new_content(path, state) or new
             elif state is not None and self._new_content(path, state):
                 count = self._rewritten.get((path, look.key), 0) + 1
                 self._rewritten[(path, look.key)] = count
-                new = new or count <= REWRITTEN_AT
+                fresh = count <= REWRITTEN_AT and self._new_beyond_input(path, look)
+                new = new or fresh
             elif state is not None and self._named[path] == state:
                 steady.append(path)
             self._named[path] = state
         return new, steady
+
+    def _first_named(self, path: str, state: State) -> bool:
+        """A path named for the first time in the turn is headway, unless the turn made it
+        and it holds what another path of the turn held (`touch junk_<random>`, the same text
+        written under a counter's name)."""
+        self._new_content(path, state)
+        known = state in self._turn_contents
+        self._turn_contents.add(state)
+        return not (known and self._made_in_turn(path))
+
+    def _made_in_turn(self, path: str) -> bool:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return False
+        return st.st_ctime_ns >= self._started
+
+    def _new_beyond_input(self, path: str, look: CallLook) -> bool:
+        """Whether a file a command changed holds, its numbers and the command's own words
+        masked, what it did not hold before in the turn (`echo <word> > f` does not)."""
+        text = _small_text(path)
+        if text is None:
+            return True
+        asked = look.input_words()
+        masked = masked_words(VARYING.sub("#", text), asked)
+        held = self._unechoed.setdefault(path, set())
+        if masked in held:
+            return False
+        held.add(masked)
+        return True
 
     def _new_content(self, path: str, state: State) -> bool:
         """Whether `path` holds a content it did not hold before in the turn, or went back to
@@ -301,10 +343,28 @@ class Headway:
 
 
 def _content(path: str, st: os.stat_result) -> State:
-    """What a file or directory `st` is of holds, as compared (a directory: its names)."""
+    """What a file or directory `st` is of holds, as compared (a directory: its names; a small
+    text file: its text, numbers masked, so that a counter or a stamp rewritten is no new
+    content)."""
     if stat.S_ISDIR(st.st_mode):
         return (-1, content_hash("\0".join(sorted(os.listdir(path)))))
     if st.st_size > HASHED_BYTES:
         return (st.st_size, st.st_mtime_ns.to_bytes(16, "big", signed=True))
+    if st.st_size <= MASKED_BYTES:
+        text = _small_text(path)
+        if text is not None:
+            return (-2, content_hash(masked_words(VARYING.sub("#", text), frozenset())))
     with open(path, "rb") as f:
         return (st.st_size, hashlib.file_digest(f, "blake2b").digest()[:16])
+
+
+def _small_text(path: str) -> str | None:
+    """A file's text when it is small (`LINED_BYTES`) and UTF-8; None otherwise."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(LINED_BYTES + 1)
+        if len(data) > LINED_BYTES:
+            return None
+        return data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -1,6 +1,6 @@
 """Which lines of the files a call names its output shows, by line number: what lets a shell
 command paging a file (`sed -n`, `grep -n`, `head`, `cat -n`) show new lines as Read does
-(`headway.Headway`), rather than spend the turn's allowance for outputs that only vary."""
+(`headway.Headway`); and which lines a search pattern matches in the files it lists."""
 
 from __future__ import annotations
 
@@ -48,6 +48,12 @@ class FileLines:
                 numbers = lines.get(shown[match.end() :]) if match else None
             for number in numbers or ():
                 yield path, number
+
+    def matching(self, path: str, state: State, pattern: re.Pattern[str]) -> Iterator[int]:
+        """The numbers of the lines of `path` (holding `state`) that `pattern` matches."""
+        for text, numbers in self._lines(path, state).items():
+            if pattern.search(text):
+                yield from numbers
 
     def _lines(self, path: str, state: State) -> dict[str, list[int]]:
         known = self._indexed.pop(path, None)

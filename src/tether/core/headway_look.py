@@ -32,6 +32,9 @@ _SHELL_WORDS = 64
 _REDIRECT = re.compile(r"^[0-9]*[<>|&;()]+")
 """A redirection or an operator written against a word (`>out.txt`, `2>err`, `(cd`)."""
 
+_LISTED_LINES = 400
+"""How many lines of a search's output are looked at for the files it lists."""
+
 _NOT_FILES = ("/dev/", "/proc/", "/sys/")
 """Where a path names no file whose change is headway (`/dev/null` written to, a clock)."""
 
@@ -48,6 +51,7 @@ class CallLook:
     when first asked for, then kept."""
 
     __slots__ = (
+        "_input_words",
         "_lines",
         "_masked",
         "_numbers",
@@ -74,6 +78,7 @@ class CallLook:
         self._numbers: tuple[bytes, bytes] | None = None
         self._lines: list[int] | None = None
         self._shown: list[tuple[str, str, str]] = []
+        self._input_words: frozenset[str] | None = None
 
     def paths(self) -> list[str]:
         """The paths the call names (`named_paths`)."""
@@ -87,13 +92,61 @@ class CallLook:
             self._states[path] = read(path)
         return self._states[path]
 
+    def input_words(self) -> frozenset[str]:
+        """The words of the call's input: what it shows of them echoes what it was given."""
+        if self._input_words is None:
+            found = (w for v in _strings(self.call.input) for w in WORD.findall(v))
+            self._input_words = frozenset(found)
+        return self._input_words
+
+    def pattern(self) -> re.Pattern[str] | None:
+        """A Grep's pattern, compiled as Python reads it; None when it is not one Python
+        reads alike, or one with groups (whose backtracking could cost more than the call)."""
+        pattern = self.call.input.get("pattern")
+        if not isinstance(pattern, str) or not pattern or "(" in pattern:
+            return None
+        insensitive = self.call.input.get("-i") is True
+        insensitive = insensitive or self.call.input.get("case_insensitive") is True
+        try:
+            return re.compile(pattern, re.IGNORECASE if insensitive else 0)
+        except (re.error, OverflowError, RecursionError):
+            return None
+
+    def listed_files(self, most: int) -> list[str]:
+        """The first `most` regular files a search's output lists (a path per line, or before
+        `:` its count or a matching line), and the file it searched when it names one."""
+        where = self.call.input.get("path")
+        base = self.cwd
+        if isinstance(where, str) and where.strip():
+            root = where.strip()
+            base = root if root.startswith("/") else posixpath.join(base or "", root)
+        found: dict[str, None] = {}
+        if base is not None and os.path.isfile(base):
+            found[posixpath.normpath(base)] = None
+        for line in self.content.splitlines()[:_LISTED_LINES]:
+            if len(found) >= most:
+                break
+            for candidate in (line, line.split(":", 1)[0], line.rsplit(":", 1)[0]):
+                if not candidate or candidate.startswith(_NOT_FILES):
+                    continue
+                if not candidate.startswith("/"):
+                    if base is None:
+                        continue
+                    start = base if os.path.isdir(base) else posixpath.dirname(base)
+                    candidate = posixpath.join(start, candidate)
+                path = posixpath.normpath(candidate)
+                if path in found or os.path.isfile(path):
+                    found[path] = None
+                    break
+        return list(found)
+
     def masked(self) -> bytes:
         """What the call showed, its numbers and hex runs masked, and the words of its own
         input: what echoes what it was asked is not news (`echo qzkf`, "No matches found for
         'qzkf'", a subagent saying "qzkf is not used": each answers a new random word as the
         last one was answered)."""
         if self._masked is None:
-            asked = {w for v in _strings(self.call.input) for w in WORD.findall(v)}
+            asked = self.input_words()
             echoed = WORD.sub(lambda m: "#" if m.group() in asked else m.group(), self.content)
             self._masked = content_hash(VARYING.sub("#", f"{self.call.name}\0{echoed}"))
         return self._masked

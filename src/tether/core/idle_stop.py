@@ -6,18 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tether.core.headway import NUMBERED_AT
-
 _NAMED_TOOLS = 4
 """How many tools the stop names with their counts; the rest are summed."""
 
 
 def idle_stop_reason(
-    idle: int, calls: Mapping[str, int], spent: int, compactions: int, hung: str | None
+    idle: int, calls: Mapping[str, int], compactions: int, hung: str | None
 ) -> str:
     """Why a turn ends after `idle` replies in a row without headway: `calls`, per tool, the
-    calls of those replies; `spent`, the turn's calls headway only for what they varied
-    (`headway.NUMBERED_AT`); `compactions`, those the loop came through with nothing new
+    calls of those replies; `compactions`, those the loop came through with nothing new
     (0: none counted); `hung`, a teammate that looks hung."""
     laps = f", the conversation compacted {compactions} times" if compactions else ""
     ranked = sorted(calls.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -29,10 +26,4 @@ def idle_stop_reason(
         f"the model changed no file and looked at nothing new in {idle} replies in a row{laps} "
         f"(its calls in them: {', '.join(named) if named else 'none'})"
     )
-    if spent > NUMBERED_AT:
-        said += (
-            f"; the turn's allowance of {NUMBERED_AT} calls new only in what they varied "
-            "(numbers, random words, a new question answered as before) was spent, whatever "
-            "the tool"
-        )
     return said + (f"; {hung}" if hung else "")

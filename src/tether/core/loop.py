@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tether.core import cut_replies, interruption, turn_stop
@@ -355,12 +356,17 @@ async def _run_tools(
     emit: Callable[[Event], None],
     ask: Asker | None,
 ) -> None:
+    seen: list[Path] = []  # the files its agents (subagents too) read or wrote meanwhile
+    watchers = agent.tool_context.files.watchers
+    watchers.append(seen.append)
     try:
         results = await run_calls(agent, calls, emit, ask, stats.denials, unfinished=INTERRUPTED)
     except CallsStopped as stopped:
         # A bug in a tool: said once, by the turn that it ends (`turn_failed`).
         _commit(history, stopped.results, emit)
         raise stopped.cause from None
+    finally:
+        watchers.remove(seen.append)
     awaited = [each for wait in agent.waits for each in wait()]  # asked once a batch
     try:
         repeated = stats.repeats.saw(
@@ -371,6 +377,7 @@ async def _run_tools(
             cwd=agent.tool_context.shell_cwd,
             compactions=history.compactions,
             changes=agent.tool_context.files.snapshots.mark(),
+            seen=seen,
         )
     except HarnessError:  # the same failing calls once too often: answered, then the end
         _commit(history, [result.block for result in results], emit)

@@ -37,29 +37,26 @@ has not seen. A reply makes headway when one of its calls succeeds and:
 - leaves a file in a content it did not have before in the turn (Write, Edit, NotebookEdit,
   Revert), or the session's files changed so since the last reply (a subagent's edits are its
   caller's headway): a write of what the file held already, or an A/B flip, is not new;
-- hands a subagent or an MCP tool, whose work is not seen, or a search tool a task or query
-  not asked before in the turn, numbers in it aside, and is answered anew (a new question
-  answered as an earlier one was, its own words aside: "No matches found for 'qzkf'", a
-  subagent saying the same, is asked anew in words only, counted below);
-- Reads lines of a file not shown before in the turn, by number and text (numbers masked),
-  whatever `offset` and `limit` it asks: the same lines again, or a stamp the loop rewrites
-  with a new time, are nothing new; a shell command showing lines of a file it names that no
-  call showed (`sed -n`, `grep -n`, `head`), the file unchanged since last named, is the same;
-- shows what no call of the turn showed, numbers, hex ids and the words of its own input
-  masked (a search for another name; not a clock, a counter, a random number, an `echo` of a
-  random word), the first time its call (numbers aside) showed anything. Within the turn's
-  allowance alone, `headway.NUMBERED_AT` calls whatever their tools (a loop rotating among
-  six tools is stopped as one tool is): the same call again showing something else (a random
-  word of any length, a `mktemp -u` name, punctuation, blanks, separators between words, a
-  job printing random words, a subagent's or MCP tool's new words); a call asked anew by its
-  numbers alone showing what none did beyond the numbers it was given (`grep E1007`, `git
-  show HEAD~7`, a background command's output polled as it comes; not a counter echoed
-  back); a question new in words answered as before;
+- shows lines no call of the turn showed, compared by their words: the call's own input words
+  and random-looking tokens (a number, a hex id, a time, an overlong word) masked, and a line
+  new but for one word not new (`headway_text`): a clock, a counter, a random word echoed or
+  answered ("checked: <word> is not used"), punctuation or separators between the same words
+  are nothing new; a commit's message, an issue's title, a new failure are. The same command
+  with the same output is not headway, with a different result it is;
+- Reads lines of a file not shown before in the turn, whatever `offset` and `limit` it asks,
+  or shows lines of a file it names that no call showed (`sed -n`, `grep -n`, `head`), the
+  file unchanged since last named; a Grep finds its pattern on lines of the files it lists
+  that no call showed (a key looked up in `settings.py`, whatever the output mode);
+- is asked anew by its numbers alone (`git show HEAD~7`, `grep E1007`, a background command's
+  output polled) and shows a layout shown before with figures no call showed (not a counter
+  echoed back): another commit, another code;
 - names a path (a tool's `*path` or `url`, an existing file in a Bash command) not named
-  before in the turn, or leaves one in a content it had not had before in the turn (a `sed
-  -i`, a build's output), but a file the same command changes every time (a `tee`, `date >
-  now.txt`) only `headway.REWRITTEN_AT` times: it is the loop's own output. Content, not the
-  modification time, is compared.
+  before in the turn, or one read or written by a subagent (its reads are its caller's
+  headway), unless the turn made it and it holds what another path held (`touch
+  junk_<random>`); or leaves one in a content it had not had before in the turn, numbers
+  masked (a `sed -i`, a build's output; not a counter written again), but a file the same
+  command changes every time only `headway.REWRITTEN_AT` times, and one holding only the
+  command's own words (`echo <word> > f`) never.
 
 A bookkeeping call (TodoWrite) shows the plan it was given, never headway by its output.
 
@@ -83,11 +80,10 @@ goes on with the counts of the turn before, and after a turn the guard ended not
 the model again (`-p` ends, stopping what it left running): a chain of jobs each waking the
 model to start the next is bounded as one turn. Legitimate loops stay far from it: each test
 or build rerun follows an edit; exploring reads new files and new lines. A loop that writes
-new content, names a new existing file or URL, or asks a subagent, an MCP tool or a search
-something new in words every reply is work as far as the guard can tell, bounded only by
-`--max-turns` and `--max-budget-usd`; one that asks the same again and varies only what it
-shows (numbers, random words, punctuation, blanks), by `NUMBERED_AT`. After a turn the guard
-ended, `-p` names the background work it stops (`cli/background_wait.py`).
+new content (new by its words, numbers masked), or names a new existing file or URL every
+reply is work as far as the guard can tell, bounded only by `--max-turns` and
+`--max-budget-usd`. After a turn the guard ended, `-p` names the background work it stops
+(`cli/background_wait.py`).
 """
 
 from __future__ import annotations
@@ -191,6 +187,7 @@ class RepeatedFailures:
         cwd: Path | None = None,
         compactions: int = 0,
         changes: Mapping[Path, int] | None = None,
+        seen: Sequence[Path] = (),
     ) -> str | None:
         """Count one reply's calls with their results: a reminder for the model once it
         repeats itself, None otherwise; `HarnessError` at a bound. `waiting_on`: the
@@ -199,7 +196,9 @@ class RepeatedFailures:
         a team at work); `cwd`: where relative paths in a Bash command start (None: they are
         not looked at); `compactions`: how many the conversation has had (a file read before
         one is new again after it); `changes`: how many changes of each file the session made
-        so far (its subagents' count: their work is the caller's headway)."""
+        so far (its subagents' count: their work is the caller's headway); `seen`: the files
+        the session's agents read or wrote during the reply's calls (a subagent's reads are
+        its caller's headway)."""
         if compactions != self._compactions:
             self._compacted(compactions)
         by_id = {result.tool_use_id: result for result in results}
@@ -207,9 +206,10 @@ class RepeatedFailures:
         progress = False
         changed = changes or {}
         headway = self._headway.files_changed(changed) | self._awaited.changed(awaited)
-        if self._whole is not None:
-            self._whole.files_changed(changed)
+        headway = self._headway.files_seen(seen) or headway
         fresh = headway
+        if self._whole is not None:
+            fresh = self._whole.files_changed(changed) | self._whole.files_seen(seen) or fresh
         where = str(cwd) if cwd is not None else None
         for call in calls:
             result = by_id.get(call.id)
@@ -259,9 +259,8 @@ class RepeatedFailures:
             )
         hung = self._awaited.hung(awaited)
         if idle >= idle_at and (hung or waiting_on or not awaited):
-            spent = max(self._headway.spent, self._whole.spent if self._whole else 0)
             laps = self._compactions if self._laps else 0
-            self._stop(idle_stop_reason(idle, self._idle_calls, spent, laps, hung))
+            self._stop(idle_stop_reason(idle, self._idle_calls, laps, hung))
         counts = (repeats, self._stuck, idle)
         said = _reminder(calls, failing, counts, (stop_at, stuck_at, idle_at), waiting)
         if said is not None and idle >= IDLE_NOTE_AT and hung:
