@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from tether.permissions.node_option_words import node_option_readings
 from tether.permissions.option_names import long_option
 from tether.permissions.runner_tables import BUN_ALIASES, NPM, PNPM, YARN
 from tether.permissions.shell_words import is_literal
@@ -194,7 +195,8 @@ def _option(name: str, option: str, value: str, run: PackageRun) -> None:
     elif option in _SHELL_SETTINGS and value not in SHELLS:
         run.unread.append(f"{name} runs its scripts with {value}, which tether does not read")
     elif option == _NODE_OPTIONS:
-        if not all(_HARMLESS_NODE.fullmatch(w) for w in value.split()):
+        readings = node_option_readings(value)  # node's splitting, not a shell's
+        if readings is None or not all(_HARMLESS_NODE.fullmatch(w) for r in readings for w in r):
             run.unread.append(f"{name} starts node with the options {value!r}: code not read")
     elif option in _CONFIG_FILES:
         run.unread.append(f"{name} reads the config {value}, which tether does not read")
