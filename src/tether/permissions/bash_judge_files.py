@@ -35,6 +35,7 @@ from tether.permissions.git_history_check import (
     pathspecs_dropped,
     tree_written,
 )
+from tether.permissions.js_tool_files import js_tool_use
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.name_filters import configured
 from tether.permissions.node_options import node_use
@@ -144,7 +145,10 @@ class FileJudge(UseJudge):
                 writes += flags.writes
             for use in (
                 vcs_use(inv.argv, inv.assignments),
-                *(find(inv.argv) for find in (node_use, corepack_use, manager_settings)),
+                *(
+                    find(inv.argv)
+                    for find in (node_use, corepack_use, manager_settings, js_tool_use)
+                ),
             ):
                 if use is not None:
                     verdicts.extend(self._program_use(use))
