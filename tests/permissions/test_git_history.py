@@ -184,6 +184,22 @@ def test_history_without_denied_files_is_allowed(command: str, repos: dict[str, 
     assert decision.behavior == "allow", decision
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git config --blob=HEAD:.env -l",
+        "git config --blob HEAD:sub/.env --list",
+        "git config --bl=:.env -l",
+    ],
+)
+def test_a_blob_naming_a_denied_file_is_asked_whatever_history_holds(
+    command: str, repos: dict[str, Path]
+) -> None:
+    decision = decide("Bash", {"command": command}, _ctx(repos["clean"]))
+    assert decision.behavior == "ask", decision
+    assert ".env, which deny rule Read(**/.env) covers" in decision.reason
+
+
 @pytest.mark.parametrize("command", NAMES_ONLY)
 def test_commands_printing_names_only_stay_allowed(command: str, repos: dict[str, Path]) -> None:
     decision = decide("Bash", {"command": command}, _ctx(repos["tracked"]))

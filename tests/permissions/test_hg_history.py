@@ -57,6 +57,9 @@ HISTORY = Decision(
         "hg qdiff",
         "hg debugdata -c 0",
         "hg -R . log -p",
+        "hg diff -r 0 src",
+        "hg grep -r tip KEY src",
+        "hg export -o p.patch tip",
     ],
 )
 def test_commands_printing_history_are_asked(
