@@ -63,6 +63,13 @@ PRINTERS = [
     "git log -p -- .",
     "git stash list -p",
     "git show --stat HEAD^{tree}",
+    "git config --blob=HEAD:.env -l",
+    "git config --blob HEAD:sub/.env --list",
+    "git config --blo=HEAD~0:.env --get-regexp .",
+    "git config --bl HEAD:.env --get S",
+    "git config --blob=:.env -l",
+    "git config --list --blob=HEAD:.env",
+    "git -C sub config --blob=HEAD:sub/.env -l",
 ]
 
 NAMES_ONLY = [
@@ -172,9 +179,25 @@ def test_a_change_of_the_denied_file_is_printed_and_asked(tmp_path: Path) -> Non
 @pytest.mark.parametrize("command", [*PRINTERS, *NAMES_ONLY])
 def test_history_without_denied_files_is_allowed(command: str, repos: dict[str, Path]) -> None:
     decision = decide("Bash", {"command": command}, _ctx(repos["clean"]))
-    if "HEAD:" in command or command.startswith(("git grep", "git stash show", "git upload")):
+    if ":" in command or command.startswith(("git grep", "git stash show", "git upload")):
         return  # naming .env, searching the tree, no stash, serving objects: judged apart
     assert decision.behavior == "allow", decision
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git config --blob=HEAD:.env -l",
+        "git config --blob HEAD:sub/.env --list",
+        "git config --bl=:.env -l",
+    ],
+)
+def test_a_blob_naming_a_denied_file_is_asked_whatever_history_holds(
+    command: str, repos: dict[str, Path]
+) -> None:
+    decision = decide("Bash", {"command": command}, _ctx(repos["clean"]))
+    assert decision.behavior == "ask", decision
+    assert ".env, which deny rule Read(**/.env) covers" in decision.reason
 
 
 @pytest.mark.parametrize("command", NAMES_ONLY)
@@ -196,6 +219,7 @@ LIMITED = [
     "git stash list",
     "git config user.name",
     "git config --bool core.bare",
+    "git config --blob=HEAD:a.txt -l",
 ]
 """What prints none of a denied file's content, though the repository's history holds one:
 counts and names of commits, patches limited to other paths, one other file's blob."""

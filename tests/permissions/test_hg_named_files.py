@@ -20,6 +20,11 @@ _PEER = (
     "uses the repository {outside}/repo, outside the workspace, whose configuration and"
     " hooks run code"
 )
+_HISTORY = (
+    "ask",
+    "Read(.env)",
+    "prints what hg's history holds, which may hold a file Read(.env) covers",
+)
 _UNKNOWN = "an hg debugging command tether does not know, which may open any file or run code"
 
 
@@ -42,7 +47,8 @@ def _write(path: str) -> tuple[str, str | None, str]:
             _read("{home}/.ssh/id_rsa", "Read(~/.ssh/**)"),
         ),
         ("hg email --desc .env -t a@b -r .", _read("{ws}/.env", "Read(.env)")),
-        ("hg email -m {outside}/mbox -r .", _write("{outside}/mbox")),
+        # The patches it writes are history's (hg_history), asked first.
+        ("hg email -m {outside}/mbox -r .", _HISTORY),
         ("hg debugcreatestreamclonebundle {outside}/x.hg", _write("{outside}/x.hg")),
         ("hg debugcreatestreamclonebundle ../x.hg", _write("{root}/x.hg")),
         ("hg debugcreate {outside}/x.hg", _write("{outside}/x.hg")),
@@ -87,8 +93,6 @@ def test_a_debugging_command_not_known_is_asked_without_deny_rules(
 @pytest.mark.parametrize(
     "command",
     [
-        "hg email -r . -t a@b",
-        "hg email --bundlename b.hg -b -t a@b",
         "hg debugcreatestreamclonebundle build/x.hg",
         "hg debugstate",
         "hg debugrevspec 'all()'",

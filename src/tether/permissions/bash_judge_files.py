@@ -36,6 +36,7 @@ from tether.permissions.git_history_check import (
     pathspecs_dropped,
     tree_written,
 )
+from tether.permissions.js_tool_files import js_tool_use
 from tether.permissions.mentioned_files import mentioned_files
 from tether.permissions.name_filters import configured
 from tether.permissions.node_options import node_use
@@ -147,7 +148,13 @@ class FileJudge(UseJudge):
                 vcs_use(inv.argv, inv.assignments),
                 *(
                     find(inv.argv)
-                    for find in (node_use, corepack_use, manager_settings, conda_unseen)
+                    for find in (
+                        node_use,
+                        corepack_use,
+                        manager_settings,
+                        conda_unseen,
+                        js_tool_use,
+                    )
                 ),
             ):
                 if use is not None:

@@ -8,6 +8,7 @@ import fnmatch
 import re
 
 from tether.permissions.command_spec import words as _names
+from tether.permissions.node_variables import DANGEROUS_NODE_VARIABLES
 from tether.permissions.shell_words import HERE, is_literal
 
 DANGEROUS_VARIABLES = _names(
@@ -75,6 +76,15 @@ DANGEROUS_VARIABLES = _names(
 )
 """Variables whose value changes which program runs or what it loads: a command that sets one
 is asked, not looked through (`PATH=/tmp/evil:$PATH git status`)."""
+RUNTIME_VARIABLES = [
+    # pnpm reads its settings from pnpm_config_* as npm from npm_config_* (`script_shell`,
+    # `node_options`, `pnpmfile`), in any letter case (is_dangerous_variable).
+    "pnpm_config_*",
+    "PNPM_CONFIG_*",
+    # node's variables naming code or files (node_variables: `NODE_REDIRECT_WARNINGS`).
+    *DANGEROUS_NODE_VARIABLES,
+]
+"""Package managers' and node's variables, dangerous for the same reason."""
 
 
 PAGER_VARIABLES = _names("PAGER *_PAGER MANPAGER")
@@ -94,14 +104,19 @@ judgement of `cd` relies on. Dangerous to set, and to remove (`unset`, `env -u`,
 `exec -c`); both are among `DANGEROUS_VARIABLES` (`GIT_*`, `CDPATH`), a test keeps it so."""
 
 
-_DANGEROUS = re.compile("|".join(fnmatch.translate(p) for p in sorted(DANGEROUS_VARIABLES)))
+_ALL_DANGEROUS = sorted({*DANGEROUS_VARIABLES, *RUNTIME_VARIABLES})
+_DANGEROUS = re.compile("|".join(fnmatch.translate(p) for p in _ALL_DANGEROUS))
 """The patterns as one expression: one match per name, not one per pattern (a command's
 arithmetic may hold tens of thousands of names)."""
 
 
+_ANY_CASE_PREFIXES = ("npm_config_", "pnpm_config_")
+"""Prefixes npm and pnpm match in any letter case (`Npm_Config_Script_Shell`)."""
+
+
 def is_dangerous_variable(name: str) -> bool:
     base = name.split("[", 1)[0]
-    return _DANGEROUS.match(base) is not None
+    return _DANGEROUS.match(base) is not None or base.lower().startswith(_ANY_CASE_PREFIXES)
 
 
 _MODULE_PATHS = frozenset({"PYTHONPATH"})

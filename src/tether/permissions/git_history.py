@@ -3,15 +3,15 @@ denies is among what they can print.
 
 git prints the content its commits, index and stashes hold: patches (`log -p`, `show`, `diff
 REV`, `format-patch`, `stash show -p`, `range-diff`, `merge-tree`), whole files (`cat-file -p`,
-`--batch`, `archive`, `grep REV`, `--cached`), whole object sets (`bundle create`,
-`fast-export`, `pack-objects`, `upload-pack`). Which file a revision or an object name stands for
-cannot be told from the words (`git cat-file --batch <<< HEAD:.env`, `git diff TREE HEAD`), so the
-question is put to the repository: has any of its history (commits reachable from a ref, a
-reflog entry or a stash, and the index) ever held a denied path (git_probes)? If not, these
-commands print nothing a Read rule denies; if so, or when that is not known, they are asked.
-Printing every object git stores, unreachable ones too (`cat-file --batch-all-objects`,
-`fsck --lost-found`), reaches a denied file that was only ever staged: asked wherever a Read
-deny rule exists.
+`--batch`, `archive`, `grep REV`, `--cached`, `config --blob=REV:PATH`), whole object sets
+(`bundle create`, `fast-export`, `pack-objects`, `upload-pack`). Which file a revision or an
+object name stands for cannot be told from the words (`git cat-file --batch <<< HEAD:.env`, `git
+diff TREE HEAD`), so the question is put to the repository: has any of its history (commits
+reachable from a ref, a reflog entry or a stash, and the index) ever held a denied path
+(git_probes)? If not, these commands print nothing a Read rule denies; if so, or when that is
+not known, they are asked. Printing every object git stores, unreachable ones too (`cat-file
+--batch-all-objects`, `fsck --lost-found`), reaches a denied file that was only ever staged:
+asked wherever a Read deny rule exists.
 """
 
 from __future__ import annotations
@@ -86,6 +86,8 @@ def shows_objects(sub: str, rest: tuple[str, ...]) -> Shows:
         return "store"
     if sub == "stash" and words[:1] == ("show",):
         return "history"
+    if sub == "config":  # `config --blob=HEAD:.env -l` prints the blob's `key=value` lines
+        return "history" if config_blob(words) is not None else ""
     patch = any(w in _PATCH or w.startswith(_PATCH_PREFIXES) for w in words)
     if sub == "show" and not patch and _commits_only(words):
         # `show --stat HEAD`: names and counts of commits (a blob or tree would be printed
@@ -137,6 +139,11 @@ def shown_paths(sub: str, rest: tuple[str, ...]) -> tuple[str, ...]:
         before, specs = rest[: rest.index("--")], rest[rest.index("--") + 1 :]
         if any(":" in w for w in before):
             return ()  # `show HEAD:.env -- x` prints the blob whatever the pathspec
+    elif sub == "config":
+        blob = config_blob(rest) or ""
+        if not _in_revision(blob):
+            return ()
+        specs = (blob.partition(":")[2],)
     elif sub == "show":
         revisions = [w for w in rest if not w.startswith("-")]
         if not revisions or not all(_in_revision(w) for w in revisions):
@@ -146,6 +153,19 @@ def shown_paths(sub: str, rest: tuple[str, ...]) -> tuple[str, ...]:
         return ()
     cleaned = tuple(_plain_path(w) for w in specs)
     return cleaned if specs and all(cleaned) else ()
+
+
+_CONFIG_BLOB = re.compile(r"--bl(?:ob?)?")
+"""`git config --blob` and the prefixes git's option parser takes for it (`--blo`)."""
+
+
+def config_blob(words: tuple[str, ...]) -> str | None:
+    """The `REV:PATH` or object `git config --blob` reads its settings from, or None."""
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if _CONFIG_BLOB.fullmatch(name):
+            return value if eq else words[i + 1] if i + 1 < len(words) else ""
+    return None
 
 
 def _in_revision(word: str) -> bool:

@@ -38,6 +38,14 @@ def history_verdicts(
     rule = next(iter(ctx.rules.of("deny", "Read")), None)
     if not shows or rule is None:
         return []
+    if shows == "hg":  # hg_history: tether cannot look into hg's store
+        return [
+            ask(
+                f"prints what hg's history holds, which may hold a file {rule.text} covers",
+                rule.text,
+                hard=True,
+            )
+        ]
     if shows == "store":
         return [
             ask(

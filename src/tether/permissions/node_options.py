@@ -14,10 +14,10 @@ env_files, interpreter_scripts); they are known here. node takes `_` for `-` in 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 
 from tether.permissions.command_spec import words
+from tether.permissions.node_option_words import node_option_readings
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name, readable
 
@@ -38,7 +38,7 @@ _FLAGS = frozenset(
         "--experimental-repl-await --experimental-global-customevent "
         "--experimental-global-webcrypto --experimental-fetch --experimental-worker "
         "--experimental-abortcontroller --experimental-modules --experimental-network-inspection "
-        "--experimental-test-isolation --experimental-default-config-file --expose-gc "
+        "--experimental-test-isolation --expose-gc "
         "--force-context-aware --force-node-api-uncaught-exceptions-policy --frozen-intrinsics "
         "--insecure-http-parser --interactive --jitless --addons --deprecation --warnings "
         "--extra-info-on-fatal-exception --force-async-hooks-checks --global-search-paths "
@@ -51,7 +51,7 @@ _FLAGS = frozenset(
         "--trace-warnings --trace-require-module --trace-atomics-wait --track-heap-objects "
         "--use-bundled-ca --use-openssl-ca --use-system-ca --v8-options --version --help "
         "--watch --watch-preserve-output --zero-fill-buffers --openssl-legacy-provider "
-        "--openssl-shared-config --disable-wasm-trap-handler --verify-base-objects "
+        "--disable-wasm-trap-handler --verify-base-objects "
         "--experimental-sea-config-check --harmony --harmony-shadow-realm "
         "--disallow-code-generation-from-strings --interpreted-frames-native-stack "
         "--huge-max-old-generation-size --expose-internals"
@@ -70,7 +70,7 @@ _VALUED = frozenset(
         "--test-timeout --test-isolation --test-coverage-include --test-coverage-exclude "
         "--test-coverage-branches --test-coverage-functions --test-coverage-lines "
         "--cpu-prof-interval --heap-prof-interval --trace-event-categories "
-        "--allow-fs-read --allow-fs-write --experimental-policy --policy-integrity "
+        "--allow-fs-read --allow-fs-write --policy-integrity "
         "--watch-path --experimental-specifier-resolution"
     )
 )
@@ -87,6 +87,12 @@ _JUDGED_ELSEWHERE = frozenset(
 )
 """Options whose value is code or a file of settings, judged as code loaded (outside_code,
 env_files, data_urls, project_scripts)."""
+_LOADS_SETTINGS = {
+    "--experimental-default-config-file": "node.config.json, which may name code it imports",
+    "--openssl-shared-config": "the system OpenSSL configuration, which may load an engine",
+    "--experimental-policy": "a policy, which may redirect the modules it loads",
+}
+"""Options with which node reads settings from a file that may load code: asked."""
 _SHORT = {"-e": "--eval", "-p": "--print", "-r": "--require", "-C": "--conditions"}
 _SHORT_FLAGS = {"-c": "--check", "-i": "--interactive", "-v": "--version", "-h": "--help"}
 _WRITES_FILE = frozenset(
@@ -145,11 +151,11 @@ def node_use(argv: tuple[str, ...]) -> ProgramUse | None:
     elif name in _RUNNERS:
         found = _Found()
         for value in _runner_node_options(argv[1:]):
-            try:
-                words = tuple(shlex.split(value))
-            except ValueError:
-                words = (value,)
-            _read_options((*words, "--"), found, given=True)
+            readings = node_option_readings(value) if is_literal(value) else None
+            if readings is None:
+                found.asks.append(f"node is given the options {readable(value)}, not read")
+            for words in readings or ():
+                _read_options((*words, "--"), found, given=True)
     else:
         return None
     if not found.writes and not found.asks and not found.reads:
@@ -194,7 +200,7 @@ def _read_options(args: tuple[str, ...], found: _Found, *, given: bool = False) 
         name, eq, value = _spelled(arg)
         following = args[i + 1] if i + 1 < len(args) else None
         takes = name in _VALUED | _JUDGED_ELSEWHERE | _WRITES_FILE | _PORTS | _VALUED_WRITES
-        takes = takes or name == "--experimental-sea-config"
+        takes = takes or name in ("--experimental-sea-config", "--experimental-policy")
         takes = takes or name in _DIRECTORIES or name in _NAMES or name in _READS
         if takes and not eq:
             if following is None:
@@ -218,6 +224,10 @@ def _read_options(args: tuple[str, ...], found: _Found, *, given: bool = False) 
             reads.append(value)
         elif name == "--experimental-sea-config":
             asks.append("node --experimental-sea-config writes the blob its configuration names")
+        elif name == "--experimental-default-config-file" and not given:
+            continue  # the workspace's node.config.json, judged as code there (runtime_files)
+        elif name in _LOADS_SETTINGS:
+            asks.append(f"node {readable(arg)} reads {_LOADS_SETTINGS[name]}")
         elif name == "--experimental-network-imports":
             asks.append("node --experimental-network-imports imports code over the network")
         elif name in _JUDGED_ELSEWHERE and given:
@@ -278,12 +288,10 @@ def inert_node_options(value: str) -> bool:
     same table as node's command line (`--max-old-space-size=4096 --enable-source-maps`)."""
     if not value or not is_literal(value):
         return False
-    try:
-        words = tuple(shlex.split(value))
-    except ValueError:
-        return False
-    if not words or "--" in words:
+    readings = node_option_readings(value)
+    if not readings or any(not words or "--" in words for words in readings):
         return False
     found = _Found()
-    _read_options((*words, "--"), found, given=True)
+    for option_words in readings:  # node_option_words: node's splitting, not a shell's
+        _read_options((*option_words, "--"), found, given=True)
     return not found.writes and not found.reads and not found.asks

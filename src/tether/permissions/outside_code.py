@@ -82,7 +82,10 @@ _JS_TOOL_CODE: dict[str, tuple[str, ...]] = {
     ),
     "vitest": ("-c", "--config", "-r", "--root", "--dir", "--globalSetup", "--setupFiles"),
     "mocha": ("-r", "--require", "--config", "--file", "--package", "--ui", "--reporter"),
-    "eslint": ("-c", "--config", "--rulesdir", "--resolve-plugins-relative-to"),
+    "eslint": (
+        *("-c", "--config", "--rulesdir", "--resolve-plugins-relative-to", "--plugin"),
+        *("-f", "--format"),
+    ),
     "prettier": ("--config", "--plugin", "--plugin-search-dir"),
     "webpack": ("-c", "--config"),
     "rollup": ("-c", "--config", "-p", "--plugin"),

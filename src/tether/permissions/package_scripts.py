@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 
+from tether.permissions.node_option_words import node_option_readings
 from tether.permissions.option_names import long_option
+from tether.permissions.pnpm_settings import pnpm_setting
 from tether.permissions.runner_tables import BUN_ALIASES, NPM, PNPM, YARN
 from tether.permissions.shell_words import is_literal
 
@@ -140,6 +142,15 @@ def package_run(
             break
         if word in _MANY:
             _option(name, word, "", run)
+        elif name == "pnpm" and option.startswith(("--config.", "--use-node-version")):
+            if not eq:
+                value = words[i + 1] if i + 1 < len(words) else ""
+                i += 1
+            setting = pnpm_setting(option, value)  # `--config.node-options=-r x`
+            if isinstance(setting, str):
+                run.unread.append(setting)
+            elif setting is not None:
+                _option(name, *setting, run)
         elif word.startswith("-") and word != "-":
             known = option in _VALUED and not (name == "pnpm" and option == "-w")
             if known and not eq:
@@ -154,7 +165,7 @@ def package_run(
             maybe_value = False
         i += 1
     for key, value in assignments:
-        setting = key.lower().removeprefix("npm_config_")
+        setting = key.lower().removeprefix("npm_config_").removeprefix("pnpm_config_")
         if setting != key.lower() and setting.replace("_", "-") in ("script-shell", "shell"):
             _option(name, "--script-shell", value, run)
         elif setting != key.lower() and setting.replace("_", "-") == "node-options":
@@ -194,7 +205,8 @@ def _option(name: str, option: str, value: str, run: PackageRun) -> None:
     elif option in _SHELL_SETTINGS and value not in SHELLS:
         run.unread.append(f"{name} runs its scripts with {value}, which tether does not read")
     elif option == _NODE_OPTIONS:
-        if not all(_HARMLESS_NODE.fullmatch(w) for w in value.split()):
+        readings = node_option_readings(value)  # node's splitting, not a shell's
+        if readings is None or not all(_HARMLESS_NODE.fullmatch(w) for r in readings for w in r):
             run.unread.append(f"{name} starts node with the options {value!r}: code not read")
     elif option in _CONFIG_FILES:
         run.unread.append(f"{name} reads the config {value}, which tether does not read")

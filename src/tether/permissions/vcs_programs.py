@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from tether.permissions.file_urls import local_url_path
 from tether.permissions.hg_files import hg_files
+from tether.permissions.hg_history import hg_history
 from tether.permissions.hg_peers import hg_peers
 from tether.permissions.hg_serve import serve_exposure
 from tether.permissions.option_names import (
@@ -189,13 +190,15 @@ def _hg(args: Argv) -> ProgramUse:
     runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
     files = hg_files(args, _HG_GLOBAL)
     exposure = serve_exposure(word, args[at + 1 :], _HG_GLOBAL) if is_literal(word) else None
+    history = hg_history(args, _HG_GLOBAL)
     return ProgramUse(
         asks=() if exposure is None else (exposure,),
         runs=tuple(runs),
         repositories=(*loads, *peers.repositories),
         writes=(*peers.writes, *files.writes),
-        reads=files.reads,
+        reads=(*files.reads, *history.copied),
         unseen=files.unseen,
+        shows_objects="hg" if history.prints else "",
     )
 
 

@@ -1,0 +1,99 @@
+"""The files JavaScript tools write by their options, and the patterns they expand themselves
+(run as themselves or through npx): prettier's `--write`/`-w` and eslint's `--fix` rewrite
+their operands; `--cache-location`, eslint's `-o/--output-file`, tsc's `--outDir`,
+`--outFile`, `--declarationDir`, `--tsBuildInfoFile`, jest's and vitest's `--outputFile` and
+`--coverageDirectory`, webpack's `-o/--output-path` write where they say. prettier and eslint
+expand a quoted glob operand (`'.e*'`, `'**/.env'`) themselves, into files no word names:
+asked. Options loading code are outside_code's (`--plugin`, `--config`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tether.permissions.option_names import option_values
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.shell_words import is_literal, program_name
+
+_WRITES: Mapping[str, tuple[str, ...]] = {
+    "prettier": ("--cache-location", "--log-file"),
+    "eslint": ("-o", "--output-file", "--cache-location", "--cache-file"),
+    "tsc": ("--outDir", "--outFile", "--out", "--declarationDir", "--tsBuildInfoFile"),
+    "jest": ("--outputFile", "--coverageDirectory", "--coverage-directory", "--cacheDirectory"),
+    "vitest": ("--outputFile", "--coverage.reportsDirectory"),
+    "webpack": ("-o", "--output-path"),
+}
+"""Each tool's options whose value is a file or directory it writes."""
+_REWRITES: Mapping[str, tuple[str, ...]] = {
+    "prettier": ("--write", "-w"),
+    "eslint": ("--fix",),
+}
+"""Flags with which a tool rewrites the files its operands name."""
+_VALUED: Mapping[str, tuple[str, ...]] = {
+    "prettier": (
+        *("--config", "--plugin", "--parser", "--ignore-path", "--stdin-filepath"),
+        *("--cache-strategy", "--end-of-line", "--trailing-comma", "--print-width"),
+        *("--tab-width", "--quote-props", "--arrow-parens", "--prose-wrap", "--log-level"),
+        *("--cache-location", "--log-file", "--cursor-offset", "--range-start", "--range-end"),
+    ),
+    "eslint": (
+        *("-c", "--config", "--rulesdir", "--resolve-plugins-relative-to", "--plugin"),
+        *("-f", "--format", "-o", "--output-file", "--cache-location", "--cache-file"),
+        *("--ext", "--ignore-path", "--ignore-pattern", "--rule", "--global", "--parser"),
+        *("--parser-options", "--env", "--max-warnings", "--cache-strategy", "--fix-type"),
+    ),
+}
+"""Options taking a value, so that the word after one is no operand."""
+_GLOBBING = frozenset({"prettier", "eslint"})
+_MAGIC = frozenset("*?[{")
+_NPX = frozenset({"npx", "pnpx", "bunx"})
+
+
+def js_tool_use(argv: tuple[str, ...]) -> ProgramUse | None:
+    """What a JavaScript tool's options write and its own patterns read; None for another
+    program, or when it writes and expands nothing."""
+    if not argv or not is_literal(argv[0]):
+        return None
+    found = _tool(program_name(argv[0]), argv[1:])
+    if found is None:
+        return None
+    tool, args = found
+    writes = option_values(args, _WRITES[tool]) if tool in _WRITES else []
+    asks: list[str] = []
+    if tool in _VALUED:
+        operands = _operands(args, _VALUED[tool])
+        if any(word in _REWRITES.get(tool, ()) for word in args):
+            writes += operands
+        for word in operands:
+            if tool in _GLOBBING and (_MAGIC & set(word) or not is_literal(word)):
+                asks.append(f"{tool} expands the pattern {word} itself, into files not named")
+    if not writes and not asks:
+        return None
+    return ProgramUse(writes=tuple(writes), asks=tuple(asks), changes=bool(writes))
+
+
+def _tool(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+    if name in _WRITES:
+        return name, args
+    if name not in _NPX:
+        return None
+    for i, arg in enumerate(args):
+        if not arg.startswith("-"):
+            tool = program_name(arg).partition("@")[0] if is_literal(arg) else ""
+            return (tool, args[i + 1 :]) if tool in _WRITES else None
+    return None
+
+
+def _operands(args: tuple[str, ...], valued: tuple[str, ...]) -> list[str]:
+    found: list[str] = []
+    skip = False
+    for i, word in enumerate(args):
+        if skip:
+            skip = False
+        elif word == "--":
+            found += args[i + 1 :]
+            break
+        elif word.startswith("-"):
+            skip = word in valued
+        else:
+            found.append(word)
+    return found
