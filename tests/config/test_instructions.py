@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tether.config import instructions
-from tether.config.import_syntax import find_imports
+from tether.config.import_syntax import ImportToken, find_imports
 from tether.config.instructions import Instructions, load_instructions
 from tether.text_files import read_text_file
 
@@ -101,14 +101,14 @@ def test_above_a_nested_repository_the_outer_ones_are_read(tmp_path: Path, home:
 
 
 def test_imports_follow_their_importer(repo: Path, home: Path) -> None:
-    write(repo / "CLAUDE.md", "Rules: @docs/rules.md and @~/.claude/mine.md.\nEnd.")
+    write(repo / "CLAUDE.md", "Rules: @docs/rules.md and @~/.claude/mine.md\nEnd.")
     write(repo / "docs" / "rules.md", "Use tabs. See @../AGENTS.md")
     write(repo / "AGENTS.md", "agents")
     write(home / ".claude" / "mine.md", "personal")
     result = load_instructions(repo, home=home, external_imports=True)
     assert result == Instructions(
         "Contents of CLAUDE.md (project instructions):\n\n"
-        "Rules: @docs/rules.md and @~/.claude/mine.md.\nEnd.\n\n"
+        "Rules: @docs/rules.md and @~/.claude/mine.md\nEnd.\n\n"
         "Contents of docs/rules.md (imported by CLAUDE.md):\n\nUse tabs. See @../AGENTS.md\n\n"
         "Contents of AGENTS.md (imported by docs/rules.md):\n\nagents\n\n"
         "Contents of ~/.claude/mine.md (imported by CLAUDE.md):\n\npersonal",
@@ -131,13 +131,13 @@ def test_a_cycle_is_read_once_and_reported(repo: Path, home: Path) -> None:
     assert result.problems == ("b.md line 1: @a.md imports a file that imports it; skipped.",)
 
 
-def test_imports_nest_at_most_five_levels(repo: Path, home: Path) -> None:
+def test_imports_nest_at_most_four_levels(repo: Path, home: Path) -> None:
     write(repo / "CLAUDE.md", "@l1.md")
     for level in range(1, 7):
         write(repo / f"l{level}.md", f"level {level} @l{level + 1}.md")
     result = load_instructions(repo, home=home)
-    assert result.files == (repo / "CLAUDE.md", *(repo / f"l{n}.md" for n in range(1, 6)))
-    assert result.problems == ("l5.md line 1: @l6.md not read: imports nest at most 5 levels.",)
+    assert result.files == (repo / "CLAUDE.md", *(repo / f"l{n}.md" for n in range(1, 5)))
+    assert result.problems == ("l4.md line 1: @l5.md not read: imports nest at most 4 levels.",)
 
 
 def test_a_missing_import_is_reported_once(repo: Path, home: Path) -> None:
@@ -171,9 +171,15 @@ def test_what_is_not_an_import() -> None:
         "@decorator.thing\n"
         "```\n"
         "~~~~\n"
-        "(see @real.md), then @dir/file.txt: done.\n"
+        "(@not.md), then @real.md then @dir/file.txt: done <!-- @hidden.md -->\n"
     )
-    assert list(find_imports(text)) == [(10, "real.md"), (10, "dir/file.txt")]
+    # Punctuation belongs to the path, as in Claude Code; `@someone.` is not path-like, so
+    # nothing is said when no such file exists.
+    assert list(find_imports(text)) == [
+        ImportToken(1, "someone.", path_like=False),
+        ImportToken(10, "real.md", path_like=True),
+        ImportToken(10, "dir/file.txt:", path_like=True),
+    ]
 
 
 def test_the_text_is_capped(repo: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

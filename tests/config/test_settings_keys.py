@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tether.testing import FakeModelServer, reply, text
+from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 
 Run = Callable[..., CliResult]
@@ -58,14 +58,22 @@ def test_claude_codes_own_keys_are_not_warned_about(
         ("permissions", ["Bash"], 'an object, not a list (["Bash"])'),
     ],
 )
-def test_a_wrongly_typed_value_is_an_error_naming_file_and_key(
+def test_a_wrongly_typed_value_skips_its_file_naming_file_and_key(
     fake_model: FakeModelServer, tether: Run, workspace: Path, key: str, value: object, wanted: str
 ) -> None:
-    path = _settings(workspace, {key: value})
-    result = tether("-p", "hi")
-    assert result.exit_code == 2
-    assert result.stderr == f'tether: settings file {path}: "{key}" must be {wanted}\n'
-    assert fake_model.requests == []
+    """As Claude Code: the file does not load, the user is told which and why, the run goes
+    on (the file's other keys are not in effect either)."""
+    path = _settings(workspace, {key: value, "env": {"FROM_SKIPPED": "1"}})
+    fake_model.script(
+        reply(tool_use("Bash", command="echo ${FROM_SKIPPED:-unset}")), reply(text("ran"))
+    )
+    result = tether("-p", "hi", "--allowedTools", "Bash", "--trust-workspace")
+    assert (result.exit_code, result.stdout) == (0, "ran\n"), result.stderr
+    assert result.stderr == (
+        f'tether: warning: settings file {path}: "{key}" must be {wanted}; the file is '
+        "skipped: nothing in it is in effect\n"
+    )
+    assert fake_model.requests[1].tool_results() == ["unset"]
 
 
 def test_settings_given_on_the_command_line_are_checked_too(
@@ -107,7 +115,10 @@ def test_a_nested_number_out_of_its_range_is_an_error_naming_its_place(
     against the same range table as top-level ones, naming the very entry."""
     path = _settings(workspace, {})
     path.write_text(raw)
-    result = tether("-p", "hi")
-    assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == f'tether: settings file {path}: "{name}" must be {wanted}\n'
-    assert fake_model.requests == []
+    fake_model.script(reply(text("ran")))
+    result = tether("-p", "hi", "--trust-workspace")
+    assert (result.exit_code, result.stdout) == (0, "ran\n"), result.stderr
+    assert result.stderr == (
+        f'tether: warning: settings file {path}: "{name}" must be {wanted}; the file is '
+        "skipped: nothing in it is in effect\n"
+    )

@@ -264,3 +264,30 @@ def test_a_model_of_no_known_price_is_named_not_summed_as_free(
         "or a model the catalogue lacks): the totals leave them out"
     ) in table.stdout.replace("\n", " ")
     assert cost_json("--by", "model", "--since", "2999-01-01")["unpriced_models"] == []
+
+
+def test_one_sessions_view_is_its_whole_spend(fake_model: FakeModelServer, tether: Run) -> None:
+    """`tether cost --session ID` totals what the session cost (the json result's figure),
+    also for a session that ran no tool; `--by tool` still shows the tools' share."""
+    fake_model.script(reply(text("no tools"), usage={"input_tokens": 900, "output_tokens": 40}))
+    quiet = tether("-p", "hi", "--output-format", "json").json()
+    fake_model.script(
+        reply(
+            tool_use("Bash", command="echo hi"), usage={"input_tokens": 500, "output_tokens": 20}
+        ),
+        reply(text("ok"), usage={"input_tokens": 800, "output_tokens": 5}),
+    )
+    busy = tether("-p", "hi", "--output-format", "json").json()
+    for body in (quiet, busy):
+        view = cost_json("--session", body["session_id"])
+        assert (view["by"], [line["key"] for line in view["lines"]]) == (
+            "model",
+            ["claude-sonnet-5-5"],
+        )
+        assert view["total_usd"] == pytest.approx(body["total_cost_usd"], abs=1e-6)
+    table = cost("--session", quiet["session_id"])
+    assert table.exit_code == 0, table.stderr
+    assert "claude-sonnet-5-5" in table.stdout
+    tools = cost_json("--session", busy["session_id"], "--by", "tool")
+    assert [line["key"] for line in tools["lines"]] == ["Bash"]
+    assert 0 < tools["total_usd"] < busy["total_cost_usd"]

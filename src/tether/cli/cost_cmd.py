@@ -45,6 +45,10 @@ def main(argv: list[str]) -> int:
     """0: shown; 1: the ledger cannot be read, or has no such session; 2: bad arguments."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.by is None:
+        # One session's view is its whole spend, model by model (its tools' share is only
+        # part of it, and a session that ran no tool has none): `--by tool` still gives that.
+        args.by = "model" if args.session is not None else "tool"
     try:
         since = None if args.since is None else parse_since(args.since)
     except ValueError as e:
@@ -164,10 +168,17 @@ def _parser() -> argparse.ArgumentParser:
         "call's cost is what it made the session pay: its share of the output of the reply "
         "that asked for it, and the tokens its result took up in every later request.",
     )
-    parser.add_argument("--by", choices=GROUPINGS, default="tool", help="group by (default: tool)")
+    parser.add_argument(
+        "--by",
+        choices=GROUPINGS,
+        default=None,
+        help="group by (default: tool; with --session: model, the session's whole spend)",
+    )
     parser.add_argument("--since", help="only from this date (YYYY-MM-DD) or time (ISO 8601, UTC)")
     parser.add_argument(
-        "--session", help="only this session's spend (its id, or its first characters)"
+        "--session",
+        help="only this session's spend (its id, or its first characters), by model unless "
+        "--by says otherwise",
     )
     parser.add_argument(
         "--project",

@@ -22,7 +22,7 @@ from tether.hooks.builtin import read_builtin_settings
 from tether.observe.hub import EventContext, EventHub, Sink
 from tether.observe.log_file import AppendFile
 from tether.observe.records import LOG_NAME, MAIN_AGENT, EventRecord, log_dir
-from tether.observe.webhook_settings import WebhookConfig, read_webhooks
+from tether.observe.webhook_settings import WebhookConfig, usable_webhooks
 from tether.protocol import Record
 from tether.slotted import Slotted
 
@@ -69,6 +69,15 @@ class _ProcessSinks(Slotted):
         self.otel = otel
         self.told = set() if told is None else told
         self._registered = _registered
+
+    def usable(self, settings: Settings, env: Mapping[str, str]) -> tuple[WebhookConfig, ...]:
+        """The webhooks of `settings` that can be used; each that cannot is said once."""
+        webhooks, problems = usable_webhooks(settings.data, env)
+        for problem in problems:
+            if problem not in self.told:
+                self.told.add(problem)
+                _tell(problem)
+        return webhooks
 
     def telemetry(self, env: Mapping[str, str]) -> OtelSink | None:
         """The process's OpenTelemetry sink when `env` turns telemetry on (the SDK imported
@@ -196,7 +205,7 @@ def attach_observation(
     `ConfigError` names the key or variable). `provider`: the model's provider, for the
     spans. With `board`, each under the task the agent works on then (a teammate's claim,
     taken and finished as it goes), and the board's task changes too."""
-    webhooks = read_webhooks(settings.data, env)
+    webhooks = _PROCESS_SINKS.usable(settings, env)
     otel = _PROCESS_SINKS.telemetry(env)
     view = read_builtin_settings(settings.data, base_dir=workspace).event_log
     context = event_context(session.session_id, env)
@@ -277,7 +286,7 @@ def process_events(
     what closes it: what is queued written within `FLUSH_AT_EXIT_S`, losses said; the
     webhooks send what they hold at the end of the command, as for a session's events. A
     `ConfigError` names a bad webhook or telemetry setting."""
-    webhooks = read_webhooks(settings.data, env)
+    webhooks = _PROCESS_SINKS.usable(settings, env)
     otel = _PROCESS_SINKS.telemetry(env)
     owner = EventContext(name, name)
     log = log_dir(home) / LOG_NAME

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tether.config.import_syntax import find_imports
+from tether.config.import_syntax import find_imports, strip_comments
 from tether.config.rule_paths import rule_files, scoped_rules
 from tether.home_files import HOME_SECRETS
 from tether.slotted import Slotted
@@ -37,7 +37,7 @@ from tether.text_files import (
     real_path,
 )
 
-MAX_IMPORT_DEPTH = 5
+MAX_IMPORT_DEPTH = 4
 """How deep `@path` imports nest: a file read directly is level 0."""
 
 MAX_CHARS = INSTRUCTIONS_MAX_CHARS
@@ -289,13 +289,15 @@ class _Reader:
             return
         text = found.removeprefix("\ufeff")
         self.files.append(path)
-        content = text.strip("\n").rstrip()
+        content = strip_comments(text).strip("\n").rstrip()
         if content:
             self.parts.append(_Part(f"Contents of {shown} ({note}):", content, shown))
         chain = (*chain, path)
-        for line_number, target in find_imports(text):
-            where = f"{shown} line {line_number}"
-            self._follow(target, where, path, depth=depth, chain=chain, area=area)
+        for token in find_imports(text):
+            if not token.path_like and not (path.parent / token.path).is_file():
+                continue  # `@someone` in prose, not a file: no import and nothing to say
+            where = f"{shown} line {token.line}"
+            self._follow(token.path, where, path, depth=depth, chain=chain, area=area)
 
     def _follow(
         self,
@@ -319,7 +321,7 @@ class _Reader:
             self.problem(path, f"{where}: @{target} {_missing(path)}.")
         elif not path.is_file():
             self.problem(path, f"{where}: @{target} is not a file.")
-        elif depth >= MAX_IMPORT_DEPTH:
+        elif depth + 1 > MAX_IMPORT_DEPTH:
             self.problem(
                 path,
                 f"{where}: @{target} not read: imports nest at most {MAX_IMPORT_DEPTH} levels.",

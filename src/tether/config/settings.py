@@ -123,7 +123,9 @@ class Settings:
 
 def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Settings:
     """Read and merge the files that exist. A broken file is an error naming it and the spot;
-    `required` (the --settings file) must exist.
+    `required` (the --settings file) must exist and hold values of the right types. Another
+    file with a key of the wrong type or out of range is skipped with a note naming the file
+    and the key, as Claude Code goes on without a file that does not validate.
 
     Anything at a settings path that cannot be read as one (a directory, a FIFO, a file that
     is not UTF-8, too large or unreadable) stops the start with one line: going on without it
@@ -148,7 +150,17 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
                 raise _config_error(f"settings file not found: {path}")
             continue
         data = _json_object(path, text)
-        notes.extend(key_notes(path, data))
+        try:
+            notes.extend(key_notes(path, data))
+        except Exception as e:
+            from tether.protocol import ConfigError  # on use, as in `_config_error`
+
+            if path == required or not isinstance(e, ConfigError):
+                raise
+            # As Claude Code: a file holding a value of the wrong type did not load, and the
+            # run goes on without it, told so (its message names the file and the key).
+            notes.append(f"warning: {e}; the file is skipped: nothing in it is in effect")
+            continue
         merged = merge(merged, data)
         layers.append((path, data))
     return Settings(merged, tuple(layers), tuple(notes))

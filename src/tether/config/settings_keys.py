@@ -3,7 +3,8 @@
 A misspelled key (`permisions`) silently drops what it holds, deny rules included: it is
 warned about, with the nearest known key. A known key whose value has the wrong JSON type
 (`"model": 42`), or a number outside its range (`"contextWindow": -5`, `tether.config.numbers`),
-stops the start, as a file that is not JSON does: the user believes it holds.
+is a `ConfigError` naming the file and key: the file is then skipped with that warning and the
+run goes on, as in Claude Code (`tether.config.settings.load_settings`); a `--settings` file stops.
 Claude Code's own keys that tether does not read are known too, so a repository set up for
 Claude Code starts without warnings.
 """

@@ -8,7 +8,8 @@
 - `format`: `"json"` (the record, as the event log has it, and its `seq`) or `"slack"`
   (`{"text": ...}` for a Slack incoming webhook); `"json"` by default.
 - `secretEnv`: an environment variable holding a secret; each body is then signed:
-  `X-Tether-Signature: sha256=<hex HMAC-SHA256 of the body>`. The variable must be set.
+  `X-Tether-Signature: sha256=<hex HMAC-SHA256 of the body>`. The variable must be set: a
+  webhook whose variable is not set is off, with a warning (`usable_webhooks`).
 - `timeout`: seconds for one attempt (5 by default); `queue`: events held at most (1000).
 """
 
@@ -75,6 +76,27 @@ class WebhookConfig(Slotted):
 
     def wants(self, kind: str) -> bool:
         return self.events is None or kind in self.events
+
+
+def usable_webhooks(
+    settings: Mapping[str, Any], env: Mapping[str, str]
+) -> tuple[tuple[WebhookConfig, ...], tuple[str, ...]]:
+    """The webhooks that can be used, and a warning for each that cannot (naming its entry
+    and key): a monitoring sink never holds up the agent, so one that is wrong (a `secretEnv`
+    not set where a CI run gets no secrets, a typo of an event kind) is off, not fatal."""
+    block = settings.get(KEY)
+    if block is None:
+        return (), ()
+    if not isinstance(block, list):
+        return (), (f'settings key "{KEY}" must be a list of objects; no webhook is on',)
+    usable: list[WebhookConfig] = []
+    problems: list[str] = []
+    for i, item in enumerate(cast(list[object], block)):
+        try:
+            usable.append(_read_one(item, f"{KEY}[{i}]", env))
+        except ConfigError as e:
+            problems.append(f"{e}; this webhook is off")
+    return tuple(usable), tuple(problems)
 
 
 def read_webhooks(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple[WebhookConfig, ...]:
