@@ -36,9 +36,11 @@ def test_cost_after_continuing_gives_the_session_figures_in_json(
 
     fake_model.script(reply(text("more"), usage=spent))
     more = _json(tether, "-c", "-p", "more")
-    own = sum(model["costUSD"] for model in more["modelUsage"].values())  # this run's
-    # Each figure is rounded to six places (as Claude Code's are): the sum may differ by one
-    # in the last place from the sum of the rounded parts.
-    total = pytest.approx(before + own, abs=2e-6)
-    assert (more["result"], more["total_cost_usd"]) == ("more", total)
+    # `modelUsage` goes on from the earlier runs, as Claude Code's: it adds up to the total
+    # (each figure is rounded to six places, as Claude Code's are: sums may differ by one in
+    # the last place), the earlier run's tokens and this one's.
+    [(_, entry)] = more["modelUsage"].items()
+    total = more["total_cost_usd"]
+    said = (more["result"], entry["costUSD"], entry["inputTokens"], total > before)
+    assert said == ("more", pytest.approx(total, abs=2e-6), 20_000, True)
     assert more["duration_api_ms"] >= first["duration_api_ms"]

@@ -65,3 +65,25 @@ async def test_model_usage_goes_on_after_continue_and_fork(
         },
     ]
     assert 0 < totals[0] < totals[1] < totals[2]
+
+
+async def test_a_resume_on_another_model_keeps_what_the_earlier_model_cost(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """The earlier runs' calls are priced at their own model's rates, not at the model the
+    session is resumed with (a Sonnet session resumed on Haiku said its Sonnet calls cost a
+    third of what the first result said, and its total fell)."""
+    fake_model.script(reply(text("one"), usage={"input_tokens": 10_000, "output_tokens": 1000}))
+    first = result_of(await sdk.query("first", model=MODEL))
+    fake_model.script(reply(text("two"), usage={"input_tokens": 20_000, "output_tokens": 500}))
+    second = result_of(
+        await sdk.query("second", model="claude-haiku-4-5", continue_conversation=True)
+    )
+
+    assert first.model_usage is not None
+    assert second.model_usage is not None
+    earlier = first.model_usage[MODEL]["costUSD"]
+    assert second.model_usage[MODEL] == first.model_usage[MODEL]
+    haiku = second.model_usage["claude-haiku-4-5"]["costUSD"]
+    assert 0 < haiku < earlier
+    assert second.total_cost_usd == pytest.approx(earlier + haiku, abs=1e-5)

@@ -7,7 +7,7 @@ import contextlib
 import dataclasses
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tether.core.lifecycle import Lifecycle
     from tether.core.loop import Agent
     from tether.core.resume import Restored, Resumption
+    from tether.models.resolve import ResolvedModel
 
 
 TEAMMATE_META = "teammate"
@@ -310,15 +311,24 @@ def resumption_for(
     )
 
 
-def restored_for(
-    resumption: Resumption | None, context_window: int, price: Callable[[Usage], float]
-) -> Restored | None:
-    """The resumed conversation as a request to a model of `context_window` tokens could hold
-    it in full, with room to spare (a token is three to four bytes of JSON): the rest is kept
-    as head and tail (see `tether.core.resume.restore`); None for a new session."""
+def restored_for(resumption: Resumption | None, resolved: ResolvedModel) -> Restored | None:
+    """The resumed conversation as a request to the resolved model's window could hold it in
+    full, with room to spare (a token is three to four bytes of JSON): the rest is kept as
+    head and tail (see `tether.core.resume.restore`); None for a new session. Each earlier
+    call is priced at the rates of the model that answered it: a session resumed on another
+    model keeps what the first one cost."""
     if resumption is None:
         return None
     from tether.core.resume import FULL_BYTES_PER_TOKEN, restore
+    from tether.models.catalogue import cost_usd, model_info
 
-    full_bytes = FULL_BYTES_PER_TOKEN * context_window
+    info = resolved.info
+
+    def price(model: str | None, usage: Usage) -> float:
+        answered = (
+            info if model is None or model == info.id else model_info(model, resolved.provider)
+        )
+        return cost_usd(answered, usage)
+
+    full_bytes = FULL_BYTES_PER_TOKEN * info.context_window
     return restore(resumption.loaded, full_bytes=full_bytes, price=price)

@@ -134,7 +134,7 @@ def open_built(opts: RunOptions, place: SessionPlace, parts: SessionParts) -> Bu
     )
     user_home, trust, owners = place.user_home, place.trust, place.owners
     settings, env = place.settings, place.env
-    restored = restored_for(parts.resumption, parts.resolved.info.context_window, parts.agent.price)
+    restored = restored_for(parts.resumption, parts.resolved)
     if restored is not None:
         parts.tool_context.todos = restored.todos
     session = open_session(

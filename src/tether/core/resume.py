@@ -86,7 +86,7 @@ def restore(
     *,
     light: bool = True,
     full_bytes: int = 0,
-    price: Callable[[Usage], float] | None = None,
+    price: Callable[[str | None, Usage], float] | None = None,
 ) -> Restored:
     """The history a session file holds, as it was when written (compactions included), the
     plan as TodoWrite last set it, and the session's spend (its entries off the branch too: a
@@ -96,13 +96,14 @@ def restore(
     `full_bytes` too, the bulk of messages further than that many bytes of the file from the
     branch's end (see `History.lighten_newest`): memory holds one entry in full at a time, the
     newest `full_bytes` of the conversation, and the head and tail of the strings before it.
-    Each model call's usage is priced by `price` as it is read and added up, not kept."""
+    Each model call's usage is priced by `price`, at the rates of the model that answered it
+    (None: not named), as it is read and added up, not kept."""
     history = History()
     usage, cost, api_ms = Usage(), 0.0, 0
     by_model: dict[str, tuple[Usage, float]] = {}
 
     def count(record: AssistantRecord, used: Usage) -> float:
-        spent = price(used) if price is not None else 0.0
+        spent = price(record.model, used) if price is not None else 0.0
         if record.model is not None:
             was_used, was_spent = by_model.get(record.model, (Usage(), 0.0))
             by_model[record.model] = (was_used + used, was_spent + spent)
