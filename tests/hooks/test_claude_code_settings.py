@@ -144,7 +144,9 @@ async def test_hooks_from_a_claude_code_settings_file(tmp_path: Path) -> None:
     )
     assert await runner.fire("PreToolUse", call("Bash", command="ls")) == HookOutcome()
     assert await runner.fire("PreToolUse", call("Bash", command="rm -rf /")) == HookOutcome(
-        blocked=True, reason="Refusing to run rm -rf", permission_decision="deny"
+        blocked=True,
+        reason='["$CLAUDE_PROJECT_DIR"/.claude/hooks/bash_guard.py]: Refusing to run rm -rf\n',
+        permission_decision="deny",
     )
     assert await runner.fire("PreToolUse", call("Bash", command="grep x .")) == HookOutcome(
         blocked=True, reason="Use rg instead of grep", permission_decision="deny"

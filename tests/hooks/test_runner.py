@@ -73,7 +73,10 @@ async def test_exit_2_blocks_with_stderr_as_the_reason(make_runner: MakeRunner) 
         {"PreToolUse": on("Bash", command_hook("echo ignored; echo 'no rm -rf' >&2; exit 2"))}
     )
     assert await runner.fire("PreToolUse", TOOL_CALL) == HookOutcome(
-        blocked=True, reason="no rm -rf", permission_decision="deny"
+        # Claude Code's words: the command named, its stderr as written.
+        blocked=True,
+        reason="[echo ignored; echo 'no rm -rf' >&2; exit 2]: no rm -rf\n",
+        permission_decision="deny",
     )
 
 
@@ -429,7 +432,7 @@ async def test_outcomes_combine_in_configuration_order(
     )
     assert await runner.fire("PreToolUse", TOOL_CALL) == HookOutcome(
         blocked=True,
-        reason="not here\nnor here",
+        reason="[echo 'nor here' >&2; exit 2]: nor here\n",  # the last block, as Claude Code
         permission_decision="deny",
         updated_input={"command": "second"},
         additional_context=("allow says hi", "ask says hi"),

@@ -71,6 +71,9 @@ def outcome_of(spec: HookSpec, run: HookRun) -> HookOutcome:
         return failed(spec, f"{label} {run.failure}{_stderr_note(run.stderr)}")
     if run.exit_code == 2:
         reason = run.stderr.strip() or f"{label} exited with status 2"
+        if spec.event == "PreToolUse" and _plain_command(spec):
+            # Claude Code's words: the command named, its stderr as written (not stripped).
+            reason = f"[{spec.command}]: {run.stderr or 'No stderr output'}"
         if spec.event in UNBLOCKABLE_EVENTS:
             return HookOutcome(errors=(f"{label}: {reason}",))
         return HookOutcome(blocked=True, reason=reason)
@@ -81,6 +84,11 @@ def outcome_of(spec: HookSpec, run: HookRun) -> HookOutcome:
         blocked = (f"{label}: {outcome.reason}",)
         return replaced(outcome, blocked=False, reason=None, errors=blocked)
     return outcome
+
+
+def _plain_command(spec: HookSpec) -> bool:
+    """A command hook of the settings (not an SDK callback, an http, prompt or agent hook)."""
+    return spec.callback_id is None and spec.prompt is None and spec.url is None
 
 
 def failed(spec: HookSpec, message: str) -> HookOutcome:

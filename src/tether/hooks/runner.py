@@ -291,9 +291,9 @@ class HookRunner:
 
 
 def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcome:
-    """One outcome from many, in configuration order: any block blocks (reasons joined by
-    newlines); deny beats ask beats allow, and a block of a tool call is a deny; the last
-    `updated_input` wins; contexts, messages and errors are concatenated; any stop stops."""
+    """One outcome from many, in configuration order: any block blocks (`_block_reason`); deny
+    beats ask beats allow, and a block of a tool call is a deny; the last `updated_input` wins;
+    contexts, messages and errors are concatenated; any stop stops."""
     blocked = any(o.blocked for o in outcomes)
     decisions = {o.permission_decision for o in outcomes}
     permission: PermissionDecision | None = None
@@ -309,7 +309,7 @@ def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcom
     stopped = [o for o in outcomes if o.stop]
     return HookOutcome(
         blocked=blocked,
-        reason=_joined(o.reason for o in outcomes if o.blocked),
+        reason=_block_reason(event, outcomes),
         permission_decision=permission,
         updated_input=updated[-1] if updated else None,
         additional_context=tuple(c for o in outcomes for c in o.additional_context),
@@ -323,6 +323,16 @@ def combine(event: HookEventName, outcomes: Sequence[HookOutcome]) -> HookOutcom
         elicit_content=answers[-1].elicit_content if answers else None,
         retry=any(o.retry for o in outcomes),
     )
+
+
+def _block_reason(event: HookEventName, outcomes: Sequence[HookOutcome]) -> str | None:
+    """Why the hooks blocked. A tool call's: the last blocking hook's reason alone, in
+    configuration order, as Claude Code tells it (measured: of two hooks that exit 2 it
+    names the second); other events' reasons are joined by newlines."""
+    reasons = [o.reason for o in outcomes if o.blocked and o.reason]
+    if event == "PreToolUse" and reasons:
+        return reasons[-1]
+    return _joined(reasons)
 
 
 def _joined(texts: Iterable[str | None]) -> str | None:
