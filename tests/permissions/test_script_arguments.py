@@ -106,3 +106,21 @@ def test_a_word_known_only_as_it_runs_is_code_not_read(
     verdict = decide("Bash", {"command": 'npm run test -- "$X"'}, make_ctx(RULES))
     assert verdict.behavior == "ask"
     assert "npm: it passes the script test words known only as it runs" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm run build --node_options='-r ./out/evil.js'",
+        "npm run build --script_shell=./out/evil.sh",
+        "npm run build --scriptShell=./out/evil.sh",
+        "npm run build --SCRIPT-SHELL=./out/evil.sh",
+        "npm run build --onload-script=./out/evil.js",
+    ],
+)
+def test_a_spelling_another_npm_may_read_as_a_setting_is_still_asked(
+    command: str, project: Tree, make_ctx: ContextFactory
+) -> None:
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict.behavior == "ask", (command, verdict.reason)
+    assert "as a setting tether does not know" in verdict.reason

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 
+from tether.permissions.npm_config import NPM_VALUED, npm_setting
 from tether.permissions.runner_tables import NPM
 from tether.permissions.shell_words import is_literal
 
@@ -34,8 +35,12 @@ def passed_readings(name: str, after: tuple[str, ...]) -> tuple[tuple[str, ...],
             sure += after[i + 1 :]
             unknown += after[i + 1 :]
             break
-        if word.startswith("-") and word != "-" and option in _NPM_OWN:
-            i += 2 if option in _NPM_VALUED and not eq else 1
+        settings = npm_setting(word) if word.startswith("-") and word != "-" else None
+        if settings is not None or option in _NPM_OWN:
+            valued = option in _NPM_VALUED or any(
+                value is None and setting[2:] in NPM_VALUED for setting, value in settings or ()
+            )
+            i += 2 if valued and not eq else 1
             continue
         if not (word.startswith("-") and word != "-"):
             sure.append(word)
