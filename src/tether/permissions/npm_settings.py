@@ -13,6 +13,8 @@ fetches and global writes: manager_fetches."""
 
 from __future__ import annotations
 
+import re
+
 from tether.permissions.manager_fetches import own_fetches
 from tether.permissions.npm_config import NPM_VALUED, npm_setting
 from tether.permissions.option_names import long_option
@@ -40,6 +42,12 @@ _PROGRAMS = frozenset({"--browser", "--editor", "--git", "--node-gyp", "--viewer
 """npm's settings naming a program it starts (`npm --git=PROG install`, `--browser` for
 `npm docs`, `--viewer` for `npm help`): each is judged as that program run."""
 _CONFIGS = frozenset({"--userconfig", "--globalconfig"})
+_PLAIN_OPTION = re.compile(r"--(?!onload-script\b)[a-z0-9][a-z0-9-]*(=.*)?", re.DOTALL)
+"""An option after a script's name npm passes on, as no spelling of a setting: not npm 6's
+`--onload-script` (code it loaded), nor `_` or capitals (`--script_shell`, `--scriptShell`:
+how a setting may be spelled to another npm)."""
+_SCRIPT_AT = {"run-script": 2, "test": 1, "start": 1, "stop": 1}
+"""The number of positionals up to a script's name, for npm's commands that run one."""
 _VALUED = {
     name: grammar.known() | _CACHES | _REGISTRIES | {"--location"}
     for name, grammar in (("npm", NPM), ("pnpm", PNPM), ("yarn", YARN), ("yarnpkg", YARN))
@@ -62,6 +70,7 @@ def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
     runs: list[str] = []
     loads: list[str] = []
     prefix: str | None = None
+    unknown: list[tuple[str, int]] = []  # with the positionals before each
     i = 0
     while i < len(words):
         arg = words[i]
@@ -70,7 +79,7 @@ def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
         if name == "npm" and arg.startswith("-") and arg != "-":
             read = _npm_option(arg, following)
             if read is None:
-                asks.append(f"npm reads {readable(arg)} as a setting tether does not know")
+                unknown.append((arg, len(positionals)))
                 continue
             settings, took = read
             i += took
@@ -107,6 +116,14 @@ def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
                 shown = readable(value) if is_literal(value) else "a file known only as it runs"
                 asks.append(f"npm reads its settings from {shown}: programs they name run")
     command = _command(name, positionals)
+    # After the script's name, an option npm does not know is passed on to the script, and
+    # judged there (script_arguments.py).
+    script_at = _SCRIPT_AT.get(command, len(words) + 1)
+    asks += [
+        f"npm reads {readable(arg)} as a setting tether does not know"
+        for arg, before in unknown
+        if before < script_at or not _PLAIN_OPTION.fullmatch(arg)
+    ]
     if name in ("yarn", "yarnpkg") and command == "global":
         global_, command = True, positionals[1] if len(positionals) > 1 else ""
     if global_ and command in _GLOBAL_WRITERS:

@@ -19,6 +19,7 @@ from tether.permissions.node_option_words import node_option_readings
 from tether.permissions.option_names import long_option
 from tether.permissions.pnpm_settings import pnpm_setting
 from tether.permissions.runner_tables import BUN_ALIASES, NPM, PNPM, YARN
+from tether.permissions.script_arguments import passed_readings
 from tether.permissions.shell_words import is_literal
 
 RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
@@ -111,13 +112,15 @@ CONFIGS = {
 
 
 class PackageRun:
-    """What a package manager's words run: the scripts (in order), the directory it works
-    in (relative to where it starts, or None), and why some is code not read."""
+    """What a package manager's words run: the scripts (in order), the words it passes on
+    to some of them (each way they may reach it: script_arguments.py), the directory it
+    works in (relative to where it starts, or None), and why some is code not read."""
 
-    __slots__ = ("directory", "scripts", "unread")
+    __slots__ = ("directory", "passed", "scripts", "unread")
 
     def __init__(self) -> None:
         self.scripts: list[str] = []
+        self.passed: dict[str, tuple[tuple[str, ...], ...]] = {}
         self.directory: str | None = None
         self.unread: list[str] = []
 
@@ -177,6 +180,9 @@ def package_run(
     end = words.index("--") if "--" in words else len(words)
     for position in verbs or [end]:
         run.scripts += _scripts(name, words[position:end])
+        for script, after in _script_calls(name, words[position:]):
+            readings = passed_readings(name, after)
+            run.passed[script] = (*run.passed.get(script, ()), *readings)
     runs = bool(run.scripts)
     if "*" in run.scripts:
         run.unread.append(f"{name} runs the scripts of another package")
@@ -243,6 +249,30 @@ def _scripts(name: str, words: tuple[str, ...]) -> list[str]:
     if name != "npm" and verb and verb not in _RUN and "/" not in verb and found and not own:
         found += [f"pre{verb}", verb, f"post{verb}"]
     return found
+
+
+def _script_calls(name: str, words: tuple[str, ...]) -> list[tuple[str, tuple[str, ...]]]:
+    """The script the command `words[0]` runs with the words after its name, which the
+    manager passes on to it (`npm run S ...`, `npm test ...`, `yarn S ...`)."""
+    if name == "bun" and words:
+        words = (BUN_ALIASES.get(words[0], words[0]), *words[1:])
+    if not words:
+        return []
+    verb, rest = words[0], words[1:]
+    if verb in _RUN:
+        before = rest[: rest.index("--")] if "--" in rest else rest
+        calls: list[tuple[str, tuple[str, ...]]] = []
+        start = 0
+        for script in _script_names(before):
+            start = before.index(script, start) + 1
+            calls.append((script, rest[start:]))
+        return calls
+    if verb in ("test", "t", "tst", "start", "stop"):
+        return [(_LIFECYCLE[verb][1], rest)]
+    scripts = _command_scripts(name, words)
+    if name != "npm" and scripts == [f"pre{verb}", verb, f"post{verb}"]:
+        return [(verb, rest)]  # `yarn build --watch`, `pnpm lint src`
+    return []
 
 
 def _command_scripts(name: str, words: tuple[str, ...]) -> list[str]:

@@ -25,6 +25,7 @@ from tether.permissions.python_runners import (
     runner_names,
 )
 from tether.permissions.runner_files import RUNNER_FILES, runner_text
+from tether.permissions.script_arguments import unknown_words, with_words
 from tether.permissions.shell_words import is_literal, program_name
 from tether.slotted import Slotted
 
@@ -48,7 +49,10 @@ class ProjectCode(Slotted):
     script names it runs (() for make's default target), how make runs, the config files
     beside them, and why some of what it runs is not read."""
 
-    __slots__ = ("configs", "directory", "every", "files", "kind", "make", "names", "unread")
+    __slots__ = (
+        *("configs", "directory", "every", "files", "kind", "make", "names", "passed"),
+        "unread",
+    )
     kind: Final[str]
     files: Final[tuple[str, ...]]
     names: Final[tuple[str, ...]]
@@ -56,6 +60,7 @@ class ProjectCode(Slotted):
     every: Final[bool]
     make: Final[MakeRun | None]
     configs: Final[tuple[str, ...]]
+    passed: Final[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]]
     unread: Final[tuple[str, ...]]
 
     def __init__(
@@ -68,6 +73,7 @@ class ProjectCode(Slotted):
         every: bool = False,
         make: MakeRun | None = None,
         configs: tuple[str, ...] = (),
+        passed: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (),
         unread: tuple[str, ...] = (),
     ) -> None:
         self.kind = kind
@@ -77,6 +83,7 @@ class ProjectCode(Slotted):
         self.every = every
         self.make = make
         self.configs = configs
+        self.passed = passed
         self.unread = unread
 
 
@@ -121,6 +128,7 @@ def project_code(
         tuple(run.scripts),
         directory=run.directory,
         configs=CONFIGS[name],
+        passed=tuple(run.passed.items()),
         unread=tuple(run.unread),
     )
 
@@ -153,6 +161,8 @@ def project_text(
             if isinstance(found, dict):
                 scripts = {**found, **scripts}  # pyright: ignore[reportUnknownArgumentType]
     wanted = list(code.names)
+    passed = dict(code.passed)
+    unread: list[str] = []
     found_texts: list[str] = []
     for name in wanted:
         if len(found_texts) >= 64:
@@ -163,8 +173,14 @@ def project_text(
             wanted += [d for d in depends if isinstance(d, str) and d not in wanted]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             script = script.get("command")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         if isinstance(script, str):
-            found_texts.append(script)
-    return "\n".join(found_texts) or None, ()
+            readings = passed.get(name, ((),))
+            if any(unknown_words(words) for words in readings):
+                unread.append(f"it passes the script {name} words known only as it runs")
+                readings = ((),)
+            # Each reading in a subshell of its own, as each is a run of its own.
+            texts_run = [with_words(script, words) for words in dict.fromkeys(readings)]
+            found_texts += texts_run if len(texts_run) == 1 else [f"(\n{t}\n)" for t in texts_run]
+    return "\n".join(found_texts) or None, tuple(unread)
 
 
 def _make_code(
