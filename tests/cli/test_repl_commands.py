@@ -14,6 +14,7 @@ import pytest
 
 from tests.cli.pty_terminal import PtyRepl
 from tether.cli.repl import CLEARED
+from tether.cli.repl_sessions import NOT_PICKED, PICK_QUESTION
 from tether.config.settings import sessions_home
 from tether.store import list_sessions
 from tether.testing import FakeModelServer, reply, text, tool_use
@@ -208,3 +209,29 @@ def test_permissions_adds_and_removes_rules_in_claude_codes_settings_files(
     repl.send("3\r")
     repl.wait_for(TURN_END, 2)
     assert not (workspace / "made.txt").exists()
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("leave", ["\x1b", "\r", "\x03"], ids=["esc", "enter", "ctrl-c"])
+def test_the_resume_picker_left_unanswered_takes_no_message_for_an_id(
+    model_env: FakeModelServer, repl: PtyRepl, leave: str
+) -> None:
+    """Esc (as Enter alone and Ctrl+C) leaves the question: the next message is the session's,
+    not a session id to look for (it was lost as "no session 'second message'")."""
+    model_env.script(reply(text("Noted.")), reply(text("Got it.")))
+    repl.send("first message\r")
+    repl.wait_for(TURN_END)
+    repl.send("/resume\r")
+    repl.wait_for(PICK_QUESTION.strip())
+    repl.wait_reading("first message")  # the picker's: the listing's last line is before it
+    repl.send(leave)
+    repl.wait_for(NOT_PICKED)
+    repl.wait_reading(NOT_PICKED)
+    repl.send("second message\r")
+    repl.wait_for(TURN_END, 2)
+    assert "no session" not in repl.screen
+    said = [
+        [block["text"] for block in request.messages()[-1]["content"]]
+        for request in model_env.requests
+    ]
+    assert said == [["first message"], ["second message"]]

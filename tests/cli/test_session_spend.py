@@ -76,6 +76,55 @@ def test_a_budget_over_a_model_of_unknown_prices_is_said_to_be_unenforceable(
     assert "prices" not in known.stderr
 
 
+def test_a_model_of_unknown_prices_is_said_to_count_as_nothing_rather_than_cost_nothing(
+    fake_model: FakeModelServer, tether: Run
+) -> None:
+    """Without a budget too: the json's `total_cost_usd` of 0 and `/cost`'s $0.0000 would
+    otherwise read as a free session; the start says why, and `/cost` names the model."""
+    fake_model.script(reply(text("done"), usage=usage(1000, 10)))
+    run = tether("-p", "go", "--model", "claude-next-9", "--output-format", "json")
+    assert run.exit_code == 0, run.stderr
+    assert run.json()["total_cost_usd"] == 0
+    assert run.stderr == (
+        "tether: the prices of claude-next-9 are unknown to tether: its use counts as $0 "
+        "in /cost and total_cost_usd, which leave it out\n"
+    )
+    cost = tether("-c", "-p", "/cost", "--model", "claude-next-9")
+    assert cost.exit_code == 0, cost.stderr
+    assert cost.stdout.splitlines()[-2:] == [
+        "  claude-next-9:  1.0k input, 10 output, 0 cache read, 0 cache write ($0.0000)",
+        "claude-next-9: no known price, so its use counts as $0 and the total leaves it out",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "prices"),
+    [("o3", (2.0, 8.0, 0.5)), ("o4-mini", (1.1, 4.4, 0.275)), ("o3-mini", (1.1, 4.4, 0.55))],
+)
+def test_openai_reasoning_models_are_priced_as_openai_lists_them(
+    fake_model: FakeModelServer,
+    tether: Run,
+    monkeypatch: pytest.MonkeyPatch,
+    model: str,
+    prices: tuple[float, float, float],
+) -> None:
+    """o3 and its kin cost $0 before (the catalogue lacked them), in silence."""
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{fake_model.url}/v1")
+    fake_model.script(reply(text("done")))
+    run = tether("-p", "go", "--model", f"openai/{model}", "--output-format", "json")
+    assert run.exit_code == 0, run.stderr
+    assert "prices" not in run.stderr
+    spent = run.json()["usage"]
+    plain, out, cached = prices
+    expected = (
+        spent["input_tokens"] * plain
+        + spent["output_tokens"] * out
+        + spent["cache_read_input_tokens"] * cached
+    ) / 1e6
+    assert expected > 0
+    assert run.json()["total_cost_usd"] == pytest.approx(expected, abs=1e-6)
+
+
 @pytest.mark.parametrize(
     ("model", "price_in"),
     [

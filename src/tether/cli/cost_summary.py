@@ -59,6 +59,11 @@ def describe_cost(
             f"  {model + ':':>{width}}  {format_tokens(given)} input, {format_tokens(out)} output,"
             f" {format_tokens(read)} cache read, {format_tokens(wrote)} cache write (${cost:.4f})"
         )
+    lines.extend(
+        f"{model}: no known price, so its use counts as $0 and the total leaves it out"
+        for model, given, out, read, wrote, cost in usage
+        if cost == 0 and given + out + read + wrote > 0
+    )
     return "\n".join([*lines, *breakdown])
 
 

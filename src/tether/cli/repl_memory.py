@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
+from tether.cli.picker_question import ask_picker
 from tether.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ async def edit_memory(
         shown = _shown(path, workspace, home)
         missing = "" if path.exists() else ", not created yet"
         console.print(Text(f"  {number}. {shown}  ({what}{missing})"), highlight=False)
-    answer = await _pick(prompt)
+    answer = await ask_picker(prompt, PICK_QUESTION)
     if not answer:
         return None
     if not answer.isdigit() or not 1 <= int(answer) <= len(offered):
@@ -94,15 +94,6 @@ async def edit_memory(
         ready.instructions.reload()
     console.print(Text(f"✓ Saved {shown}: read from the next message on.", style="cyan"))
     return path
-
-
-async def _pick(prompt: PromptSession[str]) -> str:
-    picker: PromptSession[str] = PromptSession(input=prompt.input, output=prompt.output)
-    with patch_stdout(raw=True):
-        try:
-            return (await picker.prompt_async(PICK_QUESTION)).strip()
-        except (KeyboardInterrupt, EOFError):
-            return ""
 
 
 def _shown(path: Path, workspace: Path, home: Path) -> str:

@@ -30,9 +30,10 @@ from rich.console import Console
 from rich.text import Text
 
 from tether.cli.file_history import FileHistory, file_history_dir
+from tether.cli.picker_question import ask_picker
 from tether.cli.repl_sessions import opening
 from tether.cli.rewind_changes import change_lines
-from tether.cli.rewind_choices import Choice, ask, choose, summarize
+from tether.cli.rewind_choices import Choice, choose, summarize
 from tether.cli.terminal_text import terminal_safe
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ async def rewind(
             line.append(" " * max(2, width - len(_one_line(checkpoint.text)) + 2))
             line.append(changed, style="dim")
         console.print(line, highlight=False)
-    answer = await ask(prompt, PICK_QUESTION)
+    answer = await ask_picker(prompt, PICK_QUESTION)
     if not answer:
         return None
     if not answer.isdigit() or not 1 <= int(answer) <= len(taken):

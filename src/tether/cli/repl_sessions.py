@@ -9,12 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
+from tether.cli.picker_question import ask_picker
 from tether.cli.terminal_text import terminal_safe
 from tether.config.settings import sessions_home
+
+PICK_QUESTION = "resume which? (number or id, Enter for none) "
+NOT_PICKED = "No session resumed: this one goes on."
 
 if TYPE_CHECKING:
     from tether.cli.setup import RunOptions
@@ -48,11 +51,13 @@ async def session_to_switch_to(
         console.print(listing.getvalue(), end="", markup=False, highlight=False)
         if command == ":sessions" or not sessions:
             return None
-        ref = await pick_session(prompt)
+        picked = await ask_picker(prompt, PICK_QUESTION)
+        if not picked:
+            console.print(Text(NOT_PICKED, style="dim"))
+            return None
+        ref = picked
         if ref.isdigit() and 1 <= int(ref) <= len(sessions):
             ref = sessions[int(ref) - 1].session_id
-        if not ref:
-            return None
     if not ref:
         console.print(Text(f"{command} needs a session id (see :sessions)", style="yellow"))
         return None
@@ -93,14 +98,6 @@ def opening(
         session_id=None,
         **{"start_source": None, "kept_mcp": None, "kept_run": None, **changes},
     )
-
-
-async def pick_session(prompt: PromptSession[str]) -> str:
-    """The answer to the /resume picker, read by a prompt of its own: the message prompt
-    keeps its `> ` and its history keeps messages only."""
-    picker: PromptSession[str] = PromptSession(input=prompt.input, output=prompt.output)
-    with patch_stdout(raw=True):
-        return (await picker.prompt_async("resume which? (number or id) ")).strip()
 
 
 def show_recent(console: Console, session: Session, count: int | None = 4) -> None:

@@ -10,9 +10,10 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
+
+from tether.cli.picker_question import ask_picker
 
 if TYPE_CHECKING:
     from tether.cli.repl_rewind import Checkpoint
@@ -47,7 +48,7 @@ async def choose(console: Console, prompt: PromptSession[str], about: str) -> Ch
     for number, choice in enumerate(CHOICES, 1):
         console.print(Text(f"  {number}. {choice.value}"), highlight=False)
     console.print(Text(WARNING, style="yellow"), highlight=False)
-    answer = await ask(prompt, CHOICE_QUESTION)
+    answer = await ask_picker(prompt, CHOICE_QUESTION)
     if answer == "":
         return Choice.BOTH
     if answer is None or not answer.isdigit() or not 1 <= int(answer) <= len(CHOICES):
@@ -56,17 +57,6 @@ async def choose(console: Console, prompt: PromptSession[str], about: str) -> Ch
         return None
     chosen = CHOICES[int(answer) - 1]
     return None if chosen is Choice.NEVER_MIND else chosen
-
-
-async def ask(prompt: PromptSession[str], question: str) -> str | None:
-    """The answer, read by a prompt of its own (the message prompt keeps its history); None
-    for Ctrl+C or Ctrl+D."""
-    picker: PromptSession[str] = PromptSession(input=prompt.input, output=prompt.output)
-    with patch_stdout(raw=True):
-        try:
-            return (await picker.prompt_async(question)).strip()
-        except (KeyboardInterrupt, EOFError):
-            return None
 
 
 async def summarize(

@@ -51,7 +51,7 @@ from tether.cli.startup_checks import (
     background_notices,
     option_notices,
     record_run,
-    unstoppable_budget,
+    unknown_prices,
 )
 from tether.cli.status_line import status_setting
 from tether.cli.system_prompt import SystemPrompt
@@ -204,7 +204,7 @@ def open_built(opts: RunOptions, place: SessionPlace, parts: SessionParts) -> Bu
     attach_lead(parts.lead, session, resumed)
     session.startup_notices.extend(parts.skipped)
     session.startup_notices.extend(record_run(parts.tool_context, session, home, opts.kept_run))
-    session.startup_notices.extend(unstoppable_budget(opts, parts.resolved))
+    session.startup_notices.extend(unknown_prices(opts, parts.resolved))
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
     session.startup_notices.extend(settings.notes)
     offered, rules = [t.name for t in parts.base_tools], parts.gate.permissions.rules

@@ -149,15 +149,17 @@ def unoffered_tools(
     return notes
 
 
-def unstoppable_budget(opts: RunOptions, resolved: ResolvedModel) -> list[str]:
-    """`--max-budget-usd` with a model whose prices are unknown is told: nothing it spends
-    counts, so the budget cannot stop the session."""
-    if opts.max_budget_usd is None or not priced_but_unknown(resolved):
+def unknown_prices(opts: RunOptions, resolved: ResolvedModel) -> list[str]:
+    """A model that costs money but whose prices are unknown is told at the start: its use
+    counts as $0 in `/cost` and the result's `total_cost_usd`, which would otherwise read as
+    free in silence; with `--max-budget-usd`, that the budget cannot stop the session. A local
+    server's model (no key) is free and says nothing."""
+    if not priced_but_unknown(resolved):
         return []
-    return [
-        f"the prices of {resolved.model_id} are unknown to tether: its use counts as $0, "
-        "so --max-budget-usd cannot stop this session"
-    ]
+    said = f"the prices of {resolved.model_id} are unknown to tether: its use counts as $0"
+    if opts.max_budget_usd is None:
+        return [f"{said} in /cost and total_cost_usd, which leave it out"]
+    return [f"{said}, so --max-budget-usd cannot stop this session"]
 
 
 def option_notices(

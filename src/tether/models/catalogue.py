@@ -286,6 +286,7 @@ _E_OPUS_4_5 = ("low", "medium", "high")
 _E_4_6 = ("low", "medium", "high", "max")
 _E_ALL = ("low", "medium", "high", "xhigh", "max")
 _E_REASONING = ("minimal", "low", "medium", "high")
+_E_O_SERIES = ("low", "medium", "high")
 
 
 _LISTED: tuple[ModelInfo, ...] = (
@@ -315,6 +316,11 @@ _LISTED: tuple[ModelInfo, ...] = (
     _openai("gpt-4.1-mini", 1_047_576, 32_768, 0.40, 1.60, 0.10),
     _openai("gpt-4o", 128 * _K, 16_384, 2.50, 10.0, 1.25),
     _openai("gpt-4o-mini", 128 * _K, 16_384, 0.15, 0.60, 0.075),
+    # OpenAI's reasoning models, at the prices of OpenAI's pricing page (o3 since its June 2025
+    # cut); window 200k, replies up to 100k.
+    _openai("o3", 200 * _K, 100 * _K, 2.0, 8.0, 0.50, _E_O_SERIES),
+    _openai("o4-mini", 200 * _K, 100 * _K, 1.10, 4.40, 0.275, _E_O_SERIES),
+    _openai("o3-mini", 200 * _K, 100 * _K, 1.10, 4.40, 0.55, _E_O_SERIES),
 )
 
 FAMILIES = {
