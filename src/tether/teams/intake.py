@@ -73,6 +73,8 @@ class Intake:
             texts.append(letter(message, received.note, answered=received.obeyed))
             if message.kind == INVALID_KIND:
                 self.say(f"{message.id}: {received.note}")
+            elif not received.obeyed:
+                self.say(f"{message.kind} {message.id} from {message.sender}: {received.note}")
         if dropped:
             await self.ack(dropped)
         return texts

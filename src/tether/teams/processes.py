@@ -23,7 +23,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ from tether.teams.down_fence import down_began, stopped_by_down, team_stopping, 
 from tether.teams.forked import Child, can_fork, fork, warm
 from tether.teams.member_log import log_file, log_tail, open_log
 from tether.teams.membership import START_WAIT_S
+from tether.teams.stop_signals import stops_interrupt
 
 __all__ = ["alive", "pid_runs", "process_start", "runs_as"]
 
@@ -96,11 +96,6 @@ class StartInterrupted(Exception):
         super().__init__("interrupted")
         self.told = told
         self.signum = signum
-
-
-_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-"""What ends a start as Ctrl+C does: `timeout`, a CI's cancel and systemd send SIGTERM, a
-closed terminal SIGHUP; each would otherwise end `up` with no word, its members starting."""
 
 
 def start_members(
@@ -163,52 +158,35 @@ def start_members(
     unread = {mate.name: store.unread(mate.name) for mate in claimed}
     deadline = time.monotonic() + start_wait_s
     looped: set[str] = set()
-    stopped_by: list[int] = []
-
-    def stop(signum: int, frame: object) -> None:
-        stopped_by.append(signum)
-        raise KeyboardInterrupt
-
-    # `team up` only (its main thread): a lead session's Task tool starts from a worker
-    # thread, and its session has its own handling of those signals.
-    owned = threading.current_thread() is threading.main_thread()
-    previous = {s: signal.signal(s, stop) for s in _STOP_SIGNALS[1:]} if owned else {}
-    try:
-        for mate in claimed:
-            log = log_file(project, store.team, mate.name)
-            argv = ["team", "run", store.team, mate.name, *store_args]
-            argv += ["--plan"] if plan else []
-            if serve is not None and forking:
-                child = _fork_member(project, store, mate.name, argv, log, serve)
-            else:
-                child = _spawn_member(project, store, mate.name, argv, log)
-            started[mate.name] = child
-            CHILDREN.append(child)
-            _name_process(store, mate.name, child.pid)
-        waited = [*started, *(f"{name} ({why})" for name, why in elsewhere.items())]
-        if waited and say is not None:
-            say(f"waiting for {', '.join(waited)} to start (each until its mailbox loop "
-                f"runs, at most {start_wait_s:g} s)")  # fmt: skip
-        looped = _wait_loops(store, started, deadline, say)
-        told += [_started_elsewhere(store, name, deadline, start_wait_s) for name in elsewhere]
-    except KeyboardInterrupt:
-        # A second signal must not cut the ending short (leaving a member starting).
-        before = {s: signal.signal(s, signal.SIG_IGN) for s in _STOP_SIGNALS} if owned else {}
+    with stops_interrupt() as stops:
         try:
-            for mate in claimed:  # claimed, never started: nothing of it runs
-                if mate.name not in started:
-                    ended(store, mate.name, 0, started=False)
-            cut = [
-                _start_outcome(project, store, n, p, unread[n], start_wait_s, cut=True)
-                for n, p in started.items()
-            ]
-        finally:
-            for signum, handler in before.items():
-                signal.signal(signum, handler)
-        raise StartInterrupted(cut, stopped_by[0] if stopped_by else signal.SIGINT) from None
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            for mate in claimed:
+                log = log_file(project, store.team, mate.name)
+                argv = ["team", "run", store.team, mate.name, *store_args]
+                argv += ["--plan"] if plan else []
+                if serve is not None and forking:
+                    child = _fork_member(project, store, mate.name, argv, log, serve)
+                else:
+                    child = _spawn_member(project, store, mate.name, argv, log)
+                started[mate.name] = child
+                CHILDREN.append(child)
+                _name_process(store, mate.name, child.pid)
+            waited = [*started, *(f"{name} ({why})" for name, why in elsewhere.items())]
+            if waited and say is not None:
+                say(f"waiting for {', '.join(waited)} to start (each until its mailbox loop "
+                    f"runs, at most {start_wait_s:g} s)")  # fmt: skip
+            looped = _wait_loops(store, started, deadline, say)
+            told += [_started_elsewhere(store, name, deadline, start_wait_s) for name in elsewhere]
+        except KeyboardInterrupt:
+            with stops.ignored():
+                for mate in claimed:  # claimed, never started: nothing of it runs
+                    if mate.name not in started:
+                        ended(store, mate.name, 0, started=False)
+                cut = [
+                    _start_outcome(project, store, n, p, unread[n], start_wait_s, cut=True)
+                    for n, p in started.items()
+                ]
+            raise StartInterrupted(cut, stops.signum) from None
     for name, proc in started.items():
         if name in looped:
             line = f"{name}: started (pid {proc.pid}), {unread[name]} unread message(s)"

@@ -241,7 +241,7 @@ class MemberProtocol:
         """A message delivered to this member: requests are owed a reply, replies are matched
         to their request (a late one too). Nothing is refused here: a message that breaks
         the rules (one from a stranger, one for another member) is delivered with a note
-        saying how (a message is never lost)."""
+        saying how (never lost); a stranger's request is not owed a reply (none reaches it)."""
         received = self._incoming(message, now)
         odd = self._misaddressed(message)
         if odd is None:
@@ -270,6 +270,9 @@ class MemberProtocol:
                 f"{message.sender} is not obeyed and needs no answer",
                 obeyed=False,
             )
+        if kind in REQUESTS and self.members and message.sender not in self.members:
+            note = f"a {kind} from outside the team is not obeyed and needs no answer"
+            return Received(message, note=note, obeyed=False)  # no reply could reach it
         if kind in REQUESTS:
             if message.id in self.owed or message.id in self.answered:
                 return Received(message)  # a redelivery
