@@ -1,7 +1,8 @@
 """What the model read before `--resume`, `-c` or `--fork-session` still counts after it, as in
 Claude Code, which rebuilds its read state from the transcript: Edit and Write take a file the
-conversation shows was read whole, and still refuse one changed on disk since, one read only in
-part, and one never read. Real runs against the fake model, real files, real session files."""
+conversation shows was read (whole or in part, as in the session that read it), and still refuse
+one changed on disk since (where the model looked or not) and one never read. Real runs against
+the fake model, real files, real session files."""
 
 from __future__ import annotations
 
@@ -99,19 +100,106 @@ def test_a_file_changed_since_the_read_is_refused_after_resuming(
     assert target.read_text() == "one\ntwo\nthree\n"
 
 
-def test_a_file_read_in_part_or_not_at_all_is_refused_after_resuming(
+LONG = "".join(f"line {n}\n" for n in range(2, 2502))
+PARTIAL_READS: dict[str, tuple[str, dict[str, object]]] = {
+    # Read's default view stops at line 2000: the model saw lines 1-2000 of 2501.
+    "default cut": ("one\n" + LONG, {}),
+    "limit": ("one\ntwo\nthree\n", {"limit": 1}),
+    "offset": ("two\none\nthree\n", {"offset": 2, "limit": 1}),
+    "the end only": ("two\nthree\none\n", {"offset": 3}),
+}
+
+
+@pytest.mark.parametrize("form", PARTIAL_READS)
+@pytest.mark.parametrize("resume", ["continue", "resume", "fork"])
+def test_a_file_read_in_part_can_be_edited_and_written_after_resuming(
+    tether: Run, fake_model: FakeModelServer, workspace: Path, form: str, resume: str
+) -> None:
+    # As in the session that read it: a partial Read is a read, and the digest in its result
+    # vouches for the lines it did not show.
+    content, window = PARTIAL_READS[form]
+    target = workspace / "part.txt"
+    target.write_text(content)
+    _first_run(tether, fake_model, target, **window)
+    how = _how(resume, workspace)
+    said = _edit_after(tether, fake_model, target, *how)
+    assert fake_model.requests[-1].tool_result_errors() == [False], said
+    assert target.read_text() == content.replace("one", "uno", 1)
+    fake_model.script(
+        reply(tool_use("Write", file_path=str(target), content="new\n")), reply(text("wrote"))
+    )
+    ran = tether(*(("-c",) if resume == "fork" else how), "-p", "write it")
+    assert (ran.exit_code, ran.stdout) == (0, "wrote\n"), ran.stderr
+    assert fake_model.requests[-1].tool_result_errors() == [False]
+    assert target.read_text() == "new\n"
+
+
+def test_a_file_changed_where_a_partial_read_did_not_look_is_refused_after_resuming(
+    tether: Run, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    target = workspace / "part.txt"
+    target.write_text("one\n" + LONG)
+    _first_run(tether, fake_model, target)
+    target.write_text("one\n" + LONG + "line 2502\n")  # past what the model saw
+    said = _edit_after(tether, fake_model, target, "-c")
+    assert (fake_model.requests[-1].tool_result_errors(), CHANGED in said) == ([True], True)
+    assert target.read_text() == "one\n" + LONG + "line 2502\n"
+
+
+def _without_digests(workspace: Path) -> None:
+    """The session file as written before tool results carried the file's digest."""
+    [session] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
+    entries = [json.loads(line) for line in session.path.read_text().splitlines()]
+    for entry in entries:
+        if isinstance(entry.get("toolUseResult"), dict):
+            entry["toolUseResult"].pop("sha256", None)
+    session.path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+def test_a_partial_read_in_a_transcript_without_digests_is_refused_as_a_read_in_part(
+    tether: Run, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    target = workspace / "part.txt"
+    target.write_text("one\ntwo\nthree\n")
+    _first_run(tether, fake_model, target, offset=2, limit=1)
+    _without_digests(workspace)
+    said = _edit_after(tether, fake_model, target, "-c")
+    assert fake_model.requests[-1].tool_result_errors() == [True]
+    assert said == (
+        f"Error: {target.name} was read only in part (lines 2-2 of 3) in the earlier session, "
+        "whose transcript keeps no digest of the file, so whether the rest is as it was "
+        "cannot be checked; Read it again before changing it."
+    )
+    assert target.read_text() == "one\ntwo\nthree\n"
+
+
+def test_a_partial_read_without_digest_after_a_whole_one_keeps_the_whole_one(
     tether: Run, fake_model: FakeModelServer, workspace: Path
 ) -> None:
     target = workspace / "notes.txt"
     target.write_text("one\ntwo\nthree\n")
-    _first_run(tether, fake_model, target, offset=2, limit=1)
+    _first_run(tether, fake_model, target)
+    fake_model.script(
+        reply(tool_use("Read", file_path=str(target), offset=3)), reply(text("again"))
+    )
+    ran = tether("-c", "-p", "read the end")
+    assert (ran.exit_code, ran.stdout) == (0, "again\n"), ran.stderr
+    _without_digests(workspace)
     said = _edit_after(tether, fake_model, target, "-c")
-    assert (fake_model.requests[-1].tool_result_errors(), NOT_READ in said) == ([True], True)
+    assert fake_model.requests[-1].tool_result_errors() == [False], said
+    assert target.read_text() == "uno\ntwo\nthree\n"
+
+
+def test_a_file_never_read_is_refused_after_resuming(
+    tether: Run, fake_model: FakeModelServer, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("one\n")
+    _first_run(tether, fake_model, workspace / "notes.txt")
     other = workspace / "other.txt"
     other.write_text("one\n")
     said = _edit_after(tether, fake_model, other, "-c")
     assert (fake_model.requests[-1].tool_result_errors(), NOT_READ in said) == ([True], True)
-    assert (target.read_text(), other.read_text()) == ("one\ntwo\nthree\n", "one\n")
+    assert other.read_text() == "one\n"
 
 
 def test_resuming_at_an_earlier_message_forgets_the_reads_after_it(

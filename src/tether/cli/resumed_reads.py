@@ -3,17 +3,19 @@ transcript, as Claude Code rebuilds its read state on resume: Edit and Write the
 the conversation shows was read, and still refuse one changed on disk since.
 
 Each tool result's `toolUseResult` on the conversation's branch says what the model last saw
-of a file whole: a Read of all its lines, a Write's content, an Edit's file after the change.
-A partial Read leaves what was known before; a subagent's reads are its own (off the branch).
+of a file: a Read (of all its lines or some, as a live session counts either), a Write's
+content, an Edit's file after the change. A subagent's reads are its own (off the branch).
 A file that changed since and that the session's own Write or Edit after a rewind point left as it
 is now (off the branch) is said to be that, not another program's change.
 
 Nothing is read of the files at resume: each is checked when an Edit or Write needs it (a
 session may have read thousands). The result's `sha256` is the digest of the bytes on disk
 the model saw, so the check is exact, whatever Read's text left out (CRs, the end of a long
-line, the encoding). A transcript written before results carried it gives only the text shown:
-the file is then shown the same way and compared with that, and a difference is said to be
-one that cannot be checked, not a change another program made."""
+line, the encoding), and it covers the lines a partial Read did not show. A transcript written
+before results carried it gives only the text shown: the file is then shown the same way and
+compared with that, and a difference is said to be one that cannot be checked, not a change
+another program made; a partial Read there vouches for nothing it did not show, so it leaves
+what was known before, and alone it is said to be a read in part, not no read."""
 
 from __future__ import annotations
 
@@ -36,12 +38,14 @@ _WRITTEN: Final = "written"
 
 
 class Seen(NamedTuple):
-    """What a tool result showed of a whole file: `how` it came (read, or written by Write or
-    Edit), its `content` as the result gives it, and the digest of its bytes when given."""
+    """What a tool result showed of a file: `how` it came (read, or written by Write or
+    Edit), its `content` as the result gives it, the digest of its bytes when given, and for
+    a Read of some lines which (`lines 1-2000 of 2501`)."""
 
     how: str
     content: str
     digest: bytes | None
+    part: str | None = None
 
 
 def restore_reads(session: Session, loaded: LoadedSession) -> None:
@@ -94,6 +98,12 @@ class TranscriptVersion(FileVersion):
                 "conversation was rewound to, so the conversation no longer shows it as it is; "
                 "Read it again before changing it."
             )
+        if self._seen.digest is None and self._seen.part is not None:
+            return (
+                f"{shown} was read only in part ({self._seen.part}) in the earlier session, "
+                "whose transcript keeps no digest of the file, so whether the rest is as it was "
+                "cannot be checked; Read it again before changing it."
+            )
         if self._seen.digest is None:
             return (
                 f"{shown} is not as the earlier session's transcript shows it, and that "
@@ -107,6 +117,8 @@ def _shows(data: bytes, seen: Seen) -> bool:
     """Whether a file holding `data` is what the tool result showed of it."""
     if seen.digest is not None:
         return digest_of(data) == seen.digest
+    if seen.part is not None:  # the lines not shown cannot be compared
+        return False
     if seen.how == _WRITTEN:
         return decode_text(data) == seen.content
     return whole_text_shown(data) == seen.content
@@ -130,23 +142,26 @@ def _seen_in(loaded: LoadedSession, entries: tuple[Indexed, ...]) -> dict[str, S
                     continue
                 result = fields.get("toolUseResult")
                 if isinstance(result, dict):
-                    found = _whole_file(cast(dict[str, Any], result))
-                    if found is not None:
-                        seen[found[0]] = found[1]
+                    found = _file_seen(cast(dict[str, Any], result))
+                    if found is None:
+                        continue
+                    named, what = found
+                    if what.part is not None and what.digest is None and named in seen:
+                        continue  # vouches for less than what was known before
+                    seen[named] = what
     except OSError:  # the session was loaded from it: gone since, nothing is known
         return {}
     return seen
 
 
-def _whole_file(result: dict[str, Any]) -> tuple[str, Seen] | None:
-    """(path, what was seen) when the result shows the whole file as it then was."""
+def _file_seen(result: dict[str, Any]) -> tuple[str, Seen] | None:
+    """(path, what was seen) when the result shows a file as it then was, whole or in part."""
     shown = result.get("file")
     if result.get("type") == "text" and isinstance(shown, dict):
         read = cast(dict[str, Any], shown)
         path, content = read.get("filePath"), read.get("content")
-        whole = read.get("startLine") == 1 and read.get("numLines") == read.get("totalLines")
-        if isinstance(path, str) and isinstance(content, str) and whole:
-            return path, Seen(_READ, content, _digest(result))
+        if isinstance(path, str) and isinstance(content, str):
+            return path, Seen(_READ, content, _digest(result), _part(read))
         return None
     path = result.get("filePath")
     if not isinstance(path, str):
@@ -158,6 +173,18 @@ def _whole_file(result: dict[str, Any]) -> tuple[str, Seen] | None:
         count = -1 if result.get("replaceAll") is True else 1
         return path, Seen(_WRITTEN, original.replace(old, new, count), _digest(result))
     return None
+
+
+def _part(read: dict[str, Any]) -> str | None:
+    """Which lines a Read showed (`lines 1-2000 of 2501`), or None when it showed them all."""
+    first, count, total = (read.get(k) for k in ("startLine", "numLines", "totalLines"))
+    if first == 1 and count == total:
+        return None
+    if not (isinstance(first, int) and isinstance(count, int) and isinstance(total, int)):
+        return "lines unknown"
+    if count == 0:
+        return f"none of its {total} lines"
+    return f"lines {first}-{first + count - 1} of {total}"
 
 
 def _digest(result: dict[str, Any]) -> bytes | None:

@@ -14,7 +14,7 @@ import re
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from tether.protocol import (
     ConfigError,
@@ -164,7 +164,7 @@ class SessionWriter(HeldFile):
         it (a Stop hook reading the transcript as its docs do finds it in `content`).
         `structured`: what the tool call a result answers did, as data (Claude Code's
         `toolUseResult`), kept when it changed a file (its `structuredPatch` is what a
-        resumed session counts the lines changed by) or shows a whole file read (what a
+        resumed session counts the lines changed by) or shows a file read (what a
         resumed session knows the model saw: `tether.cli.resumed_reads`); the other tools'
         would only write their output twice. A UserPromptSubmit hook's context goes in
         attachment entries after it (`hook_attachments`), as Claude Code keeps it."""
@@ -319,8 +319,5 @@ def _kept(structured: Any) -> bool:
         return False
     if "structuredPatch" in structured:
         return True
-    shown = cast(dict[str, Any], structured).get("file")
-    if structured.get("type") != "text" or not isinstance(shown, dict):
-        return False
-    read = cast(dict[str, Any], shown)
-    return read.get("startLine") == 1 and read.get("numLines") == read.get("totalLines")
+    # A Read's, whole or in part: a partial read is a read too, its digest vouching for the rest.
+    return structured.get("type") == "text" and isinstance(structured.get("file"), dict)
