@@ -37,7 +37,8 @@ _PAGED = frozenset({"Read"})
 
 _STREAMED = frozenset({"BashOutput"})
 """Tools that show what a background command printed since they were last asked: the same
-call, asked again, may show output new only in its numbers (a progress count)."""
+call, asked again, shows output new only in its numbers for ever (a progress count), which is
+no headway; new lines are, by their words."""
 
 _BOOKKEEPING = frozenset({"TodoWrite"})
 """Tools that show what they were given (a plan): they show nothing of the workspace, never
@@ -194,18 +195,21 @@ class Headway:
         return headway
 
     def _new_in_numbers(self, look: CallLook) -> bool:
-        """A call asked anew by its numbers (`grep E1007`, `HEAD~7`), or a background
-        command's output asked for again, whose output has a layout shown before with
-        figures none showed (beyond the numbers it was given: an echoed counter is not new).
-        A layout never shown is judged by its words (`headway_text`)."""
+        """A call asked anew by its numbers (`grep E1007`, `HEAD~7`) whose output has a layout
+        shown before with figures none showed (beyond the numbers it was given: an echoed
+        counter is not new), and words of its own beside them: another commit, another code.
+        Figures alone that the turn's inputs drive are not (`expr N * 7`, a clock, a background
+        job's progress count polled: the same poll shows new counts for ever). A layout never
+        shown is judged by its words (`headway_text`)."""
         tried, shown = look.numbers()
         again = look.asked in self._asked  # the same call, numbers aside
-        asked_anew = look.call.name in _STREAMED or (again and tried not in self._tried)
+        asked_anew = again and tried not in self._tried and look.call.name not in _STREAMED
         self._asked.add(look.asked)
         self._tried.add(tried)
         new = shown not in self._shown_exactly
         self._shown_exactly.add(shown)
-        return asked_anew and new and look.masked() in self._shapes
+        worded = any(look.line_keys())  # a word neither random-looking nor the input's
+        return asked_anew and new and worded and look.masked() in self._shapes
 
     def _shows_file_lines(self, look: CallLook, steady: list[str]) -> bool:
         """Whether a call showed lines of a file it names at numbers not shown before in the
