@@ -232,12 +232,17 @@ def test_polling_a_background_job_that_prints_as_it_goes_is_not_stopped(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
     """The job prints a line each time the model's poll lets it go on, past the bound while
-    background work runs: each poll shows new output, till the job's end (it was stopped at
-    the 40th poll)."""
+    background work runs: each poll shows new output (by its words: a count alone is not,
+    `test_idle_figures`), till the job's end (it was stopped at the 40th poll)."""
     polls = WAITING_STOP_AT + 10
+    letters = string.ascii_lowercase
+    names = ["".join(random.choices(letters, k=8)) for _ in range(2 * polls)]
+    (workspace / "names.txt").write_text(
+        "".join(f"{a} {b}\n" for a, b in zip(names[::2], names[1::2], strict=True))
+    )
     job = (
         f"for k in $(seq 1 {polls}); do while [ ! -e go$k ]; do sleep 0.01; done; "
-        "echo tick $k; touch said$k; done; echo DONE"
+        'echo "tick $k: compiled $(sed -n "${k}p" names.txt)"; touch said$k; done; echo DONE'
     )
 
     def respond(request: RecordedRequest) -> Any:

@@ -37,7 +37,8 @@ _PAGED = frozenset({"Read"})
 
 _STREAMED = frozenset({"BashOutput"})
 """Tools that show what a background command printed since they were last asked: the same
-call, asked again, may show output new only in its numbers (a progress count)."""
+call, asked again, shows output new only in its numbers for ever (a progress count), which is
+no headway; new lines are, by their words."""
 
 _BOOKKEEPING = frozenset({"TodoWrite"})
 """Tools that show what they were given (a plan): they show nothing of the workspace, never
@@ -75,6 +76,7 @@ class Headway:
         "_hashed",
         "_latest",
         "_lines",
+        "_masks",
         "_named",
         "_returned",
         "_rewritten",
@@ -128,6 +130,10 @@ class Headway:
         self._hashed: dict[str, tuple[tuple[int, int, int, int], State]] = {}
         """Per path, what `os.stat` said when it was last hashed (size, mtime, ctime, inode),
         with what it held: the same, the file is not read again."""
+        self._masks: dict[str, tuple[bytes, State]] = {}
+        """Per small text file, the hash of its bytes when last masked, with what it held
+        masked: read again unchanged (as a file just written is, within the clock's tick),
+        it is not masked again (`_content`)."""
 
     def forget_seen(self) -> None:
         """A compaction took what was shown out of the conversation: shown again, it is new."""
@@ -181,7 +187,7 @@ class Headway:
             headway = self._grep_places(look) or headway
         if call.input.get("run_in_background") is True:
             return headway  # it shows its id alone: the work shows later
-        headway = self._text.shows_new(look.content, look.input_words()) or headway
+        headway = self._text.shows_new(look.line_keys()) or headway
         opaque = call.name in _OPAQUE or call.name.startswith("mcp__")
         if not opaque and call.name not in _PAGED:
             headway = self._new_in_numbers(look) or headway
@@ -189,18 +195,21 @@ class Headway:
         return headway
 
     def _new_in_numbers(self, look: CallLook) -> bool:
-        """A call asked anew by its numbers (`grep E1007`, `HEAD~7`), or a background
-        command's output asked for again, whose output has a layout shown before with
-        figures none showed (beyond the numbers it was given: an echoed counter is not new).
-        A layout never shown is judged by its words (`headway_text`)."""
+        """A call asked anew by its numbers (`grep E1007`, `HEAD~7`) whose output has a layout
+        shown before with figures none showed (beyond the numbers it was given: an echoed
+        counter is not new), and words of its own beside them: another commit, another code.
+        Figures alone that the turn's inputs drive are not (`expr N * 7`, a clock, a background
+        job's progress count polled: the same poll shows new counts for ever). A layout never
+        shown is judged by its words (`headway_text`)."""
         tried, shown = look.numbers()
         again = look.asked in self._asked  # the same call, numbers aside
-        asked_anew = look.call.name in _STREAMED or (again and tried not in self._tried)
+        asked_anew = again and tried not in self._tried and look.call.name not in _STREAMED
         self._asked.add(look.asked)
         self._tried.add(tried)
         new = shown not in self._shown_exactly
         self._shown_exactly.add(shown)
-        return asked_anew and new and look.masked() in self._shapes
+        worded = any(look.line_keys())  # a word neither random-looking nor the input's
+        return asked_anew and new and worded and look.masked() in self._shapes
 
     def _shows_file_lines(self, look: CallLook, steady: list[str]) -> bool:
         """Whether a call showed lines of a file it names at numbers not shown before in the
@@ -298,7 +307,7 @@ class Headway:
         if text is None:
             return True
         asked = look.input_words()
-        masked = masked_words(VARYING.sub("#", text), asked)
+        masked = content_hash(masked_words(VARYING.sub("#", text), asked))
         held = self._unechoed.setdefault(path, set())
         if masked in held:
             return False
@@ -334,28 +343,37 @@ class Headway:
             known = self._hashed.get(path)
             if known is not None and known[0] == stamp:
                 return known[1]
-            state = _content(path, st)
+            state = self._content(path, st)
             if max(st.st_mtime_ns, st.st_ctime_ns) < started - _RACY_NS:
                 self._hashed[path] = (stamp, state)
             return state
         except (OSError, ValueError):
             return None
 
-
-def _content(path: str, st: os.stat_result) -> State:
-    """What a file or directory `st` is of holds, as compared (a directory: its names; a small
-    text file: its text, numbers masked, so that a counter or a stamp rewritten is no new
-    content)."""
-    if stat.S_ISDIR(st.st_mode):
-        return (-1, content_hash("\0".join(sorted(os.listdir(path)))))
-    if st.st_size > HASHED_BYTES:
-        return (st.st_size, st.st_mtime_ns.to_bytes(16, "big", signed=True))
-    if st.st_size <= MASKED_BYTES:
-        text = _small_text(path)
-        if text is not None:
-            return (-2, content_hash(masked_words(VARYING.sub("#", text), frozenset())))
-    with open(path, "rb") as f:
-        return (st.st_size, hashlib.file_digest(f, "blake2b").digest()[:16])
+    def _content(self, path: str, st: os.stat_result) -> State:
+        """What a file or directory `st` is of holds, as compared (a directory: its names; a
+        small text file: its text, numbers masked, so that a counter or a stamp rewritten is no
+        new content)."""
+        if stat.S_ISDIR(st.st_mode):
+            return (-1, content_hash("\0".join(sorted(os.listdir(path)))))
+        if st.st_size > HASHED_BYTES:
+            return (st.st_size, st.st_mtime_ns.to_bytes(16, "big", signed=True))
+        if st.st_size > MASKED_BYTES:
+            with open(path, "rb") as f:
+                return (st.st_size, hashlib.file_digest(f, "blake2b").digest()[:16])
+        with open(path, "rb") as f:
+            data = f.read(MASKED_BYTES + 1)
+        raw = content_hash(data)
+        known = self._masks.get(path)
+        if known is not None and known[0] == raw:
+            return known[1]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return (len(data), raw)
+        state: State = (-2, content_hash(masked_words(VARYING.sub("#", text), frozenset())))
+        self._masks[path] = (raw, state)
+        return state
 
 
 def _small_text(path: str) -> str | None:

@@ -14,6 +14,7 @@ import re
 import shlex
 from collections.abc import Callable, Iterator
 
+from tether.core.headway_text import line_keys
 from tether.protocol import ToolUseBlock
 
 DIGITS = re.compile(r"[0-9]+")
@@ -31,6 +32,10 @@ _SHELL_WORDS = 64
 
 _REDIRECT = re.compile(r"^[0-9]*[<>|&;()]+")
 """A redirection or an operator written against a word (`>out.txt`, `2>err`, `(cd`)."""
+
+_ALTERNATIVES = 256
+"""How many words of a call's input are masked by one pattern (`_alternation`): beyond, each
+word of the output is looked up (a Write's content has thousands)."""
 
 _LISTED_LINES = 400
 """How many lines of a search's output are looked at for the files it lists."""
@@ -52,6 +57,7 @@ class CallLook:
 
     __slots__ = (
         "_input_words",
+        "_line_keys",
         "_lines",
         "_masked",
         "_numbers",
@@ -79,6 +85,7 @@ class CallLook:
         self._lines: list[int] | None = None
         self._shown: list[tuple[str, str, str]] = []
         self._input_words: frozenset[str] | None = None
+        self._line_keys: list[list[int]] | None = None
 
     def paths(self) -> list[str]:
         """The paths the call names (`named_paths`)."""
@@ -98,6 +105,13 @@ class CallLook:
             found = (w for v in _strings(self.call.input) for w in WORD.findall(v))
             self._input_words = frozenset(found)
         return self._input_words
+
+    def line_keys(self) -> list[list[int]]:
+        """What the call showed, line by line, as `headway_text.SeenLines` compares it (its
+        input words masked): worked out once however many `Headway`s check the call."""
+        if self._line_keys is None:
+            self._line_keys = line_keys(self.content, self.input_words())
+        return self._line_keys
 
     def pattern(self) -> re.Pattern[str] | None:
         """A Grep's pattern, compiled as Python reads it; None when it is not one Python
@@ -146,9 +160,14 @@ class CallLook:
         'qzkf'", a subagent saying "qzkf is not used": each answers a new random word as the
         last one was answered)."""
         if self._masked is None:
-            asked = self.input_words()
-            echoed = WORD.sub(lambda m: "#" if m.group() in asked else m.group(), self.content)
-            self._masked = content_hash(VARYING.sub("#", f"{self.call.name}\0{echoed}"))
+            masker = _alternation(self.input_words(), r"\w", VARYING.pattern)
+            if masker is None:  # too many words for one pattern: each word looked up
+                asked = self.input_words()
+                echoed = WORD.sub(lambda m: "#" if m.group() in asked else m.group(), self.content)
+                shown = VARYING.sub("#", echoed)
+            else:  # one pass: a word of the input, or a number (either way masked)
+                shown = masker.sub("#", self.content)
+            self._masked = content_hash(f"{self.call.name}\0{shown}")
         return self._masked
 
     def numbers(self) -> tuple[bytes, bytes]:
@@ -158,8 +177,16 @@ class CallLook:
             call = self.call
             given = json.dumps(call.input, sort_keys=True, default=str)
             tried = content_hash(f"{call.name}\0{given}")
-            numbers = set(DIGITS.findall(json.dumps(call.input, default=str)))
-            echoed = DIGITS.sub(lambda m: "#" if m.group() in numbers else m.group(), self.content)
+            numbers = frozenset(DIGITS.findall(json.dumps(call.input, default=str)))
+            masker = _alternation(numbers, "[0-9]", None)
+            if not numbers:
+                echoed = self.content
+            elif masker is None:  # too many numbers for one pattern: each looked up
+                echoed = DIGITS.sub(
+                    lambda m: "#" if m.group() in numbers else m.group(), self.content
+                )
+            else:
+                echoed = masker.sub("#", self.content)
             self._numbers = (tried, content_hash(f"{call.name}\0{echoed}"))
         return self._numbers
 
@@ -176,6 +203,19 @@ class CallLook:
         """The `k`th of `lines()` by its path and number alone (what it held aside)."""
         path, number, _text = self._shown[k]
         return hash((path, number, None))
+
+
+def _alternation(words: frozenset[str], part: str, also: str | None) -> re.Pattern[str] | None:
+    """A pattern matching any of `words` whole (not inside a run of `part`), or `also`; None
+    when there are too many words for one pattern to be cheaper than a look-up per match."""
+    if len(words) > _ALTERNATIVES:
+        return None
+    # The longest first, so that a word is not matched by one of its own beginnings.
+    spelled = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    branches = [f"(?<!{part})(?:{spelled})(?!{part})"] if words else []
+    if also is not None:
+        branches.append(also)
+    return re.compile("|".join(branches)) if branches else None
 
 
 def content_hash(text: str | bytes) -> bytes:

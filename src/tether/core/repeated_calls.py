@@ -26,7 +26,7 @@ The turn ends with an error that says why (the session is kept: the next prompt 
 model polling for what a background command or subagent of the session will produce (`test -f
 ready`, BashOutput with nothing new) is not cut short while one runs: it is told to end its
 reply instead (the end of the background work wakes it, in `-p` too), and only stopped at
-`WAITING_STOP_AT`. A background command's new output, polled, is headway (below).
+`WAITING_STOP_AT`. A background command's new output, polled, is headway by its words (below).
 
 Neither measure bounds a loop whose every reply holds something unseen: a call that always
 gives a new output (`echo $RANDOM`, `date +%N`, a TodoWrite with a counter) beside a failing
@@ -47,9 +47,10 @@ has not seen. A reply makes headway when one of its calls succeeds and:
   or shows lines of a file it names that no call showed (`sed -n`, `grep -n`, `head`), the
   file unchanged since last named; a Grep finds its pattern on lines of the files it lists
   that no call showed (a key looked up in `settings.py`, whatever the output mode);
-- is asked anew by its numbers alone (`git show HEAD~7`, `grep E1007`, a background command's
-  output polled) and shows a layout shown before with figures no call showed (not a counter
-  echoed back): another commit, another code;
+- is asked anew by its numbers alone (`git show HEAD~7`, `grep E1007`) and shows a layout
+  shown before with figures no call showed (not a counter echoed back), with words of its own
+  beside them: another commit, another code. Figures alone that the turn's inputs drive (`expr
+  N * 7`, a clock, a background job's progress count polled) are not;
 - names a path (a tool's `*path` or `url`, an existing file in a Bash command) not named
   before in the turn, or one read or written by a subagent (its reads are its caller's
   headway), unless the turn made it and it holds what another path held (`touch
