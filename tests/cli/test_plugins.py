@@ -6,6 +6,7 @@ names them, `${CLAUDE_PLUGIN_ROOT}` expanded; a broken plugin is a warning, neve
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from tether.config.settings import tether_home
 from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
+from tether.testing.recorded import RecordedRequest
 
 Run = Callable[..., CliResult]
 
@@ -23,6 +25,15 @@ Run = Callable[..., CliResult]
 def user_home(monkeypatch: pytest.MonkeyPatch, home: Path) -> Path:
     monkeypatch.setenv("HOME", str(home))
     return home
+
+
+def _prompt_of(request: RecordedRequest) -> str:
+    """The user's words in the request's last user message, without the reminders around
+    them (a hook's added context goes ahead of the prompt, as Claude Code sends it)."""
+    said = re.sub(
+        r"<system-reminder>.*?</system-reminder>", "", request.last_user_text(), flags=re.S
+    )
+    return said.strip()
 
 
 def _write(path: Path, content: str) -> None:
@@ -110,7 +121,7 @@ def test_a_plugin_dir_gives_namespaced_commands_skills_agents_and_hooks(
 
     assert result.exit_code == 0, result.stderr
     first = fake_model.requests[0]
-    assert first.last_user_text().startswith("Sweep the attic now.")
+    assert _prompt_of(first) == "Sweep the attic now."
     # The hook ran with the plugin's variables, in its command text and its environment.
     data = tether_home() / "plugins" / "data" / "tidy-inline"
     assert f"root={plugin.resolve()} data={data}" in json.dumps(first.messages())
@@ -136,10 +147,8 @@ def test_plugin_commands_are_named_by_plugin_and_subdirectory_only(
     ]
 
     assert [r.exit_code for r in runs] == [0, 0, 0], [r.stderr for r in runs]
-    # The plugin's UserPromptSubmit hook adds a reminder after each prompt.
-    prompts = [
-        r.last_user_text().split("<system-reminder>")[0].strip() for r in fake_model.requests
-    ]
+    # The plugin's UserPromptSubmit hook adds a reminder to each prompt.
+    prompts = [_prompt_of(r) for r in fake_model.requests]
     assert prompts == [
         "Dust everything.",
         f"SHOUT hey with {plugin.resolve()}/bin/echo.sh",
@@ -190,7 +199,7 @@ def test_enabled_plugins_load_from_a_directory_marketplace_and_false_turns_one_o
     off = tether("-p", "/tidy:sweep attic")
 
     assert (on.exit_code, off.exit_code) == (0, 0), on.stderr + off.stderr
-    assert fake_model.requests[0].last_user_text().startswith("Sweep attic now.")
+    assert _prompt_of(fake_model.requests[0]) == "Sweep attic now."
     assert "tidy:folding" in fake_model.requests[0].system()
     assert fake_model.requests[1].last_user_text().startswith("/tidy:sweep attic\n<system-")
     assert "tidy:folding" not in fake_model.requests[1].system()
@@ -245,7 +254,7 @@ def test_a_broken_plugin_is_a_warning_naming_the_file(
     )
     assert f"plugin file {half.resolve() / '.mcp.json'}: must be a JSON object" in result.stderr
     # The rest of the half-broken plugin still works.
-    assert fake_model.requests[0].last_user_text().startswith("Sweep x now.")
+    assert _prompt_of(fake_model.requests[0]) == "Sweep x now."
 
 
 def test_a_plugins_mcp_server_gets_its_root_and_is_named_by_plugin(

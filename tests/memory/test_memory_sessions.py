@@ -69,7 +69,8 @@ def test_a_later_session_finds_a_memory_by_meaning_and_by_words_and_is_offered_i
         "disagree, the one saved later is likely the current one):\n"
         f"- Memory 1: {DEPLOY}\n</system-reminder>"
     )
-    assert undated(_user_texts(first)) == [f"{PARAPHRASE}: what do I type?", offered]
+    # Offered ahead of the prompt, as a hook's added context is (as Claude Code sends it).
+    assert undated(_user_texts(first)) == [offered, f"{PARAPHRASE}: what do I type?"]
     assert [undated(r.tool_results()) for r in fake_model.requests[1:]] == [
         [f"Memory 1 [deploy]: {DEPLOY}"],
         [f"Memory 2: {TABS}"],
