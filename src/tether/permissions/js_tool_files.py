@@ -8,7 +8,7 @@ asked. Options loading code are outside_code's (`--plugin`, `--config`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 
 from tether.permissions.option_names import option_values
 from tether.permissions.program_use import ProgramUse
@@ -53,7 +53,7 @@ def js_tool_use(argv: tuple[str, ...]) -> ProgramUse | None:
     program, or when it writes and expands nothing."""
     if not argv or not is_literal(argv[0]):
         return None
-    found = _tool(program_name(argv[0]), argv[1:])
+    found = js_tool_run(program_name(argv[0]), argv[1:], _WRITES)
     if found is None:
         return None
     tool, args = found
@@ -71,15 +71,19 @@ def js_tool_use(argv: tuple[str, ...]) -> ProgramUse | None:
     return ProgramUse(writes=tuple(writes), asks=tuple(asks), changes=bool(writes))
 
 
-def _tool(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
-    if name in _WRITES:
+def js_tool_run(
+    name: str, args: tuple[str, ...], tools: Container[str]
+) -> tuple[str, tuple[str, ...]] | None:
+    """(tool, its arguments) for one of `tools` run as itself or through npx (or pnpx,
+    bunx: the first word that is not an option names the package, its version cut)."""
+    if name in tools:
         return name, args
     if name not in _NPX:
         return None
     for i, arg in enumerate(args):
         if not arg.startswith("-"):
             tool = program_name(arg).partition("@")[0] if is_literal(arg) else ""
-            return (tool, args[i + 1 :]) if tool in _WRITES else None
+            return (tool, args[i + 1 :]) if tool in tools else None
     return None
 
 

@@ -22,6 +22,7 @@ from tether.permissions.build_generators import machine_files
 from tether.permissions.commands import SYSTEM_BIN_DIRS
 from tether.permissions.conda_environments import conda_sources
 from tether.permissions.interpreter_scripts import interpreter_scripts
+from tether.permissions.js_tool_files import js_tool_run
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.module_urls import module_specifier
@@ -94,7 +95,6 @@ _JS_TOOL_CODE: dict[str, tuple[str, ...]] = {
 }
 """Options of JavaScript tools (run as themselves or through `npx`) that load code or a
 configuration file (which is code: `jest.config.js`) or choose the directory it comes from."""
-_NPX = frozenset({"npx", "pnpx", "bunx"})
 _JQ = frozenset({"jq", "gojq", "jaq"})
 _JQ_IMPORT = re.compile(r"\b(import|include)\b")
 _INCLUDES = {"ruby": ("-I", "-r", "--require"), "perl": ("-I",)}
@@ -128,7 +128,7 @@ def loaded_code(
         files = option_values(args, _NODE_FILES.get(name, _NODE_FILES["node"]))
         files += implied_files(name, args)
         return (*_node_modules(option_pairs(args, _NODE_MODULES)), *files, *scripts)
-    tool = _js_tool(name, args)
+    tool = js_tool_run(name, args, _JS_TOOL_CODE)
     tools = _paths(option_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
     if name in _JS_TOOL_CODE:
         return tools
@@ -172,21 +172,8 @@ def js_tool_values(argv: tuple[str, ...]) -> tuple[str, ...]:
     the tool reads, whatever else its options may do."""
     if not argv or not is_literal(argv[0]):
         return ()
-    tool = _js_tool(program_name(argv[0]), argv[1:])
+    tool = js_tool_run(program_name(argv[0]), argv[1:], _JS_TOOL_CODE)
     return tuple(option_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
-
-
-def _js_tool(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
-    """(tool, its arguments) for a JavaScript tool run as itself or through npx."""
-    if name in _JS_TOOL_CODE:
-        return name, args
-    if name not in _NPX:
-        return None
-    for i, arg in enumerate(args):
-        if not arg.startswith("-"):
-            tool = program_name(arg).partition("@")[0] if is_literal(arg) else ""
-            return (tool, args[i + 1 :]) if tool in _JS_TOOL_CODE else None
-    return None
 
 
 def _runner_package(name: str, args: tuple[str, ...]) -> list[str]:
