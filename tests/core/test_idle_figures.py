@@ -81,5 +81,8 @@ def test_polling_a_job_that_prints_progress_counts_for_ever_is_stopped(
     result = tether("-p", "watch it", "--output-format", "json", "--dangerously-skip-permissions")
     assert result.exit_code == 1, result.stdout + result.stderr
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {WAITING_STOP_AT}")
-    assert len(fake_model.requests) <= WAITING_STOP_AT + 3
+    # Stopped by the waiting bound, not the cap. How many polls came before the bound began to
+    # count depends on when the job's first line is written (44 against a bound of 43 once, on
+    # a loaded machine), so the count of requests is not pinned here.
+    assert len(fake_model.requests) < CAP
     assert "still running, stopped with the turn the guard ended: bash_1" in result.stderr
