@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Mapping
 
-from tether.permissions.option_names import option_values
+from tether.permissions.option_names import option_values, plain_operands
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name
 
@@ -60,7 +60,7 @@ def js_tool_use(argv: tuple[str, ...]) -> ProgramUse | None:
     writes = option_values(args, _WRITES[tool]) if tool in _WRITES else []
     asks: list[str] = []
     if tool in _VALUED:
-        operands = _operands(args, _VALUED[tool])
+        operands = plain_operands(args, _VALUED[tool])
         if any(word in _REWRITES.get(tool, ()) for word in args):
             writes += operands
         for word in operands:
@@ -85,19 +85,3 @@ def js_tool_run(
             tool = program_name(arg).partition("@")[0] if is_literal(arg) else ""
             return (tool, args[i + 1 :]) if tool in tools else None
     return None
-
-
-def _operands(args: tuple[str, ...], valued: tuple[str, ...]) -> list[str]:
-    found: list[str] = []
-    skip = False
-    for i, word in enumerate(args):
-        if skip:
-            skip = False
-        elif word == "--":
-            found += args[i + 1 :]
-            break
-        elif word.startswith("-"):
-            skip = word in valued
-        else:
-            found.append(word)
-    return found
