@@ -20,13 +20,14 @@ import re
 
 from tether.permissions.dangerous_variables import is_dangerous_variable
 from tether.permissions.interpreter_scripts import module_call
+from tether.permissions.node_runners import NODE_RUNNERS
 from tether.permissions.option_names import dashed_options
 from tether.permissions.runner_argv import runner_calls
 from tether.permissions.shell_words import is_literal, program_name
 
 _NODE = ("--env-file", "--env-file-if-exists")
 _RUNTIMES: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("node", "nodejs", "tsx", "esno", "nodemon"), _NODE),
+    **dict.fromkeys(("node", "nodejs", "esno", "nodemon", *NODE_RUNNERS), _NODE),
     "bun": ("--env-file",),
     "deno": ("--env-file",),
 }

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tether.permissions.node_runners import NODE_RUNNERS
 from tether.permissions.run_as_main import module_that_runs
 from tether.permissions.runtime_files import NODE_VALUED
 from tether.permissions.shell_words import program_name
@@ -56,8 +57,7 @@ INTERPRETERS: Mapping[str, Interpreter] = {
     "python": _PYTHON,
     "pypy": _PYTHON,
     "node": _NODE,
-    "ts-node": _NODE,
-    "tsx": _NODE,
+    **dict.fromkeys(NODE_RUNNERS, _NODE),
     "perl": Interpreter(code=_s("-e", "-E"), valued=_s("-I", "-M", "-m"), bundles=True),
     "ruby": Interpreter(
         code=_s("-e"), valued=_s("-I", "-r", "--require", "-C", "-E"), bundles=True
@@ -185,8 +185,7 @@ QUERIES: Mapping[str, frozenset[str]] = {
     "python": _HELP | _s("-?", "--help-all", "--help-env", "--help-xoptions"),
     "pypy": _HELP,
     "node": _HELP | _s("-v", "--v8-options"),
-    "ts-node": _HELP | _s("-v"),
-    "tsx": _HELP | _s("-v"),
+    **dict.fromkeys(NODE_RUNNERS, _HELP | _s("-v")),
     "perl": _HELP | _s("-v", "-V"),
     "ruby": _HELP | _s("-v", "--copyright"),
     "php": _HELP | _s("-v", "-m", "--modules", "-i", "--info"),

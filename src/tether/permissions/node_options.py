@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from tether.permissions.command_spec import words
 from tether.permissions.node_option_words import node_option_readings
+from tether.permissions.node_runners import NODE_RUNNERS
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name, readable
 
@@ -148,6 +149,9 @@ def node_use(argv: tuple[str, ...]) -> ProgramUse | None:
     if _NAMES_NODE.fullmatch(name):
         found = _Found()
         _read_options(argv[1:], found)
+    elif name in NODE_RUNNERS:
+        found = _Found()
+        _read_options(_runner_node_words(name, argv[1:], found), found)
     elif name in _RUNNERS:
         found = _Found()
         for value in _runner_node_options(argv[1:]):
@@ -199,10 +203,7 @@ def _read_options(args: tuple[str, ...], found: _Found, *, given: bool = False) 
             break
         name, eq, value = _spelled(arg)
         following = args[i + 1] if i + 1 < len(args) else None
-        takes = name in _VALUED | _JUDGED_ELSEWHERE | _WRITES_FILE | _PORTS | _VALUED_WRITES
-        takes = takes or name in ("--experimental-sea-config", "--experimental-policy")
-        takes = takes or name in _DIRECTORIES or name in _NAMES or name in _READS
-        if takes and not eq:
+        if _takes_value(name) and not eq:
             if following is None:
                 break
             value, i = following, i + 1
@@ -237,6 +238,39 @@ def _read_options(args: tuple[str, ...], found: _Found, *, given: bool = False) 
         elif eq or not _known_flag(name):
             asks.append(f"node option {readable(arg)} is not one tether knows")
     writes += [_own_file(name, value, values) for name, value in flags]
+
+
+def _takes_value(name: str) -> bool:
+    """Whether node's option `name` (as `_spelled` names it) takes the next word as its value."""
+    takes = name in _VALUED | _JUDGED_ELSEWHERE | _WRITES_FILE | _PORTS | _VALUED_WRITES
+    takes = takes or name in ("--experimental-sea-config", "--experimental-policy")
+    return takes or name in _DIRECTORIES or name in _NAMES or name in _READS
+
+
+def _runner_node_words(name: str, args: tuple[str, ...], found: _Found) -> tuple[str, ...]:
+    """A TypeScript runner's words as the node it starts reads them: its own options (and
+    mode word: `tsx watch`) taken off, up to the script; a module its own options load
+    (`ts-node --compiler X`) is code not read."""
+    table = NODE_RUNNERS[name]
+    kept: list[str] = []
+    i = 1 if args and args[0] in table.commands else 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("--", "-") or not arg.startswith("-"):
+            return (*kept, *args[i:])
+        option, eq, value = arg.partition("=")
+        if option in table.valued or option in table.loads:
+            if not eq:
+                value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
+            if option in table.loads:
+                found.asks.append(f"{name} {option} {readable(value)} loads code not read")
+        elif option not in table.flags:
+            kept.append(arg)
+            if _takes_value(_spelled(arg)[0]) and not eq and i + 1 < len(args):
+                kept.append(args[i + 1])
+                i += 1
+        i += 1
+    return tuple(kept)
 
 
 def _known_flag(name: str) -> bool:

@@ -26,6 +26,7 @@ from tether.permissions.js_tool_files import js_tool_run
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.module_urls import module_specifier
+from tether.permissions.node_runners import NODE_RUNNERS
 from tether.permissions.option_names import (
     OptionGrammar,
     dashed_options,
@@ -40,7 +41,7 @@ from tether.permissions.python_tool_code import tool_loads
 from tether.permissions.runtime_files import implied_files
 from tether.permissions.shell_words import DYN, PATH_STARTS, is_literal, program_name
 
-_NODE = frozenset({"node", "nodejs", "bun", "deno", "ts-node", "tsx"})
+_NODE = frozenset({"node", "nodejs", "bun", "deno", *NODE_RUNNERS})
 _NODE_VALUED = ("-r", "--require", "--import", "--loader", "--experimental-loader", "--preload")
 """The options of node, bun and deno that load a module before the script (`--preload`: bun's
 and deno's); its value may be a path, a package, or code itself (`data:`) or from afar

@@ -11,6 +11,7 @@ import re
 
 from tether.permissions.interpreter_scripts import PYTHON_VALUED, interpreter_scripts, module_call
 from tether.permissions.make_options import make_places
+from tether.permissions.node_runners import NODE_RUNNERS
 from tether.permissions.shell_words import is_literal, program_name
 
 _MAKE = frozenset({"make", "gmake", "bmake", "pmake"})
@@ -41,7 +42,7 @@ _PROJECT_TOOLS = frozenset(
 """Build and test runners that read a project file (and the code it names) from their
 working directory."""
 _PYTHON = re.compile(r"(python|pypy)[0-9.]*(-config)?")
-_NODE = frozenset({"node", "nodejs", "ts-node", "tsx"})
+_NODE = frozenset({"node", "nodejs", *NODE_RUNNERS})
 
 
 def runs_working_code(argv: tuple[str, ...]) -> bool:
