@@ -43,6 +43,7 @@ from tether.permissions.node_options import node_use
 from tether.permissions.npm_settings import manager_settings
 from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.pack_writes import pack_writes
+from tether.permissions.package_indexes import index_sources
 from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
@@ -154,6 +155,7 @@ class FileJudge(UseJudge):
                         manager_settings,
                         conda_unseen,
                         js_tool_use,
+                        index_sources,
                     )
                 ),
             ):

@@ -28,6 +28,7 @@ from tether.permissions.file_targets import GlobPath
 from tether.permissions.glob_disk import disk_matches
 from tether.permissions.go_generate import generate_text, generate_words
 from tether.permissions.package_configs import config_unread
+from tether.permissions.package_indexes import listed_indexes
 from tether.permissions.package_sources import dependency_places, installs
 from tether.permissions.paths import is_below
 from tether.permissions.pip_projects import project_sources, uv_config_sources
@@ -288,6 +289,7 @@ class ProjectJudge(ScriptJudge):
                 if text is None:
                     continue
                 sources, files = requirement_lines(text)
+                found += [ask(f"{readable(word)}: {reason}") for reason in listed_indexes(text)]
                 if environment:
                     sources = tuple(_joined(real.parent, source) for source in sources)
                 what = f"{readable(word)} names code from"

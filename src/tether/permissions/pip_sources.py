@@ -23,7 +23,7 @@ from tether.permissions.option_names import (
 )
 from tether.permissions.shell_words import HOME, PATH_STARTS, is_literal, program_name
 
-_PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "add", "inject"})
+PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "add", "inject"})
 """pip's, uv's (`uv add PATH`) and pipx's (`pipx install PATH`, `inject`) subcommands that
 build and install what they name."""
 PIP_PROGRAMS = frozenset({"pip", "pip3", "uv", "pipx"})
@@ -76,7 +76,7 @@ def _uv_places(args: tuple[str, ...]) -> tuple[str, ...]:
     return (*option_values(args, _UV_PLACES), *pythons)
 
 
-def _pip_values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
+def pip_values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
     """The values of pip's `options` in `args`, taken as optparse takes them: any prefix of a
     long option (`--requirem=F`, `--find-lin DIR`; one pip finds ambiguous is taken too)."""
     return option_values(args, OptionGrammar(options, prefixes=True, known=_PIP_FLAGS))
@@ -92,7 +92,7 @@ def pip_module(argv: tuple[str, ...]) -> tuple[str, ...] | None:
     return entry[1] if entry is not None and entry[0] in ("pip", "pip3") else None
 
 
-def _pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
+def pip_words(argv: tuple[str, ...]) -> tuple[str, ...]:
     """pip's words of `pip ...`, `uv pip ...` or `python3 -m pip ...`; none for others."""
     if not argv or not is_literal(argv[0]):
         return ()
@@ -180,24 +180,30 @@ def _cluster(word: str) -> list[str]:
 def requirement_files(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The requirement and constraint files an install reads (`pip install -r FILE`), as
     written: the local projects their lines name are built too."""
-    words = _pip_words(argv)
+    words = pip_words(argv)
     words = words[1:] if words[:1] in (("pip",), ("tool",)) else words
     if words[:1] == ("run",):  # `uv run --with-requirements F CMD`
-        return tuple(_pip_values(_before_command(words), ("--with-requirements",)))
-    return tuple(_pip_values(words, _PIP_FILES)) if words[:1] and words[0] in _PIP_FETCHES else ()
+        return tuple(pip_values(_before_command(words), ("--with-requirements",)))
+    return tuple(pip_values(words, _PIP_FILES)) if words[:1] and words[0] in PIP_FETCHES else ()
 
 
 def requirement_lines(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What a requirements file's lines name: the local projects pip builds from them, as
     `_pip_paths` reads a command line, and the requirement files they read in turn (`-r
     more.txt`, relative to the file)."""
+    words = requirement_words(text)
+    files = pip_values(("install", *words), _PIP_FILES)
+    sources = [p for p in _pip_paths(("install", *words)) if p not in files]
+    return tuple(sources), tuple(files)
+
+
+def requirement_words(text: str) -> list[str]:
+    """A requirements file's words, its lines joined and comments dropped as pip does."""
     words: list[str] = []
     for line in _joined_lines(text):
         line = re.sub(r"(^|\s)#.*", "", line).strip()
         words += _split(line) or ([line] if line else [])
-    files = _pip_values(("install", *words), _PIP_FILES)
-    sources = [p for p in _pip_paths(("install", *words)) if p not in files]
-    return tuple(sources), tuple(files)
+    return words
 
 
 def _joined_lines(text: str) -> list[str]:
@@ -225,13 +231,25 @@ def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
     build backends and set-up scripts run."""
     words = args[1:] if args[:1] in (("pip",), ("tool",)) else args  # `uv pip install`
     if words[:1] == ("run",):  # `uv run --with-requirements F`, `uv tool run`: their files
-        return tuple(_pip_values(_before_command(words), ("--with-requirements",)))
-    if not words or words[0] not in _PIP_FETCHES:
+        return tuple(pip_values(_before_command(words), ("--with-requirements",)))
+    if not words or words[0] not in PIP_FETCHES:
         return ()
-    found: list[str] = [*_pip_values(words, _PIP_FILES)]
-    found += [p for v in _pip_values(words, _PIP_SOURCES) if (p := local_source(v)) is not None]
+    found: list[str] = [*pip_values(words, _PIP_FILES)]
+    found += [p for v in pip_values(words, _PIP_SOURCES) if (p := local_source(v)) is not None]
+    found += [
+        source
+        for arg, named in requirement_operands(words)
+        if (source := local_source(arg, named=named)) is not None
+    ]
+    return tuple(found)
+
+
+def requirement_operands(words: tuple[str, ...]) -> list[tuple[str, bool]]:
+    """The operands of a pip subcommand's `words` (option values skipped), each with whether
+    it follows a lone `@` (the URL of `NAME @ URL`)."""
+    found: list[tuple[str, bool]] = []
     skip = False
-    named = False  # after a lone `@`: the URL of `NAME @ URL`
+    named = False
     for arg in words[1:]:
         if skip:
             skip = False
@@ -242,21 +260,19 @@ def _pip_paths(args: tuple[str, ...]) -> tuple[str, ...]:
             continue
         if arg.startswith("-"):
             continue
-        source = local_source(arg, named=named)
+        found.append((arg, named))
         named = arg == "@"
-        if source is not None:
-            found.append(source)
-    return tuple(found)
+    return found
 
 
 def local_projects(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The local projects an install names on its command line (`pip install ./p`, `-e p`,
     `uv tool install p`), as written: their own dependencies are built too (pip_projects)."""
-    words = _pip_words(argv)
+    words = pip_words(argv)
     files = set(requirement_files(argv))
     found = [p for p in _pip_paths(words) if p not in files and "://" not in p]
     # `-e DIR`: a bare name is a directory too
-    found += [v for v in _pip_values(words, ("-e", "--editable")) if ":" not in v]
+    found += [v for v in pip_values(words, ("-e", "--editable")) if ":" not in v]
     return tuple(dict.fromkeys(found))
 
 
@@ -272,7 +288,7 @@ def uv_project_dirs(argv: tuple[str, ...]) -> tuple[str, ...]:
 
 
 _UV_RESOLVES = {(c,) for c in ("sync", "lock", "run", "add", "remove", "export", "tree", "pip")}
-_UV_PIP = {(c,) for c in _PIP_FETCHES}
+_UV_PIP = {(c,) for c in PIP_FETCHES}
 """uv's commands that resolve the project's dependencies with its settings (`uv pip`: those
 that install)."""
 
@@ -316,7 +332,7 @@ def fetched_code(argv: tuple[str, ...]) -> str | None:
     An allow rule for the interpreter does not cover it; one naming pip does (`Bash(pip
     install *)`, `Bash(python3 -m pip *)`)."""
     rest = pip_module(argv)
-    if rest is None or not any(word in _PIP_FETCHES for word in rest):
+    if rest is None or not any(word in PIP_FETCHES for word in rest):
         return None
     return (
         f"`{program_name(argv[0])} -m pip` installs packages whose build and set-up code "
@@ -350,18 +366,18 @@ def pip_writes(
     or where `assignments` put it: `UV_TOOL_BIN_DIR`), as `pip install --user` does."""
     if not argv or program_name(argv[0]) in ADDERS:
         return ()
-    words = _pip_words(argv)
+    words = pip_words(argv)
     operands = tuple(w for w in words if not w.startswith("-"))  # `uv --quiet tool ...`
     if "tool" in operands[:2] and program_name(argv[0]) == "uv":  # `uv --directory d tool`
         return _uv_tool_places(operands[operands.index("tool") + 1 :], assignments)
     words = words[1:] if words[:1] == ("pip",) else words
     if words[:1] == ("build",) and program_name(argv[0]) == "uv":
-        return tuple(_pip_values(words, ("-o", "--out-dir")))  # `uv build -o DIR`
+        return tuple(pip_values(words, ("-o", "--out-dir")))  # `uv build -o DIR`
     if words[:1] == ("venv",) and program_name(argv[0]) == "uv":
         return uv_venv_places(words[1:])  # `uv venv DIR`
-    if not words or words[0] not in _PIP_FETCHES:
+    if not words or words[0] not in PIP_FETCHES:
         return ()
-    found = _pip_values(words, _PIP_WRITES)
+    found = pip_values(words, _PIP_WRITES)
     user = OptionGrammar(("--user",), flags=("--user",), prefixes=True, known=_PIP_FLAGS)
     if option_values(words, user):
         found.append(HOME + "/.local")
@@ -397,14 +413,14 @@ _UV_VENV_VALUED = frozenset(
 def uv_venv_places(words: tuple[str, ...]) -> tuple[str, ...]:
     """The directory `uv venv [OPTIONS] [DIR]` makes, with `--cache-dir`'s; a word after an
     option no table knows is taken as a place too (more is judged, not less)."""
-    found = list(_pip_values(words, ("--cache-dir",)))
+    found = list(pip_values(words, ("--cache-dir",)))
     return (*found, *plain_operands(words, _UV_VENV_VALUED))
 
 
 def pip_loads(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The local places `argv` (pip, uv, pipx, `python3 -m pip`) builds or runs code from."""
     uv = _uv_places(argv[1:]) if program_name(argv[0]) == "uv" else ()
-    words = _pip_words(argv)
+    words = pip_words(argv)
     return (*uv, *_pip_paths(words), *_config_places(words))
 
 
@@ -414,10 +430,10 @@ def _config_places(words: tuple[str, ...]) -> list[str]:
     builddir=/x`, `--config-settings=editable-config=../x.toml`) or known only as pip runs is
     read by the backend's code, which may load or run what it finds there."""
     at = 1 if words[:1] in (("pip",), ("tool",)) else 0
-    if words[at : at + 1] == () or words[at] not in _PIP_FETCHES:
+    if words[at : at + 1] == () or words[at] not in PIP_FETCHES:
         return []
     found: list[str] = []
-    for value in _pip_values(words[at:], ("-C", "--config-settings")):
+    for value in pip_values(words[at:], ("-C", "--config-settings")):
         place = value.rpartition("=")[2]  # `setup-args=-Dx=/p`: the last value
         if place.startswith(PATH_STARTS) or "/" in place or not is_literal(place):
             found.append(place)
