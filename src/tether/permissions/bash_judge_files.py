@@ -26,6 +26,7 @@ from tether.permissions.config_writers import config_writes
 from tether.permissions.container_files import container_files
 from tether.permissions.corepack import corepack_use
 from tether.permissions.defaults import is_device
+from tether.permissions.deno_permissions import deno_use
 from tether.permissions.env_files import dangerous_settings, env_file_words
 from tether.permissions.extractors import extraction_writes
 from tether.permissions.file_targets import Target
@@ -218,6 +219,11 @@ class FileJudge(UseJudge):
             if toolchain is not None:
                 verdicts.extend(self._program_use(toolchain))
                 reads += toolchain.reads
+            deno = deno_use(inv.argv)
+            if deno is not None:  # what it may read is granted whole, as a tree
+                verdicts.extend(self._program_use(deno))
+                trees += deno.reads
+                writes += deno.writes
             rclone = self._rclone(inv)
             reads += rclone.reads
             trees += rclone.trees

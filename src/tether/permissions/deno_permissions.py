@@ -1,0 +1,141 @@
+"""deno's permission flags as what they grant the code it runs. Without them deno is its own
+sandbox: the script reads, writes, runs and reaches nothing, so its code is only the script's.
+`-A`/`--allow-all`, `--allow-run` (any program: it runs outside deno's sandbox, with every
+permission) and `--allow-ffi` (native code) give the code everything: asked. `--allow-read`
+and `--allow-write` with paths are reads (whole trees) and writes of those paths, judged by the
+Read and Edit rules; bare, they grant every file: asked. `--allow-env`, `--allow-net` and
+`--allow-import` bare (every variable, every host), `--allow-net` to a host not loopback, and a
+permission set from the configuration (`-P`): asked. A script given as a URL or a package
+(`https://...`, `jsr:`, `npm:`) is code from the network: asked. `deno install -g` writes a
+program later commands run; `--allow-scripts` runs packages' lifecycle scripts: asked.
+`deno eval` (code on the line) and `deno task` (deno.json's tasks) are judged elsewhere."""
+
+from __future__ import annotations
+
+import re
+
+from tether.permissions.program_use import ProgramUse
+from tether.permissions.shell_words import is_literal, program_name, readable
+
+_RUNNERS = frozenset({"run", "serve", "test", "bench", "repl", "jupyter"})
+"""deno's subcommands that run code with the permissions given to them."""
+_OTHERS = frozenset(
+    {"fmt", "lint", "check", "doc", "info", "cache", "types", "upgrade", "completions"}
+    | {"coverage", "lsp", "publish", "add", "remove", "outdated", "init", "clean", "vendor"}
+    | {"uninstall", "compile", "eval", "task", "install", "x", "help"}
+)
+"""Subcommands that run no code with these flags (`compile` bakes them into the program it
+writes; `eval`, `task`, `install` and `x` are judged elsewhere or below)."""
+_SHORT = {
+    "A": "--allow-all",
+    "R": "--allow-read",
+    "W": "--allow-write",
+    "N": "--allow-net",
+    "E": "--allow-env",
+    "S": "--allow-sys",
+    "I": "--allow-import",
+    "P": "--permission-set",
+}
+_VALUED = frozenset({"-c", "--config", "--import-map", "--cert", "--location", "--seed", "-L"})
+"""Options whose value is the next word (`-c deno.json`), never the script."""
+_EVERYTHING = frozenset({"--allow-all", "--allow-run", "--allow-ffi"})
+_BROAD = {
+    "--allow-read": "reads of every file",
+    "--allow-write": "writes of every file",
+    "--allow-env": "every environment variable",
+    "--allow-net": "every host",
+    "--allow-import": "imports of code from every host",
+}
+_LOOPBACK = re.compile(r"(localhost|127(\.[0-9]+){0,3}|\[::1\])(:[0-9]+)?")
+_FETCHED = re.compile(r"(https?|jsr|npm):", re.I)
+
+
+def deno_use(argv: tuple[str, ...]) -> ProgramUse | None:
+    """What deno's permission flags let the code it runs do; None for another program, or
+    when they grant nothing beyond the files they name."""
+    if not argv or not is_literal(argv[0]) or program_name(argv[0]) != "deno":
+        return None
+    args = argv[1:]
+    command = args[0] if args and not args[0].startswith("-") else ""
+    if command == "install" or command == "add":
+        asks = _install(args[1:])
+        return ProgramUse(asks=tuple(asks), changes=True) if asks else None
+    if command in _OTHERS:
+        return None
+    if command in _RUNNERS:
+        args = args[1:]
+    else:
+        command = ""  # `deno SCRIPT`: run
+    reads: list[str] = []
+    writes: list[str] = []
+    asks: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            break
+        if not arg.startswith("-") or arg == "-":
+            if command in ("", "run", "serve") and _FETCHED.match(arg):
+                asks.append(f"deno runs {readable(arg)}, code from the network: not seen")
+            if command in ("", "run", "serve"):
+                break  # the script: the words after it are its own
+            continue
+        name, eq, value = arg.partition("=")
+        if name in _VALUED and not eq:
+            i += 1
+            continue
+        for option in _spelled(name):
+            _grant(option, value if eq else None, reads, writes, asks)
+    if not reads and not writes and not asks:
+        return None
+    return ProgramUse(
+        reads=tuple(reads),
+        writes=tuple(writes),
+        asks=tuple(asks),
+        changes=True,
+    )
+
+
+def _spelled(name: str) -> list[str]:
+    """The permission options a word gives: `-RWN` is `--allow-read --allow-write
+    --allow-net`; a long option is itself."""
+    if name.startswith("--") or len(name) < 2:
+        return [name]
+    letters = name[1:]
+    if all(letter in _SHORT for letter in letters):
+        return [_SHORT[letter] for letter in letters]
+    return [name]
+
+
+def _grant(
+    option: str, value: str | None, reads: list[str], writes: list[str], asks: list[str]
+) -> None:
+    if option == "--permission-set":
+        asks.append("deno --permission-set takes the permissions its configuration names")
+    elif option in _EVERYTHING:
+        shown = option if value is None else f"{option}={value}"
+        asks.append(f"deno {readable(shown)} gives the code it runs every permission")
+    elif option in _BROAD and (value is None or value == ""):
+        asks.append(f"deno {option} gives the code it runs {_BROAD[option]}")
+    elif value is not None and not is_literal(value):
+        asks.append(f"deno {option} grants what is known only as it runs")
+    elif option == "--allow-read" and value is not None:
+        reads.extend(part for part in value.split(",") if part)
+    elif option == "--allow-write" and value is not None:
+        writes.extend(part for part in value.split(",") if part)
+    elif option == "--allow-net" and value is not None:
+        hosts = [h for h in value.split(",") if h and not _LOOPBACK.fullmatch(h)]
+        if hosts:
+            asks.append(f"deno --allow-net lets the code it runs reach {readable(hosts[0])}")
+
+
+def _install(args: tuple[str, ...]) -> list[str]:
+    asks: list[str] = []
+    for arg in args:
+        name = arg.partition("=")[0]
+        if name in ("-g", "--global"):
+            asks.append("deno install -g writes a program to deno's bin directory, run later")
+        elif name == "--allow-scripts":
+            asks.append("deno install --allow-scripts runs packages' lifecycle scripts: not seen")
+    return asks
