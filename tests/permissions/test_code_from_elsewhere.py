@@ -97,8 +97,6 @@ def test_what_runs_unseen_meets_the_deny_rules(
     "command",
     [
         "cargo install ripgrep",
-        "cargo install --git https://github.com/example/tool",
-        "cargo install --index sparse+https://index.example/ tool",
         "cargo +nightly build",
         "cargo test -- -Z unstable-options --format json",
         "cargo +nightly build -Z build-std",

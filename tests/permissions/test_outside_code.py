@@ -122,8 +122,6 @@ def test_installers_and_runtimes_taking_code_from_outside_ask(
         "pip install -r requirements.txt",
         "pip install requests==2.0 'flask[async]>=2'",
         "pip install -e .",
-        "pip install -i https://pypi.org/simple x",
-        "pip install x@https://example.com/x.whl",
         "node --test --test-reporter=spec",
         "node --test-reporter=./src/r.mjs --test",
         "node -c src/a.js",

@@ -105,7 +105,6 @@ def test_code_and_writes_outside_are_asked(
         "coverage combine",
         "coverage combine --keep {outside}/data",
         "cd src && coverage html",
-        "conda install -c https://conda.anaconda.org/x numpy",
         "conda install conda-forge::numpy",
         "conda create -p ./env numpy",
         "conda create -n e python=3.12",

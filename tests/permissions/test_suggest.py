@@ -125,7 +125,6 @@ def test_the_suggestion_allows_the_call(
         ("uvx ruff check src", "Bash(uvx ruff check src)"),
         ("uv tool run black .", "Bash(uv tool run black .)"),
         ("uv tool install ruff", None),  # writes onto the user's PATH, as pip --user
-        ("deno run -A main.ts", "Bash(deno run -A main.ts)"),
         ("deno run main.ts", "Bash(deno run main.ts)"),
         ("sed -i s/a/b/ notes.txt", "Bash(sed -i s/a/b/ notes.txt)"),
         ("uv run pytest -x", "Bash(uv run pytest -x)"),
