@@ -12,7 +12,10 @@ from tether.permissions import Decision, decide
 
 from .conftest import ContextFactory, Tree
 
-ALLOW = ["Bash(npx prettier *)", "Bash(npx eslint *)", "Bash(npx tsc *)", "Bash(npx jest *)"]
+ALLOW = [
+    *("Bash(npx prettier *)", "Bash(npx eslint *)", "Bash(npx tsc *)", "Bash(npx jest *)"),
+    "Bash(npx stylelint *)",
+]
 DENY = ["Read(./.env)", "Read(~/.ssh/**)"]
 RULES = {"permissions": {"allow": ALLOW, "deny": DENY}}
 
@@ -67,6 +70,7 @@ def _denied(pattern: str, file: str = ".env") -> tuple[str, str, str]:
             ("ask", "Read(./.env)", ".… may reach files deny rule Read(./.env) covers"),
         ),
         ("npx eslint --fix '[.]env'", _denied("?env")),
+        ("npx stylelint --fix '.e*'", _denied(".e*")),
         (
             "npx prettier --check 'src/*_env'",
             (
@@ -149,6 +153,7 @@ def test_patterns_the_tool_expands_itself_are_judged_by_what_they_match(
         "npx prettier --check '*.md' 'config/*.toml'",
         "npx eslint 'src/**/*.js' '!**/.env'",
         "npx eslint --fix 'config/*.toml'",
+        "npx stylelint --fix 'src/**/*.css' -o build/report.txt",
         "npx prettier --check 'src/{1..3}.py'",
     ],
 )

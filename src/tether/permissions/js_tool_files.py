@@ -1,11 +1,11 @@
 """The files JavaScript tools write by their options, and the patterns they expand themselves
-(run as themselves or through npx): prettier's `--write`/`-w` and eslint's `--fix` rewrite
-their operands; `--cache-location`, eslint's `-o/--output-file`, tsc's `--outDir`,
-`--outFile`, `--declarationDir`, `--tsBuildInfoFile`, jest's and vitest's `--outputFile` and
-`--coverageDirectory`, webpack's `-o/--output-path` write where they say. prettier and eslint
-expand a quoted glob operand (`'src/**/*.ts'`, `'.e*'`) themselves: `js_tool_globs`, each
-file it matches judged (tool_globs, bash_judge_files); one not a literal is asked. Options
-loading code are outside_code's (`--plugin`, `--config`)."""
+(run as themselves or through npx): prettier's `--write`/`-w`, eslint's and stylelint's
+`--fix` rewrite their operands; `--cache-location`, eslint's and stylelint's `-o`, tsc's
+`--outDir`, `--outFile`, `--declarationDir`, `--tsBuildInfoFile`, jest's and vitest's
+`--outputFile` and `--coverageDirectory`, webpack's `-o/--output-path` write where they say.
+prettier, eslint and stylelint expand a quoted glob operand (`'src/**/*.ts'`, `'.e*'`)
+themselves: `js_tool_globs`, each file it matches judged (tool_globs, bash_judge_files); one
+not a literal is asked. Options loading code are outside_code's (`--plugin`, `--config`)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tether.permissions.tool_globs import has_magic, tool_glob_words
 _WRITES: Mapping[str, tuple[str, ...]] = {
     "prettier": ("--cache-location", "--log-file"),
     "eslint": ("-o", "--output-file", "--cache-location", "--cache-file"),
+    "stylelint": ("-o", "--output-file", "--cache-location"),
     "tsc": ("--outDir", "--outFile", "--out", "--declarationDir", "--tsBuildInfoFile"),
     "jest": ("--outputFile", "--coverageDirectory", "--coverage-directory", "--cacheDirectory"),
     "vitest": ("--outputFile", "--coverage.reportsDirectory"),
@@ -28,6 +29,7 @@ _WRITES: Mapping[str, tuple[str, ...]] = {
 _REWRITES: Mapping[str, tuple[str, ...]] = {
     "prettier": ("--write", "-w"),
     "eslint": ("--fix",),
+    "stylelint": ("--fix",),
 }
 """Flags with which a tool rewrites the files its operands name."""
 _VALUED: Mapping[str, tuple[str, ...]] = {
@@ -43,9 +45,15 @@ _VALUED: Mapping[str, tuple[str, ...]] = {
         *("--ext", "--ignore-path", "--ignore-pattern", "--rule", "--global", "--parser"),
         *("--parser-options", "--env", "--max-warnings", "--cache-strategy", "--fix-type"),
     ),
+    "stylelint": (
+        *("-c", "--config", "--config-basedir", "--custom-syntax", "-f", "--formatter"),
+        *("--custom-formatter", "-i", "--ignore-path", "--ip", "--ignore-pattern"),
+        *("-o", "--output-file", "--cache-location", "--cache-strategy", "--mw"),
+        *("--max-warnings", "--stdin-filename", "--go", "--globby-options"),
+    ),
 }
 """Options taking a value, so that the word after one is no operand."""
-_GLOBBING = frozenset({"prettier", "eslint"})
+_GLOBBING = frozenset({"prettier", "eslint", "stylelint"})
 _NPX = frozenset({"npx", "pnpx", "bunx"})
 
 
