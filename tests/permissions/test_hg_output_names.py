@@ -81,3 +81,27 @@ def test_what_hg_writes_reads_or_runs_is_judged(
 def test_ordinary_uses_stay_allowed(command: str, make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict == Decision("allow", "Bash(hg *)", "allowed by Bash(hg *)")
+
+
+_PURGE = (
+    "hg purge deletes the untracked files it finds (local settings among them), which may be"
+    " files that change what later sessions run or allow (asked in every mode but"
+    " bypassPermissions, whatever the rules allow; the sandbox is off)"
+)
+
+
+@pytest.mark.parametrize("command", ["hg purge", "hg purge --all", "hg clean", "hg purg"])
+def test_deleting_untracked_files_is_asked_as_git_clean_is(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    verdict = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert verdict == Decision("ask", None, _PURGE)
+
+
+@pytest.mark.parametrize("command", ["hg rm -f .env", "hg remove -A .env", "hg rm src/../.env"])
+def test_what_hg_remove_deletes_meets_the_edit_deny_rules(
+    command: str, make_ctx: ContextFactory
+) -> None:
+    rules = {"permissions": {"allow": ["Bash(hg *)"], "deny": ["Edit(.env)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rules))
+    assert verdict.behavior == "deny", verdict

@@ -16,7 +16,13 @@ from functools import partial
 
 from tether.permissions.file_urls import local_url_path
 from tether.permissions.hg_commands import UNKNOWN_COMMAND, command_known
-from tether.permissions.hg_named_files import CONFIGURED, NAMED, UNKNOWN_DEBUG, debug_known
+from tether.permissions.hg_named_files import (
+    CONFIGURED,
+    NAMED,
+    TREE_DELETERS,
+    UNKNOWN_DEBUG,
+    debug_known,
+)
 from tether.permissions.hg_peers import hg_operands
 from tether.permissions.option_names import OptionGrammar, first_operand, option_pairs
 from tether.permissions.shell_words import DYN, is_literal
@@ -52,12 +58,15 @@ _SKIPPED: Mapping[str, int] = {"grep": 1, "export": -1}
 class HgFiles(Slotted):
     """The working-copy files an hg command line reads and writes, as written."""
 
-    __slots__ = ("asks", "reads", "unseen", "writes")
+    __slots__ = ("asks", "reads", "rewrites_tree", "unseen", "writes")
     reads: tuple[str, ...]
     writes: tuple[str, ...]
     unseen: tuple[str, ...]
     asks: tuple[str, ...]
     """Why it runs what hg's configuration names (`hg fix`)."""
+    rewrites_tree: str
+    """Why it deletes files of the working copy it does not name (`hg purge`); empty when
+    it does not."""
 
     def __init__(
         self,
@@ -65,11 +74,13 @@ class HgFiles(Slotted):
         writes: tuple[str, ...],
         unseen: tuple[str, ...] = (),
         asks: tuple[str, ...] = (),
+        rewrites_tree: str = "",
     ) -> None:
         self.reads = reads
         self.writes = writes
         self.unseen = unseen
         self.asks = asks
+        self.rewrites_tree = rewrites_tree
 
 
 def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
@@ -121,12 +132,22 @@ def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
             grammar = OptionGrammar(flags, flags=flags, grouped=True, prefixes=True)
             if not flags or option_pairs(args[at + 1 :], grammar):
                 asks.append(why)
+    rewrites = next(
+        (
+            f"hg {names[0]} {does}"
+            for names, does in TREE_DELETERS.items()
+            if word and any(name.startswith(word) for name in names)
+        ),
+        "",
+    )
     unseen: tuple[str, ...] = ()
     if word.startswith("debug") and not debug_known(word):
         unseen = (UNKNOWN_DEBUG,)
     elif word and is_literal(word) and not word.startswith("debug") and not command_known(word):
         unseen = (UNKNOWN_COMMAND,)
-    return HgFiles(tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)), unseen, tuple(asks))
+    return HgFiles(
+        tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)), unseen, tuple(asks), rewrites
+    )
 
 
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.I)

@@ -38,6 +38,7 @@ _EMAIL = (
     *("--date", "-f", "--from", "-m", "--mbox", "--reply-to", "-s", "--subject"),
     *("--in-reply-to", "--flag", "-t", "--to", "-e", "--ssh", "--remotecmd"),
 )
+_PICKS = ("-I", "--include", "-X", "--exclude")
 _REVLOG = NamedFiles(
     valued=("--dir", "-f", "--format", "-T", "--template"), read_operands=(0, None)
 )
@@ -56,6 +57,8 @@ NAMED: Mapping[tuple[str, ...], NamedFiles] = {
     # histedit's plan, and mq's patch files imported into the queue.
     ("histedit",): NamedFiles(valued=("-r", "--rev", "-T", "--template"), reads=("--commands",)),
     ("qimport",): NamedFiles(valued=("-r", "--rev", "-n", "--name"), read_operands=(0, None)),
+    # The files it deletes from the working copy (and stops tracking).
+    ("remove", "rm"): NamedFiles(valued=_PICKS, write_operands=(0, None)),
     ("serve",): NamedFiles(
         valued=("-p", "--port", "-a", "--address", "--prefix", "-n", "--name", "--style"),
         reads=("--web-conf", "--webdir-conf", "--certificate", "-t", "--templates"),
@@ -111,3 +114,10 @@ CONFIGURED: Mapping[tuple[str, ...], tuple[tuple[str, ...], str]] = {
 }
 """Commands that run what hg's configuration names, always or with one of these flags: asked
 (a rule allowing hg does not say which tools the configuration holds)."""
+
+
+TREE_DELETERS: Mapping[tuple[str, ...], str] = {
+    ("purge", "clean"): "deletes the untracked files it finds (local settings among them)",
+}
+"""Commands that delete files of the working copy their words do not name, as `git clean`
+does (judged as it is: git_tree_writes)."""

@@ -199,6 +199,7 @@ def _hg(args: Argv) -> ProgramUse:
         reads=(*files.reads, *history.copied),
         unseen=files.unseen,
         shows_objects="hg" if history.prints else "",
+        rewrites_tree=files.rewrites_tree,
     )
 
 
