@@ -31,3 +31,35 @@ def test_a_credential_file_no_rule_covers_stays_allowed(
     command = "git credential-store --file=.git-credentials get"
     decision = decide("Bash", {"command": command}, make_ctx(RULES))
     assert decision.behavior == "allow", decision
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git credential fill",
+        "printf 'protocol=https\\nhost=example.com\\n' | git credential fill",
+        "git -c credential.helper=store credential fill",
+        "git credential-store get",
+        "git credential-cache get",
+        "git credential-cache --socket s get",
+        "git credential-store store",
+        "git credential-store erase",
+    ],
+)
+def test_printing_or_changing_the_kept_credentials_is_asked(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    # The helpers' store is the user's (`~/.git-credentials`, the cache daemon): a rule
+    # allowing git does not cover handing out its passwords.
+    decision = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert decision.behavior == "ask", decision
+
+
+@pytest.mark.parametrize(
+    "command", ["git credential approve", "git credential-cache exit", "git status"]
+)
+def test_commands_printing_no_credential_stay_allowed(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    decision = decide("Bash", {"command": command}, make_ctx(RULES))
+    assert decision.behavior == "allow", decision

@@ -79,6 +79,9 @@ class GitSubcommand:
     `~/.gitconfig` and the user's systemd timers."""
     runs_first: bool = False
     """The first positional is a program it runs (`merge-index PROGRAM`)."""
+    prints_secrets: frozenset[str] = frozenset()
+    """Sub-subcommands that print the credentials git keeps (`credential fill`,
+    `credential-store get`): its helpers' store, outside the workspace, asked."""
     runs_code: bool = False
     """Its arguments give a command it runs, in a form of its own (`remote-ext URL`)."""
     new_repository: Literal["first", "clone"] | None = None
@@ -306,7 +309,17 @@ GIT_SUBCOMMANDS: Mapping[str, GitSubcommand] = {
     # `--file` is read by `get` (printing the stored credentials) and rewritten by `store`
     # and `erase`.
     "credential-store": GitSubcommand(
-        read_valued=_s("--file"), write_valued=_s("--file"), paths="none"
+        read_valued=_s("--file"),
+        write_valued=_s("--file"),
+        paths="none",
+        prints_secrets=_s("get"),
+        home_writes=dict.fromkeys(("store", "erase"), (HOME + "/.git-credentials",)),
+    ),
+    # `fill` asks every configured helper (or the terminal) for a password and prints it;
+    # `approve`/`reject` hand one to the helpers to store or erase.
+    "credential": GitSubcommand(paths="none", prints_secrets=_s("fill")),
+    "credential-cache": GitSubcommand(
+        valued=_s("--timeout", "--socket"), paths="none", prints_secrets=_s("get")
     ),
     **dict.fromkeys(
         ("fast-export", "fast-import"),

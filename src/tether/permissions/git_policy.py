@@ -239,6 +239,9 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: GitUse) -> None:
     if sub.writes is not None:
         use.writes += _written(sub, parsed, positionals)
     use.writes += sub.home_writes.get(first, ())
+    # A store named by `--file` is a read judged as any file's; the default one is the user's.
+    if first in sub.prints_secrets and not parsed.values(sub.read_valued):
+        use.asks.append(f"it prints the credentials git keeps (`{first}`: passwords, tokens)")
     use.runs += runs_first
     if sub.runs_code:
         use.unseen.append("git runs a command its arguments give, in a form of its own")

@@ -1,22 +1,31 @@
 """The files hg reads or writes by name, as svn's are (vcs_programs): `hg cat FILE`, `hg diff
 FILE`, `hg annotate FILE`, `hg grep PATTERN FILE` read the file or what the history holds of
 it (a read as `git show HEAD:FILE` is), their `-I/--include` patterns too; `hg cat -o OUT` and
-`hg export -o OUT` write OUT (a pattern, `%s`, as written); the files other commands open by
+`hg export -o OUT` write OUT (its `%s`/`%d`/`%p` the names of the files printed, a template
+or a file of a pattern or directory any name); the files other commands open by
 an option or operand (hg_named_files: `email --desc FILE`, `commit -l FILE`, `import PATCH`,
 `serve --accesslog FILE`, `debugcreatestreamclonebundle OUT`...); a debugging command none of
 the tables knows is not understood (asked)."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from tether.permissions.file_urls import local_url_path
 from tether.permissions.hg_commands import UNKNOWN_COMMAND, command_known
-from tether.permissions.hg_named_files import NAMED, UNKNOWN_DEBUG, debug_known
+from tether.permissions.hg_named_files import (
+    CONFIGURED,
+    NAMED,
+    TREE_DELETERS,
+    UNKNOWN_DEBUG,
+    debug_known,
+)
 from tether.permissions.hg_peers import hg_operands
 from tether.permissions.option_names import OptionGrammar, first_operand, option_pairs
-from tether.permissions.shell_words import is_literal
+from tether.permissions.shell_words import DYN, is_literal
 from tether.slotted import Slotted
 
 _PATTERNS = ("-I", "--include", "-X", "--exclude")
@@ -49,17 +58,29 @@ _SKIPPED: Mapping[str, int] = {"grep": 1, "export": -1}
 class HgFiles(Slotted):
     """The working-copy files an hg command line reads and writes, as written."""
 
-    __slots__ = ("reads", "unseen", "writes")
+    __slots__ = ("asks", "reads", "rewrites_tree", "unseen", "writes")
     reads: tuple[str, ...]
     writes: tuple[str, ...]
     unseen: tuple[str, ...]
+    asks: tuple[str, ...]
+    """Why it runs what hg's configuration names (`hg fix`)."""
+    rewrites_tree: str
+    """Why it deletes files of the working copy it does not name (`hg purge`); empty when
+    it does not."""
 
     def __init__(
-        self, reads: tuple[str, ...], writes: tuple[str, ...], unseen: tuple[str, ...] = ()
+        self,
+        reads: tuple[str, ...],
+        writes: tuple[str, ...],
+        unseen: tuple[str, ...] = (),
+        asks: tuple[str, ...] = (),
+        rewrites_tree: str = "",
     ) -> None:
         self.reads = reads
         self.writes = writes
         self.unseen = unseen
+        self.asks = asks
+        self.rewrites_tree = rewrites_tree
 
 
 def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
@@ -81,7 +102,13 @@ def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
         if skipped >= 0:
             reads += hg_operands(rest, options)[skipped:]
             reads += [value for option, value in pairs if option in ("-I", "--include")]
-        writes += [value for option, value in pairs if option in _OUTPUT]
+        printed = hg_operands(rest, options)[max(skipped, 0) :] if skipped >= 0 else []
+        writes += [
+            name
+            for option, value in pairs
+            if option in _OUTPUT
+            for name in output_names(value, printed)
+        ]
     for names, named in NAMED.items():
         if not word or not any(name.startswith(word) for name in names):
             continue
@@ -99,12 +126,28 @@ def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
         writes += [value for option, value in pairs if option in named.writes]
         reads += [p for w in operands[slice(*named.read_operands)] if (p := _opened(w))]
         writes += operands[slice(*named.write_operands)]
+    asks: list[str] = []
+    for names, (flags, why) in CONFIGURED.items():
+        if word and any(name.startswith(word) for name in names):
+            grammar = OptionGrammar(flags, flags=flags, grouped=True, prefixes=True)
+            if not flags or option_pairs(args[at + 1 :], grammar):
+                asks.append(why)
+    rewrites = next(
+        (
+            f"hg {names[0]} {does}"
+            for names, does in TREE_DELETERS.items()
+            if word and any(name.startswith(word) for name in names)
+        ),
+        "",
+    )
     unseen: tuple[str, ...] = ()
     if word.startswith("debug") and not debug_known(word):
         unseen = (UNKNOWN_DEBUG,)
     elif word and is_literal(word) and not word.startswith("debug") and not command_known(word):
         unseen = (UNKNOWN_COMMAND,)
-    return HgFiles(tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)), unseen)
+    return HgFiles(
+        tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)), unseen, tuple(asks), rewrites
+    )
 
 
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.I)
@@ -118,3 +161,44 @@ def _opened(word: str) -> str | None:
     if word[:5].lower() == "file:":
         return local_url_path(word)
     return None if is_literal(word) and _SCHEME.match(word) and "/" in word else word
+
+
+_SPEC = re.compile(r"%(.)")
+_MATCHER = re.compile(r"(?:(?:rel|root)?(?:path|glob|re)|listfile0?|set|include|subinclude):")
+
+
+def output_names(template: str, printed: Sequence[str]) -> list[str]:
+    """The files `hg cat -o TEMPLATE FILE...` writes (`hg help cat`): one per file printed,
+    `%s` its base name, `%d` its directory, `%p` its path from the root; `%H`, `%R`, `%h`,
+    `%r`, `%b`, `%n`, `%N`, `%m` a name of hg's making with no `/` in it; `-` the output. A
+    `{...}` template, or a file a pattern or directory (a name without a suffix) picks, may
+    be any name (`DYN`)."""
+    if template == "-":
+        return []
+    if "{" in template:
+        return [DYN]
+    if not any(m.group(1) in "sdp" for m in _SPEC.finditer(template)):
+        return [_SPEC.sub(_fixed, template)]
+    return [_SPEC.sub(partial(_named, word=word), template) for word in printed or [DYN]]
+
+
+def _fixed(spec: re.Match[str]) -> str:
+    return "%" if spec.group(1) == "%" else "x"
+
+
+def _named(spec: re.Match[str], *, word: str) -> str:
+    kind = spec.group(1)
+    if kind not in "sdp":
+        return _fixed(spec)
+    if not is_literal(word) or _MATCHER.match(word) or any(c in word for c in "*?[{"):
+        return DYN
+    path = posixpath.normpath(word)
+    # A directory prints every file below it (`hg cat -o %p src`): a name with no suffix may
+    # be one, and a path out of the repository is named by hg from its root.
+    if path.startswith(("..", "/")) or "." not in posixpath.basename(path).strip("."):
+        return DYN
+    if kind == "s":
+        return posixpath.basename(path)
+    if kind == "d":
+        return posixpath.dirname(path) or "."
+    return path

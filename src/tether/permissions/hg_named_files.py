@@ -1,10 +1,11 @@
 """hg commands, besides the working-copy readers (hg_files), that open files by an option or an
-operand, as `hg help -v CMD` lists them: patchbomb's `email --desc FILE` (the series'
-description, sent), `commit`/`backout -l FILE` (the message), `import`/`unbundle` of patch and
-bundle files, `serve`'s logs, pid file, web configuration and certificate, and the debugging
-commands that read or write a file by name (`debugcreatestreamclonebundle OUT`,
-`debugdownload URL -o OUT`, a revlog given by its path). Any other debugging command is not
-understood (`debugshell -c CODE` runs Python): asked."""
+operand, as `hg help -v CMD` lists them: `histedit --commands PLAN`, `qimport PATCH`,
+patchbomb's `email --desc FILE` (the series' description, sent), `commit`/`backout -l FILE`
+(the message), `import`/`unbundle` of patch and bundle files, `serve`'s logs, pid file, web
+configuration and certificate, and the debugging commands that read or write a file by name
+(`debugcreatestreamclonebundle OUT`, `debugdownload URL -o OUT`, a revlog given by its path).
+Any other debugging command is not understood (`debugshell -c CODE` runs Python): asked.
+`hg fix` and `hg config --edit` run what hg's configuration names (`CONFIGURED`)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ _EMAIL = (
     *("--date", "-f", "--from", "-m", "--mbox", "--reply-to", "-s", "--subject"),
     *("--in-reply-to", "--flag", "-t", "--to", "-e", "--ssh", "--remotecmd"),
 )
+_PICKS = ("-I", "--include", "-X", "--exclude")
 _REVLOG = NamedFiles(
     valued=("--dir", "-f", "--format", "-T", "--template"), read_operands=(0, None)
 )
@@ -52,6 +54,11 @@ NAMED: Mapping[tuple[str, ...], NamedFiles] = {
         read_operands=(0, None),
     ),
     ("unbundle",): NamedFiles(read_operands=(0, None)),
+    # histedit's plan, and mq's patch files imported into the queue.
+    ("histedit",): NamedFiles(valued=("-r", "--rev", "-T", "--template"), reads=("--commands",)),
+    ("qimport",): NamedFiles(valued=("-r", "--rev", "-n", "--name"), read_operands=(0, None)),
+    # The files it deletes from the working copy (and stops tracking).
+    ("remove", "rm"): NamedFiles(valued=_PICKS, write_operands=(0, None)),
     ("serve",): NamedFiles(
         valued=("-p", "--port", "-a", "--address", "--prefix", "-n", "--name", "--style"),
         reads=("--web-conf", "--webdir-conf", "--certificate", "-t", "--templates"),
@@ -96,3 +103,21 @@ def debug_known(word: str) -> bool:
 
 
 _KNOWN = (*NAMED, *PEER_COMMANDS, *((name,) for name in _DEBUG_HARMLESS))
+
+
+CONFIGURED: Mapping[tuple[str, ...], tuple[tuple[str, ...], str]] = {
+    ("fix",): ((), "hg fix runs the fixer tools hg's configuration names ([fix])"),
+    ("config", "showconfig", "debugconfig"): (
+        ("-e", "--edit"),
+        "hg config --edit rewrites hg's configuration (the user's, by default) in its editor",
+    ),
+}
+"""Commands that run what hg's configuration names, always or with one of these flags: asked
+(a rule allowing hg does not say which tools the configuration holds)."""
+
+
+TREE_DELETERS: Mapping[tuple[str, ...], str] = {
+    ("purge", "clean"): "deletes the untracked files it finds (local settings among them)",
+}
+"""Commands that delete files of the working copy their words do not name, as `git clean`
+does (judged as it is: git_tree_writes)."""

@@ -32,6 +32,7 @@ from tether.permissions.option_names import (
     dashed_options,
     option_pairs,
     option_values,
+    plain_operands,
 )
 from tether.permissions.pack_writes import pack_sources
 from tether.permissions.package_sources import installed_specs, installs
@@ -83,7 +84,7 @@ _JS_TOOL_CODE: dict[str, tuple[str, ...]] = {
         *("--testRunner", "--transform", "--preset", "--resolver", "--testEnvironment"),
     ),
     "vitest": ("-c", "--config", "-r", "--root", "--dir", "--globalSetup", "--setupFiles"),
-    "mocha": ("-r", "--require", "--config", "--file", "--package", "--ui", "--reporter"),
+    "mocha": ("-r", "--require", "--config", "--file", "--package", "--ui", "--reporter", "--spec"),
     "eslint": (
         *("-c", "--config", "--rulesdir", "--resolve-plugins-relative-to", "--plugin"),
         *("-f", "--format"),
@@ -96,6 +97,15 @@ _JS_TOOL_CODE: dict[str, tuple[str, ...]] = {
 }
 """Options of JavaScript tools (run as themselves or through `npx`) that load code or a
 configuration file (which is code: `jest.config.js`) or choose the directory it comes from."""
+_MOCHA_VALUED = (
+    *_JS_TOOL_CODE["mocha"],
+    *("-u", "-R", "-O", "--reporter-option", "--reporter-options", "-g", "--grep", "-f"),
+    *("--fgrep", "-t", "--timeout", "-s", "--slow", "--retries", "-j", "--jobs"),
+    *("--extension", "--ignore", "--exclude", "--watch-files", "--watch-ignore", "-n"),
+    "--node-option",
+)
+"""mocha's options taking a value: its other words are the spec files it loads (run), and
+`-n`/`--node-option` options given to node without their dashes (`-n require=./x.js`)."""
 _JQ = frozenset({"jq", "gojq", "jaq"})
 _JQ_IMPORT = re.compile(r"\b(import|include)\b")
 _INCLUDES = {"ruby": ("-I", "-r", "--require"), "perl": ("-I",)}
@@ -131,6 +141,10 @@ def loaded_code(
         return (*_node_modules(option_pairs(args, _NODE_MODULES)), *files, *scripts)
     tool = js_tool_run(name, args, _JS_TOOL_CODE)
     tools = _paths(option_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
+    if tool is not None and tool[0] == "mocha":
+        tools += tuple(plain_operands(tool[1], _MOCHA_VALUED))
+        node = tuple("--" + v for v in option_values(tool[1], ("-n", "--node-option")))
+        tools += _node_modules(option_pairs(node, _NODE_VALUED))
     if name in _JS_TOOL_CODE:
         return tools
     if name in _NPM:

@@ -192,13 +192,14 @@ def _hg(args: Argv) -> ProgramUse:
     exposure = serve_exposure(word, args[at + 1 :], _HG_GLOBAL) if is_literal(word) else None
     history = hg_history(args, _HG_GLOBAL)
     return ProgramUse(
-        asks=() if exposure is None else (exposure,),
+        asks=(*files.asks, *(() if exposure is None else (exposure,))),
         runs=tuple(runs),
         repositories=(*loads, *peers.repositories),
         writes=(*peers.writes, *files.writes),
         reads=(*files.reads, *history.copied),
         unseen=files.unseen,
         shows_objects="hg" if history.prints else "",
+        rewrites_tree=files.rewrites_tree,
     )
 
 
