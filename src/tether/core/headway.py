@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tether.core.headway_file_lines import LINED_BYTES, FileLines
 from tether.core.headway_look import VARYING, CallLook, State, content_hash
+from tether.core.headway_outputs import ShownOutputs
 from tether.core.headway_text import SeenLines, masked_words
 
 REWRITTEN_AT = 3
@@ -78,6 +79,7 @@ class Headway:
         "_lines",
         "_masks",
         "_named",
+        "_outputs",
         "_returned",
         "_rewritten",
         "_shapes",
@@ -111,6 +113,7 @@ class Headway:
         """Per path a command changed, its contents with the command's own words masked: a
         file that holds only what the command was given (`echo <word> > f`) is not new."""
         self._text = SeenLines()
+        self._outputs = ShownOutputs()
         """The lines the calls showed, by their words (`headway_text`)."""
         self._shapes: set[bytes] = set()
         """What the calls showed, numbers, hex runs and input words masked."""
@@ -140,6 +143,7 @@ class Headway:
         self._named.clear()
         self._lines.clear()
         self._text.clear()
+        self._outputs.clear()
         self._shapes.clear()
         self._shown_exactly.clear()
 
@@ -187,6 +191,8 @@ class Headway:
             headway = self._grep_places(look) or headway
         if call.input.get("run_in_background") is True:
             return headway  # it shows its id alone: the work shows later
+        if self._outputs.shown_before(look):
+            return headway  # exactly what the same call showed before: none of it is new
         headway = self._text.shows_new(look.line_keys()) or headway
         opaque = call.name in _OPAQUE or call.name.startswith("mcp__")
         if not opaque and call.name not in _PAGED:
