@@ -14,6 +14,7 @@ from tether.core.headway_file_lines import LINED_BYTES, FileLines
 from tether.core.headway_look import VARYING, CallLook, State, content_hash
 from tether.core.headway_outputs import ShownOutputs
 from tether.core.headway_text import SeenLines, masked_words
+from tether.tools.builtin.background import still_running_with_nothing_new
 
 REWRITTEN_AT = 3
 """How many times a file that one and the same command rewrites is headway in a turn (a
@@ -191,8 +192,8 @@ class Headway:
             headway = self._grep_places(look) or headway
         if call.input.get("run_in_background") is True:
             return headway  # it shows its id alone: the work shows later
-        if self._outputs.shown_before(look):
-            return headway  # exactly what the same call showed before: none of it is new
+        if self._outputs.shown_before(look) or still_running_with_nothing_new(look.content):
+            return headway  # nothing new, or exactly what the same call showed before
         headway = self._text.shows_new(look.line_keys()) or headway
         opaque = call.name in _OPAQUE or call.name.startswith("mcp__")
         if not opaque and call.name not in _PAGED:
