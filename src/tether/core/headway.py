@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tether.core.headway_file_lines import LINED_BYTES, FileLines
 from tether.core.headway_look import VARYING, CallLook, State, content_hash
+from tether.core.headway_made_files import MadeFiles
 from tether.core.headway_outputs import ShownOutputs
 from tether.core.headway_text import SeenLines, masked_words
 from tether.tools.builtin.background import still_running_with_nothing_new
@@ -78,6 +79,7 @@ class Headway:
         "_hashed",
         "_latest",
         "_lines",
+        "_made",
         "_masks",
         "_named",
         "_outputs",
@@ -115,6 +117,7 @@ class Headway:
         file that holds only what the command was given (`echo <word> > f`) is not new."""
         self._text = SeenLines()
         self._outputs = ShownOutputs()
+        self._made = MadeFiles()
         """The lines the calls showed, by their words (`headway_text`)."""
         self._shapes: set[bytes] = set()
         """What the calls showed, numbers, hex runs and input words masked."""
@@ -183,7 +186,10 @@ class Headway:
         call = look.call
         if call.name in _BOOKKEEPING:
             return False  # it shows the plan it was given: no news of the workspace
-        headway, steady = self._names_new(look)
+        made = call.name == "Bash" and look.cwd is not None and self._made.new_files(look.cwd)
+        anew = made and look.asked in self._asked and look.numbers()[0] not in self._tried
+        headway, steady = self._names_new(look)  # or a numbered unit built: `headway_made_files`
+        headway = headway or bool(anew)
         if call.name in _PAGED:
             headway = self._shows_lines(look) or headway
         else:
@@ -302,10 +308,9 @@ class Headway:
 
     def _made_in_turn(self, path: str) -> bool:
         try:
-            st = os.stat(path)
+            return os.stat(path).st_ctime_ns >= self._started
         except (OSError, ValueError):
             return False
-        return st.st_ctime_ns >= self._started
 
     def _new_beyond_input(self, path: str, look: CallLook) -> bool:
         """Whether a file a command changed holds, its numbers and the command's own words
