@@ -87,3 +87,60 @@ def test_reading_on_through_a_big_file_across_compactions_runs_to_its_end(
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.json()["result"] == "read it all"
     assert len(fake_model.requests) > len(replies)  # it was compacted meanwhile
+
+
+ROTATED_FILES = 12
+"""Files read round and round: their lines are more than the line memory holds (shrunk
+to `SMALL_MEMORY` here; 40 files of 30 KB pass the real one)."""
+
+SMALL_MEMORY = 1024
+"""Line keys a generation of the turn's line memory holds in these tests (two are kept)."""
+
+
+def _worded(name: str, count: int) -> str:
+    """Lines of ten words each, the words of each line its own (a line of one file is new
+    to the line memory by its words, as prose and code are)."""
+    return "".join(
+        " ".join(
+            f"{name}{chr(97 + k)}w{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}" for k in range(10)
+        )
+        + "\n"
+        for i in range(count)
+    )
+
+
+@pytest.mark.parametrize("how", ["Read", "cat"])
+def test_rereading_more_files_than_the_line_memory_holds_is_stopped(
+    fake_model: FakeModelServer,
+    tether: Run,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    """Each file read again unchanged shows exactly what it showed before: once the turn's
+    line memory had forgotten the first round, the second looked new for ever (it ran to the
+    cap)."""
+    monkeypatch.setattr("tether.core.headway_text.KEPT", SMALL_MEMORY)
+    names = [f"doc{chr(97 + n)}" for n in range(ROTATED_FILES)]
+    for name in names:
+        (workspace / f"{name}.txt").write_text(_worded(name, 150))
+    replies: list[int] = []
+
+    def respond(request: RecordedRequest) -> Turn:
+        if _is_summary(request):
+            return text("Summary: the model has been reading the doc files in turn.")
+        replies.append(request.index)
+        if len(replies) > CAP:
+            return text("gave up")
+        name = names[len(replies) % ROTATED_FILES]
+        if how == "Read":
+            return tool_use("Read", file_path=str(workspace / f"{name}.txt"))
+        return tool_use("Bash", command=f"cat {name}.txt")
+
+    fake_model.responder = respond
+    result = tether("-p", "go", "--output-format", "json", "--dangerously-skip-permissions")
+    assert result.exit_code == 1, result.stdout[-2000:]
+    said = result.json()["errors"][0]
+    assert said.startswith("stopped: the model changed no file and looked at nothing new"), said
+    assert len(fake_model.requests) > len(replies)  # it was compacted meanwhile
+    assert len(replies) < ROTATED_FILES + 2 * IDLE_STOP_AT

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.core.idle_runs import IDLE, Run, wire_model
+from tests.hooks.helpers import wait_until
 from tether.core.repeated_calls import IDLE_STOP_AT, WAITING_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
 
@@ -54,7 +55,9 @@ def test_a_loop_new_only_in_the_figures_it_drives_is_stopped(
 
 
 PROGRESS: dict[str, str] = {
-    "a_counter_it_was_given": 'n=0; while :; do n=$((n+1)); echo "progress $n"; sleep 0.01; done',
+    "a_counter_it_was_given": (
+        'n=0; while :; do n=$((n+1)); echo "progress $n"; : > printed; sleep 0.01; done'
+    ),
     "a_count_in_its_own_words": "sh copy.sh",
 }
 
@@ -64,10 +67,12 @@ def test_polling_a_job_that_prints_progress_counts_for_ever_is_stopped(
     fake_model: FakeModelServer, tether: Run, workspace: Path, job: str
 ) -> None:
     """Each poll shows new counts, and only counts: while the job runs the waiting bound ends
-    the turn (and `-p` stops the job)."""
+    the turn (and `-p` stops the job). The first poll waits for the job's first line (it
+    writes `printed` after it): the poll that first shows a line is headway, so a poll that
+    came before it would have moved the bound by one (the count of requests raced the job)."""
     (workspace / "copy.sh").write_text(
         'n=0\nwhile :; do n=$((n+1)); echo "Copied $n blocks of $((n*512)) bytes"; '
-        "sleep 0.01; done\n"
+        ": > printed; sleep 0.01; done\n"
     )
 
     def respond(request: RecordedRequest) -> Any:
@@ -75,14 +80,14 @@ def test_polling_a_job_that_prints_progress_counts_for_ever_is_stopped(
             return reply(_bash(PROGRESS[job], run_in_background=True))
         if request.index >= CAP:
             return text("gave up")
+        if request.index == 1:
+            assert wait_until(lambda: (workspace / "printed").exists()), "the job printed nothing"
         return reply(tool_use("BashOutput", bash_id="bash_1"))
 
     fake_model.responder = respond
     result = tether("-p", "watch it", "--output-format", "json", "--dangerously-skip-permissions")
     assert result.exit_code == 1, result.stdout + result.stderr
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {WAITING_STOP_AT}")
-    # Stopped by the waiting bound, not the cap. How many polls came before the bound began to
-    # count depends on when the job's first line is written (44 against a bound of 43 once, on
-    # a loaded machine), so the count of requests is not pinned here.
-    assert len(fake_model.requests) < CAP
+    # The start, the first poll (its first lines are new), then the bound's polls.
+    assert len(fake_model.requests) == 2 + WAITING_STOP_AT
     assert "still running, stopped with the turn the guard ended: bash_1" in result.stderr

@@ -258,3 +258,28 @@ def test_a_summary_bigger_than_the_window_is_cut_not_taken_for_the_prompt(
     after = fake_model.requests[-1]
     assert "what was done, at length" in str(after.messages())
     assert _cut(after)
+
+
+@pytest.mark.usefixtures("small_window")
+@pytest.mark.parametrize("model", WIRES)
+def test_a_batch_of_results_past_the_window_is_fitted_before_it_is_sent(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, model: str
+) -> None:
+    """One reply's calls whose results together pass the window, from a prompt far under the
+    point where compaction starts: the size is checked before each request, the one that
+    carries a batch of results too, so nothing is sent that the endpoint refuses."""
+    for n in range(5):  # about 4k tokens each: 20k together, the whole window
+        (workspace / f"log{n}.txt").write_text("".join(f"{n} entry {i} ok\n" for i in range(1100)))
+    reads = [tool_use("Read", file_path=f"log{n}.txt") for n in range(5)]
+
+    def answer(request: RecordedRequest) -> object:
+        if "is about to be replaced by a summary" in request.last_user_text():
+            return reply(text("Summary: five logs were read."))
+        if request.index == 0:
+            return reply(*reads)
+        return reply(text("read the logs"))
+
+    fake_model.script(*([answer] * 6))  # type: ignore[arg-type]
+    result = tether("-p", "read the logs", "--model", model)
+    assert (result.exit_code, result.stdout) == (0, "read the logs\n"), result.stderr
+    assert fake_model.rejections == []

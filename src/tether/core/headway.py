@@ -12,7 +12,10 @@ from pathlib import Path
 
 from tether.core.headway_file_lines import LINED_BYTES, FileLines
 from tether.core.headway_look import VARYING, CallLook, State, content_hash
+from tether.core.headway_made_files import MadeFiles
+from tether.core.headway_outputs import ShownOutputs
 from tether.core.headway_text import SeenLines, masked_words
+from tether.tools.builtin.background import still_running_with_nothing_new
 
 REWRITTEN_AT = 3
 """How many times a file that one and the same command rewrites is headway in a turn (a
@@ -76,8 +79,10 @@ class Headway:
         "_hashed",
         "_latest",
         "_lines",
+        "_made",
         "_masks",
         "_named",
+        "_outputs",
         "_returned",
         "_rewritten",
         "_shapes",
@@ -111,6 +116,8 @@ class Headway:
         """Per path a command changed, its contents with the command's own words masked: a
         file that holds only what the command was given (`echo <word> > f`) is not new."""
         self._text = SeenLines()
+        self._outputs = ShownOutputs()
+        self._made = MadeFiles()
         """The lines the calls showed, by their words (`headway_text`)."""
         self._shapes: set[bytes] = set()
         """What the calls showed, numbers, hex runs and input words masked."""
@@ -140,6 +147,7 @@ class Headway:
         self._named.clear()
         self._lines.clear()
         self._text.clear()
+        self._outputs.clear()
         self._shapes.clear()
         self._shown_exactly.clear()
 
@@ -178,7 +186,10 @@ class Headway:
         call = look.call
         if call.name in _BOOKKEEPING:
             return False  # it shows the plan it was given: no news of the workspace
-        headway, steady = self._names_new(look)
+        made = call.name == "Bash" and look.cwd is not None and self._made.new_files(look.cwd)
+        anew = made and look.asked in self._asked and look.numbers()[0] not in self._tried
+        headway, steady = self._names_new(look)  # or a numbered unit built: `headway_made_files`
+        headway = headway or bool(anew)
         if call.name in _PAGED:
             headway = self._shows_lines(look) or headway
         else:
@@ -187,6 +198,8 @@ class Headway:
             headway = self._grep_places(look) or headway
         if call.input.get("run_in_background") is True:
             return headway  # it shows its id alone: the work shows later
+        if self._outputs.shown_before(look) or still_running_with_nothing_new(look.content):
+            return headway  # nothing new, or exactly what the same call showed before
         headway = self._text.shows_new(look.line_keys()) or headway
         opaque = call.name in _OPAQUE or call.name.startswith("mcp__")
         if not opaque and call.name not in _PAGED:
@@ -295,10 +308,9 @@ class Headway:
 
     def _made_in_turn(self, path: str) -> bool:
         try:
-            st = os.stat(path)
+            return os.stat(path).st_ctime_ns >= self._started
         except (OSError, ValueError):
             return False
-        return st.st_ctime_ns >= self._started
 
     def _new_beyond_input(self, path: str, look: CallLook) -> bool:
         """Whether a file a command changed holds, its numbers and the command's own words

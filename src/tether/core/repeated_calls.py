@@ -206,11 +206,12 @@ class RepeatedFailures:
         failing: set[str] = set()
         progress = False
         changed = changes or {}
-        headway = self._headway.files_changed(changed) | self._awaited.changed(awaited)
+        told = self._awaited.changed(awaited)
+        headway = self._headway.files_changed(changed) | told
         headway = self._headway.files_seen(seen) or headway
         fresh = headway
-        if self._whole is not None:
-            fresh = self._whole.files_changed(changed) | self._whole.files_seen(seen) or fresh
+        if self._whole is not None:  # not what a compaction made new again: a file read again
+            fresh = self._whole.files_changed(changed) | self._whole.files_seen(seen) | told
         where = str(cwd) if cwd is not None else None
         for call in calls:
             result = by_id.get(call.id)

@@ -83,7 +83,7 @@ async def bash_output(ctx: ToolContext, args: BashOutputInput) -> ToolOutput:
             f"[... {new.skipped_bytes:,} bytes of earlier {what} skipped; the full log is "
             f"{ctx.show(shell.log_path)} ...]"
         )
-    nothing = "(no new matching lines)" if pattern is not None else "(no new output)"
+    nothing = NO_NEW_MATCHES if pattern is not None else NO_NEW_OUTPUT
     output = new.text.rstrip("\n")
     parts.append(output or nothing)
     parts.append(f"\n[Status: {status}]")
@@ -99,6 +99,19 @@ async def bash_output(ctx: ToolContext, args: BashOutputInput) -> ToolOutput:
         **({"filterPattern": args.filter} if args.filter else {}),
     }
     return ToolOutput("\n".join(parts), structured=structured)
+
+
+NO_NEW_OUTPUT = "(no new output)"
+NO_NEW_MATCHES = "(no new matching lines)"
+"""What BashOutput shows when the command printed nothing new (with `filter`: nothing new that
+matches)."""
+
+
+def still_running_with_nothing_new(shown: str) -> bool:
+    """Whether a BashOutput result says only that nothing new came and the command runs on."""
+    return any(
+        shown == f"{nothing}\n\n[Status: running]" for nothing in (NO_NEW_OUTPUT, NO_NEW_MATCHES)
+    )
 
 
 def _state(shell: BackgroundShell) -> str:
