@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from claude_agent_sdk import ToolResultBlock, UserMessage, create_sdk_mcp_server, tool
+from mcp.types import ToolAnnotations
 
 from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text, tool_use
@@ -69,3 +70,30 @@ async def test_a_failed_sdk_tool_is_its_text_alone(
             "is_error": True,
         },
     ]
+
+
+async def test_an_sdk_server_is_reported_as_claude_code_reports_it(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """`get_mcp_status`: scope `dynamic`, no configuration, each tool by name with its hints
+    under Claude Code's names (before: scope `sdk`, a `config`, tools with descriptions)."""
+
+    @tool("add", "Adds", {"a": int}, annotations=ToolAnnotations(readOnlyHint=True))
+    async def add(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "1"}]}
+
+    fake_model.script(reply(text("hi")))
+    server = create_sdk_mcp_server("calc", version="2.3.4", tools=[add])
+    async with sdk.client(mcp_servers={"calc": server}) as client:
+        await client.query("go")
+        [m async for m in client.receive_response()]
+        [entry] = (await client.get_mcp_status())["mcpServers"]
+    entry.pop("serverInfo", None)  # given when the handshake names the server
+    assert entry == {
+        "name": "calc",
+        "status": "connected",
+        "transport": "sdk",
+        "scope": "dynamic",
+        "source": "sdk",
+        "tools": [{"name": "add", "annotations": {"readOnly": True}}],
+    }
