@@ -58,7 +58,8 @@ def shape(message: Any) -> dict[str, Any]:
             401,
             "authentication_error",
             "authentication_failed",
-            f"Failed to authenticate. API Error: 401 {SAID}",
+            # Claude Code's words for a key given to it (before: as a 403's).
+            "Invalid API key \u00b7 Fix external API key",
         ),
         (
             403,
@@ -148,6 +149,7 @@ async def test_an_api_error_is_told_as_claude_code_tells_it(
     ]
     [line] = [line for line in sdk.lines() if line["type"] == "result"]
     assert line["api_error_type"] == error_type
+    assert "api_error" not in line  # only a 413's result names it
     sdk.assert_lines_parse()
 
 
@@ -171,13 +173,22 @@ async def test_a_request_too_large_is_told_as_claude_code_tells_it_after_one_req
     assert assistant.error == "invalid_request"
     [block] = assistant.content
     assert getattr(block, "text", "").startswith("Request too large (max 32MB). Accumulated")
+    [told] = [line for line in sdk.lines() if line["type"] == "assistant"]
     [line] = [line for line in sdk.lines() if line["type"] == "result"]
-    # Claude Code files it under images (before: `api_error`, as any status).
-    assert (line["api_error_status"], line["api_error_type"], line["terminal_reason"]) == (
-        413,
-        "request_too_large",
-        "image_error",
-    )
+    # Claude Code files it under images (before: `api_error`, as any status), and names it
+    # in `api_error` on both lines (before: no such field).
+    fields = ("api_error_status", "api_error_type", "api_error", "terminal_reason")
+    assert {k: line.get(k) for k in fields} == {
+        "api_error_status": 413,
+        "api_error_type": "request_too_large",
+        "api_error": "request_too_large",
+        "terminal_reason": "image_error",
+    }
+    assert {k: told.get(k) for k in fields[:3]} == {
+        "api_error_status": 413,
+        "api_error_type": "request_too_large",
+        "api_error": "request_too_large",
+    }
     assert line["result"] == getattr(block, "text", "")
     fake_model.reset()
 

@@ -47,7 +47,8 @@ async def test_initialize_reply_status_usage_and_model_switch(
     assert isinstance(info["pid"], int)
     assert {"Explore", "general-purpose", "Plan"} <= {a["name"] for a in info["agents"]}
     [server] = status["mcpServers"]
-    assert (server["name"], server["status"], server["scope"]) == ("box", "connected", "sdk")
+    # Claude Code's scope for a program's own server (before: "sdk").
+    assert (server["name"], server["status"], server["scope"]) == ("box", "connected", "dynamic")
     assert [t["name"] for t in server["tools"]] == ["ping"]
     assert usage["totalTokens"] > 0
     used = [c for c in usage["categories"] if c["kind"] == "used"]

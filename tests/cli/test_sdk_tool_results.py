@@ -9,7 +9,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from claude_agent_sdk import HookMatcher, UserMessage
+from claude_agent_sdk import HookMatcher, ToolResultBlock, UserMessage
 
 from tests.cli.sdk_harness import SdkRun
 from tether.testing import FakeModelServer, reply, text, tool_use
@@ -218,3 +218,31 @@ async def test_failed_call_is_an_error_text(sdk: SdkRun, fake_model: FakeModelSe
     [result] = [m for m in messages if isinstance(m, UserMessage)]
     assert result.tool_use_result == "Error: Exit code 3"
     assert failures == [{"tool_name": "Bash", "error": "Exit code 3", "is_interrupt": False}]
+
+
+async def test_a_failed_command_reads_exit_code_first_to_the_client_and_the_model(
+    sdk: SdkRun, fake_model: FakeModelServer
+) -> None:
+    """As Claude Code gives it: the result's text starts `Exit code N` (before: `Error: Exit
+    code N`), flagged `is_error`; only `tool_use_result` says `Error: `."""
+    command = "echo out; echo err >&2; exit 3"
+    fake_model.script(reply(tool_use("Bash", command=command)), reply(text("done")))
+    messages = await sdk.query("go", permission_mode="bypassPermissions")
+    [result] = [m for m in messages if isinstance(m, UserMessage)]
+    assert result.content == [
+        ToolResultBlock(tool_use_id="toolu_1", content="Exit code 3\nout\nerr", is_error=True)
+    ]
+    assert result.tool_use_result == "Error: Exit code 3\nout\nerr"
+    [sent] = [
+        b
+        for m in fake_model.requests[1].body["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert {k: v for k, v in sent.items() if k != "cache_control"} == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": "Exit code 3\nout\nerr",
+        "is_error": True,
+    }

@@ -45,7 +45,7 @@ def test_variants_run_with_their_settings_and_bash_stays_in_the_copy(
     assert answers["claude-haiku-5-5"][0].startswith("Permission denied: ")
     (sandboxed,) = answers["claude-sonnet-5-5"]
     assert sandboxed.startswith(
-        "Error: Exit code 1\n/usr/bin/bash: line 1: ../escaped.txt: Read-only file system\n"
+        "Exit code 1\n/usr/bin/bash: line 1: ../escaped.txt: Read-only file system\n"
     )
     systems = {r.body["model"]: r.system() for r in model_env.requests}
     assert "Answer tersely." in systems["claude-haiku-5-5"]

@@ -47,7 +47,7 @@ async def test_environment_and_exit_status_pass_through(
     monkeypatch.setenv("SANDBOX_TEST_SETTING", "kept")
     run = bash_runner(sandboxed_context(layout))
     outcome = await run(command='echo "$SANDBOX_TEST_SETTING $PAGER"; exit 3')
-    assert outcome == ToolOutcome("Error: Exit code 3\nkept cat", True)
+    assert outcome == ToolOutcome("Exit code 3\nkept cat", True)
 
 
 @needs_bwrap

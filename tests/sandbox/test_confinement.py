@@ -35,7 +35,7 @@ async def test_writes_reach_workspace_scratch_and_temporary_directory_not_tmp(
         f'&& echo "$TMPDIR" && echo p > {in_tmp}'
     )
     assert outcome.content.startswith(
-        f"Error: Exit code 1\n{scratch}/tmp\n{BASH}: line 1: {in_tmp}: Read-only file system\n"
+        f"Exit code 1\n{scratch}/tmp\n{BASH}: line 1: {in_tmp}: Read-only file system\n"
     )
     assert [
         (layout.workspace / "made.txt").read_text(),
@@ -86,7 +86,7 @@ async def test_secrets_in_home_are_hidden(layout: Layout) -> None:
         command="cd home && ls -A && cat notes.txt .netrc .config/gh/hosts.yml .ssh/id_ed25519"
     )
     assert outcome == ToolOutcome(
-        "Error: Exit code 1\n"
+        "Exit code 1\n"
         "cat: notes.txt: No such file or directory\n"
         "cat: .netrc: No such file or directory\n"
         "cat: .config/gh/hosts.yml: No such file or directory\n"
@@ -112,7 +112,7 @@ async def test_workspace_inside_a_hidden_directory_stays_usable(
     run = bash_runner(sandboxed_context(moved, writable=(home,)))
     outcome = await run(command="echo x > f.txt && ls -A .. && cat ../token")
     assert outcome == ToolOutcome(
-        "Error: Exit code 1\nproject\ncat: ../token: No such file or directory", True
+        "Exit code 1\nproject\ncat: ../token: No such file or directory", True
     )
     assert (project / "f.txt").read_text() == "x\n"
 
@@ -144,7 +144,7 @@ async def test_network_is_cut_unless_allowed(layout: Layout, network: bool) -> N
     else:
         assert (outcome, listener.connections) == (
             ToolOutcome(
-                f"Error: Exit code 1\n{BASH}: connect: Connection refused\n"
+                f"Exit code 1\n{BASH}: connect: Connection refused\n"
                 f"{BASH}: line 1: /dev/tcp/127.0.0.1/{port}: Connection refused\n\n"
                 "[The network is off in the sandbox: if this command needed it (a download, a "
                 "package install, a connection), it cannot work here; ask the user to run it "

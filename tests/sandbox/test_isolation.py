@@ -214,7 +214,7 @@ async def test_tmpdir_is_the_same_for_every_tool_and_tmp_is_read_only(boundary: 
         assert await run(command='cat "$TMPDIR/f.txt"') == ToolOutcome("from-write", False)
         outcome = await run(command=f"echo x >> {seen}")
         assert outcome.content.startswith(
-            f"Error: Exit code 1\n{BASH}: line 1: {seen}: Read-only file system\n\n"
+            f"Exit code 1\n{BASH}: line 1: {seen}: Read-only file system\n\n"
             "[The sandbox makes this path read-only: writes are allowed only in the "
             "workspace, TMPDIR and the listed writable paths (not /tmp)"
         )

@@ -83,7 +83,7 @@ async def test_a_setid_refusal_is_explained(boundary: Layout) -> None:
     run = bash_runner(sandboxed_context(boundary))
     outcome = await run(command="touch f && chmod u+s f")
     assert outcome == ToolOutcome(
-        "Error: Exit code 1\nchmod: changing permissions of 'f': Operation not permitted\n\n"
+        "Exit code 1\nchmod: changing permissions of 'f': Operation not permitted\n\n"
         "[If the sandbox refused this: commands run without root or capabilities (no sudo, "
         "mount, chown to others, setuid or setgid bits), and unix sockets cannot be reached.]",
         True,

@@ -64,7 +64,7 @@ async def test_stdin_is_empty(run_tool: RunTool) -> None:
 
 async def test_non_zero_exit_is_an_error_with_output(run_tool: RunTool) -> None:
     outcome = await run_tool("Bash", command="echo oops; exit 3")
-    assert outcome == ToolOutcome("Error: Exit code 3\noops", True)
+    assert outcome == ToolOutcome("Exit code 3\noops", True)
 
 
 async def test_shell_killed_by_a_signal(run_tool: RunTool) -> None:
@@ -88,7 +88,7 @@ async def test_working_directory_persists(run_tool: RunTool, ctx: ToolContext) -
 async def test_working_directory_persists_after_exit(run_tool: RunTool, ctx: ToolContext) -> None:
     (ctx.workspace / "sub").mkdir()
     outcome = await run_tool("Bash", command="cd sub && exit 4")
-    assert outcome == ToolOutcome("Error: Exit code 4", True)
+    assert outcome == ToolOutcome("Exit code 4", True)
     assert ctx.cwd == ctx.workspace / "sub"
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tether.protocol import ToolError
+from tether.protocol import BareToolError, ToolError
 from tether.tools.any_arguments import AnyArguments
 from tether.tools.base import ANY_ARGUMENTS, Tool, ToolOutput
 from tether.tools.context import ToolContext
@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # the MCP SDK: imported by the session that runs servers, not
 def mcp_tool(manager: McpManager, info: McpTool) -> Tool:
     async def call(ctx: ToolContext, args: AnyArguments) -> ToolOutput:
         result = await manager.call(info.exposed, args.arguments())
-        if result.is_error:
-            raise ToolError(result.text)
+        if result.is_error:  # its text alone, as Claude Code gives it (no `Error: `)
+            raise BareToolError(result.text)
         # Claude Code gives clients an MCP tool's result as its content blocks.
         text = [{"type": "text", "text": result.text}] if result.text or not result.images else []
         blocks = [*text, *(image.model_dump(mode="json") for image in result.images)]

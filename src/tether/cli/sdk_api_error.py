@@ -33,6 +33,14 @@ def _too_long(finished: TurnFinished) -> bool:
     return (finished.error or finished.result).startswith(PROMPT_TOO_LONG)
 
 
+INVALID_KEY = "Invalid API key \u00b7 Fix external API key"
+"""How a refused key (HTTP 401) is told (Claude Code's words for a key given to it, as every
+key tether uses is: from the environment or settings, not a login of its own)."""
+
+TOO_LARGE_ERROR = {"api_error": "request_too_large"}
+"""What the assistant line and the result add for an HTTP 413 (as Claude Code's do)."""
+
+
 SERVER_SIDE = "This is a server-side issue, usually temporary \u2014 try again in a moment."
 """What Claude Code adds to a 5xx's words, before where to look if it persists."""
 
@@ -82,7 +90,8 @@ def model_switch_hint(environ: Mapping[str, str] = os.environ) -> str:
 def error_text(finished: TurnFinished, model_id: str, endpoint: str | None) -> str:
     """What the assistant line, the result and text mode's stdout say, in Claude Code's words:
     `API Error: 400 ` and the API's message alone (tether's own line, with the endpoint, goes
-    to stderr); a refused key or permission as a failed authentication; a 404 as a model that
+    to stderr); a refused key as an invalid key, a refused permission as a failed
+    authentication; a 404 as a model that
     may not exist (`model_id`, the model asked for); a 5xx as a passing server fault, with
     where to look (the gateway `endpoint`, or Anthropic's status page). A prompt too long is
     said as it is."""
@@ -97,7 +106,9 @@ def error_text(finished: TurnFinished, model_id: str, endpoint: str | None) -> s
             f"There's an issue with the selected model ({model_id}). It may not exist or you "
             f"may not have access to it.{model_switch_hint()}"
         )
-    if status in (401, 403):
+    if status == 401:
+        return INVALID_KEY
+    if status == 403:
         return f"Failed to authenticate. API Error: {status} {said}"
     if status == 429:
         return f"API Error: Request rejected (429) \u00b7 {said}"
@@ -136,6 +147,7 @@ def assistant_line(
         "error": error_class(status, finished),
         "is_api_error_message": True,
         "api_error_status": status,
+        **(TOO_LARGE_ERROR if status == 413 else {}),
         "api_error_type": finished.api_error_type,
     }
 
@@ -151,4 +163,5 @@ def result_fields(finished: TurnFinished, model_id: str, endpoint: str | None) -
         "terminal_reason": "image_error" if finished.api_error_status == 413 else "api_error",
         "api_error_status": finished.api_error_status,
         "api_error_type": finished.api_error_type,
+        **(TOO_LARGE_ERROR if finished.api_error_status == 413 else {}),
     }

@@ -71,13 +71,12 @@ def tool_result_line(
 ) -> Line:
     """One tool result (of the tool `name`), with its structured `tool_use_result`."""
     body = block_json(block)
-    if name.startswith("mcp__"):
-        # As Claude Code gives an MCP tool's result: its blocks, and no error flag unless
-        # it failed.
+    if name.startswith("mcp__") and not block.is_error:
+        # As Claude Code gives an MCP tool's result: its blocks, and no error flag; a
+        # failure as its text alone (flagged).
         if isinstance(body["content"], str):
             body["content"] = [{"type": "text", "text": body["content"]}]
-        if not block.is_error:
-            body["is_error"] = None
+        body["is_error"] = None
     return {
         "type": "user",
         "message": {"role": "user", "content": [body]},

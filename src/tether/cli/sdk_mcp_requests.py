@@ -14,6 +14,7 @@ from tether.mcp.config import client_servers
 
 if TYPE_CHECKING:
     from tether.cli.stream_json import StreamJsonFrontEnd
+    from tether.mcp.catalog import McpTool, ServerStatus
     from tether.mcp.manager import McpManager
 
 
@@ -25,6 +26,9 @@ async def mcp_status(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
     servers: list[dict[str, Any]] = []
     for server in built.mcp.servers:
         status = statuses.get(server.name)
+        if server_source(server) == "sdk":
+            servers.append(_client_server(server.name, status, manager, tools))
+            continue
         entry: dict[str, Any] = {
             "name": server.name,
             "status": server_state(status),
@@ -42,6 +46,28 @@ async def mcp_status(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[st
             entry["error"] = status.error
         servers.append(entry)
     return {"mcpServers": servers}
+
+
+def _client_server(
+    name: str, status: ServerStatus | None, manager: McpManager | None, tools: list[McpTool]
+) -> dict[str, Any]:
+    """An SDK program's own server, as Claude Code reports it: the `serverInfo` it gave,
+    scope `dynamic`, no configuration, its tools by name with their hints."""
+    entry: dict[str, Any] = {"name": name, "status": server_state(status)}
+    info = manager.server_info(name) if manager is not None else None
+    if info is not None:
+        entry["serverInfo"] = info
+    entry |= {
+        "transport": "sdk",
+        "scope": "dynamic",
+        "source": "sdk",
+        "tools": [
+            {"name": t.name, "annotations": t.annotations} for t in tools if t.server == name
+        ],
+    }
+    if status is not None and status.error:
+        entry["error"] = status.error
+    return entry
 
 
 async def mcp_reconnect(front: StreamJsonFrontEnd, body: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """What a `can_use_tool` request says of the call beside its input, as Claude Code says it
 (measured with its CLI): the tool's display name; a description (a command's own, else the
 command; a file tool's path, relative to the working directory inside it; WebFetch's URL);
-for a command, the file it would change first (`blocked_path`), else that it needs approval;
+for a command, the file it would change first (`blocked_path`), else that it needs approval
+(for a compound command neither, unless only its writes are asked about);
 for a file tool's path outside the allowed directories, that reason. Claude Code leaves
 out the reason where it has none to give (a write inside the workspace)."""
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.permissions.blocked_path import blocked_path
+from tether.permissions.command_prefix import is_compound, only_writes_asked
 from tether.permissions.context import PermissionContext
 from tether.permissions.engine import PATH_FIELDS, expand_home
 from tether.permissions.paths import normalize
@@ -38,9 +40,12 @@ def call_fields(
         elif isinstance(command, str):
             fields["description"] = command
         blocked = blocked_path(command, cwd, ctx.home) if isinstance(command, str) else None
+        compound = isinstance(command, str) and is_compound(command)
+        if isinstance(command, str) and compound and not only_writes_asked(command, ctx, cwd):
+            blocked = None  # asked for its parts: Claude Code names no file and no reason
         if blocked is not None:
             fields["blocked_path"] = blocked
-        else:
+        elif not compound:
             fields |= {"decision_reason": NEEDS_APPROVAL, "decision_reason_type": "other"}
     elif name == "WebFetch" and isinstance(tool_input.get("url"), str):
         fields["description"] = tool_input["url"]

@@ -37,6 +37,8 @@ class McpTool:
     """The server's JSON schema for the arguments, as it sent it."""
     read_only: bool = False
     """The server's `readOnlyHint`: it says the tool changes nothing."""
+    annotations: dict[str, bool] = field(default_factory=dict[str, bool], hash=False)
+    """Its hints under Claude Code's names (`readOnly`, `destructive`, `openWorld`)."""
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,7 @@ class ChannelSession:
         self._stamp: dict[str, Any] | None = None
         """The `_meta` each request carries once the newer protocol is agreed on."""
         self._capabilities: dict[str, Any] = {}
+        self._server_info: dict[str, Any] | None = None
         self._output_schemas: dict[str, dict[str, Any]] = {}
         self._cancelling: set[asyncio.Task[None]] = set()
 
@@ -102,6 +103,8 @@ class ChannelSession:
         if version not in HANDSHAKE_VERSIONS:
             raise RuntimeError(f"Unsupported protocol version from the server: {version}")
         self._capabilities = obj(agreed.get("capabilities"), "capabilities")
+        info = agreed.get("serverInfo")
+        self._server_info = cast(dict[str, Any], info) if isinstance(info, dict) else None
         await self._notify("notifications/initialized", {})
         return self
 
@@ -128,7 +131,7 @@ class ChannelSession:
                 problems.append(
                     f'MCP server "{server}": its prompts could not be listed: {describe(exc)}'
                 )
-        return Listing(tuple(tools), tuple(prompts), tuple(problems))
+        return Listing(tuple(tools), tuple(prompts), tuple(problems), self._server_info)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         result = call_result(

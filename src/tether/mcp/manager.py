@@ -121,6 +121,13 @@ class McpManager:
         """Servers that failed to start, tools left out, listings that failed: each once."""
         return list(self._problems)
 
+    def server_info(self, name: str) -> dict[str, Any] | None:
+        """The server's `serverInfo` from its last handshake, when it gave one."""
+        server = self._servers.get(name)
+        listing = server.listing if server is not None else None
+        info = listing.server_info if listing is not None else None
+        return dict(info) if info is not None else None
+
     def tools(self) -> list[McpTool]:
         """The tools of the servers not turned off (`set_enabled`)."""
         return [tool for name, tools in self._tools.items() if self._on(name) for tool in tools]
@@ -316,6 +323,7 @@ class McpManager:
                 description=spec.description,
                 input_schema=dict(spec.input_schema),
                 read_only=spec.read_only,
+                annotations=dict(spec.annotations),
             )
             for spec in listing.tools
         ]

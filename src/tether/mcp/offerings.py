@@ -5,8 +5,8 @@ from the wire's JSON, whichever client read them."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 from tether.mcp.catalog import McpPromptArgument
 
@@ -25,6 +25,8 @@ class ToolSpec:
     description: str
     input_schema: Mapping[str, Any]
     read_only: bool
+    annotations: Mapping[str, bool] = field(default_factory=dict[str, bool])
+    """Its hints as Claude Code reports them (`readOnly`, `destructive`, `openWorld`)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class Listing:
     prompts: tuple[PromptSpec, ...]
     problems: tuple[str, ...]
     """Tools left out and listings that failed, each a sentence naming the server."""
+    server_info: Mapping[str, Any] | None = None
+    """The server's `serverInfo` from the handshake (name, version), when it gave one."""
 
 
 def check_tool(server: str, raw: Mapping[str, Any]) -> ToolSpec | str:
@@ -61,12 +65,24 @@ def check_tool(server: str, raw: Mapping[str, Any]) -> ToolSpec | str:
     description = raw.get("description")
     annotations = raw.get("annotations")
     read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+    hints = cast(dict[str, Any], annotations) if isinstance(annotations, dict) else {}
     return ToolSpec(
         name=name,
         description=description if isinstance(description, str) else "",
         input_schema=schema,
         read_only=read_only,
+        annotations={
+            said: hints[hint] for hint, said in _HINTS.items() if isinstance(hints.get(hint), bool)
+        },
     )
+
+
+_HINTS = {
+    "readOnlyHint": "readOnly",
+    "destructiveHint": "destructive",
+    "openWorldHint": "openWorld",
+}
+"""A tool's MCP hints and Claude Code's names for them (`mcp_status`)."""
 
 
 def check_tools(

@@ -77,9 +77,13 @@ class RuleJudge(FileJudge):
             allowed = self._allow_rule(texts_of(delegate[1], for_allow=True))
             allowed = allowed or self._naming_rule(inv.own_argv, delegate[0])
         else:
-            allowed = self._allow_rule(
-                texts_of(inv.argv if inv.role == "privileged" else inv.own_argv, for_allow=True)
-            )
+            argv = inv.argv if inv.role == "privileged" else inv.own_argv
+            allowed = self._allow_rule(texts_of(argv, for_allow=True))
+            if allowed is None and inv.assignments and inv.role == "command":
+                # A rule naming the assignments too (`Bash(FOO=1 make)`, Claude Code's
+                # suggestion for a command they lead) covers it with them.
+                assigned = tuple(f"{name}={value}" for name, value in inv.assignments)
+                allowed = self._allow_rule(texts_of((*assigned, *argv), for_allow=True))
         if allowed is not None:
             return allow(rule=allowed.text)
         if inv.role == "privileged":

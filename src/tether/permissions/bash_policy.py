@@ -27,6 +27,7 @@ from tether.permissions.bash_rules import (
     may_run,
     startup_verdict,
     whole_command,
+    whole_command_allowed,
 )
 from tether.permissions.context import PermissionContext
 from tether.permissions.corepack_variables import CorepackSetting, corepack_setting
@@ -91,9 +92,13 @@ def judge_bash(command: str, ctx: PermissionContext) -> BashJudgement:
     if whole is not None and whole.outcome == "deny":
         return BashJudgement(whole, read_only=False)
     try:
-        return _judge_script(judge, command, whole)
+        judged = _judge_script(judge, command, whole)
     except OutOfSteps:
         return BashJudgement(judge.unseen(TOO_MUCH_WORK), read_only=False)
+    named = whole_command_allowed(ctx.rules, command) if judged.verdict.outcome == "none" else None
+    # Only what no rule allowed: a deny or an ask (a rule's, code not seen) still stands.
+    found = allow(f"allowed by {named.text}", named.text) if named is not None else None
+    return BashJudgement(found, read_only=False) if found is not None else judged
 
 
 def _judge_script(judge: _Judge, command: str, whole: Verdict | None) -> BashJudgement:

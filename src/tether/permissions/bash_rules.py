@@ -134,6 +134,18 @@ def whole_command(rules: RuleSet, command: str) -> Verdict | None:
     return None
 
 
+def whole_command_allowed(rules: RuleSet, command: str) -> Rule | None:
+    """An allow rule naming the whole command line exactly, as Claude Code suggests one for
+    a compound asked about whole (`Bash(rm -rf build && echo hi)`): it allows what it names
+    and no other text (a rule with a wildcard stays a rule of one simple command)."""
+    collapsed = " ".join(command.split())
+    for rule in rules.of("allow", "Bash"):
+        pattern = rule.command
+        if pattern is not None and not pattern.alternatives and pattern.pieces == (collapsed,):
+            return rule
+    return None
+
+
 def startup_verdict(rules: RuleSet, name: str, files: tuple[str, ...]) -> Verdict:
     """A shell's start-up files are code the engine does not read (nor could judge when
     the command writes them first): asked, in bypassPermissions mode too when a Bash deny

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from tether.permissions.command_prefix import rule_updates
 from tether.permissions.context import PermissionContext
 from tether.permissions.engine import PATH_FIELDS, decide, expand_home
 from tether.permissions.paths import normalize
@@ -22,9 +23,15 @@ def permission_suggestions(
 ) -> list[dict[str, Any]]:
     """The permission updates a question about this call offers; `rule` is the one an
     "always allow" answer saves (`suggest_rule`)."""
-    updates = permission_updates(rule)
     tool = TOOL_ALIASES.get(tool, tool)
-    if tool == "Bash" and ctx.mode == "default":
+    command = tool_input.get("command")
+    prefixed = rule_updates(command, ctx) if tool == "Bash" and isinstance(command, str) else None
+    updates = prefixed if prefixed is not None else permission_updates(rule)
+    if (
+        tool == "Bash"
+        and ctx.mode == "default"
+        and not any(u["type"] == "setMode" for u in updates)
+    ):
         if decide(tool, tool_input, replace(ctx, mode="acceptEdits")).behavior == "allow":
             updates.append(
                 {"type": "addDirectories", "directories": [str(ctx.cwd)], "destination": "session"}

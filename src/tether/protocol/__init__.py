@@ -1,6 +1,12 @@
 """Messages, events, ops and errors: the vocabulary every layer shares. Imports nothing of ours."""
 
-from tether.protocol.errors import ConfigError, HarnessError, ModelError, ToolError
+from tether.protocol.errors import (
+    BareToolError,
+    ConfigError,
+    HarnessError,
+    ModelError,
+    ToolError,
+)
 from tether.protocol.events import (
     BlockCompleted,
     ContextCompacted,
@@ -61,6 +67,7 @@ from tether.protocol.record import Record
 from tether.protocol.tool_events import DenialSource
 
 __all__ = [
+    "BareToolError",
     "Base64ImageSource",
     "BlockCompleted",
     "Compact",

@@ -2,7 +2,13 @@
 
 
 class ToolError(Exception):
-    """A tool failed in a way the model should hear about; becomes an is_error tool_result."""
+    """A tool failed in a way the model should hear about; becomes an is_error tool_result
+    (its text after `Error: `)."""
+
+
+class BareToolError(ToolError):
+    """A failure whose text is the whole result, as Claude Code gives it (a command's `Exit
+    code N` and its output: the model reads no `Error: ` before it)."""
 
 
 class HarnessError(Exception):

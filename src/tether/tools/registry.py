@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
-from tether.protocol import ImageBlock, ToolError, ToolSpec, ToolUseBlock
+from tether.protocol import BareToolError, ImageBlock, ToolError, ToolSpec, ToolUseBlock
 from tether.protocol.tool_names import canonical_tool
 from tether.slotted import Slotted
 from tether.tools.base import Tool, ToolOutput
@@ -95,7 +95,8 @@ class ToolRegistry:
         try:
             output = await self._run(call, ctx)
         except ToolError as e:
-            return ToolOutcome(f"Error: {e}", True, None, _ms_since(started))
+            said = str(e) if isinstance(e, BareToolError) else f"Error: {e}"
+            return ToolOutcome(said, True, None, _ms_since(started))
         except OSError as e:
             where = f" ({e.filename})" if e.filename else ""
             said = describe_os_error(e, f"run {call.name}{where}")

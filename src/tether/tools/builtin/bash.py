@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tether.processes import ConfinedCommand, signal_name
-from tether.protocol import ToolError
+from tether.protocol import BareToolError, ToolError
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.shell_run import bash_argv, run_shell, start_env
 from tether.tools.context import ToolContext
@@ -128,7 +128,7 @@ async def bash(ctx: ToolContext, args: BashInput) -> ToolOutput:
             _with_output(f"Killed by signal {signal_name(-run.returncode)}", output, notes)
         )
     if run.returncode != 0:
-        raise ToolError(_with_output(f"Exit code {run.returncode}", output, notes))
+        raise BareToolError(_with_output(f"Exit code {run.returncode}", output, notes))
     body = _with_notes(output or NO_OUTPUT, notes)
     return ToolOutput(body, structured=shell_result(output))
 

@@ -1,0 +1,78 @@
+"""The rule Claude Code suggests for one part of a Bash command, and how it splits a command
+into parts and pipeline stages: every row measured with Claude Code's CLI over the Agent SDK."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.permissions.command_prefix import command_stages, prefix_rule
+
+MEASURED = [
+    ("npm run test -- --watch", "npm run *"),
+    ("npm test", "npm test *"),
+    ("git push", "git push *"),
+    ("git cherry-pick abc", "git cherry-pick *"),
+    ("npm run-script build", "npm run-script *"),
+    ("docker compose up -d", "docker compose *"),
+    ("foo a1 c", "foo a1 *"),
+    ("mv a b", "mv a *"),
+    ("ssh host cmd", "ssh host *"),
+    ("python3 foo bar", "python3 foo *"),
+    ("./run.sh test", "./run.sh test *"),
+    ("/usr/bin/git push x", "/usr/bin/git push *"),
+    ('"foo" bar baz', '"foo" bar *'),
+    ("make install 2>/dev/null", "make install *"),
+    ("NODE_ENV=production npm run build", "npm run *"),
+    ("RUST_LOG=debug cargo run", "cargo run *"),
+    # The word after the program is no subcommand's name: the part exactly.
+    ("make", "make"),
+    ("make -j4 all", "make -j4 all"),
+    ("python3 setup.py install", "python3 setup.py install"),
+    ("docker Run x", "docker Run x"),
+    ("foo 123 x", "foo 123 x"),
+    ("foo a_b c", "foo a_b c"),
+    ("foo a:b c", "foo a:b c"),
+    ("foo 'bar' baz", "foo 'bar' baz"),
+    ("chmod +x run.sh", "chmod +x run.sh"),
+    ("foo -x bar > out.log", "foo -x bar > out.log"),
+    # Other assignments keep the part exact, with them.
+    ("FOO=1 make install", "FOO=1 make install"),
+    ("FOO=1 BAR=2 npm run build", "FOO=1 BAR=2 npm run build"),
+    ("NODE_ENV=production python3 x.py", "NODE_ENV=production python3 x.py"),
+    # What runs is the operand of shells, wrappers and privilege changers.
+    ("sudo apt-get install x", "sudo apt-get install x"),
+    ("bash foo bar", "bash foo bar"),
+    ("env foo bar", "env foo bar"),
+    ("xargs rm", "xargs rm"),
+    ("nice make install", "nice make install"),
+    ("nohup make install", "nohup make install"),
+    ("time make install", "time make install"),
+    ("command foo bar", "command foo bar"),
+]
+
+
+@pytest.mark.parametrize(("part", "rule"), MEASURED)
+def test_a_part_is_suggested_as_claude_code_suggests_it(part: str, rule: str) -> None:
+    assert prefix_rule(part) == rule
+
+
+def test_a_star_in_an_exact_part_is_matched_as_written() -> None:
+    assert prefix_rule("rm -f *.o") == "rm -f \\*.o"
+
+
+def _texts(command: str) -> list[list[str]] | None:
+    stages = command_stages(command)
+    return None if stages is None else [[p.text for p in s] for s in stages]
+
+
+def test_lists_stay_in_one_stage_and_pipes_start_the_next() -> None:
+    assert _texts("npm run build && npm test") == [["npm run build", "npm test"]]
+    assert _texts("a && b | c") == [["a", "b"], ["c"]]
+    assert _texts("sh | make install && npm run x") == [["sh"], ["make install", "npm run x"]]
+    assert _texts("a; b || c\nd") == [["a", "b", "c", "d"]]
+    assert _texts("make install > out.log | tee x") == [["make install > out.log"], ["tee x"]]
+
+
+def test_subshells_substitutions_and_compound_forms_are_not_read_this_way() -> None:
+    for command in ("(make install)", "echo $(make install)", "for x in a; do b; done", "a &&"):
+        assert command_stages(command) is None, command
