@@ -61,3 +61,14 @@ def test_two_posts_of_one_id_at_once_store_one(open_mailboxes: OpenTeamStore) ->
         thread.join()
     got = stores[0].receive("bob", "c1", max_count=100)
     assert sorted(d.message.id for d in got) == sorted(f"m{i}" for i in range(20))
+
+
+def test_a_team_made_again_under_its_name_holds_no_earlier_id(
+    open_mailboxes: OpenTeamStore,
+) -> None:
+    store = open_mailboxes()
+    store.send(note(1))
+    store.delete_team()
+    assert not store.posted("m1")
+    open_mailboxes().send(note(1))  # the new team's own message m1
+    assert [d.message for d in store.receive("bob", "c1")] == [note(1)]

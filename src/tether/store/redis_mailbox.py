@@ -341,11 +341,15 @@ class RedisMailboxStore:
                     try:
                         pipe.watch(self.key("mailboxes"))
                         names: set[str] = pipe.smembers(self.key("mailboxes"))  # pyright: ignore[reportAssignmentType]
+                        # The ids its messages were posted under go too: a team made again
+                        # under the name starts with none held.
+                        posted = list(self._r.scan_iter(match=self.key("posted:*"), count=1000))
                         pipe.multi()
                         pipe.delete(
                             *[self.key(k) for k in ("team", "members", "joined", "joined_seq")],
                             self.key("mailboxes"),
                             *[self._mailbox(n) for n in names],
+                            *posted,
                         )
                         pipe.execute()
                         return

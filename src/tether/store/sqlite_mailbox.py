@@ -206,7 +206,7 @@ class SqliteMailboxStore:
 
     def delete_team(self) -> None:
         def delete(db: sqlite3.Connection) -> None:
-            for table in ("teams", "members", "mailbox"):
+            for table in ("teams", "members", "mailbox", "posted"):
                 db.execute(f"DELETE FROM {table} WHERE team = ?", (self.team,))
 
         self._run(delete)
