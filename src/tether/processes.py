@@ -148,6 +148,19 @@ def signal_name(number: int) -> str:
         return str(number)
 
 
+def exit_said(code: int) -> str:
+    """How a child's end is said, one wording for one end: "ended by SIGTERM" whether the
+    signal killed it (-15, as `Popen` says) or its own handler exited as a shell says that
+    death (143, 128 + 15); "exit 2" for any other exit."""
+    number = -code if code < 0 else code - 128 if code > 128 else None
+    if number is None:
+        return f"exit {code}"
+    try:
+        return f"ended by {signal.Signals(number).name}"
+    except ValueError:  # not a signal's number: an exit code of its own
+        return f"exit {code}"
+
+
 class ConfinedCommand(list[str]):
     """An argv with what its start needs besides: descriptors the child must inherit
     (`pass_fds`), the environment it is started with (`environment(env)`: what the

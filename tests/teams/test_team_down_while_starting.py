@@ -72,7 +72,7 @@ def test_down_while_an_mcp_server_starts_ends_the_server(
         # `up`, which waited for it, says it did not start.
         said = up.communicate(timeout=WAIT_S)[1]
         assert up.returncode == 1
-        assert "m: did not start (exit 143)" in said, said
+        assert "m: did not start (ended by SIGTERM)" in said, said
     finally:
         if pid_runs(server_pid):
             os.kill(server_pid, signal.SIGKILL)

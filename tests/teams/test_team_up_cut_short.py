@@ -196,7 +196,9 @@ def test_a_stop_signal_keeps_a_started_teammate_and_ends_one_still_starting(
         lines = err.splitlines()
         assert said.startswith("waiting for quick, slow to start ("), said
         assert lines[0] == f"{how}: what was still starting is ended", err
-        assert lines[1] == "slow: did not start (still starting when interrupted: ended 143):"
+        assert (
+            lines[1] == "slow: did not start (still starting when interrupted: ended by SIGTERM):"
+        )
         assert lines[-1] == f"stop them with: tether team down {team}", err
         wait_for(lambda: not pid_runs(slow_server), "slow's MCP server to end")
         after = status(repo, team)

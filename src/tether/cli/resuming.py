@@ -17,7 +17,7 @@ from tether.core.history import History
 from tether.core.loop import next_request
 from tether.core.recording import SessionRecorder
 from tether.core.session import Session
-from tether.protocol import ConfigError, HarnessError, Usage
+from tether.protocol import ConfigError, HarnessError, ToolUseBlock, Usage
 from tether.store import (
     EntryWatcher,
     SessionNotFound,
@@ -243,7 +243,13 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
         restored.history.sizer.resumed_ratio(measured)
         restored.history.kept_ratio = measured
     _calibrate(session, restored.history)
-    repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT)
+    tools = session.agent.tools
+
+    def rerun(call: ToolUseBlock) -> bool:
+        tool = tools.get(call.name)
+        return tool is not None and tool.rerun_after_crash
+
+    repaired = restored.history.answer_unanswered(UNFINISHED_AT_EXIT, leave=rerun)
     restore_reads(session, loaded)  # Edit takes what the conversation shows was read
     session.startup_notices.extend(resumption.notices)
     session.startup_notices.extend(restored.damage)

@@ -13,7 +13,7 @@ from tether.core import turn_stop
 from tether.core.gate import Asker
 from tether.core.history import History
 from tether.core.lifecycle import MAX_OWED_REMINDERS, Lifecycle, reminder
-from tether.core.loop import INTERRUPTED, Agent, TurnStats, answer_all, run_turn
+from tether.core.loop import INTERRUPTED, Agent, TurnStats, answer_all, run_tools, run_turn
 from tether.core.sizing import DoesNotFit, PromptTooLong, taken_back
 from tether.outside_text import error_summary
 from tether.protocol import (
@@ -67,6 +67,9 @@ async def converse(
         )
         emit(Notice(level="warning", message=stats.result, blocked_reason=blocked))
         return "success"
+    left = history.unanswered_tool_uses()
+    if left:  # calls a killed run left, resumed to run again (`Tool.rerun_after_crash`)
+        await run_tools(agent, left, history, stats, emit, ask)
     said = prompt.content or (TextBlock(text=text),)
     # The listings and hooks' context first (as Claude Code's attachments), then the prompt.
     listed = _listed(history, listings)

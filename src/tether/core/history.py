@@ -403,11 +403,15 @@ class History:
                 return [c for c in msg.tool_uses() if c.id not in answered]
         return []
 
-    def answer_unanswered(self, reason: str) -> list[ToolResultBlock]:
-        """Give every pending call an error result saying why it did not run."""
+    def answer_unanswered(
+        self, reason: str, *, leave: Callable[[ToolUseBlock], bool] | None = None
+    ) -> list[ToolResultBlock]:
+        """Give every pending call an error result saying why it did not run (but those
+        `leave` keeps pending, for the next turn to run: `run_left_calls`)."""
         results = [
             ToolResultBlock(tool_use_id=c.id, content=reason, is_error=True)
             for c in self.unanswered_tool_uses()
+            if leave is None or not leave(c)
         ]
         if results:
             self.add_user(results)

@@ -260,7 +260,7 @@ async def run_turn(
         elif calls:
             interruption.check()  # a stop that came as the reply ended: none of them runs
             _stop_if_unsaved(history, emit)
-            await _run_tools(agent, calls, history, stats, emit, ask)
+            await run_tools(agent, calls, history, stats, emit, ask)
         if cut is not None:  # as Claude Code: the model is told and goes on
             cut_replies.add_note(history, emit, cut, agent.model_id)
         if agent.max_turns is not None and stats.num_turns >= agent.max_turns:
@@ -348,7 +348,7 @@ def over_budget(agent: Agent, stats: TurnStats) -> bool:
     return spent >= agent.max_budget_usd
 
 
-async def _run_tools(
+async def run_tools(
     agent: Agent,
     calls: list[ToolUseBlock],
     history: History,

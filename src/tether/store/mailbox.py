@@ -76,7 +76,12 @@ class MailboxStore(Protocol):
     """Where it is, for messages (a Redis URL without its password)."""
 
     def send(self, message: Message) -> Message:
-        """Store the message in its recipient's mailbox; returned once durable."""
+        """Store the message in its recipient's mailbox; returned once durable. A message
+        whose id was posted already is not stored again (a send run again after a crash)."""
+        ...
+
+    def posted(self, message_id: str) -> bool:
+        """Whether a message of this id was stored (acknowledged since or not)."""
         ...
 
     def receive(

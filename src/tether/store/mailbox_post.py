@@ -36,10 +36,15 @@ CREATE TABLE IF NOT EXISTS teams (team TEXT PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS members (
     team TEXT NOT NULL, name TEXT NOT NULL, joined INTEGER NOT NULL, data TEXT NOT NULL,
     PRIMARY KEY (team, name));
+CREATE TABLE IF NOT EXISTS posted (team TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (team, id));
 """
 """The SQLite mailboxes' and roster's tables (`sqlite_mailbox`)."""
 GROUP = "readers"
 """A Redis mailbox's consumer group (`redis_mailbox`)."""
+POSTED_KEPT_S = 30 * 24 * 3600
+"""How long a Redis store remembers a posted message's id (`posted:<id>`), so that a post
+tried again under it (a teammate's SendMessage run again after its process was killed, a
+notice written again) is skipped: longer than any teammate stays stopped with a call open."""
 
 
 class Poster(Protocol):
@@ -127,16 +132,28 @@ class SqlitePoster:
         message_id, data = message_data(sender, recipient, text)
         try:
             with self._file.transaction() as db:
-                db.execute(
-                    "INSERT INTO mailbox (team, member, data) VALUES (?, ?, ?)",
-                    (self.team, recipient, data),
-                )
+                insert_once(db, self.team, message_id, recipient, data)
         except sqlite3.DatabaseError as e:
             raise self._file.unavailable(e) from None
         return message_id
 
     def close(self) -> None:
         self._file.close()
+
+
+def insert_once(
+    db: sqlite3.Connection, team: str, message_id: str, recipient: str, data: str
+) -> bool:
+    """Put a message into its recipient's mailbox in the caller's transaction, unless a
+    message of its id was posted already (then nothing, False): its id and the message go
+    in together, so a post run again after a crash is never lost nor stored twice."""
+    claimed = db.execute(
+        "INSERT OR IGNORE INTO posted (team, id) VALUES (?, ?)", (team, message_id)
+    )
+    if claimed.rowcount == 0:
+        return False
+    db.execute("INSERT INTO mailbox (team, member, data) VALUES (?, ?, ?)", (team, recipient, data))
+    return True
 
 
 def redis_client(url: str, *, socket_timeout_s: float) -> Redis:
@@ -155,6 +172,43 @@ def redis_client(url: str, *, socket_timeout_s: float) -> Redis:
         encoding_errors="surrogateescape",
         **tls_options(url),
     )
+
+
+def send_once(
+    client: Redis,
+    prefix: str,
+    message_id: str,
+    recipient: str,
+    data: str,
+    *,
+    watched: tuple[str, ...] = (),
+    read: Callable[[Any], Callable[[Any], None]] | None = None,
+) -> bool:
+    """Add a message to its recipient's mailbox unless a message of its id was posted
+    already (then nothing, False). The id's mark (`posted:<id>`) and the message go in one
+    MULTI/EXEC, watched from the mark's check on: a crash between them cannot lose the
+    message nor store it twice, and of two posts of one id at once one is stored. `read`
+    runs after the check on the watched `watched` keys and gives what to queue with it (a
+    sender's roster record)."""
+    import redis
+
+    posted = f"{prefix}posted:{message_id}"
+    with client.pipeline(transaction=True) as pipe:
+        while True:
+            try:
+                pipe.watch(posted, *watched)
+                if pipe.exists(posted):
+                    pipe.unwatch()
+                    return False
+                queue_more = read(pipe) if read is not None else None
+                pipe.multi()
+                if queue_more is not None:
+                    queue_more(pipe)
+                pipe.set(posted, "1", ex=POSTED_KEPT_S)
+                queue_send(pipe, prefix, recipient, data)
+                return True
+            except redis.WatchError:
+                continue
 
 
 def queue_send(pipe: Any, prefix: str, recipient: str, data: str) -> None:
@@ -205,12 +259,7 @@ class RedisPoster:
 
     def post(self, sender: str, recipient: str, text: str) -> str:
         message_id, data = message_data(sender, recipient, text)
-
-        def add() -> None:
-            with self._r.pipeline(transaction=True) as pipe:
-                queue_send(pipe, self._prefix, recipient, data)
-
-        self._call(add)
+        self._call(lambda: send_once(self._r, self._prefix, message_id, recipient, data))
         return message_id
 
     def close(self) -> None:

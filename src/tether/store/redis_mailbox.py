@@ -38,7 +38,7 @@ from tether.store.mailbox import (
     Message,
     TeamRecord,
 )
-from tether.store.mailbox_post import GROUP, queue_send, redis_client
+from tether.store.mailbox_post import GROUP, redis_client, send_once
 from tether.store.mailbox_records import (
     changed_member,
     check_member,
@@ -114,46 +114,45 @@ class RedisMailboxStore:
 
     def send(self, message: Message) -> Message:
         data = stored(message)
-
-        def add() -> None:
-            with self._r.pipeline(transaction=True) as pipe:
-                self._queue_send(pipe, message, data)
-
-        self._call(add)
+        self._call(lambda: self._send_once(message, data))
         return message
+
+    def posted(self, message_id: str) -> bool:
+        return bool(self._call(lambda: self._r.exists(self.key(f"posted:{message_id}"))))
 
     def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
         data = stored(message)
 
-        def add() -> None:
-            with self._r.pipeline(transaction=True) as pipe:
-                while True:
-                    try:
-                        pipe.watch(self.key("members"))
-                        raw = pipe.hget(self.key("members"), message.sender)
-                        member = (
-                            None
-                            if raw is None
-                            else changed_member(
-                                Member.model_validate_json(str(raw)), sender_changes
-                            )
-                        )
-                        pipe.multi()
-                        if member is not None:
-                            pipe.hset(self.key("members"), message.sender, dumps(member))
-                            pipe.publish(self.key("roster"), message.sender)
-                        self._queue_send(pipe, message, data)
-                        return
-                    except self._watch_error:
-                        continue
+        def read(pipe: Any) -> Callable[[Any], None]:
+            raw = pipe.hget(self.key("members"), message.sender)
+            member = (
+                None
+                if raw is None
+                else changed_member(Member.model_validate_json(str(raw)), sender_changes)
+            )
 
-        self._call(add)
+            def queue(pipe: Any) -> None:
+                if member is not None:
+                    pipe.hset(self.key("members"), message.sender, dumps(member))
+                    pipe.publish(self.key("roster"), message.sender)
+
+            return queue
+
+        self._call(lambda: self._send_once(message, data, read))
         return message
 
-    def _queue_send(self, pipe: Any, message: Message, data: str) -> None:
-        """Queue the message into its recipient's mailbox (its group made with the stream),
-        and run the transaction."""
-        queue_send(pipe, self._prefix, message.recipient, data)
+    def _send_once(
+        self,
+        message: Message,
+        data: str,
+        read: Callable[[Any], Callable[[Any], None]] | None = None,
+    ) -> None:
+        """Add the message to its recipient's mailbox (its group made with the stream), with
+        what `read` gives, unless its id was posted already (`send_once`)."""
+        watched = (self.key("members"),) if read is not None else ()
+        send_once(
+            self._r, self._prefix, message.id, message.recipient, data, watched=watched, read=read
+        )
 
     def _make_group(self, client: Any, member: str) -> None:
         """Queue `XGROUP CREATE ... MKSTREAM` (its BUSYGROUP reply, when the group is there,
@@ -342,11 +341,15 @@ class RedisMailboxStore:
                     try:
                         pipe.watch(self.key("mailboxes"))
                         names: set[str] = pipe.smembers(self.key("mailboxes"))  # pyright: ignore[reportAssignmentType]
+                        # The ids its messages were posted under go too: a team made again
+                        # under the name starts with none held.
+                        posted = list(self._r.scan_iter(match=self.key("posted:*"), count=1000))
                         pipe.multi()
                         pipe.delete(
                             *[self.key(k) for k in ("team", "members", "joined", "joined_seq")],
                             self.key("mailboxes"),
                             *[self._mailbox(n) for n in names],
+                            *posted,
                         )
                         pipe.execute()
                         return

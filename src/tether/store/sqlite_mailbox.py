@@ -26,7 +26,7 @@ from tether.store.mailbox import (
     Message,
     TeamRecord,
 )
-from tether.store.mailbox_post import mailbox_file
+from tether.store.mailbox_post import insert_once, mailbox_file
 from tether.store.mailbox_records import (
     changed_member,
     check_member,
@@ -75,18 +75,25 @@ class SqliteMailboxStore:
 
     def send(self, message: Message) -> Message:
         data = stored(message)
-        self._run(
-            lambda db: db.execute(
-                "INSERT INTO mailbox (team, member, data) VALUES (?, ?, ?)",
-                (self.team, message.recipient, data),
+        self._run(lambda db: insert_once(db, self.team, message.id, message.recipient, data))
+        return message
+
+    def posted(self, message_id: str) -> bool:
+        return self._read(
+            lambda db: (
+                db.execute(
+                    "SELECT 1 FROM posted WHERE team = ? AND id = ?", (self.team, message_id)
+                ).fetchone()
+                is not None
             )
         )
-        return message
 
     def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
         data = stored(message)
 
         def send(db: sqlite3.Connection) -> None:
+            if not insert_once(db, self.team, message.id, message.recipient, data):
+                return  # posted already, with the sender's record as it was then
             row = db.execute(
                 "SELECT data FROM members WHERE team = ? AND name = ?",
                 (self.team, message.sender),
@@ -97,10 +104,6 @@ class SqliteMailboxStore:
                     "UPDATE members SET data = ? WHERE team = ? AND name = ?",
                     (dumps(member), self.team, message.sender),
                 )
-            db.execute(
-                "INSERT INTO mailbox (team, member, data) VALUES (?, ?, ?)",
-                (self.team, message.recipient, data),
-            )
 
         self._run(send)
         return message
@@ -203,7 +206,7 @@ class SqliteMailboxStore:
 
     def delete_team(self) -> None:
         def delete(db: sqlite3.Connection) -> None:
-            for table in ("teams", "members", "mailbox"):
+            for table in ("teams", "members", "mailbox", "posted"):
                 db.execute(f"DELETE FROM {table} WHERE team = ?", (self.team,))
 
         self._run(delete)

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from tether.store.task_records import StoreUnavailable
 from tether.teams.keeping import Keeper
 from tether.teams.patience import Patience
 from tether.teams.protocol import REPLIES, REQUESTS, MemberProtocol, ProtocolError, Transition
+from tether.teams.resend import message_id, resent
 
 BROADCAST = "*"
 
@@ -96,9 +98,12 @@ class TeamLink:
         reply_to: str | None = None,
         data: dict[str, Any] | None = None,
         timeout_s: float | None = None,
+        call_id: str | None = None,
     ) -> list[Message]:
         """Send to one member, or to every other one (`*`): the messages stored. Raises
-        `ProtocolError` for what the protocol refuses, naming the reason."""
+        `ProtocolError` for what the protocol refuses, naming the reason. `call_id`: the
+        tool call that sends them, whose ids derive from it (`resent`), so that the call run
+        again after its process was killed stores each once."""
         async with self._lock:
             names = await self.refresh_members()
             if to == BROADCAST:
@@ -119,9 +124,12 @@ class TeamLink:
                     text=text,
                     reply_to=reply_to,
                     data=dict(data or {}),
+                    id=uuid.uuid4().hex if call_id is None else message_id(call_id, r),
                 )
                 for r in recipients
             ]
+            if call_id is not None and await resent(self.store, messages):
+                return messages
             self.expire_due()  # a request past its time no longer holds a new one back
             for message in messages:
                 self.protocol.outgoing(message, self.clock())

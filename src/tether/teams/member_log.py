@@ -58,3 +58,13 @@ def log_tail(path: Path, lines: int) -> list[str] | None:
     if start > 0 and b"\n" in data:  # the first line begins before what was read
         data = data[data.index(b"\n") + 1 :]
     return data.decode("utf-8", errors="replace").splitlines()[-lines:] if lines > 0 else []
+
+
+def with_log_tail(line: str, log: Path, lines: int = 20) -> str:
+    """The line, then after a colon its log's last lines ("(no log)" when there is none); an
+    empty log: the line alone, not a colon followed by nothing."""
+    tail = log_tail(log, lines)
+    if tail is None:
+        return f"{line}:\n(no log)"
+    said = "\n".join(tail)
+    return f"{line}:\n{said}" if said.strip() else line

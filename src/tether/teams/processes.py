@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.processes import RUN_MARKER, unmarked
+from tether.processes import RUN_MARKER, exit_said, unmarked
 from tether.store.mailbox import Member, MemberBusy, TeamStore
 from tether.store.task_records import StoreUnavailable
 from tether.teams.claims import (
@@ -48,7 +48,7 @@ from tether.teams.claims import (
 )
 from tether.teams.down_fence import down_began, stopped_by_down, team_stopping, wait_out_down
 from tether.teams.forked import Child, can_fork, fork, warm
-from tether.teams.member_log import log_file, log_tail, open_log
+from tether.teams.member_log import log_file, open_log, with_log_tail
 from tether.teams.membership import START_WAIT_S
 from tether.teams.stop_signals import stops_interrupt
 
@@ -216,14 +216,17 @@ def _start_outcome(
     if late:  # still starting at the bound: ended, so that "did not start" is true
         _end_child(proc)
     log = log_file(project, store.team, name)
+    code = proc.poll()
+    how = "still ending" if code is None else exit_said(code)
     if not ended(store, name, proc.pid, started=False):  # its loop ran, then it ended
-        line = f"{name}: started (pid {proc.pid}) and ended since (exit {proc.poll()}):"
-        return Started(name, False, f"{line}\n{_tail(log)}")
-    if cut:
-        why = "still starting when interrupted: ended" if late else "exit"
-    else:
-        why = f"not running after {start_wait_s:g} s: ended" if late else "exit"
-    return Started(name, False, f"{name}: did not start ({why} {proc.poll()}):\n{_tail(log)}")
+        line = f"{name}: started (pid {proc.pid}) and ended since ({how})"
+        return Started(name, False, with_log_tail(line, log))
+    if late:
+        cause = (
+            "still starting when interrupted" if cut else f"not running after {start_wait_s:g} s"
+        )
+        how = f"{cause}: {how}"
+    return Started(name, False, with_log_tail(f"{name}: did not start ({how})", log))
 
 
 def _name_process(store: TeamStore, name: str, pid: int) -> None:
@@ -385,8 +388,3 @@ def _started_elsewhere(
             "process): `tether team status` shows it, `tether team down` stops it",
         )
     return Started(name, False, f"{name}: another process was starting it, and it did not start")
-
-
-def _tail(path: Path, lines: int = 20) -> str:
-    tail = log_tail(path, lines)
-    return "(no log)" if tail is None else "\n".join(tail)

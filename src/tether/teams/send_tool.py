@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tether.core.tool_calls import current_call
 from tether.protocol import ToolError
 from tether.store.mailbox import MailboxError, Message
 from tether.store.task_records import StoreUnavailable
@@ -80,7 +81,7 @@ def send_message_tool(link_of: TeamLink | Callable[[], TeamLink | None]) -> Tool
     """`SendMessage` through a member's link (or, for a lead, the link of the team it created
     meanwhile)."""
 
-    @tool("SendMessage", read_only=True)
+    @tool("SendMessage", read_only=True, rerun_after_crash=True)
     async def send_message(ctx: ToolContext, args: SendMessageInput) -> ToolOutput:
         """Send a message to another member of your team (or to all with "*"). Your plain
         text output is not seen by other agents: to talk to them you must use this tool.
@@ -92,9 +93,16 @@ def send_message_tool(link_of: TeamLink | Callable[[], TeamLink | None]) -> Tool
         kind, text, reply_to, data = _what(args)
         if args.summary:
             data["summary"] = args.summary
+        call = current_call.get()
         try:
             sent = await link.send(
-                args.to, kind, text, reply_to=reply_to, data=data, timeout_s=args.timeout_s
+                args.to,
+                kind,
+                text,
+                reply_to=reply_to,
+                data=data,
+                timeout_s=args.timeout_s,
+                call_id=call.call.id if call is not None else None,
             )
         except (ProtocolError, MailboxError, StoreUnavailable) as e:
             raise ToolError(str(e)) from None

@@ -165,7 +165,8 @@ class Teammate:
         what the model was given and never answered: a message it held, the results of its
         tools, an interruption), or none."""
         newest = self.session.messages[-1:]
-        if not newest or newest[0].role != "user":
+        # The model's calls still open: one its resume left to run again (`SendMessage`).
+        if not newest or (newest[0].role != "user" and not newest[0].tool_uses()):
             return []
         self.say("its last turn was left unfinished: running it again")
         return [RESUMED_TURN]

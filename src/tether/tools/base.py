@@ -70,6 +70,7 @@ class Tool(Slotted):
         "name",
         "paths",
         "read_only",
+        "rerun_after_crash",
         "schema",
     )
     name: Final[str]
@@ -92,6 +93,11 @@ class Tool(Slotted):
     """Set on a tool described ahead of its code (tether's own, `tether.tools.builtin`): imports
     its module and gives the tool itself, whose input model, handler and check are the ones to
     use. The registry calls it at the tool's first call."""
+    rerun_after_crash: Final[bool]
+    """A call of it that a killed process left unfinished runs again when the session is
+    resumed, rather than being answered that its outcome is unknown: only a tool of tether's
+    own that makes its effect once however often it runs (`SendMessage`: its messages' ids
+    derive from the call's)."""
 
     def __init__(
         self,
@@ -104,6 +110,7 @@ class Tool(Slotted):
         check: Check | None = None,
         paths: tuple[str, ...] = (),
         load: Callable[[], Tool] | None = None,
+        rerun_after_crash: bool = False,
     ) -> None:
         self.name = name
         self.description = description
@@ -114,6 +121,7 @@ class Tool(Slotted):
         self.check = check
         self.paths = paths
         self.load = load
+        self.rerun_after_crash = rerun_after_crash
 
     def loaded(self) -> Tool:
         """The tool whose input model, handler and check run a call."""
@@ -136,7 +144,12 @@ class Tool(Slotted):
 
 
 def tool(
-    name: str, *, read_only: bool, check: Check | None = None, paths: tuple[str, ...] = ()
+    name: str,
+    *,
+    read_only: bool,
+    check: Check | None = None,
+    paths: tuple[str, ...] = (),
+    rerun_after_crash: bool = False,
 ) -> Callable[[Handler], Tool]:
     """Make a `Tool` from `async def handler(ctx, args: InputModel)`; its docstring is the
     description the model reads. `check` runs before the permission question (see `Check`);
@@ -154,7 +167,16 @@ def tool(
         description = inspect.cleandoc(handler.__doc__ or "")
         if not description:
             raise TypeError(f"{name}: the handler needs a docstring; it is the tool's description")
-        return Tool(name, description, input_model, handler, read_only, check=check, paths=paths)
+        return Tool(
+            name,
+            description,
+            input_model,
+            handler,
+            read_only,
+            check=check,
+            paths=paths,
+            rerun_after_crash=rerun_after_crash,
+        )
 
     return wrap
 

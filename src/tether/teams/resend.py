@@ -1,0 +1,32 @@
+"""A `SendMessage` run again: a teammate killed inside its own `SendMessage` runs the call
+again when it starts (`Tool.rerun_after_crash`), and the message is delivered once, never lost
+and never twice. Its ids derive from the call's id, the same on the rerun, and the stores skip
+an id they hold already; a request or reply the first run stored changed its sender's protocol
+state with it (`send_as`), so the rerun finds it stored and is done, without the protocol's
+checks that would now refuse it (waiting already, or the request answered already)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+
+from tether.store.mailbox import Message, TeamStore
+
+CALL_IDS = uuid.UUID("7f0d5a53-3c1e-4c1b-9a52-0d8f1f3b2c61")
+"""The namespace of the ids derived from tool call ids."""
+
+
+def message_id(call_id: str, recipient: str) -> str:
+    """The id of the message a tool call sends to `recipient`: the same on every run of the
+    call, distinct per recipient (a broadcast), in the shape of the other ids."""
+    return uuid.uuid5(CALL_IDS, f"{call_id}\n{recipient}").hex
+
+
+async def resent(store: TeamStore, messages: Sequence[Message]) -> bool:
+    """Whether an earlier run of the call stored these messages already: then the call is
+    done. A plain message's store skips it anyway; a request's or a reply's must be known
+    before the protocol is asked, as its sender's state moved with it."""
+    if len(messages) != 1 or messages[0].kind == "message":
+        return False
+    return await asyncio.to_thread(store.posted, messages[0].id)
