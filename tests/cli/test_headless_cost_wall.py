@@ -3,13 +3,14 @@ Claude Code's does: `-p /cost` in text mode, and `/cost` sent by an SDK program 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
 from claude_agent_sdk import ResultMessage
 
 from tests.cli.sdk_harness import SdkRun
-from tether.testing import FakeModelServer, reply, text
+from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 
 DURATION = r"(\d+(\.\d+)?s|\d+m \d+(\.\d+)?s|\d+h \d+m \d+(\.\d+)?s)"
@@ -75,3 +76,30 @@ def test_p_cost_after_continuing_tells_a_wall_time_that_goes_on_from_the_earlier
     assert ran.exit_code == 0, ran.stderr
     api, wall = _seconds(ran.stdout, "API"), _seconds(ran.stdout, "wall")
     assert (api >= 1.0, wall >= api) == (True, True), ran.stdout
+
+
+def _continued_cost(tether: Callable[..., CliResult], *how: str) -> float:
+    ran = tether(*how, "-p", "/cost")
+    assert ran.exit_code == 0, ran.stderr
+    return _seconds(ran.stdout, "wall")
+
+
+def test_p_cost_after_resuming_carries_the_earlier_runs_wall_time_tool_time_and_all(
+    tether: Callable[..., CliResult], fake_model: FakeModelServer
+) -> None:
+    # The first run's time went to a tool, not the model: its API time says nothing of it,
+    # and the wall time told after each resume must hold it and only grow.
+    fake_model.script(reply(tool_use("Bash", command="sleep 1")), reply(text("slept")))
+    first = tether("-p", "sleep", "--output-format", "json", "--allowedTools", "Bash")
+    assert first.exit_code == 0, first.stderr
+    took_s = json.loads(first.stdout)["duration_ms"] / 1000
+    continued = _continued_cost(tether, "-c")
+    again = _continued_cost(tether, "-c")
+    session_id = json.loads(first.stdout)["session_id"]
+    forked = _continued_cost(tether, "--resume", session_id, "--fork-session")
+    # /cost shows tenths: a figure at most 0.05 s under the time it rounds.
+    assert (
+        continued + 0.05 >= took_s,
+        again >= continued,
+        forked + 0.05 >= took_s,
+    ) == (True, True, True), (took_s, continued, again, forked)

@@ -191,19 +191,23 @@ def test_an_answer_that_keeps_coming_is_cut_at_the_hooks_timeout(
 
 @pytest.mark.usefixtures("trusted_workspace")
 @pytest.mark.parametrize("port", ["99999", "abc", "-1"])
-def test_a_hook_url_that_cannot_be_connected_to_is_refused_when_the_settings_are_read(
+def test_a_hook_url_that_cannot_be_connected_to_is_skipped_when_the_settings_are_read(
     fake_model: FakeModelServer, tether: Run, workspace: Path, port: str
 ) -> None:
+    # As Claude Code, the run goes on without what cannot be used, told so with the file and
+    # key (it stopped every run before): the event's hooks of that file are left out whole.
     write_settings(workspace, {"PreToolUse": on("Bash", _http_hook(f"http://127.0.0.1:{port}/h"))})
+    path = workspace / ".claude" / "settings.json"
     fake_model.script(reply(tool_use("Bash", command="touch made")), reply(text("ok")))
     result = tether("-p", "go", "--dangerously-skip-permissions")
-    assert result.exit_code == 2, result.stderr
-    assert "hooks.PreToolUse[0].hooks[0].url" in result.stderr
-    assert "must be an http:// or https:// URL (Port" in result.stderr
-    assert "internal error" not in result.stderr
-    assert "Traceback" not in result.stderr
-    assert fake_model.requests == []
-    assert not (workspace / "made").exists()
+    assert (result.exit_code, result.stdout) == (0, "ok\n"), result.stderr
+    [warning] = result.stderr.splitlines()
+    assert warning.startswith(
+        f"tether: warning: settings file {path}: hooks.PreToolUse[0].hooks[0].url: "
+        "must be an http:// or https:// URL (Port"
+    ), warning
+    assert warning.endswith("; the PreToolUse hooks of that file are skipped: none runs")
+    assert (workspace / "made").exists()
 
 
 @pytest.mark.usefixtures("trusted_workspace")

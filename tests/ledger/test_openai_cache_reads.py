@@ -24,12 +24,15 @@ COLUMNS = ("model", "input_tokens", "cache_read_tokens", "cache_write_tokens", "
 
 
 def _session(
-    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+    fake_model: FakeModelServer,
+    tether: Run,
+    monkeypatch: pytest.MonkeyPatch,
+    model: str = "openai/gpt-4o-mini",
 ) -> dict[str, object]:
     """The session's `-p` json result."""
     monkeypatch.setenv("OPENAI_BASE_URL", f"{fake_model.url}/v1")
     fake_model.script(tool_use("Bash", command="echo hi"), text("done"))
-    result = tether("-p", "say hi", "--model", "openai/gpt-4o-mini", "--output-format", "json")
+    result = tether("-p", "say hi", "--model", model, "--output-format", "json")
     assert result.exit_code == 0, result.stderr
     for request in fake_model.requests:
         assert request.body["stream_options"] == {"include_usage": True}
@@ -81,6 +84,7 @@ def test_an_endpoint_saying_nothing_of_cache_reads_has_one_price_and_the_saving_
     assert by_session["cache_reads_unreported"] == {
         "calls": 2,
         "possible_saving_usd_estimated": pytest.approx(saving, abs=1e-12),
+        "unpriced_calls": 0,
     }
     table = cost("--by", "session")
     assert table.exit_code == 0, table.stderr
@@ -89,3 +93,26 @@ def test_an_endpoint_saying_nothing_of_cache_reads_has_one_price_and_the_saving_
         "the session's own total is; a prompt cache may have saved up to "
         f"${saving:.4f} of it (estimated, not in the totals)"
     ) in " ".join(table.stdout.split())
+
+
+def test_an_unpriced_model_saying_nothing_of_cache_reads_has_an_unknown_saving_not_zero(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "may have saved up to $0.0000" said no saving was possible; the price is what is unknown.
+    fake_model.openai_cache_details = False
+    _session(fake_model, tether, monkeypatch, model="openai/house-model-7")
+    by_session = cost_json("--by", "session")
+    assert by_session["cache_reads_unreported"] == {
+        "calls": 2,
+        "possible_saving_usd_estimated": 0,
+        "unpriced_calls": 2,
+    }
+    table = cost("--by", "session")
+    assert table.exit_code == 0, table.stderr
+    said = " ".join(table.stdout.split())
+    assert "house-model-7: 2 model call(s) at no known price, counted as $0" in said
+    assert (
+        "2 model call(s) to an endpoint that reports no cache reads, of a model with no known "
+        "price: what a prompt cache may have saved on them is unknown"
+    ) in said
+    assert "may have saved up to" not in said

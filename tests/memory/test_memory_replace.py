@@ -108,7 +108,8 @@ def test_the_model_replaces_a_stale_fact_by_its_id_and_only_then(
         "Error: There is no memory 99: no memory of this project ever had that id (the "
         "highest given is 4). Nothing was saved."
     )
-    assert undated(results[7]) == "Memory 4 [api]: The API server listens on port 9090"
+    # Memory 4 keeps its own tags (none), not those of the memory it stood in for.
+    assert undated(results[7]) == "Memory 4: The API server listens on port 9090"
     listed = memory_cli("--cwd", str(workspace), "list")
     assert listed.exit_code == 0, listed.stderr
     assert "8080" not in listed.stdout

@@ -74,6 +74,7 @@ def main(argv: list[str]) -> int:
             "cache_reads_unreported": {
                 "calls": unknown.unreported,
                 "possible_saving_usd_estimated": unknown.possible_saving,
+                "unpriced_calls": unknown.unreported_unpriced,
             },
             "cache_reads_estimated_calls": unknown.estimated,
         }
@@ -96,11 +97,19 @@ def main(argv: list[str]) -> int:
 def _cache_notes(unknown: CacheUnknown) -> list[str]:
     """What the totals say of cache reads no endpoint reported."""
     notes: list[str] = []
-    if unknown.unreported:
+    priced = unknown.unreported - unknown.unreported_unpriced
+    if priced:
         notes.append(
-            f"{unknown.unreported} model call(s) to an endpoint that reports no cache reads: "
+            f"{priced} model call(s) to an endpoint that reports no cache reads: "
             "priced as plain input, as the session's own total is; a prompt cache may have "
             f"saved up to ${unknown.possible_saving:.4f} of it (estimated, not in the totals)"
+        )
+    if unknown.unreported_unpriced:
+        # No price, so no saving to estimate: a figure of $0 would say none was possible.
+        notes.append(
+            f"{unknown.unreported_unpriced} model call(s) to an endpoint that reports no cache "
+            "reads, of a model with no known price: what a prompt cache may have saved on "
+            "them is unknown"
         )
     if unknown.estimated:
         notes.append(

@@ -79,6 +79,7 @@ async def run_headless(
     started = time.monotonic()  # `/cost`'s wall time counts from here
     built = build(opts)
     session = built.session
+    session.run_started = started  # the wall time the replies carry counts as `/cost`'s does
     progress = _progress_renderer(err) if opts.verbose else None
     for notice in session.startup_notices:
         print(f"tether: {terminal_safe(notice)}", file=err)

@@ -1,5 +1,5 @@
-"""`tether mcp list|get|add|remove|serve`: the configured MCP servers, managed as `claude mcp`
-manages them.
+"""`tether mcp list|get|add|add-json|remove|serve`: the configured MCP servers, managed as
+`claude mcp` manages them.
 
 Project servers (`.mcp.json`, from the repository) are never started here until they were
 approved (`enabledMcpjsonServers`, or the REPL's question): listing a cloned repository's
@@ -19,13 +19,13 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tether.cli.mcp_added import add_json, save_server
 from tether.cli.mcp_decisions import kept_off_elsewhere, users_own_switches
 from tether.cli.mcp_server_text import describe, server_lines, summary
 from tether.cli.mcp_sources import where_from, why_off
 from tether.cli.ownership import Ownership
 from tether.cli.terminal_text import terminal_safe
 from tether.cli.untrusted_settings import restrict_settings
-from tether.config.local_files import ignore_local_files
 from tether.config.project import project_root
 from tether.config.settings import load_settings, settings_files, tether_home
 from tether.config.trust import workspace_trust
@@ -42,7 +42,6 @@ from tether.mcp.config import (
 from tether.mcp.config_files import (
     WRITABLE_SCOPES,
     WritableScope,
-    add_server,
     claude_file,
     remove_server,
     scope_file,
@@ -104,6 +103,10 @@ def main(argv: list[str]) -> int:
             return _get(place, args)
         if args.command == "add":
             return _add(place, args, command_line)
+        if args.command == "add-json":
+            path, scope = place.scope_file(args.scope), args.scope
+            add_json(path, scope, args.name, args.json, workspace=place.workspace, env=place.env)
+            return 0
         return _remove(place, args.name, args.scope)
     except ConfigError as e:
         print(f"tether: error: {terminal_safe(str(e))}", file=sys.stderr)
@@ -130,13 +133,19 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("-t", "--transport", choices=("stdio", "http", "sse"), default="stdio")
     add.add_argument("-e", "--env", action="append", default=[], metavar="KEY=VALUE")
     add.add_argument("-H", "--header", action="append", default=[], metavar='"NAME: VALUE"')
+    add_json = sub.add_parser(
+        "add-json", help="add a server given as JSON (or - to read it from stdin) to a scope's file"
+    )
+    add_json.add_argument("name")
+    add_json.add_argument("json", help='the entry, as in .mcp.json: {"command": ...} or {"url"...}')
+    add_json.add_argument("-s", "--scope", choices=WRITABLE_SCOPES, default="local")
     remove = sub.add_parser("remove", help="remove a server from a scope's file")
     remove.add_argument("name")
     remove.add_argument("-s", "--scope", choices=WRITABLE_SCOPES, help="default: where it is")
     sub.add_parser("serve", help="run tether itself as an MCP server (stdio)")
     for command in (listing, get):
         command.add_argument("--no-connect", action="store_true", help="do not start servers")
-    for command in (listing, get, add, remove):
+    for command in (listing, get, add, add_json, remove):
         command.add_argument("--cwd", type=Path, help="the project (default: here)")
     return p
 
@@ -245,13 +254,7 @@ def _add(place: _Place, args: argparse.Namespace, command_line: list[str]) -> in
         entry = {"type": args.transport, "url": target}
         if args.header:
             entry["headers"] = dict(_pair(h, ":", "--header", '"Name: value"') for h in args.header)
-    path = place.scope_file(scope)
-    add_server(path, name, entry)
-    if scope == "local":  # this machine's file (it may hold keys): out of git, as sessions do
-        ignore_local_files(path.parent)
-    print(f"Added {args.transport} MCP server {name!r} to the {scope} scope: {path}")
-    if scope == "project":
-        print("tether asks before it starts a project server for the first time.")
+    save_server(place.scope_file(scope), scope, name, entry, args.transport)
     return 0
 
 

@@ -221,7 +221,8 @@ def tell_resumed(session: Session, resumption: Resumption, restored: Restored) -
     session.usage = session.usage + restored.side_usage
     session.cost_usd += restored.side_cost_usd
     session.api_ms += restored.api_ms
-    session.earlier_wall_ms = restored.api_ms
+    # At least the API time: a file from before replies carried the wall time has only that.
+    session.earlier_wall_ms = max(restored.wall_ms, restored.api_ms)
     session.earlier_by_model = dict(restored.by_model)
     if restored.side_cost_usd or restored.side_usage != Usage():
         # Spend entries name no model: counted as the session's, so that `modelUsage`

@@ -10,6 +10,7 @@ from typing import Final
 from tether.cli.ownership import Ownership
 from tether.cli.run_options import RunOptions
 from tether.cli.setting_sources import SettingSources
+from tether.cli.settings_values import usable_settings
 from tether.cli.untrusted_settings import restrict_settings
 from tether.config.project import project_root
 from tether.config.settings import (
@@ -131,6 +132,7 @@ def find_place(opts: RunOptions) -> SessionPlace:
         settings = relocated(settings, settings_root, workspace)
     if not trust.trusted:
         settings = restrict_settings(settings, owners, explicit=opts.settings_path)
+    settings = usable_settings(settings, required=opts.settings_path)
     if opts.settings_json is not None:
         # The user's choice, like a `--settings` file: applied whole, trusted or not.
         settings = with_layer(settings, INLINE_SETTINGS, opts.settings_json)

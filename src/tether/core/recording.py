@@ -72,6 +72,9 @@ class SessionRecorder:
         None while nothing of it is on disk (a new session whose file could not be made)."""
         self.forked_from: str | None = None
         """The session this one forks, when its own file could not be made (see `unsaved`)."""
+        self.session_wall_ms: Callable[[], int] = lambda: 0
+        """The session's wall time so far, its earlier runs' included (the session's clock):
+        each reply carries it, for a resumed session's wall time to go on from."""
 
     @classmethod
     def continuing(cls, writer: SessionWriter, *, title: str | None = None) -> SessionRecorder:
@@ -229,13 +232,21 @@ class SessionRecorder:
         model = reply.model
         count = len(message.content)
         uuids = reply.uuids if len(reply.uuids) == count else (None,) * count
+        wall = self.session_wall_ms()  # now, not when a waiting entry is written
 
         def block(index: int) -> _Entry:
             named = uuids[index]
             shown = message.content[index]
             took = reply.duration_ms if index == 0 else 0  # the call's time, counted once
             return lambda w: w.reply_block(
-                shown, usage, named, message_id, request_id, model, duration_ms=took
+                shown,
+                usage,
+                named,
+                message_id,
+                request_id,
+                model,
+                duration_ms=took,
+                session_wall_ms=wall if index == 0 else 0,
             )
 
         self._record(*(block(i) for i in range(count)))

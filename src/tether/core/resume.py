@@ -11,7 +11,7 @@ when the file cannot be written, the session goes on unsaved and says so once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,8 @@ class Restored:
     by_model: dict[str, tuple[Usage, float]] = field(default_factory=dict[str, tuple[Usage, float]])
     """The conversation's model calls by the model that answered them: what each used and
     cost together (Claude Code's `modelUsage` goes on from them)."""
+    wall_ms: int = 0
+    """The session's wall time by its newest reply, rewound-from ones too; 0: none recorded."""
 
 
 def restore(
@@ -110,6 +112,7 @@ def restore(
         return spent
 
     lines = [0, 0]  # added, removed
+    wall_ms = 0  # what the replies say the session's wall time was, each run's included
     side_usage, side_cost = Usage(), 0.0
     problems: list[str] = []
     windows: dict[str, WindowRecord] = {}
@@ -122,9 +125,11 @@ def restore(
     read = 0  # the place of the newest entry read: what the repair yields is that or older
 
     def placed() -> Iterator[Record]:
-        nonlocal read
+        nonlocal read, wall_ms
         for read, record in loaded.placed_records(problems):  # noqa: B007
-            if isinstance(record, UserRecord):  # counted as read: a repair keeps no counts
+            if isinstance(record, AssistantRecord):  # read before a repair could drop it
+                wall_ms = max(wall_ms, record.session_wall_ms)
+            elif isinstance(record, UserRecord):  # counted as read: a repair keeps no counts
                 lines[0] += record.lines_added
                 lines[1] += record.lines_removed
             yield record
@@ -162,6 +167,7 @@ def restore(
     for record in loaded.spent_records(problems):  # rewound from: spent all the same
         if isinstance(record, AssistantRecord):
             api_ms += record.duration_ms
+            wall_ms = max(wall_ms, record.session_wall_ms)
         elif isinstance(record, UserRecord):  # and the files changed, changed
             lines[0] += record.lines_added
             lines[1] += record.lines_removed
@@ -189,6 +195,7 @@ def restore(
         lines[0],
         lines[1],
         by_model,
+        wall_ms,
     )
 
 
@@ -223,9 +230,7 @@ def _untrusted_thinking_dropped(records: Iterator[Record]) -> Iterator[Record]:
 def _unthought(record: Record) -> Record:
     assert isinstance(record, AssistantRecord)
     message = without_thinking(record.message)
-    return AssistantRecord(
-        message, record.usage, record.message_id, None, record.duration_ms, record.model_trusted
-    )
+    return replace(record, message=message, model=None)
 
 
 def last_plan(messages: Sequence[Message]) -> tuple[TodoItem, ...]:

@@ -89,8 +89,13 @@ class Session(FrontEndHooks):
         self.earlier_wall_ms = 0
         """The wall time of the runs of the session before this process (a resumed one's):
         `/cost`'s wall time goes on from it, as Claude Code's does from its `lastDuration`.
-        The session file keeps no wall time, so it is what it does show: the time of those
-        runs' model calls, which their wall time was at least."""
+        Each reply in the session file carries the wall time by then (`wall_ms`); a file
+        without it gives its model calls' time, which its runs' wall time was at least."""
+        self.run_started = time.monotonic()
+        """When this run of the session began, as `time.monotonic` (a front end that started
+        before the session was made sets its own start, as `/cost`'s wall time counts it)."""
+        if recorder is not None:
+            recorder.session_wall_ms = self.wall_ms
         self.earlier_by_model: dict[str, tuple[Usage, float]] = {}
         """What the runs before this process spent by model (a resumed session's usage and
         cost of each): Claude Code's `modelUsage` goes on from it."""
@@ -120,6 +125,10 @@ class Session(FrontEndHooks):
         """The running turn's events, until its last has gone out."""
         agent.background_emit = self._emit_beside
         agent.background_ask = self._answers.asker(self._emit_beside)
+
+    def wall_ms(self) -> int:
+        """The session's wall time so far: this run's, and its earlier runs' before it."""
+        return self.earlier_wall_ms + round((time.monotonic() - self.run_started) * 1000)
 
     @property
     def looped(self) -> bool:

@@ -39,6 +39,29 @@ EFFORT_EVENTS = frozenset(
 """The events whose input carries `effort`, as Claude Code's do: those of a tool call or a stop,
 not the session's own (SessionStart, UserPromptSubmit, PreCompact...)."""
 
+MODE_EVENTS = frozenset(
+    {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "PermissionRequest",
+        "PermissionDenied",
+        "Stop",
+        "SubagentStop",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "Elicitation",
+        "ElicitationResult",
+        "TaskCreated",
+        "TaskCompleted",
+        "TeammateIdle",
+    }
+)
+"""The events whose input carries `permission_mode`, as Claude Code's do: those that act within
+a turn under a mode. The session's own (SessionStart, SessionEnd, PreCompact, PostCompact,
+Notification, SubagentStart, StopFailure, the file and config events) carry none."""
+
 HookCallback = Callable[[str, dict[str, Any], str | None], Awaitable[dict[str, Any]]]
 """Runs a client's hook callback: (callback id, hook input, tool use id) -> the hook's output
 as a JSON object; raises `CallbackFailed` when the client reports a failure."""
@@ -161,7 +184,7 @@ class HookRunner:
             "transcript_path": self._transcript_path,
             "cwd": str(self.cwd),
             **prompt,
-            "permission_mode": self._permission_mode(),
+            **({"permission_mode": self._permission_mode()} if event in MODE_EVENTS else {}),
             "hook_event_name": event,
             **_named_as_claude_code(payload),
             **(self._in_flight() if event in ("Stop", "SubagentStop") else {}),

@@ -146,6 +146,9 @@ class CacheUnknown:
     unreported: int = 0
     possible_saving: float = 0.0
     estimated: int = 0
+    unreported_unpriced: int = 0
+    """Of the `unreported`, those of a model with no known price: what a cache may have saved
+    on them is unknown (0 in `possible_saving`, which is no estimate of it)."""
 
 
 def cache_unknown(
@@ -159,13 +162,15 @@ def cache_unknown(
     rows = ledger.read(
         "SELECT COALESCE(SUM(cache_reads = 'unreported'), 0), "
         "COALESCE(SUM(CASE WHEN cache_reads = 'unreported' THEN possible_saving END), 0), "
-        f"COALESCE(SUM(cache_reads = 'estimated'), 0) FROM model_calls {where}",
+        f"COALESCE(SUM(cache_reads = 'estimated'), 0), "
+        "COALESCE(SUM(cache_reads = 'unreported' AND cost = 0 AND input_tokens + "
+        f"cache_read_tokens + cache_write_tokens + output_tokens > 0), 0) FROM model_calls {where}",
         parameters,
     )
     if not rows:
         return CacheUnknown()
-    unreported, saving, estimated = rows[0]
-    return CacheUnknown(int(str(unreported)), float(str(saving)), int(str(estimated)))
+    unreported, saving, estimated, unpriced_calls = (str(value) for value in rows[0])
+    return CacheUnknown(int(unreported), float(saving), int(estimated), int(unpriced_calls))
 
 
 def _key(key: object, team: object) -> str:

@@ -70,11 +70,18 @@ class Memory:
 
 
 def same_text(
-    db: Any, text: str, tags: tuple[str, ...], replaces: int | None, with_vectors: bool
+    db: Any,
+    text: str,
+    tags: tuple[str, ...],
+    replaces: int | None,
+    now: str,
+    with_vectors: bool,
 ) -> Memory | None:
-    """The memory saved before with `text`, `tags` added; when the saver names another memory
-    it `replaces`, that one is removed and its tags added too (the new text was saved first,
-    the old one named after)."""
+    """The memory saved before with `text`, `tags` added. When the saver names another memory
+    it `replaces` (a correction whose text that memory already holds), that one is removed and
+    the one kept is dated `now`: the fact was said again now, and of two that disagree the
+    later is taken as current. The removed memory's tags stay with it: they name its subject,
+    which may not be this one's."""
     found = db.execute(
         "SELECT id, tags, created_at FROM memories WHERE trim(text) = ? LIMIT 1",
         (text.strip(),),
@@ -86,9 +93,9 @@ def same_text(
     if replaces is not None and replaces != rowid:
         old = _row(db, replaces)
         if old is not None:
-            replaced = old[0]
-            tags = (*old[1], *tags)
+            replaced, created_at = old[0], now
             remove(db, replaces, with_vectors)
+            db.execute("UPDATE memories SET created_at = ? WHERE id = ?", (now, rowid))
     merged = tuple(dict.fromkeys([*had, *tags]))
     if len(merged) > len(had):
         joined = " ".join(merged)

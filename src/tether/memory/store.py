@@ -138,22 +138,23 @@ class MemoryStore:
         those near it by meaning (`Memory.near`)."""
 
         highest: list[int] = []
+        now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders near ones
 
         def earlier() -> Memory | None:
             with self._transaction():
                 highest.append(check_given(self._db, replaces))
-                return same_text(self._db, text, tags, replaces, self._has_vector_table())
+                vectors = self._has_vector_table()
+                return same_text(self._db, text, tags, replaces, now, vectors)
 
         if (found := self._guarded(earlier)) is not None:  # no embedding made for nothing
             return found
         vector = self._vector_of(text, timeout)
-        now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders near ones
 
         def write() -> Memory:
             with self._transaction():
                 check_given(self._db, replaces, highest[0])  # not one given meanwhile
                 vectors = self._has_vector_table()
-                if (found := same_text(self._db, text, tags, replaces, vectors)) is not None:
+                if (found := same_text(self._db, text, tags, replaces, now, vectors)) is not None:
                     return found  # saved meanwhile
                 if replaces is not None:
                     done = rewrite(self._db, replaces, text, tags, now, vector, vectors)

@@ -63,7 +63,7 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
             message = _message(raw, "assistant", dropped)
             message_id = cast(dict[str, Any], raw).get("id")
             model = cast(dict[str, Any], raw).get("model")
-            took = fields.get("durationMs")
+            took, wall = fields.get("durationMs"), fields.get("sessionWallMs")
             return AssistantRecord(
                 message,
                 _usage(cast(dict[str, Any], raw).get("usage")),
@@ -71,6 +71,7 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
                 model if isinstance(model, str) and model not in _NO_MODEL else None,
                 took if type(took) is int and took > 0 else 0,
                 model_trusted=any(key in fields for key in _LABELLED),
+                session_wall_ms=wall if type(wall) is int and wall > 0 else 0,
             )
         case "compaction":
             summary, kept = fields.get("summary"), fields.get("kept")

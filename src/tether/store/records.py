@@ -33,6 +33,9 @@ class AssistantRecord:
     """False for a reply an older tether wrote (its entries carry neither `requestedModel`
     nor Claude Code's `version`): it named the session's first model on every reply, so
     `model` may be another's after a change of model (see `core.resume`)."""
+    session_wall_ms: int = 0
+    """The session's wall time when the reply was written, the runs before it included (the
+    entries' `sessionWallMs`); 0: not known (a file of Claude Code or an older tether)."""
 
 
 @dataclass(frozen=True)

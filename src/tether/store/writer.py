@@ -218,14 +218,19 @@ class SessionWriter(HeldFile):
         model: str | None = None,
         *,
         duration_ms: int = 0,
+        session_wall_ms: int = 0,
     ) -> None:
         """One block of a reply, as its own entry (see `assistant`), naming the `model` that
         wrote it, as Claude Code's entries do (`message.model`, and `requestedModel`: this
         label can be trusted, see `entry_records`; None: the writer's, the session's model);
-        `duration_ms`, what the call took, on one entry of the reply (`durationMs`)."""
+        `duration_ms`, what the call took, on one entry of the reply (`durationMs`);
+        `session_wall_ms`, the session's wall time by then, its earlier runs' included
+        (`sessionWallMs`: a resumed session's wall time goes on from the newest)."""
         extra: dict[str, Any] = {} if request_id is None else {"requestId": request_id}
         if duration_ms > 0:
             extra["durationMs"] = duration_ms
+        if session_wall_ms > 0:
+            extra["sessionWallMs"] = session_wall_ms
         self.append(
             "assistant",
             entry_uuid=entry_uuid,
