@@ -167,20 +167,23 @@ class SessionWriter(HeldFile):
         resumed session counts the lines changed by) or shows a file read (what a
         resumed session knows the model saw: `tether.cli.resumed_reads`); the other tools'
         would only write their output twice. A UserPromptSubmit hook's context goes in
-        attachment entries after it (`hook_attachments`), as Claude Code keeps it."""
+        attachment entries after it (`hook_attachments`), as Claude Code keeps it; the
+        reminders sent ahead of a prompt are kept after it (`prompt_first`), and how many
+        (`movedReminders`), so that a resumed session sends them where they were sent."""
         blocks, attachments = hook_attachments(blocks)
-        ordered = prompt_first(blocks)
+        ordered, moved = prompt_first(blocks)
         only = ordered[0] if len(ordered) == 1 else None
         content: str | list[dict[str, Any]] = [entry_block(b) for b in ordered]
         if isinstance(only, TextBlock) and only.text.strip():
             content = only.text
-        message = {"role": "user", "content": content}
-        if not _kept(structured):
-            self.append("user", entry_uuid=entry_uuid, message=message)
-        else:
-            self.append("user", entry_uuid=entry_uuid, message=message, toolUseResult=structured)
+        extra: dict[str, Any] = {"movedReminders": moved} if moved else {}
+        if _kept(structured):
+            extra["toolUseResult"] = structured
+        self.append(
+            "user", entry_uuid=entry_uuid, message={"role": "user", "content": content}, **extra
+        )
         for attachment in attachments:
-            self.append("attachment", attachment=attachment)
+            self.append("attachment", **attachment)
 
     def assistant(
         self,
