@@ -17,9 +17,9 @@ from tether.core import cut_replies, interruption, turn_stop
 from tether.core.compactor import Compaction
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
-from tether.core.lifecycle import reminder
 from tether.core.model_call import RetryPolicy
 from tether.core.repeated_calls import Awaited, RepeatedFailures
+from tether.core.result_context import results_with_context
 from tether.core.surroundings import Surroundings
 from tether.core.tool_calls import CallsStopped, PathLocks, run_calls
 from tether.core.window import call_within_window
@@ -383,14 +383,8 @@ async def _run_tools(
         _commit(history, [result.block for result in results], emit)
         raise
     # What hooks said about the calls and the open plan follow the results, as reminders.
-    notes = [note for result in results for note in result.context]
-    if repeated is not None:
-        notes.append(repeated)
-    open_plan = todo_reminder(agent.tool_context.todos)
-    if open_plan:
-        notes.append(open_plan)
-    extra = [TextBlock(text=reminder(note)) for note in notes]
-    blocks = [*(result.block for result in results), *extra]
+    said = [note for note in (repeated, todo_reminder(agent.tool_context.todos)) if note]
+    blocks = results_with_context(results, said)
     _commit(history, blocks, emit, [result.structured for result in results])
 
 

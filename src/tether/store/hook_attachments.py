@@ -14,8 +14,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from tether.protocol import ContentBlock, TextBlock
+from tether.protocol import ContentBlock, TextBlock, ToolResultBlock
 from tether.store.records import Record, UserRecord
+from tether.store.tool_result_context import AFTER_EVENTS, with_context
 
 _EVENT = "UserPromptSubmit"
 _OPEN, _CLOSE = "<system-reminder>\n", "\n</system-reminder>"
@@ -29,9 +30,13 @@ _KINDS = {
 @dataclass(frozen=True)
 class HookContext:
     """An attachment's blocks, each with its place in the message it was sent in (None: not
-    known, ahead of the prompt)."""
+    known, ahead of the prompt); or, for a tool's result (`tool_use_id`), the texts its
+    hook (`hook_name`) added at the end of the result's text."""
 
     placed: tuple[tuple[int | None, TextBlock], ...]
+    tool_use_id: str | None = None
+    hook_name: str = ""
+    texts: tuple[str, ...] = ()
 
 
 def hook_attachments(
@@ -56,6 +61,8 @@ def hook_attachments(
                 "toolUseID": f"hook-{uuid.uuid4()}",
                 "hookEvent": _EVENT,
             },
+            "rendered": [{"content": _reminder(kind, text)} for _, text in placed],
+            "renderedRole": "system",
             "sentAt": [index for index, _ in placed],
         }
         for kind, placed in found.items()
@@ -68,11 +75,17 @@ def attachment_context(fields: dict[str, Any]) -> HookContext | None:
     if not isinstance(attachment, dict):
         return None
     attachment = cast(dict[str, Any], attachment)
-    words = _KINDS.get(attachment.get("type"))  # pyright: ignore[reportArgumentType]
-    content = attachment.get("content")
-    if words is None or attachment.get("hookEvent") != _EVENT or not isinstance(content, list):
+    kind, event, content = (attachment.get(k) for k in ("type", "hookEvent", "content"))
+    if not isinstance(content, list):
         return None
     texts = [t for t in cast(list[Any], content) if isinstance(t, str)]
+    call_id, name = attachment.get("toolUseID"), attachment.get("hookName")
+    if kind == "hook_additional_context" and event in AFTER_EVENTS:
+        if not isinstance(call_id, str) or not isinstance(name, str):
+            return None
+        return HookContext((), call_id, name, tuple(texts))
+    if kind not in _KINDS or event != _EVENT:
+        return None
     places = fields.get("sentAt")
     if not (
         isinstance(places, list)
@@ -82,7 +95,7 @@ def attachment_context(fields: dict[str, Any]) -> HookContext | None:
         places = [None] * len(texts)
     return HookContext(
         tuple(
-            (place, TextBlock(text=f"{_OPEN}{words}{text}{_CLOSE}"))
+            (place, TextBlock(text=_reminder(kind, text)))
             for place, text in zip(cast(list[int | None], places), texts, strict=True)
         )
     )
@@ -99,6 +112,9 @@ def put_back(
     )
     unplaced = [block for c in contexts for place, block in c.placed if place is None]
     merged = list(blocks)
+    for context in contexts:
+        if context.tool_use_id is not None:
+            _into_result(merged, context)
     for place, block in placed:
         merged.insert(min(place or 0, len(merged)), block)
     if unplaced:
@@ -137,6 +153,20 @@ def spliced(records: Iterator[tuple[int, Record | HookContext]]) -> Iterator[tup
         else:
             yield place, record
     yield from flush()
+
+
+def _into_result(blocks: list[ContentBlock], context: HookContext) -> None:
+    """A tool hook's context back at the end of its result's text (its result not in the
+    message: left out, as the call it speaks of is not there either)."""
+    for index, block in enumerate(blocks):
+        if isinstance(block, ToolResultBlock) and block.tool_use_id == context.tool_use_id:
+            content = with_context(block.content, list(context.texts), context.hook_name)
+            blocks[index] = block.model_copy(update={"content": content})
+            return
+
+
+def _reminder(kind: str, text: str) -> str:
+    return f"{_OPEN}{_KINDS[kind]}{text}{_CLOSE}"
 
 
 def _said(block: ContentBlock) -> tuple[str, str] | None:

@@ -36,6 +36,7 @@ from tether.store.hook_attachments import hook_attachments
 from tether.store.partial import remove_abandoned
 from tether.store.reply_entries import ReplyEntries, new_message_id
 from tether.store.session_lock import ends_with_newline, lock_session_file
+from tether.store.tool_result_context import result_attachments
 from tether.store.write_errors import why_not_written
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -171,6 +172,8 @@ class SessionWriter(HeldFile):
         reminders sent ahead of a prompt are kept after it (`prompt_first`), and how many
         (`movedReminders`), so that a resumed session sends them where they were sent."""
         blocks, attachments = hook_attachments(blocks)
+        blocks, after_results = result_attachments(blocks)
+        attachments.extend(after_results)
         ordered, moved = prompt_first(blocks)
         only = ordered[0] if len(ordered) == 1 else None
         content: str | list[dict[str, Any]] = [entry_block(b) for b in ordered]
