@@ -128,7 +128,7 @@ def put_back(
 def spliced(records: Iterator[tuple[int, Record | HookContext]]) -> Iterator[tuple[int, Record]]:
     """`records` (placed, as `LoadedSession.placed_records` yields them) with each
     `HookContext` put back into the user record before it (`put_back`); one with no user
-    record before it stands as its own."""
+    record before it (its prompt withdrawn or lost) left out."""
     held: tuple[int, UserRecord] | None = None
     contexts: list[HookContext] = []
 
@@ -141,9 +141,7 @@ def spliced(records: Iterator[tuple[int, Record | HookContext]]) -> Iterator[tup
 
     for place, record in records:
         if isinstance(record, HookContext):
-            if held is None:
-                yield place, UserRecord(put_back((), [record]))
-            else:
+            if held is not None:  # none: its prompt was withdrawn (or lost), and so is it
                 contexts.append(record)
             continue
         yield from flush()

@@ -186,7 +186,13 @@ class SessionWriter(HeldFile):
             "user", entry_uuid=entry_uuid, message={"role": "user", "content": content}, **extra
         )
         for attachment in attachments:
-            self.append("attachment", **attachment)
+            written = self.append("attachment", **attachment)
+            if "sentAt" in attachment:
+                # On the chain, as Claude Code writes a prompt's attachments: its resume
+                # replays only the entries the chain goes through (a result's hook context
+                # it finds by the call's id). A withdrawal goes back past it to the
+                # prompt's parent (`withdraw`), and a reader drops it with the prompt.
+                self.last_uuid = written
 
     def assistant(
         self,
