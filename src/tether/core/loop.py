@@ -155,6 +155,8 @@ class TurnStats:
         self.first_response_at: float | None = None
         """When (`time.perf_counter()`) the turn's first reply began to arrive: its time to
         first token is measured to it."""
+        self.terminal_reason: str | None = None
+        """A hook ended the turn (`TurnFinished.terminal_reason`)."""
         self.stopped_while_speaking = False
         """The turn was interrupted while a reply streamed (its mark says so, as Claude
         Code's)."""
@@ -178,7 +180,9 @@ async def run_turn(
     while True:
         interruption.check()
         if (stop := turn_stop.requested()) is not None:  # a hook's stop, a final answer
-            if stop.said:
+            if stop.by_hook:  # as Claude Code: said by the result, no notice, no answer
+                stats.terminal_reason, stats.result = "hook_stopped", ""
+            elif stop.said:
                 emit(Notice(level="warning", message=stop.said))
             if stop.failed is not None:
                 stats.result = stop.failed[1]
