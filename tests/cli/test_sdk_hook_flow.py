@@ -50,7 +50,9 @@ async def test_continue_false_from_a_callback_ends_the_turn_after_the_call(
     assert len(fake_model.requests) == 1
     result = result_of(messages)
     assert (result.subtype, result.is_error) == ("success", False)
-    assert any("enough for today" in line for line in sdk.stderr)
+    # Said by the result, as Claude Code says it (no notice line: see test_sdk_hook_stop_reason).
+    [line] = [line for line in sdk.lines() if line["type"] == "result"]
+    assert line["terminal_reason"] == "hook_stopped"
     sdk.assert_lines_parse()
 
 

@@ -124,11 +124,10 @@ def test_pre_tool_use_hook_blocks_and_post_hook_adds_context(
     assert "no secrets" in blocked
     assert "s3cr3t" not in blocked
     assert "hello" in opened
-    # The hook's context is given beside the result, not inside what the tool returned.
-    assert "checked by note" not in opened
-    assert (
-        "PostToolUse:Read hook additional context: checked by note"
-        in fake_model.requests[1].last_user_text()
+    # The hook's context ends the result's text after a blank line, as Claude Code gives it.
+    assert opened.endswith(
+        "hello\n\n<system-reminder>\nPostToolUse:Read hook additional context: checked by note"
+        "\n</system-reminder>"
     )
 
 

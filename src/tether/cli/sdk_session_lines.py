@@ -143,9 +143,12 @@ def result_line(
             for d in finished.permission_denials
         ],
         "uuid": str(uuid.uuid4()),
-        "terminal_reason": TERMINAL_REASONS[finished.subtype]
-        if aborted is None or finished.subtype != "error_during_execution"
-        else aborted,
+        "terminal_reason": finished.terminal_reason
+        or (
+            TERMINAL_REASONS[finished.subtype]
+            if aborted is None or finished.subtype != "error_during_execution"
+            else aborted
+        ),
     }
     if finished.subtype == "success" or finished.api_error_status is not None:
         # As Claude Code: a turn that ran (its answer or an API error) says these; an error

@@ -107,10 +107,12 @@ async def converse(
         emit(MessageCompleted(message=Message(role="user", content=tuple(reminder_owed))))
         subtype = await run_turn(agent, history, stats, emit, ask)
     continuations = 0
-    while subtype == "success" and (
-        feedback := await lifecycle.on_stop(emit, continuations, stats.result)
-    ):
-        if turn_stop.halted():
+    while subtype == "success":
+        halted_before = turn_stop.halted()
+        feedback = await lifecycle.on_stop(emit, continuations, stats.result)
+        if turn_stop.halted() and not halted_before:
+            stats.terminal_reason = "stop_hook_prevented"  # Claude Code's words for it
+        if not feedback or turn_stop.halted():
             break  # a hook's `continue: false` wins over a request to go on
         turn_stop.resume()
         continuations += 1
@@ -190,6 +192,7 @@ def turn_finished(
         api_error_status=api_error[0],
         api_error_type=api_error[1],
         api_error_message=api_error[2],
+        terminal_reason=stats.terminal_reason if error is None else None,
     )
 
 

@@ -17,9 +17,9 @@ from tether.core import cut_replies, interruption, turn_stop
 from tether.core.compactor import Compaction
 from tether.core.gate import Asker, ToolGate
 from tether.core.history import History
-from tether.core.lifecycle import reminder
 from tether.core.model_call import RetryPolicy
 from tether.core.repeated_calls import Awaited, RepeatedFailures
+from tether.core.result_context import results_with_context
 from tether.core.surroundings import Surroundings
 from tether.core.tool_calls import CallsStopped, PathLocks, run_calls
 from tether.core.window import call_within_window
@@ -155,6 +155,8 @@ class TurnStats:
         self.first_response_at: float | None = None
         """When (`time.perf_counter()`) the turn's first reply began to arrive: its time to
         first token is measured to it."""
+        self.terminal_reason: str | None = None
+        """A hook ended the turn (`TurnFinished.terminal_reason`)."""
         self.stopped_while_speaking = False
         """The turn was interrupted while a reply streamed (its mark says so, as Claude
         Code's)."""
@@ -178,7 +180,9 @@ async def run_turn(
     while True:
         interruption.check()
         if (stop := turn_stop.requested()) is not None:  # a hook's stop, a final answer
-            if stop.said:
+            if stop.by_hook:  # as Claude Code: said by the result, no notice, no answer
+                stats.terminal_reason, stats.result = "hook_stopped", ""
+            elif stop.said:
                 emit(Notice(level="warning", message=stop.said))
             if stop.failed is not None:
                 stats.result = stop.failed[1]
@@ -383,14 +387,8 @@ async def run_tools(
         _commit(history, [result.block for result in results], emit)
         raise
     # What hooks said about the calls and the open plan follow the results, as reminders.
-    notes = [note for result in results for note in result.context]
-    if repeated is not None:
-        notes.append(repeated)
-    open_plan = todo_reminder(agent.tool_context.todos)
-    if open_plan:
-        notes.append(open_plan)
-    extra = [TextBlock(text=reminder(note)) for note in notes]
-    blocks = [*(result.block for result in results), *extra]
+    said = [note for note in (repeated, todo_reminder(agent.tool_context.todos)) if note]
+    blocks = results_with_context(results, said)
     _commit(history, blocks, emit, [result.structured for result in results])
 
 

@@ -91,11 +91,14 @@ class PathLocks(Slotted):
 
 class CallResult(Slotted):
     """One call answered: the result the model reads, and what hooks said about it for the
-    model (their `additionalContext`), given beside the result rather than inside it."""
+    model (their `additionalContext`): PreToolUse's and PostToolBatch's (`context`) beside
+    the result, PostToolUse's (`after`) in it or beside it (see `result_context`)."""
 
-    __slots__ = ("block", "context", "ran", "structured")
+    __slots__ = ("after", "block", "context", "ran", "structured")
     block: Final[ToolResultBlock]
     context: Final[tuple[str, ...]]
+    after: Final[tuple[str, ...]]
+    """What the PostToolUse / PostToolUseFailure hooks of the call said for the model."""
     ran: Final[ToolUseBlock | None]
     """The call as approved and run (paths absolute, a hook's `updatedInput`), for the
     batch's hooks; None when it never got that far."""
@@ -109,11 +112,13 @@ class CallResult(Slotted):
         context: tuple[str, ...] = (),
         ran: ToolUseBlock | None = None,
         structured: Any = None,
+        after: tuple[str, ...] = (),
     ) -> None:
         self.block = block
         self.context = context
         self.ran = ran
         self.structured = structured
+        self.after = after
 
 
 async def run_calls(
@@ -252,10 +257,9 @@ async def run_call(
         current_call.reset(token)
     if approval.user_modified:
         outcome = told_user_modified(call.name, outcome)
-    context = approval.context
+    after: tuple[str, ...] = ()
     if gate is not None:
-        outcome, said = await gate.after(call, outcome, emit)
-        context = (*context, *said)
+        outcome, after = await gate.after(call, outcome, emit)
     emit(
         ToolFinished(
             call_id=call.id,
@@ -274,7 +278,7 @@ async def run_call(
         images=outcome.images,
     )
     structured = None if outcome.is_error else outcome.structured
-    return CallResult(block, context, call, structured)
+    return CallResult(block, approval.context, call, structured, after)
 
 
 def _mutated_path(agent: Agent, call: ToolUseBlock) -> Path | None:

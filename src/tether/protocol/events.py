@@ -410,6 +410,7 @@ class TurnFinished(_Event):
         "result",
         "stop_reason",
         "subtype",
+        "terminal_reason",
         "ttft_ms",
         "usage",
     )
@@ -431,6 +432,10 @@ class TurnFinished(_Event):
     api_error_type: Final[str | None]
     api_error_message: Final[str | None]
     """The API's own name for that error (`invalid_request_error`...), when it gave one."""
+    terminal_reason: Final[str | None]
+    """Why a turn a hook ended, ended, in Claude Code's words: `hook_stopped` (a tool's hook
+    answered `continue: false`), `stop_hook_prevented` (a Stop hook did); None: the subtype
+    says it."""
 
     def __init__(
         self,
@@ -451,9 +456,11 @@ class TurnFinished(_Event):
         api_error_status: int | None = None,
         api_error_type: str | None = None,
         api_error_message: str | None = None,
+        terminal_reason: str | None = None,
     ) -> None:
         self.kind = kind
         self.subtype = subtype
+        self.terminal_reason = terminal_reason
         self.is_error = is_error
         self.result = result
         self.stop_reason = stop_reason

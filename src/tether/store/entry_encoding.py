@@ -31,11 +31,12 @@ def entry_block(block: ContentBlock) -> dict[str, Any]:
     return data
 
 
-def prompt_first(blocks: Sequence[ContentBlock]) -> list[ContentBlock]:
-    """A prompt's blocks as the session file holds them: reminders sent ahead of the prompt's
-    own text (the agent types, as Claude Code's attachments go ahead of it in a request) are
-    kept after it, as Claude Code keeps its attachments after the prompt, so that whoever reads
-    the file for its first prompt (the SDK's session helpers) finds the prompt."""
+def prompt_first(blocks: Sequence[ContentBlock]) -> tuple[list[ContentBlock], int]:
+    """A prompt's blocks as the session file holds them, and how many reminders moved:
+    reminders sent ahead of the prompt's own text (the agent types, as Claude Code's
+    attachments go ahead of it in a request) are kept right after that text, as Claude Code
+    keeps its attachments after the prompt, so that whoever reads the file for its first
+    prompt (the SDK's session helpers) finds the prompt. `sent_order` undoes it."""
     lead = 0
     while lead < len(blocks) and _is_reminder(blocks[lead]):
         lead += 1
@@ -44,8 +45,19 @@ def prompt_first(blocks: Sequence[ContentBlock]) -> list[ContentBlock]:
         None,
     )
     if lead == 0 or text is None:
+        return list(blocks), 0
+    return [*blocks[lead : text + 1], *blocks[:lead], *blocks[text + 1 :]], lead
+
+
+def sent_order(blocks: Sequence[ContentBlock], moved: int) -> list[ContentBlock]:
+    """A prompt's blocks as they were sent, from the file's order (`prompt_first`): the
+    `moved` reminders after its first text go back ahead of it, so that a resumed session
+    sends the bytes the model saw (the prompt cache's prefix)."""
+    text = next((i for i, b in enumerate(blocks) if isinstance(b, TextBlock)), None)
+    if moved <= 0 or text is None or text + 1 + moved > len(blocks):
         return list(blocks)
-    return [*blocks[lead : text + 1], *blocks[:lead], *blocks[text + 1 :]]
+    after = text + 1
+    return [*blocks[after : after + moved], *blocks[:after], *blocks[after + moved :]]
 
 
 def _is_reminder(block: ContentBlock) -> bool:

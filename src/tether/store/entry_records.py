@@ -10,8 +10,9 @@ from pydantic import ValidationError
 
 from tether.protocol import Message, Usage
 from tether.protocol.line_counts import changed_lines
+from tether.store.entry_encoding import sent_order
 from tether.store.foreign import is_off_conversation, message_content
-from tether.store.hook_attachments import attachment_blocks
+from tether.store.hook_attachments import HookContext, attachment_context
 from tether.store.images import without_bad_images
 from tether.store.records import (
     AssistantRecord,
@@ -38,7 +39,7 @@ class BadEntry(Exception):
     pass
 
 
-def entry_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
+def entry_record(fields: dict[str, Any], dropped: list[str]) -> Record | HookContext | None:
     """The entry's record; what of its content was left out (see `images`) goes to `dropped`."""
     try:
         return _typed_record(fields, dropped)
@@ -50,13 +51,16 @@ def entry_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
         raise BadEntry(f"{fields['type']}: nested too deeply") from None
 
 
-def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
+def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | HookContext | None:
     if is_off_conversation(fields):
         return None
     match fields["type"]:
         case "user":
             added, removed = changed_lines(fields.get("toolUseResult"))
             content = _message(fields.get("message"), "user", dropped).content
+            moved = fields.get("movedReminders")
+            if type(moved) is int:
+                content = tuple(sent_order(content, moved))
             return UserRecord(content, added, removed)
         case "assistant":
             raw = fields.get("message")
@@ -97,9 +101,8 @@ def _typed_record(fields: dict[str, Any], dropped: list[str]) -> Record | None:
                 raise BadEntry("estimate without a model and a positive charsPerToken")
             return EstimateRecord(model, float(ratio))
         case "attachment":
-            # A prompt's hook context (hook_attachments.py): back into the prompt's message.
-            blocks = attachment_blocks(fields.get("attachment"))
-            return None if blocks is None else UserRecord(blocks)
+            # A prompt's hook context: back into the prompt's message (`spliced`).
+            return attachment_context(fields)
         case "title" | "fork" | "meta" | "system" | "progress":
             return None
         case unknown if "message" in fields:  # a conversation entry whose type was lost

@@ -19,6 +19,7 @@ from tether.protocol import ConfigError
 from tether.store.branch import REWIND_TYPE, Indexed, newest_branch, sortable
 from tether.store.entry_lines import ends_turn, fields_at, fork_origin, scan_entries
 from tether.store.entry_records import BadEntry, entry_record
+from tether.store.hook_attachments import HookContext, spliced
 from tether.store.records import AssistantRecord as AssistantRecord  # the store's exports
 from tether.store.records import CompactionRecord as CompactionRecord
 from tether.store.records import EstimateRecord as EstimateRecord
@@ -75,7 +76,13 @@ class LoadedSession:
         return 0
 
     def placed_records(self, problems: list[str] | None = None) -> Iterator[tuple[int, Record]]:
-        """`records`, each with the index in `branch` of the entry it was read from."""
+        """`records`, each with the index in `branch` of the entry it was read from (a
+        prompt's hook context put back into it: `spliced`)."""
+        return spliced(self._placed_entries(problems))
+
+    def _placed_entries(
+        self, problems: list[str] | None
+    ) -> Iterator[tuple[int, Record | HookContext]]:
         try:
             with self.path.open("rb") as file:
                 for place, indexed in enumerate(self.branch):

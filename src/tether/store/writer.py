@@ -36,6 +36,7 @@ from tether.store.hook_attachments import hook_attachments
 from tether.store.partial import remove_abandoned
 from tether.store.reply_entries import ReplyEntries, new_message_id
 from tether.store.session_lock import ends_with_newline, lock_session_file
+from tether.store.tool_result_context import result_attachments
 from tether.store.write_errors import why_not_written
 
 MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -167,20 +168,31 @@ class SessionWriter(HeldFile):
         resumed session counts the lines changed by) or shows a file read (what a
         resumed session knows the model saw: `tether.cli.resumed_reads`); the other tools'
         would only write their output twice. A UserPromptSubmit hook's context goes in
-        attachment entries after it (`hook_attachments`), as Claude Code keeps it."""
+        attachment entries after it (`hook_attachments`), as Claude Code keeps it; the
+        reminders sent ahead of a prompt are kept after it (`prompt_first`), and how many
+        (`movedReminders`), so that a resumed session sends them where they were sent."""
         blocks, attachments = hook_attachments(blocks)
-        ordered = prompt_first(blocks)
+        blocks, after_results = result_attachments(blocks)
+        attachments.extend(after_results)
+        ordered, moved = prompt_first(blocks)
         only = ordered[0] if len(ordered) == 1 else None
         content: str | list[dict[str, Any]] = [entry_block(b) for b in ordered]
         if isinstance(only, TextBlock) and only.text.strip():
             content = only.text
-        message = {"role": "user", "content": content}
-        if not _kept(structured):
-            self.append("user", entry_uuid=entry_uuid, message=message)
-        else:
-            self.append("user", entry_uuid=entry_uuid, message=message, toolUseResult=structured)
+        extra: dict[str, Any] = {"movedReminders": moved} if moved else {}
+        if _kept(structured):
+            extra["toolUseResult"] = structured
+        self.append(
+            "user", entry_uuid=entry_uuid, message={"role": "user", "content": content}, **extra
+        )
         for attachment in attachments:
-            self.append("attachment", attachment=attachment)
+            written = self.append("attachment", **attachment)
+            if "sentAt" in attachment:
+                # On the chain, as Claude Code writes a prompt's attachments: its resume
+                # replays only the entries the chain goes through (a result's hook context
+                # it finds by the call's id). A withdrawal goes back past it to the
+                # prompt's parent (`withdraw`), and a reader drops it with the prompt.
+                self.last_uuid = written
 
     def assistant(
         self,
