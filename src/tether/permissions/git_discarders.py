@@ -1,5 +1,6 @@
 """git's subcommands that discard work in the working tree by overwriting or removing files,
-as the `rm -r -f` of what they discard: a deny or ask rule on `rm` holds for them too
+as the `rm -r -f` of what they discard (`rm -f` of a path naming one file, `git checkout --
+src/app.py`: `_discards`): a deny or ask rule on `rm` holds for them too
 (git_deleters, equivalents.py). Their options are read as git reads them (git_options):
 `checkout -f`/`--force` (the whole tree's uncommitted changes), `checkout [REV] -- PATH`
 and `checkout PATH` (those paths'), `switch -f`/`--discard-changes`, `restore` of the
