@@ -61,7 +61,16 @@ DISCARDERS = [
     ("git worktree remove --force ../wt", "dir"),
     ("git mv -f b.txt a.txt", "edit"),
 ]
-_OVERWRITES = frozenset({"git mv -f b.txt a.txt"})  # one file: `rm -f`, not `rm -rf`
+_OVERWRITES = frozenset(  # one file: `rm -f`, not `rm -rf`
+    {
+        "git mv -f b.txt a.txt",
+        "git checkout HEAD -- a.txt",
+        "git checkout a.txt",
+        "git restore --worktree a.txt",
+        "git restore --staged --worktree --source=HEAD a.txt",
+        "git checkout-index --force -- a.txt",
+    }
+)
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -127,8 +136,9 @@ def test_git_discarding_work_meets_rm_rf(
         "git reset --hard HEAD~1",
         "git read-tree --empty -u -m HEAD",
         'git checkout "$REV"',
-        "git checkout .env",
-        "git checkout src/app.py",
+        "git checkout -- src",
+        "git checkout HEAD -- 'src/*.py'",
+        "git restore src/ README.md",
     ],
 )
 def test_more_discarding_spellings_meet_rm_rf(
@@ -167,3 +177,28 @@ def test_git_keeping_work_is_not_rm(command: str, tree: Tree, make_ctx: ContextF
     a stash of tracked changes (kept in the stash): no `rm`."""
     verdict = decide("Bash", {"command": command}, make_ctx(DENY_RM_RF, mode="bypassPermissions"))
     assert verdict.behavior == "allow", (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout .env",
+        "git checkout src/app.py",
+        "git checkout -- src/app.py",
+        "git checkout HEAD~1 -- README.md .gitignore",
+        "git restore src/app.py",
+        "git restore --source=HEAD -- config/app.toml",
+        "git checkout-index -f -- src/app.py",
+    ],
+)
+def test_discarding_the_edits_of_named_files_is_rm_f_not_rm_rf(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """A routine undo of one file's edits loses that file's changes, as `rm -f FILE` would,
+    and nothing below a directory: a deny on `rm` holds for it, one on `rm -rf` does not."""
+    rm_rf = decide("Bash", {"command": command}, make_ctx(DENY_RM_RF, mode="bypassPermissions"))
+    assert rm_rf.behavior == "allow", (command, rm_rf.reason)
+    rm = {"permissions": {"allow": ALLOWED, "deny": ["Bash(rm *)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rm, mode="bypassPermissions"))
+    assert verdict.behavior == "deny", (command, verdict.reason)
+    assert "rm -f -- " in verdict.reason, verdict.reason

@@ -45,6 +45,7 @@ from tether.permissions.npm_settings import manager_settings
 from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.pack_writes import pack_writes
 from tether.permissions.package_indexes import index_sources
+from tether.permissions.package_scripts import RUNNERS, package_run
 from tether.permissions.pip_sources import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
@@ -215,7 +216,7 @@ class FileJudge(UseJudge):
         elif inv.argv and inv.role == "command" and use is None and inv.own is None:
             verdicts.extend(
                 mentioned_files(
-                    inv.argv[1:],
+                    own_words(inv.argv, inv.assignments),
                     self.places,
                     self.files,
                     sandboxed=self.ctx.bash_sandboxed,
@@ -402,3 +403,16 @@ class FileJudge(UseJudge):
 
 _USES = (node_use, corepack_use, manager_settings, conda_unseen)
 """What programs' own options and operands run or fetch, each read by its table."""
+
+
+def own_words(argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """The words a program may open files by: a package manager running scripts passes the
+    words after `--` on to them and opens none itself; they are judged in the script's text
+    (`npm test -- --config jest.config.js` is `jest --config jest.config.js`, which reads
+    its configuration: script_arguments.py)."""
+    name = program_name(argv[0])
+    if name in RUNNERS and "--" in argv:
+        run = package_run(name, argv[1:], assignments)
+        if run is not None and run.scripts:
+            return argv[1 : argv.index("--")]
+    return argv[1:]

@@ -1,5 +1,6 @@
 """git's subcommands that discard work in the working tree by overwriting or removing files,
-as the `rm -r -f` of what they discard: a deny or ask rule on `rm` holds for them too
+as the `rm -r -f` of what they discard (`rm -f` of a path naming one file, `git checkout --
+src/app.py`: `_discards`): a deny or ask rule on `rm` holds for them too
 (git_deleters, equivalents.py). Their options are read as git reads them (git_options):
 `checkout -f`/`--force` (the whole tree's uncommitted changes), `checkout [REV] -- PATH`
 and `checkout PATH` (those paths'), `switch -f`/`--discard-changes`, `restore` of the
@@ -181,10 +182,28 @@ def _stash(args: Argv) -> Equivalent | None:
 
 
 def _discards(paths: list[str], what: str) -> Equivalent:
+    """The `rm` of what `what` discards: `rm -f` of a path naming one file (`src/app.py`,
+    `.env`: its uncommitted edits overwritten, as `git mv -f` overwrites one), `rm -r -f`
+    of the rest (the whole tree, a directory, a pattern, a word known only as it runs)."""
     whole = paths == _WHOLE
     where = "the whole working tree" if whole else ", ".join(readable(p) for p in paths)
     does = f"{what} discards the uncommitted changes and files in {where}"
-    return Equivalent((("rm", "-r", "-f", "--", *paths),), does)
+    files = [p for p in paths if _one_file(p)]
+    trees = [p for p in paths if not _one_file(p)]
+    forms = (("rm", "-f", "--", *files),) if files else ()
+    forms += (("rm", "-r", "-f", "--", *trees),) if trees else ()
+    return Equivalent(forms, does)
+
+
+def _one_file(word: str) -> bool:
+    """A path naming one file by its name alone: literal, no pattern or pathspec magic, a
+    last part with a file extension or led by a dot (`app.py`, `.env`, `.gitignore`)."""
+    if not is_literal(word) or word.startswith(":") or any(c in word for c in "*?[\\"):
+        return False
+    last = word.rstrip("/").rsplit("/", 1)[-1]
+    if word.endswith("/") or last in ("", ".", ".."):
+        return False
+    return last.startswith(".") or bool(_EXTENSION.search(last))
 
 
 def _path_like(word: str) -> bool:

@@ -96,7 +96,14 @@ def shows_objects(sub: str, rest: tuple[str, ...]) -> Shows:
     if sub in _ALWAYS:
         return "history"
     if sub in _LOG_LIKE:
-        return "history" if patch or (sub == "reflog" and "-p" in words) else ""
+        # `-G REGEX`/`-S TEXT` pick the commits whose patches match: an oracle on what
+        # every version of a file held, one guess at a time, as good as the patch itself.
+        pickaxe = any(w.startswith(("-G", "-S")) for w in words)
+        return "history" if patch or pickaxe or (sub == "reflog" and "-p" in words) else ""
+    if sub == "merge-file" and any(
+        len(w) > 3 and "--object-id".startswith(w) for w in words
+    ):  # its operands are blobs (`HEAD:.env`), printed merged with `-p` or written
+        return "history"
     if sub in _DIFF_LIKE:
         names = any(w in _NO_PATCH or w.startswith(_NO_PATCH_PREFIXES) for w in words)
         return "" if names and not patch else "history"

@@ -19,6 +19,7 @@ from tether.permissions.git_names import subcommand_at
 from tether.permissions.git_remote_urls import (
     ALL,
     PROGRAM,
+    URL_WORD,
     local_path,
     reached_remotes,
     set_remotes,
@@ -66,6 +67,7 @@ def configured_remotes(
     urls: list[str] = []
     if reached is not None:
         names, _ = reached
+        urls += [w for w in (n.removeprefix(URL_WORD) for n in names) if _typed_local(w)]
         urls += [
             u for n, u in (*pending, *set_remotes((), settings)) if n in names or ALL in (n, *names)
         ]
@@ -92,6 +94,17 @@ def configured_remotes(
         does = f"`git {shown}` reaches {hosts[0]} by ssh, as the repository's remotes say"
         equivalent = Equivalent(tuple(("ssh", h) for h in dict.fromkeys(hosts)), does)
     return Configured(equivalent, tuple(runs), tuple(reads))
+
+
+def _typed_local(word: str) -> bool:
+    """A repository named on the command line by its place on this machine (`git fetch
+    /other/repo`, `../r`, `file:///r`, `x.bundle`): read as a configured remote's path is
+    (a bare name is a remote's)."""
+    if not is_literal(word) or word == ALL:
+        return False
+    if word.startswith("file://"):
+        return True
+    return local_path(word) and ("/" in word or word in (".", "..") or word.endswith(".bundle"))
 
 
 def _path(url: str) -> str:

@@ -72,13 +72,19 @@ def hg_history(args: Sequence[str], grammar: OptionGrammar) -> HgHistory:
 
     prints = named(_ALWAYS)
     if named(_PATCH_OPTIONS):
-        patch = any(w in ("-p", "--patch") or _short_group_has(w, "p") for w in rest)
+        patch = any(w == "-p" or _patch_prefix(w) or _short_group_has(w, "p") for w in rest)
         template = any(o in ("-T", "--template", "--style") and "diff" in v for o, v in pairs)
         prints = prints or patch or template
     if named(_FILE_PRINTERS):
         prints = prints or not operands or not all(_plain(w) for w in operands)
     copied = tuple(operands[:-1]) if named(_COPIES) and len(operands) > 1 else ()
     return HgHistory(prints, copied)
+
+
+def _patch_prefix(word: str) -> bool:
+    """`--patch` or a prefix of it (`--pat`): hg reads long options with getopt, which takes
+    a unique prefix; an ambiguous one (`--p`, also `--prune`) fails, so it counts too."""
+    return len(word) > 3 and "--patch".startswith(word)
 
 
 def _short_group_has(word: str, letter: str) -> bool:

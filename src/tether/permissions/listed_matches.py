@@ -171,7 +171,11 @@ def _below(
     top = path.parent.as_posix()
     if not is_literal(top) or not path.name:
         return None
-    pattern = path.name.replace(STAR, "*").replace(ONE, "?")
+    # Characters fnmatch reads as a pattern are the name's own here: escaped.
+    pattern = "".join(
+        "*" if c == STAR else "?" if c == ONE else f"\\{c}" if c in "*?[\\" else c
+        for c in path.name
+    )
     if recursive:
         return None  # a glob searched recursively: any name below what it matches
     return Produced(top, pattern, deep=True, dots=True, blanks=not nulls, follows=follows)

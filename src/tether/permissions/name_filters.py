@@ -6,8 +6,8 @@ reach (the safe side)."""
 from __future__ import annotations
 
 import os
-from fnmatch import fnmatchcase
 
+from tether.permissions import glibc_fnmatch
 from tether.permissions.arguments import Arguments
 from tether.permissions.command_spec import CommandSpec
 from tether.permissions.paths import glob_tokens, globs_overlap
@@ -18,12 +18,22 @@ _GLOB_CHARS = frozenset("*?[\\")
 
 
 def passes(name: str, only: tuple[str, ...]) -> bool:
-    """Whether a file's base name passes the filter `only`: it matches an included glob (or
-    none is given) and no excluded one (`!GLOB`)."""
+    """Whether a file's base name may pass the filter `only`: it may match an included glob
+    (or none is given) and surely matches no excluded one (`!GLOB`). Globs are matched as
+    glibc's fnmatch does (`'.\\env'` is `.env`); one whose meaning the locale decides
+    matches for an inclusion and not for an exclusion (more is judged, never less)."""
     included = [g for g in only if not g.startswith("!")]
-    if included and not any(fnmatchcase(name, g) for g in included):
+    if included and not any(_may_match(name, g) for g in included):
         return False
-    return not any(fnmatchcase(name, g.lstrip("!")) for g in only if g.startswith("!"))
+    return not any(_surely_matches(name, g.lstrip("!")) for g in only if g.startswith("!"))
+
+
+def _may_match(name: str, glob: str) -> bool:
+    return glibc_fnmatch.matches(name, glob) is not False
+
+
+def _surely_matches(name: str, glob: str) -> bool:
+    return glibc_fnmatch.matches(name, glob) is True
 
 
 def files_left(below: tuple[str, ...] | None, only: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -35,7 +45,7 @@ def files_left(below: tuple[str, ...] | None, only: tuple[str, ...]) -> tuple[st
     return tuple(
         p
         for p in below
-        if not any(fnmatchcase(p.rstrip("/").rsplit("/", 1)[-1], g) for g in dropped)
+        if not any(_surely_matches(p.rstrip("/").rsplit("/", 1)[-1], g) for g in dropped)
     )
 
 
@@ -54,7 +64,7 @@ def may_hold(rule: Rule, only: tuple[str, ...]) -> bool:
     if not included:
         return True
     if not _GLOB_CHARS & set(last):
-        return any(fnmatchcase(last, glob) for glob in included)
+        return any(_may_match(last, glob) for glob in included)
     # Two globs for one base name (`*.pem` and `*.py`): some name may match both.
     try:
         rule_tokens = glob_tokens(last)
@@ -67,7 +77,7 @@ def _excludes(glob: str, last: str) -> bool:
     """Whether every base name `last` (a rule's last segment) stands for matches `glob`: a
     name itself, or a glob whose fixed start a `PREFIX*` glob covers (`.env*` and `.env.*`)."""
     if not _GLOB_CHARS & set(last):
-        return fnmatchcase(last, glob)
+        return _surely_matches(last, glob)
     if glob == last:
         return True
     prefix = glob[:-1]
@@ -128,10 +138,19 @@ def _rg_globs(args: Arguments) -> tuple[list[str], list[str]] | None:
         plain, folded = [], [*plain, *folded]
     if any(_GLOB_CHARS & set("[\\") & set(g) for g in folded):
         return None
+    if any(_globset_differs(g) for g in plain):
+        return None
     folded = [_both_cases(g) for g in folded]
     if any("/" in g for g in [*plain, *folded] if not g.startswith("!")):
         return None
     return plain, folded
+
+
+def _globset_differs(glob: str) -> bool:
+    """Whether ripgrep's globset may read a class in `glob` otherwise than glibc's fnmatch
+    (which `passes` follows): it knows no POSIX class (`[[:alpha:]]` is `[` `:` `a`...
+    then a `]`), and an escape inside a class is its own."""
+    return "[" in glob and ("[[" in glob or "\\" in glob[glob.index("[") :])
 
 
 _MAX_ALTERNATIVES = 64

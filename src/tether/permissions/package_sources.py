@@ -31,8 +31,8 @@ fix` and `bun pm trust` install as well (below)."""
 _LOCAL = re.compile(r"(file|link|portal|git\+file):", re.I)
 _ARCHIVE = re.compile(r".*\.(tgz|tar|tar\.gz)$", re.I)
 _SLASHED = re.compile(r"[^@].*/.*", re.S)
-"""A spec with a `/` that is no `@scope/name`: npm reads it as a directory (`src/../../x`), or
-as a GitHub `user/repo` when no such directory exists (a path in the workspace then)."""
+"""A spec with a `/` that is no `@scope/name`: npm reads it as a directory (`src/../../x`);
+one that is also a GitHub `user/repo` (github_shorthand) is judged as a fetch too."""
 _DEPENDENCIES = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
 _VALUED = frozenset({"-w", "--workspace", "--prefix", "-C", "--dir", "--cwd", "--filter"})
 _MAX_WORKSPACES = 256
@@ -129,9 +129,22 @@ def fetched_specs(argv: tuple[str, ...]) -> tuple[str, ...]:
         if word.startswith("-") or not is_literal(word):
             continue
         _, at, rest = word[1:].partition("@")
-        if _REMOTE.match(word) or (at and _REMOTE.match(rest) and not word.startswith("git@")):
+        remote = _REMOTE.match(word) or (at and _REMOTE.match(rest) and not word.startswith("git@"))
+        if remote or github_shorthand(word) or (at and github_shorthand(rest)):
             found.append(word)
     return tuple(found)
+
+
+def github_shorthand(spec: str) -> bool:
+    """Whether npm-package-arg reads `spec` as a GitHub repository `user/repo[#ref]`
+    (hosted-git-info's shorthand, tried before a path with a `/` is taken for a folder): a
+    `/` after a first character, none other nor `:`, `@` or a blank before the `#`, no `.`
+    first (`./x` is a folder) and no `/` last."""
+    head = spec.partition("#")[0]
+    user, _, repo = head.partition("/")
+    if not user or not repo or "/" in repo or head.startswith((".", "~", "-")):
+        return False
+    return not any(c in head for c in ":@ \t\n")
 
 
 def dependency_places(root: Path) -> Iterator[Path]:

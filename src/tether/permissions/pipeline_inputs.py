@@ -80,7 +80,7 @@ def _ls_glob(word: str) -> Produced | None:
     if DYN in word or HOME in word or not is_literal(directory or "."):
         return None
     pattern = "".join(
-        "*" if c == STAR else "?" if c == ONE else f"[{c}]" if c in "*?[" else c for c in last
+        "*" if c == STAR else "?" if c == ONE else f"\\{c}" if c in "*?[\\" else c for c in last
     )
     start = directory if directory or not word.startswith("/") else "/"
     return Produced(

@@ -13,10 +13,9 @@ is not seen (README, Known limits)."""
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
-from tether.permissions import steps
+from tether.permissions import glibc_fnmatch, steps
 from tether.permissions.access import FileAccess
 from tether.permissions.file_targets import Target
 from tether.permissions.script import Produced
@@ -57,9 +56,12 @@ def produced_targets(
             return None
         steps.spend(1 + len(below) // 16)
         for name in below:
-            if not _matches(PurePosixPath(name).name, produced) or not _passes(
+            found = _matches(PurePosixPath(name).name, produced) and _passes(
                 f"{produced.start.rstrip('/') or '/'}/{name}", produced.tests
-            ):
+            )
+            if found is None:
+                return None  # a pattern whose meaning the locale decides
+            if not found:
                 continue
             if any(c < " " for c in name) or (
                 produced.blanks and (name.startswith("-") or any(c in _SPLIT for c in name))
@@ -74,30 +76,34 @@ def produced_targets(
             if len(words) > MAX_PRODUCED:
                 return None
         top = PurePosixPath(produced.start).name or produced.start
-        if (
-            produced.deep
-            and _matches(top, produced)
-            and _passes(produced.start, produced.tests, top)
-        ):
-            words.append(produced.start)  # find tests its starting point too
+        if produced.deep:
+            found = _matches(top, produced) and _passes(produced.start, produced.tests, top)
+            if found is None:
+                return None
+            if found:
+                words.append(produced.start)  # find tests its starting point too
     return [target for word in dict.fromkeys(words) for target in places.named_targets(word)]
 
 
-def _matches(name: str, produced: Produced) -> bool:
+def _matches(name: str, produced: Produced) -> bool | None:
+    """Whether `name` matches the produced words' pattern (None: the locale decides); a
+    bash glob's `\\` escapes and classes are read as glibc's fnmatch reads them too."""
     if not produced.dots and name.startswith("."):
         return False
-    return fnmatchcase(name, produced.name)
+    return glibc_fnmatch.matches(name, produced.name)
 
 
-def _passes(path: str, tests: tuple[tuple[str, str, bool], ...], name: str = "") -> bool:
-    """Whether find's name tests all pass for `path` as find prints it (`-path`'s `*`
-    matches `/` too; the `i` forms ignore case); `name`: its name for `-name`, where that is
-    not its last part (a starting point `.`)."""
+def _passes(path: str, tests: tuple[tuple[str, str, bool], ...], name: str = "") -> bool | None:
+    """Whether find's name tests all pass for `path` as find prints it, with glibc's
+    fnmatch as find calls it (`-path`'s `*` matches `/` too; the `i` forms fold case); None
+    when a pattern's meaning depends on the locale. `name`: its name for `-name`, where that
+    is not its last part (a starting point `.`)."""
     name = name or PurePosixPath(path).name
     for test, pattern, negated in tests:
         subject = name if test in ("-name", "-iname") else path
-        if test.startswith("-i"):
-            subject, pattern = subject.lower(), pattern.lower()
-        if fnmatchcase(subject, pattern) == negated:
+        found = glibc_fnmatch.matches(subject, pattern, casefold=test.startswith("-i"))
+        if found is None:
+            return None
+        if found == negated:
             return False
     return True

@@ -160,12 +160,19 @@ def _segment_regex(glob: str) -> re.Pattern[str]:
 
 
 def class_end(glob: str, start: int) -> int:
-    """Index of the `]` closing the class opened at `start`, or -1."""
+    """Index of the `]` closing the class opened at `start`, or -1. A `]` escaped (`\\]`) or
+    ending a POSIX class, collating symbol or equivalence class inside (`[[:alpha:]]`,
+    `[[.e.]]`, `[[=e=]]`) closes nothing, as in bash, glibc's fnmatch and git."""
     j = start + 1
     if j < len(glob) and glob[j] in "!^":
         j += 1
     if j < len(glob) and glob[j] == "]":
         j += 1
     while j < len(glob) and glob[j] != "]":
+        if glob[j] == "\\":
+            j += 1
+        elif glob[j] == "[" and glob[j + 1 : j + 2] in (":", ".", "="):
+            end = glob.find(glob[j + 1] + "]", j + 2)
+            j = end + 1 if end >= 0 else j
         j += 1
     return j if j < len(glob) else -1
