@@ -137,11 +137,15 @@ def whole_command(rules: RuleSet, command: str) -> Verdict | None:
 def whole_command_allowed(rules: RuleSet, command: str) -> Rule | None:
     """An allow rule naming the whole command line exactly, as Claude Code suggests one for
     a compound asked about whole (`Bash(rm -rf build && echo hi)`): it allows what it names
-    and no other text (a rule with a wildcard stays a rule of one simple command)."""
-    collapsed = " ".join(command.split())
+    and no other text (a rule with a wildcard stays a rule of one simple command). The text
+    is compared as written, only spaces, tabs and newlines at its ends set aside: a newline
+    inside is a command separator and a no-break space part of a word to bash, so neither
+    may stand for the rule's space (deny and ask rules collapse them: matching more is their
+    safe side, not an allow's)."""
+    written = command.strip(" \t\n")
     for rule in rules.of("allow", "Bash"):
         pattern = rule.command
-        if pattern is not None and not pattern.alternatives and pattern.pieces == (collapsed,):
+        if pattern is not None and not pattern.alternatives and pattern.pieces == (written,):
             return rule
     return None
 
