@@ -185,7 +185,12 @@ def test_git_keeping_work_is_not_rm(command: str, tree: Tree, make_ctx: ContextF
         "git checkout .env",
         "git checkout src/app.py",
         "git checkout -- src/app.py",
-        "git checkout HEAD~1 -- README.md .gitignore",
+        "git checkout HEAD~1 -- README.md .env.example",
+        "git checkout -- Makefile",
+        "git restore conf.d/site LICENSE",
+        "git -C src checkout -- app.py",
+        "git -C config -C . restore app.toml",
+        "cd src && git checkout -- app.py",
         "git restore src/app.py",
         "git restore --source=HEAD -- config/app.toml",
         "git checkout-index -f -- src/app.py",
@@ -195,10 +200,50 @@ def test_discarding_the_edits_of_named_files_is_rm_f_not_rm_rf(
     command: str, tree: Tree, make_ctx: ContextFactory
 ) -> None:
     """A routine undo of one file's edits loses that file's changes, as `rm -f FILE` would,
-    and nothing below a directory: a deny on `rm` holds for it, one on `rm -rf` does not."""
+    and nothing below a directory: a deny on `rm` holds for it, one on `rm -rf` does not.
+    A file is what is on disk, whatever its name (`Makefile`, `conf.d/site`)."""
+    _more_files(tree.ws)
     rm_rf = decide("Bash", {"command": command}, make_ctx(DENY_RM_RF, mode="bypassPermissions"))
     assert rm_rf.behavior == "allow", (command, rm_rf.reason)
     rm = {"permissions": {"allow": ALLOWED, "deny": ["Bash(rm *)"]}}
     verdict = decide("Bash", {"command": command}, make_ctx(rm, mode="bypassPermissions"))
     assert verdict.behavior == "deny", (command, verdict.reason)
     assert "rm -f -- " in verdict.reason, verdict.reason
+
+
+def _more_files(ws: Path) -> None:
+    (ws / "Makefile").write_text("all:\n")
+    (ws / "LICENSE").write_text("license\n")
+    (ws / "conf.d").mkdir()
+    (ws / "conf.d" / "site").write_text("x\n")
+    (ws / "tests.py").mkdir()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -- .github",
+        "git restore conf.d",
+        "git checkout HEAD -- tests.py",
+        "git checkout -- config",
+        "git restore gone.py",
+        "git checkout -- src/app.py/",
+        "git -C .github checkout -- workflows",
+        "git -C src checkout -- ../config",
+        'git -C "$D" checkout -- app.py',
+        "git --work-tree=/tmp checkout -- README.md",
+        "GIT_WORK_TREE=/tmp git checkout -- README.md",
+        "rm -f x && mkdir x && git checkout -- x",
+        "git checkout -- homelink",
+    ],
+)
+def test_discarding_a_directory_or_unknown_path_is_rm_rf(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """A directory on disk is discarded whole whatever its name looks like (`.github`,
+    `conf.d`, a directory named `tests.py`); a path not on disk, outside the workspace, or
+    one the line may change before git runs is judged on the safe side: `rm -r -f`."""
+    _more_files(tree.ws)
+    verdict = decide("Bash", {"command": command}, make_ctx(DENY_RM_RF, mode="bypassPermissions"))
+    assert verdict.behavior == "deny", (command, verdict.reason)
+    assert "Bash(rm -rf *)" in verdict.reason, verdict.reason

@@ -212,3 +212,17 @@ def test_a_tree_too_large_to_list_is_judged_by_the_pattern(
     why = "big/**/.e* may reach files deny rule Read(**/.env) covers"
     verdict = decide("Bash", {"command": command}, make_ctx(rules))
     assert verdict == Decision("ask", "Read(**/.env)", why)
+
+
+@pytest.mark.parametrize("command", ["npx prettier .e*", "shopt -s dotglob; npx prettier .e*"])
+def test_a_pattern_in_a_reason_is_shown_as_written(
+    command: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    """A reason names a pattern by the word the command holds, not the engine's object for
+    it (`GlobPath(word='.e*', tokens=...)` was shown)."""
+    ws = tree.ws
+    assert decide("Bash", {"command": command}, make_ctx(RULES)) == Decision(
+        "deny",
+        "Read(./.env)",
+        f"runs code from .e*: .e* matches {ws}/.env: reading {ws}/.env is denied by Read(./.env)",
+    )

@@ -12,7 +12,10 @@ from tether.permissions import decide
 
 from .conftest import ContextFactory
 
-ALLOW = ["Bash(npm install *)", "Bash(npm i *)", "Bash(yarn add *)", "Bash(pnpm add *)"]
+ALLOW = [
+    *("Bash(npm install *)", "Bash(npm i *)", "Bash(yarn add *)", "Bash(pnpm add *)"),
+    *("Bash(bun add *)", "Bash(bun install *)", "Bash(bun i *)", "Bash(bun --cwd *)"),
+]
 RULES = {"permissions": {"allow": ALLOW, "deny": ["Read(./.env)"]}}
 
 
@@ -32,6 +35,14 @@ RULES = {"permissions": {"allow": ALLOW, "deny": ["Read(./.env)"]}}
         "npm install bitbucket:a/b",
         "npm install git+ssh://git@example.com/a/b.git",
         "npm install https://example.com/p.tgz",
+        "bun add github:a/b",
+        "bun add a/b",
+        "bun add x@a/b#v1",
+        "bun install git+https://example.com/a/b.git",
+        "bun i git+ssh://git@example.com/a/b.git",
+        "bun add https://example.com/p.tgz",
+        "bun add -d x@github:a/b",
+        "bun --cwd src add a/b",
     ],
 )
 def test_a_git_host_shorthand_is_a_fetch(command: str, make_ctx: ContextFactory) -> None:
@@ -42,7 +53,11 @@ def test_a_git_host_shorthand_is_a_fetch(command: str, make_ctx: ContextFactory)
 
 @pytest.mark.parametrize(
     "command",
-    ["npm install lodash", "npm install @scope/pkg", "npm install @scope/pkg@1.2", "npm i ./src"],
+    [
+        *("npm install lodash", "npm install @scope/pkg", "npm install @scope/pkg@1.2"),
+        *("npm i ./src", "bun add lodash", "bun add @scope/pkg@1.2", "bun add ./src"),
+        "bun install",
+    ],
 )
 def test_registry_names_and_folders_stay_allowed(command: str, make_ctx: ContextFactory) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))

@@ -242,3 +242,33 @@ def test_packages_from_the_configured_index_stay_allowed(
     tree.write(FILES)
     ctx = make_ctx({"permissions": {"allow": ALLOW, "deny": DENY}})
     assert bash(command, ctx) == Decision("allow", rule, f"allowed by {rule}")
+
+
+UV_RUNS = [
+    ("uv run --with git+https://github.com/o/r pytest", "uv installs git+https://github.com/o/r"),
+    (
+        "uv run --with rich,pkg@https://example.com/p.whl x.py",
+        "uv installs pkg@https://example.com/p.whl",
+    ),
+    ("uvx --from git+ssh://git@example.com/o/r tool", "uvx installs git+ssh://git@example.com/o/r"),
+    ("uvx --from=https://example.com/p.whl tool", "uvx installs https://example.com/p.whl"),
+    ("uvx --from ruff==0.5 ruff", None),
+]
+
+
+@pytest.mark.parametrize(("command", "asked"), UV_RUNS)
+def test_packages_uv_fetches_for_one_run_by_their_url_are_asked(
+    command: str, asked: str | None, make_ctx: ContextFactory
+) -> None:
+    """`uv run --with` and `uvx --from` install what they name for the run, as `uv pip
+    install` does: from a URL or a git host, code not seen (allowed before); a package from
+    the index stays allowed. No deny rule here: with one, `uv run` of a registry package is
+    denied whatever it installs."""
+    ctx = make_ctx({"permissions": {"allow": ["Bash(uv *)", "Bash(uvx *)"]}})
+    rule = "Bash(uvx *)" if command.startswith("uvx") else "Bash(uv *)"
+    want = (
+        Decision("ask", None, f"{asked}{FETCHED}")
+        if asked
+        else Decision("allow", rule, f"allowed by {rule}")
+    )
+    assert bash(command, ctx) == want

@@ -21,6 +21,7 @@ from tether.permissions.bash_rules import (
 from tether.permissions.equivalents import Equivalent, equivalent, equivalent_reason
 from tether.permissions.git_remote_hosts import NOTHING, Configured, Pending, configured_remotes
 from tether.permissions.launchers import unknown_module
+from tether.permissions.path_kinds import KindOf, kind_on_disk, unknown_kind
 from tether.permissions.rules import Rule
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -55,7 +56,7 @@ class RuleJudge(FileJudge):
         delegate = delegated(inv)
         if found is None and delegate is not None:
             found = deny_or_ask(self.ctx.rules, texts_of(delegate[1], for_allow=False))
-        same = equivalent(inv)
+        same = equivalent(inv, self._kind_of(inv))
         if found is None and same is not None:
             forms = [text for form in same.forms for text in texts_of(form, for_allow=False)]
             found = deny_or_ask(self.ctx.rules, forms)
@@ -104,6 +105,13 @@ class RuleJudge(FileJudge):
                 "allows it"
             )
         return none(f"no rule allows `{readable(texts[0])}`")
+
+    def _kind_of(self, inv: Invocation) -> KindOf:
+        """What a path the command names is on disk from where it runs (path_kinds); not
+        known when a variable moves git's work tree (`GIT_WORK_TREE=/x git checkout -- f`)."""
+        if any(name in ("GIT_WORK_TREE", "GIT_DIR") for name, _ in inv.assignments):
+            return unknown_kind
+        return lambda word: kind_on_disk(self.places, self.files, word)
 
     def _unparsed(self, inv: Invocation, start: int) -> Verdict | None:
         """A rule matching any tail of the words from `start` (an option the parser could not

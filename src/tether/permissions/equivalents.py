@@ -13,6 +13,7 @@ from tether.permissions.deleting_equivalents import Equivalent, deleting_equival
 from tether.permissions.git_deleters import git_deleting_equivalent
 from tether.permissions.git_rewriters import rewriting_equivalent
 from tether.permissions.git_senders import sending_equivalent
+from tether.permissions.path_kinds import KindOf, unknown_kind
 from tether.permissions.remote_shells import remote_shell_equivalent
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import program_name, readable
@@ -21,11 +22,12 @@ from tether.permissions.verdict import Verdict
 __all__ = ["Equivalent", "equivalent"]
 
 
-def equivalent(inv: Invocation) -> Equivalent | None:
+def equivalent(inv: Invocation, kind_of: KindOf = unknown_kind) -> Equivalent | None:
     """`cmake -E remove x` as the command it does the work of (`rm -f -- x`), `git send-pack
     URL` as `git push URL` (git_senders), `git replace A B` as each command that rewrites
     history (git_rewriters): deny and ask rules on those commands hold. With what the
-    command does, for the reason."""
+    command does, for the reason. `kind_of`: what a path names on disk (path_kinds), for
+    git's discards (`rm -f` of a file, `rm -r -f` of a tree)."""
     argv = inv.own_argv
     if inv.role != "command" or not argv:
         return None
@@ -36,7 +38,7 @@ def equivalent(inv: Invocation) -> Equivalent | None:
             does = f"`git {readable(sends[1])}` sends commits elsewhere, as git push does"
             return Equivalent((sends[0],), does)
         rewrites = rewriting_equivalent(argv)
-        deletes = _joined(git_deleting_equivalent(argv), remote_shell_equivalent(argv))
+        deletes = _joined(git_deleting_equivalent(argv, kind_of), remote_shell_equivalent(argv))
         if rewrites is None:
             return deletes
         does = f"`{rewrites[1]}` rewrites what the repository's history shows"

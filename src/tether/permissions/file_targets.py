@@ -26,6 +26,11 @@ class GlobPath:
     """The pattern's leading literal directories, as written, where what it matches on disk
     is looked for (glob_disk.py), also when it may climb out of them (`d/.x?/y`)."""
 
+    def __str__(self) -> str:
+        """The word as written: what a reason that names the pattern shows (a Path shows
+        its path the same way)."""
+        return self.word
+
 
 @dataclass(frozen=True)
 class Located:

@@ -12,7 +12,8 @@ from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_discarders import discarding_equivalent
 from tether.permissions.git_names import subcommand_at
 from tether.permissions.git_options import Grammar, read_options
-from tether.permissions.shell_words import readable
+from tether.permissions.path_kinds import KindOf, unknown_kind
+from tether.permissions.shell_words import is_literal, readable
 
 Argv = tuple[str, ...]
 
@@ -29,9 +30,10 @@ _CLEAN = Grammar(
 )
 
 
-def git_deleting_equivalent(argv: Argv) -> Equivalent | None:
+def git_deleting_equivalent(argv: Argv, kind_of: KindOf = unknown_kind) -> Equivalent | None:
     """The `rm` command a git subcommand does the work of, and what it deletes in words; None
-    for those that delete nothing, a dry run, or `git rm --cached`."""
+    for those that delete nothing, a dry run, or `git rm --cached`. `kind_of` says what a
+    path names on disk from where the shell is (path_kinds)."""
     i = subcommand_at(argv)
     if i >= len(argv):
         return None
@@ -40,7 +42,28 @@ def git_deleting_equivalent(argv: Argv) -> Equivalent | None:
         return _rm(args)
     if sub == "clean":
         return _clean(args)
-    return discarding_equivalent(sub, args)
+    return discarding_equivalent(sub, args, _moved(argv[1:i], kind_of))
+
+
+def _moved(options: Argv, kind_of: KindOf) -> KindOf:
+    """`kind_of` from where git's own options take it: each `-C DIR` joined to the one
+    before (an empty one stays); not known past a `-C` known only as it runs, or a
+    `--work-tree`/`--git-dir`, which move what a path is relative to."""
+    prefix = ""
+    i = 0
+    while i < len(options):
+        name, eq, _ = options[i].partition("=")
+        if name in ("--work-tree", "--git-dir"):
+            return unknown_kind
+        if name == "-C" and not eq and i + 1 < len(options):
+            directory = options[i + 1]
+            if not is_literal(directory):
+                return unknown_kind
+            prefix = directory if directory.startswith("/") else f"{prefix}{directory}"
+            prefix = prefix if not prefix or prefix.endswith("/") else f"{prefix}/"
+            i += 1
+        i += 1
+    return kind_of if not prefix else (lambda word: kind_of(f"{prefix}{word}"))
 
 
 def _rm(args: Argv) -> Equivalent | None:

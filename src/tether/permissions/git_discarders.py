@@ -1,6 +1,6 @@
 """git's subcommands that discard work in the working tree by overwriting or removing files,
-as the `rm -r -f` of what they discard (`rm -f` of a path naming one file, `git checkout --
-src/app.py`: `_discards`): a deny or ask rule on `rm` holds for them too
+as the `rm -r -f` of what they discard (`rm -f` of a path that is a file on disk, `git
+checkout -- src/app.py`: `_discards`, path_kinds): a deny or ask rule on `rm` holds for them too
 (git_deleters, equivalents.py). Their options are read as git reads them (git_options):
 `checkout -f`/`--force` (the whole tree's uncommitted changes), `checkout [REV] -- PATH`
 and `checkout PATH` (those paths'), `switch -f`/`--discard-changes`, `restore` of the
@@ -17,6 +17,7 @@ import re
 from tether.permissions.deleting_equivalents import Equivalent
 from tether.permissions.git_options import Grammar, Read, read_options
 from tether.permissions.git_words import only_a_path
+from tether.permissions.path_kinds import KindOf, unknown_kind
 from tether.permissions.shell_words import is_literal, readable
 
 Argv = tuple[str, ...]
@@ -82,17 +83,20 @@ _SPARSE_WRITERS = frozenset({"set", "add", "reapply", "init"})
 _EXTENSION = re.compile(r"\.[A-Za-z]\w*\Z")
 
 
-def discarding_equivalent(sub: str, args: Argv) -> Equivalent | None:
+def discarding_equivalent(
+    sub: str, args: Argv, kind_of: KindOf = unknown_kind
+) -> Equivalent | None:
     """The `rm` a git subcommand does the work of by discarding files or their changes, with
-    what it discards in words; None when it discards nothing."""
+    what it discards in words; None when it discards nothing. `kind_of` says which paths
+    are files on disk (path_kinds): their discard is `rm -f`, the rest's `rm -r -f`."""
     if sub == "checkout":
-        return _checkout(read_options(args, _CHECKOUT))
+        return _checkout(read_options(args, _CHECKOUT), kind_of)
     if sub == "switch":
         read = read_options(args, _SWITCH)
         forced = read.on & {"force", "discard-changes"}
         return _discards(_WHOLE, "`git switch --discard-changes`") if forced else None
     if sub == "restore":
-        return _restore(read_options(args, _RESTORE))
+        return _restore(read_options(args, _RESTORE), kind_of)
     if sub == "reset":
         hard = "hard" in read_options(args, _RESET).on
         return _discards(_WHOLE, "`git reset --hard`") if hard else None
@@ -101,7 +105,7 @@ def discarding_equivalent(sub: str, args: Argv) -> Equivalent | None:
         updates = "update" in read.on and not read.on & {"dry-run", "prefix"}
         return _discards(_WHOLE, "`git read-tree -u`") if updates else None
     if sub == "checkout-index":
-        return _checkout_index(read_options(args, _CHECKOUT_INDEX))
+        return _checkout_index(read_options(args, _CHECKOUT_INDEX), kind_of)
     if sub == "stash":
         return _stash(args)
     if sub == "sparse-checkout" and args and args[0] in _SPARSE_WRITERS:
@@ -133,7 +137,7 @@ def _removes(sub: str, args: Argv) -> Equivalent | None:
     return None
 
 
-def _checkout(read: Read) -> Equivalent | None:
+def _checkout(read: Read, kind_of: KindOf) -> Equivalent | None:
     """`git checkout [REV] -- PATH...`, `git checkout PATH...` (the first word a revision
     unless it can only be a path), `--pathspec-from-file`; with `-f`, the whole tree."""
     if read.after is not None:
@@ -145,23 +149,23 @@ def _checkout(read: Read) -> Equivalent | None:
     if "pathspec-from-file" in read.on:
         paths = _WHOLE
     if paths:
-        return _discards(paths, "`git checkout` of paths")
+        return _discards(paths, "`git checkout` of paths", kind_of)
     return _discards(_WHOLE, "`git checkout -f`") if "force" in read.on else None
 
 
-def _restore(read: Read) -> Equivalent | None:
+def _restore(read: Read, kind_of: KindOf) -> Equivalent | None:
     if "staged" in read.on and "worktree" not in read.on:
         return None  # the index only
     paths = _WHOLE if "pathspec-from-file" in read.on else read.words
-    return _discards(paths, "`git restore`") if paths else None
+    return _discards(paths, "`git restore`", kind_of) if paths else None
 
 
-def _checkout_index(read: Read) -> Equivalent | None:
+def _checkout_index(read: Read, kind_of: KindOf) -> Equivalent | None:
     if "force" not in read.on or read.on & {"temp", "no-create"}:
         return None  # existing files kept
     whole = read.on & {"all", "stdin", "prefix"}
     paths = _WHOLE if whole else read.words
-    return _discards(paths, "`git checkout-index -f`") if paths else None
+    return _discards(paths, "`git checkout-index -f`", kind_of) if paths else None
 
 
 def _stash(args: Argv) -> Equivalent | None:
@@ -181,29 +185,28 @@ def _stash(args: Argv) -> Equivalent | None:
     return Equivalent((("rm", "-r", "-f", "--", *paths),), does)
 
 
-def _discards(paths: list[str], what: str) -> Equivalent:
-    """The `rm` of what `what` discards: `rm -f` of a path naming one file (`src/app.py`,
-    `.env`: its uncommitted edits overwritten, as `git mv -f` overwrites one), `rm -r -f`
-    of the rest (the whole tree, a directory, a pattern, a word known only as it runs)."""
+def _discards(paths: list[str], what: str, kind_of: KindOf = unknown_kind) -> Equivalent:
+    """The `rm` of what `what` discards: `rm -f` of a path that is a file on disk now
+    (`src/app.py`, `.env`, `Makefile`: its uncommitted edits overwritten, as `git mv -f`
+    overwrites one), `rm -r -f` of the rest (the whole tree, a directory such as `.github`,
+    a pattern, a path not on disk, a word known only as it runs): the name alone does not
+    say which."""
     whole = paths == _WHOLE
     where = "the whole working tree" if whole else ", ".join(readable(p) for p in paths)
     does = f"{what} discards the uncommitted changes and files in {where}"
-    files = [p for p in paths if _one_file(p)]
-    trees = [p for p in paths if not _one_file(p)]
+    files = [p for p in paths if _one_file(p, kind_of)]
+    trees = [p for p in paths if not _one_file(p, kind_of)]
     forms = (("rm", "-f", "--", *files),) if files else ()
     forms += (("rm", "-r", "-f", "--", *trees),) if trees else ()
     return Equivalent(forms, does)
 
 
-def _one_file(word: str) -> bool:
-    """A path naming one file by its name alone: literal, no pattern or pathspec magic, a
-    last part with a file extension or led by a dot (`app.py`, `.env`, `.gitignore`)."""
+def _one_file(word: str, kind_of: KindOf) -> bool:
+    """A path naming one file: literal, no pattern or pathspec magic, no trailing slash, and
+    a file on disk."""
     if not is_literal(word) or word.startswith(":") or any(c in word for c in "*?[\\"):
         return False
-    last = word.rstrip("/").rsplit("/", 1)[-1]
-    if word.endswith("/") or last in ("", ".", ".."):
-        return False
-    return last.startswith(".") or bool(_EXTENSION.search(last))
+    return not word.endswith("/") and kind_of(word) == "file"
 
 
 def _path_like(word: str) -> bool:

@@ -56,7 +56,12 @@ _VALUED = {
 
 
 def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
-    """What `argv`'s global settings write or fetch from elsewhere; None when nothing."""
+    """What `argv`'s global settings write or fetch from elsewhere; None when nothing. bun's
+    installs of a package from a URL or a git host (`bun add github:a/b`, `a/b`) are asked
+    as npm's are."""
+    if argv and is_literal(argv[0]) and program_name(argv[0]) == "bun":
+        fetched = _fetched("bun", argv)
+        return ProgramUse(asks=fetched, changes=True) if fetched else None
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) not in _MANAGERS:
         return None
     name = program_name(argv[0])
@@ -133,15 +138,19 @@ def manager_settings(argv: tuple[str, ...]) -> ProgramUse | None:
             what = f"{name} {command} of a global package"
             asks.append(f"{what} writes the global prefix, outside the workspace")
     asks += own_fetches(name, positionals, words)
-    asks += [
-        f"{name} installs {readable(spec)}, fetched with the scripts it runs from a URL or a"
-        " git host, not the registry: not seen"
-        for spec in fetched_specs(argv)
-    ]
+    asks += _fetched(name, argv)
     if not writes and not asks and not runs and not loads:
         return None
     return ProgramUse(
         writes=tuple(writes), asks=tuple(asks), runs=tuple(runs), loads=tuple(loads), changes=True
+    )
+
+
+def _fetched(name: str, argv: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(
+        f"{name} installs {readable(spec)}, fetched with the scripts it runs from a URL or a"
+        " git host, not the registry: not seen"
+        for spec in fetched_specs(argv)
     )
 
 

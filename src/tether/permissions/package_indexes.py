@@ -38,6 +38,8 @@ _REMOTE = re.compile(r"(?:[a-z][a-z0-9+.-]*\+)?(?!file:)[a-z][a-z0-9+.-]*://", r
 _VCS = re.compile(r"(git|hg|svn|bzr)\+(?!file:)", re.I)
 _UV_RESOLVERS = frozenset({"lock", "sync", "run", "export", "tree", "upgrade", "venv"})
 """uv's commands that resolve packages with the indexes given to them."""
+_UV_WITH = OptionGrammar(("--with", "--from"))
+"""uv's options naming packages installed for one run (`uv run --with`, `uvx --from`)."""
 _CARGO_SOURCES = ("--git", "--index")
 _CARGO_FETCHES = frozenset({"install", "add"})
 _CONDA_CHANNELS = OptionGrammar(("-c", "--channel"), prefixes=True)
@@ -56,7 +58,7 @@ def index_sources(argv: tuple[str, ...]) -> ProgramUse | None:
     elif name in CONDA_PROGRAMS:
         asks = _conda(name, argv[1:])
     else:
-        asks = _pip(argv)
+        asks = [*_pip(argv), *_uv_with(name, argv[1:])]
     return ProgramUse(asks=tuple(asks), changes=True) if asks else None
 
 
@@ -98,6 +100,21 @@ def _pip_fetches(tool: str, words: tuple[str, ...]) -> list[str]:
             if _fetched_spec(arg, named=named)
         ]
     return asks
+
+
+def _uv_with(name: str, args: tuple[str, ...]) -> list[str]:
+    """`uv run --with git+https://...`, `uvx --from URL`, `uv tool run --with A,B`: packages
+    fetched for the run by their own URL or from a git host, whose build code runs."""
+    if name not in ("uv", "uvx"):
+        return []
+    values = option_values(args, _UV_WITH)
+    specs = [spec.strip() for value in values for spec in value.split(",")]
+    return [
+        f"{name} installs {readable(spec)}, fetched with the build code it runs from a URL"
+        " or a git host, not the index: not seen"
+        for spec in specs
+        if not is_literal(spec) or _fetched_spec(spec, named=False)
+    ]
 
 
 def _fetched_spec(arg: str, *, named: bool) -> bool:
