@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tether.core import headway
+from tether.core import headway_file_states
 from tether.core.headway import Headway
 from tether.core.headway_look import CallLook
 from tether.core.repeated_calls import RepeatedFailures, signature
@@ -35,9 +35,9 @@ SIZES = (64 << 10, 1 << 20, 16 << 20)
 
 
 def _per_call(workspace: Path, name: str, cached: bool) -> float:
-    racy = headway._RACY_NS  # pyright: ignore[reportPrivateUsage]
+    racy = headway_file_states._RACY_NS  # pyright: ignore[reportPrivateUsage]
     # Off: a file always counts as just modified, so that it is hashed every time.
-    headway._RACY_NS = racy if cached else 1 << 62  # pyright: ignore[reportPrivateUsage]
+    headway_file_states._RACY_NS = racy if cached else 1 << 62  # pyright: ignore[reportPrivateUsage]
     try:
         seen = Headway()
         call = ToolUseBlock(id="t", name="Bash", input={"command": f"wc -c {name}"})
@@ -49,7 +49,7 @@ def _per_call(workspace: Path, name: str, cached: bool) -> float:
             times.append(time.thread_time() - start)
         return statistics.median(times[1:])  # the first call hashes either way
     finally:
-        headway._RACY_NS = racy  # pyright: ignore[reportPrivateUsage]
+        headway_file_states._RACY_NS = racy  # pyright: ignore[reportPrivateUsage]
 
 
 def _output(kind: str, n: int, workspace: Path) -> tuple[ToolUseBlock, str]:
@@ -101,7 +101,7 @@ def main() -> None:
             name = f"f{size}.bin"
             (workspace / name).write_bytes(os.urandom(size))
             # Older than a clock tick (its status change too), as a file read again is.
-            time.sleep(headway._RACY_NS / 1e9 + 0.1)  # pyright: ignore[reportPrivateUsage]
+            time.sleep(headway_file_states._RACY_NS / 1e9 + 0.1)  # pyright: ignore[reportPrivateUsage]
             before = _per_call(workspace, name, cached=False)
             after = _per_call(workspace, name, cached=True)
             print(

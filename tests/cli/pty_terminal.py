@@ -126,6 +126,21 @@ class PtyRepl:
             self.send(key)
             time.sleep(every_s)
 
+    def wait_ended(self) -> int:
+        """Until the REPL has ended and everything it wrote is read (its last line is written
+        just before it exits: the reader thread may not have read it when `waitpid` answers);
+        its exit code."""
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                break
+            assert time.monotonic() < deadline, f"the REPL did not end:\n{self.screen[-2000:]}"
+            time.sleep(0.05)
+        self._reader.join(WAIT_S)  # the terminal's end: read once no process holds it
+        assert not self._reader.is_alive(), f"the terminal stayed open:\n{self.screen[-2000:]}"
+        return os.waitstatus_to_exitcode(status)
+
     def close(self) -> int | None:
         """End the REPL (Ctrl+D, then a kill if it is still there); its exit code."""
         with contextlib.suppress(OSError):

@@ -49,16 +49,6 @@ def _until_sleeping(mark: str, count: int) -> None:
         time.sleep(0.05)
 
 
-def _exit_status(repl: PtyRepl) -> int:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        pid, status = os.waitpid(repl.pid, os.WNOHANG)
-        if pid:
-            return os.waitstatus_to_exitcode(status)
-        time.sleep(0.05)
-    raise AssertionError(f"the REPL did not end:\n{repl.screen[-2000:]}")
-
-
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM], ids=["SIGHUP", "SIGTERM"])
 @pytest.mark.parametrize("when", ["at the prompt", "during a tool"])
@@ -79,7 +69,7 @@ def test_a_signal_ends_the_repl_with_its_session_saved_and_its_commands_ended(
             repl.send("go\r")
             _until_sleeping(mark, 2)
         os.kill(repl.pid, signum)
-        status = _exit_status(repl)
+        status = repl.wait_ended()
     except BaseException:
         repl.close()
         raise
@@ -123,7 +113,7 @@ def test_a_terminal_that_closes_mid_turn_ends_the_repl_as_sighup_does(
         repl.close()
         raise
     os.close(repl.fd)  # the terminal hangs up
-    assert _exit_status(repl) == 128 + signal.SIGHUP
+    assert repl.wait_ended() == 128 + signal.SIGHUP
     assert _sleepers(mark) == []
     [info] = list_sessions(Path(os.environ["TETHER_HOME"]), workspace)
     restored = restore(load_session(info.path))

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
-import stat
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tether.core.headway_edit_effects import EditEffects
 from tether.core.headway_file_lines import LINED_BYTES, FileLines
+from tether.core.headway_file_states import FileStates
 from tether.core.headway_look import VARYING, CallLook, State, content_hash
 from tether.core.headway_made_files import MadeFiles
 from tether.core.headway_outputs import ShownOutputs
@@ -20,11 +20,6 @@ from tether.tools.builtin.background import still_running_with_nothing_new
 REWRITTEN_AT = 3
 """How many times a file that one and the same command rewrites is headway in a turn (a
 stamp, a log the command tees, the output of `date > now.txt`: the loop's own output)."""
-
-HASHED_BYTES = 16 << 20
-"""Files up to this size are compared by content; larger ones by size and modification
-time (hashing them after every call would cost more than the call). A file is hashed again
-only when `os.stat` says it changed (size, times, inode)."""
 
 _WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Revert"})
 """Tools that change files: headway when they leave one in a content new in the turn, however
@@ -51,14 +46,6 @@ _SEARCHED_FILES = 16
 """How many of the files a Grep lists are searched again for the lines its pattern matched
 (`files_with_matches` and `count` show no line: the places found are what it saw)."""
 
-MASKED_BYTES = 256 << 10
-"""Text files up to this size are compared with their numbers masked (a counter, a stamp,
-an id rewritten is no new content); larger ones byte for byte."""
-
-_RACY_NS = 2_000_000_000
-"""A file whose modification (or status change) is this recent when it was hashed is hashed
-again next time: a rewrite within the file system's clock tick leaves both times as they were."""
-
 
 class Headway:
     """What a turn's calls that succeeded did and showed (since its last compaction).
@@ -75,12 +62,12 @@ class Headway:
         "_asked",
         "_changes",
         "_contents",
+        "_edits",
         "_file_lines",
-        "_hashed",
+        "_files",
         "_latest",
         "_lines",
         "_made",
-        "_masks",
         "_named",
         "_outputs",
         "_returned",
@@ -134,13 +121,9 @@ class Headway:
         self._changes: dict[str, int] = {}
         """How many changes of each file the session made (its subagents' too), when last
         seen."""
-        self._hashed: dict[str, tuple[tuple[int, int, int, int], State]] = {}
-        """Per path, what `os.stat` said when it was last hashed (size, mtime, ctime, inode),
-        with what it held: the same, the file is not read again."""
-        self._masks: dict[str, tuple[bytes, State]] = {}
-        """Per small text file, the hash of its bytes when last masked, with what it held
-        masked: read again unchanged (as a file just written is, within the clock's tick),
-        it is not masked again (`_content`)."""
+        self._files = FileStates()
+        self._edits = EditEffects()
+        """The figures the model's writes put in files, for the run that shows them."""
 
     def forget_seen(self) -> None:
         """A compaction took what was shown out of the conversation: shown again, it is new."""
@@ -160,7 +143,7 @@ class Headway:
         for path, count in changes.items():
             name = str(path)
             if count > self._changes.get(name, 0):
-                state = self._state(name)
+                state = self._files.read(name)
                 if name in self._contents:
                     changed = self._new_content(name, state) or changed
                 else:  # a file new to the turn: not one holding what another path held
@@ -175,7 +158,7 @@ class Headway:
         for path in paths:
             name = str(path)
             if name not in self._named:
-                state = self._state(name)
+                state = self._files.read(name)
                 new = self._first_named(name, state) or new
                 self._named[name] = state
         return new
@@ -186,10 +169,15 @@ class Headway:
         call = look.call
         if call.name in _BOOKKEEPING:
             return False  # it shows the plan it was given: no news of the workspace
+        if call.name in _WRITES:
+            self._edits.wrote(look)
+            shows_edit = False
+        else:  # a run showing the figure an edit put in a file it reads: a fix loop's test
+            shows_edit = self._edits.shown(look)
         made = call.name == "Bash" and look.cwd is not None and self._made.new_files(look.cwd)
         anew = made and look.asked in self._asked and look.numbers()[0] not in self._tried
         headway, steady = self._names_new(look)  # or a numbered unit built: `headway_made_files`
-        headway = headway or bool(anew)
+        headway = headway or bool(anew) or shows_edit
         if call.name in _PAGED:
             headway = self._shows_lines(look) or headway
         else:
@@ -244,7 +232,7 @@ class Headway:
             return False
         new = False
         for path in look.listed_files(_SEARCHED_FILES):
-            state = self._state(path)
+            state = self._files.read(path)
             for number in self._file_lines.matching(path, state, pattern):
                 new = self._new_place(path, number) or new
         return new
@@ -281,7 +269,7 @@ class Headway:
         new = False
         steady: list[str] = []
         for path in look.paths():
-            state = look.state(path, self._state)
+            state = look.state(path, self._files.read)
             if path not in self._named:
                 new = self._first_named(path, state) or new
                 steady.append(path)
@@ -341,51 +329,6 @@ class Headway:
         # refactor), a file flipping again and again is not.
         self._returned.add(path)
         return True
-
-    def _state(self, path: str) -> State:
-        """A path's content as compared (a directory's: its names); None when it cannot be
-        read. A file whose size, times and inode are as when it was last hashed is not
-        read again."""
-        try:
-            started = time.time_ns()
-            st = os.stat(path)
-            if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
-                return None
-            stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-            known = self._hashed.get(path)
-            if known is not None and known[0] == stamp:
-                return known[1]
-            state = self._content(path, st)
-            if max(st.st_mtime_ns, st.st_ctime_ns) < started - _RACY_NS:
-                self._hashed[path] = (stamp, state)
-            return state
-        except (OSError, ValueError):
-            return None
-
-    def _content(self, path: str, st: os.stat_result) -> State:
-        """What a file or directory `st` is of holds, as compared (a directory: its names; a
-        small text file: its text, numbers masked, so that a counter or a stamp rewritten is no
-        new content)."""
-        if stat.S_ISDIR(st.st_mode):
-            return (-1, content_hash("\0".join(sorted(os.listdir(path)))))
-        if st.st_size > HASHED_BYTES:
-            return (st.st_size, st.st_mtime_ns.to_bytes(16, "big", signed=True))
-        if st.st_size > MASKED_BYTES:
-            with open(path, "rb") as f:
-                return (st.st_size, hashlib.file_digest(f, "blake2b").digest()[:16])
-        with open(path, "rb") as f:
-            data = f.read(MASKED_BYTES + 1)
-        raw = content_hash(data)
-        known = self._masks.get(path)
-        if known is not None and known[0] == raw:
-            return known[1]
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return (len(data), raw)
-        state: State = (-2, content_hash(masked_words(VARYING.sub("#", text), frozenset())))
-        self._masks[path] = (raw, state)
-        return state
 
 
 def _small_text(path: str) -> str | None:

@@ -40,6 +40,13 @@ word of the output is looked up (a Write's content has thousands)."""
 _LISTED_LINES = 400
 """How many lines of a search's output are looked at for the files it lists."""
 
+_DELEGATING = frozenset({"Task", "Agent"})
+"""Tools whose `prompt` hands work to a subagent: the files it names are named by the call."""
+
+_BEFORE_NAMES = "`'\"([{<"
+_AFTER_NAMES = "`'\")]}>,;:!?."
+"""What stands around a file's name in a task's words (quotes, a sentence's full stop)."""
+
 _NOT_FILES = ("/dev/", "/proc/", "/sys/")
 """Where a path names no file whose change is headway (`/dev/null` written to, a clock)."""
 
@@ -237,7 +244,8 @@ def _strings(value: object) -> Iterator[str]:
 
 def named_paths(call: ToolUseBlock, cwd: str | None) -> Iterator[str]:
     """The paths a call names, made absolute and lexically normal: a tool's `*path` and `url`
-    strings, and the words of a Bash command that name an existing file (from `cwd`)."""
+    strings, and the words of a Bash command or a subagent's task that name an existing file
+    (from `cwd`)."""
     for key, value in call.input.items():
         if not isinstance(value, str) or not value.strip():
             continue
@@ -247,6 +255,8 @@ def named_paths(call: ToolUseBlock, cwd: str | None) -> Iterator[str]:
             yield from _file(posixpath.normpath(value.strip()))
         elif key.endswith("path") and cwd is not None:
             yield from _file(posixpath.normpath(posixpath.join(cwd, value.strip())))
+        elif key == "prompt" and call.name in _DELEGATING and cwd is not None:
+            yield from _prompt_files(value, cwd)
         elif key == "command" and call.name == "Bash" and cwd is not None:
             for word in _words(value)[:_SHELL_WORDS]:
                 word = _REDIRECT.sub("", word).rstrip("|&;()")
@@ -255,6 +265,16 @@ def named_paths(call: ToolUseBlock, cwd: str | None) -> Iterator[str]:
                 path = posixpath.normpath(posixpath.join(cwd, word))
                 if os.path.lexists(path):
                     yield from _file(path)
+
+
+def _prompt_files(prompt: str, cwd: str) -> Iterator[str]:
+    """The existing files a subagent's task names (`review mod17.py`): the work asked of it,
+    which it may do without a call the lead sees (a review finding nothing)."""
+    named = (w.lstrip(_BEFORE_NAMES).rstrip(_AFTER_NAMES) for w in prompt.split())
+    for word in [w for w in named if "." in w or "/" in w][:_SHELL_WORDS]:
+        path = posixpath.normpath(posixpath.join(cwd, word))
+        if os.path.isfile(path):
+            yield from _file(path)
 
 
 def _file(path: str) -> Iterator[str]:

@@ -51,13 +51,16 @@ has not seen. A reply makes headway when one of its calls succeeds and:
   shown before with figures no call showed (not a counter echoed back), with words of its own
   beside them: another commit, another code. Figures alone that the turn's inputs drive (`expr
   N * 7`, a clock, a background job's progress count polled) are not;
-- names a path (a tool's `*path` or `url`, an existing file in a Bash command) not named
-  before in the turn, or one read or written by a subagent (its reads are its caller's
-  headway), unless the turn made it and it holds what another path held (`touch
-  junk_<random>`); or leaves one in a content it had not had before in the turn, numbers
-  masked (a `sed -i`, a build's output; not a counter written again), but a file the same
-  command changes every time only `headway.REWRITTEN_AT` times, and one holding only the
-  command's own words (`echo <word> > f`) never.
+- names a path (a tool's `*path` or `url`, an existing file in a Bash command or in a
+  subagent's task: `review mod17.py`) not named before in the turn, or one read or written
+  by a subagent (its reads are its caller's headway), unless the turn made it and it holds
+  what another path held (`touch junk_<random>`); or leaves one in a content it had not had
+  before in the turn, numbers masked (a `sed -i`, a build's output; not a counter written
+  again), but a file the same command changes every time only `headway.REWRITTEN_AT` times,
+  and one holding only the command's own words (`echo <word> > f`) never;
+- runs, after a write that put a figure in a file for the first time in the turn, and shows
+  that figure without naming the file (`headway_edit_effects`): a fix loop tuning a constant,
+  whose edit and test output are otherwise new only in their numbers.
 
 A bookkeeping call (TodoWrite) shows the plan it was given, never headway by its output.
 
