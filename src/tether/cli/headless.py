@@ -254,7 +254,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
         case ToolInputDelta():
             return lines.tool_input(event)
         case ModelRetry():
-            return [lines.retry(event)]
+            return lines.retry(event)
         case MessageCompleted():
             return lines.completed(event)
         case ToolStarted():

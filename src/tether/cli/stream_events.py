@@ -40,7 +40,7 @@ def event_lines(event: Event, lines: LineMaker) -> tuple[list[dict[str, Any]], b
         case ResponseStarted():
             return lines.response_started(event), False
         case ModelRetry():
-            return [lines.retry(event)], True
+            return lines.retry(event), True
         case BlockCompleted():
             return lines.block_completed(event), False
         case MessageCompleted():

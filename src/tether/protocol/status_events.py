@@ -12,15 +12,17 @@ from tether.protocol.record import Record
 class ModelRetry(Record):
     """A model call failed in a way worth retrying; the next attempt starts after `delay_s`.
 
-    `status`: The HTTP status of the failure; None when none came back."""
+    `status`: The HTTP status of the failure; None when none came back. `in_stream`: the
+    failure was an error event inside a 200 stream."""
 
-    __slots__ = ("attempt", "delay_s", "kind", "max_attempts", "reason", "status")
+    __slots__ = ("attempt", "delay_s", "in_stream", "kind", "max_attempts", "reason", "status")
     kind: Final[Literal["model_retry"]]
     attempt: Final[int]
     max_attempts: Final[int]
     delay_s: Final[float]
     reason: Final[str]
     status: Final[int | None]
+    in_stream: Final[bool]
 
     def __init__(
         self,
@@ -31,6 +33,7 @@ class ModelRetry(Record):
         reason: str,
         kind: Literal["model_retry"] = "model_retry",
         status: int | None = None,
+        in_stream: bool = False,
     ) -> None:
         self.kind = kind
         self.attempt = attempt
@@ -38,6 +41,7 @@ class ModelRetry(Record):
         self.delay_s = delay_s
         self.reason = reason
         self.status = status
+        self.in_stream = in_stream
 
 
 class ModelWaiting(Record):
