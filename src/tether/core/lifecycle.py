@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from tether.core import turn_stop
+from tether.core.start_context import start_context
 from tether.hooks import HookOutcome
 from tether.hooks.env_file import env_file_variables
 from tether.protocol import Event, ModelError, Notice
@@ -144,7 +145,7 @@ class Lifecycle(Slotted):
             return
         outcome = await self.hooks.fire("SessionStart", {"source": self.source}, match=self.source)
         surface(outcome, emit)
-        self._start_context.extend(outcome.additional_context)
+        self._start_context.extend(start_context(outcome, self.source))
         await self._take_env_file()
 
     async def before_prompt(
