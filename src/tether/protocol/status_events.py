@@ -70,7 +70,7 @@ class ModelWaiting(Record):
 
 
 class Notice(Record):
-    __slots__ = ("blocked_reason", "kind", "level", "message", "said_by")
+    __slots__ = ("blocked_reason", "kept", "kind", "level", "message", "said_by")
     kind: Final[Literal["notice"]]
     level: Final[Literal["info", "warning"]]
     message: Final[str]
@@ -79,6 +79,8 @@ class Notice(Record):
     blocked_reason: Final[str | None]
     """A UserPromptSubmit hook dropped the prompt, for this reason (the message says so in
     Claude Code's words); None for any other notice."""
+    kept: Final[bool]
+    """The prompt a hook stopped (`continue: false`) is kept in the conversation."""
 
     def __init__(
         self,
@@ -88,8 +90,10 @@ class Notice(Record):
         level: Literal["info", "warning"] = "info",
         said_by: str = "",
         blocked_reason: str | None = None,
+        kept: bool = False,
     ) -> None:
         self.kind = kind
+        self.kept = kept
         self.level = level
         self.message = message
         self.said_by = said_by
