@@ -18,7 +18,7 @@ from tether.agents.definitions import (
 )
 from tether.core import turn_stop
 from tether.hooks import HookActivity, HookSpec
-from tether.protocol import ConfigError, ToolError
+from tether.protocol import ConfigError, ToolError, ToolFinished
 from tether.skills import SkillCatalog
 from tether.tools.base import ANY_ARGUMENTS, Tool
 from tether.tools.context import ToolContext
@@ -228,3 +228,18 @@ def appended(append: str | None, json_schema: object) -> str | None:
     structured answer when one is asked for."""
     parts = [append or "", STRUCTURED_OUTPUT_PROMPT if json_schema else ""]
     return "\n\n".join(p for p in parts if p) or None
+
+
+def structured_answer(
+    calls: Mapping[str, tuple[str, dict[str, Any]]], finished: Mapping[str, ToolFinished]
+) -> dict[str, Any] | None:
+    """The input of the turn's last accepted StructuredOutput call (`--json-schema`), from its
+    calls (name and input by call id) and their ends."""
+    answers = [
+        tool_input
+        for call_id, (name, tool_input) in calls.items()
+        if name == STRUCTURED_OUTPUT_TOOL
+        and (done := finished.get(call_id)) is not None
+        and not done.is_error
+    ]
+    return answers[-1] if answers else None

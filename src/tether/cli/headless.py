@@ -254,7 +254,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
         case ToolInputDelta():
             return lines.tool_input(event)
         case ModelRetry():
-            return [lines.retry(event)]
+            return lines.retry(event)
         case MessageCompleted():
             return lines.completed(event)
         case ToolStarted():
@@ -268,7 +268,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
         case StatusChanged():
             return lines.status(event)
         case Notice(blocked_reason=str(reason)):
-            return [lines.system.prompt_blocked(event.message, reason)]
+            return [lines.system.prompt_blocked(event.message, reason, event.kept)]
         case Notice(level="warning", message=message):
             return [lines.system.notice(message)]
         case Notice(said_by=str(said_by)) if said_by:  # a hook's `systemMessage`

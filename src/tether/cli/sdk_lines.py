@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tether.cli.client_parts import STRUCTURED_OUTPUT_TOOL
+from tether.cli.client_parts import structured_answer
+from tether.cli.sdk_abandoned import abandoned
 from tether.cli.sdk_line_shapes import (
     Line,
     assistant_line,
@@ -178,7 +179,9 @@ class LineMaker:
 
     def response_started(self, event: ResponseStarted) -> list[Line]:
         """The reply began: with partial messages, its `message_start` now, with the
-        endpoint's message id, the usage known at the start and `ttft_ms` (as Claude Code)."""
+        endpoint's message id, the usage known at the start and `ttft_ms` (as Claude Code);
+        after the end of a reply asked again unannounced (an error event in its stream)."""
+        given_up = self._give_up()
         self._started_id, self._request_id = event.message_id, event.request_id
         self._started_usage = event.usage
         if not self.include_partial:
@@ -186,7 +189,7 @@ class LineMaker:
         self._partial = PartialMessage(event.message_id or new_message_id(), self._model)
         lines = self._streamed(self._partial, self._partial.start(event.usage))
         lines[0]["ttft_ms"] = event.ttft_ms
-        return lines
+        return given_up + lines
 
     def _streaming(self) -> PartialMessage:
         if self._partial is None:
@@ -233,14 +236,19 @@ class LineMaker:
             return []
         return [self.system.status(event)]
 
-    def retry(self, event: ModelRetry) -> Line:
-        """The model call is tried again: what was streamed of it is void; the `api_retry`
-        line."""
-        self._partial = None
+    def retry(self, event: ModelRetry) -> list[Line]:
+        """The model call is tried again: the `api_retry` line, except for an error event
+        inside the stream, which Claude Code asks again without one."""
+        given_up = self._give_up()
+        return given_up if event.in_stream else [*given_up, self.system.retry(event)]
+
+    def _give_up(self) -> list[Line]:
+        """What was streamed of the reply is void: its message closed as abandoned."""
+        closed = abandoned(self.session_id, self._partial, len(self._early))
+        self._partial, self._early_id, self._started_id, self._request_id = None, None, None, None
         self._early.clear()
-        self._early_id = self._started_id = self._request_id = None
         self._started_usage = Usage()
-        return self.system.retry(event)
+        return closed
 
     def completed(self, event: MessageCompleted, parent: str | None = None) -> list[Line]:
         """Assistant lines, one per content block; user lines, one per tool result."""
@@ -372,7 +380,7 @@ class LineMaker:
             facts,
             SessionSoFar(self.session_id, self._cost_usd, self._api_ms, self._spend),
             self._num_turns(finished),
-            self._structured_output(),
+            structured_answer(self._calls, self._finished),
             self._aborted,
         )
         self._results_unread = False
@@ -394,17 +402,6 @@ class LineMaker:
         if finished.num_turns == 0 and self._user_messages == 0 and not finished.api_error_status:
             return 0  # a prompt a hook blocked (a prompt the API refused counts, as Claude Code's)
         return 1 + self._user_messages
-
-    def _structured_output(self) -> dict[str, Any] | None:
-        """The input of the turn's last accepted StructuredOutput call (`--json-schema`)."""
-        answers = [
-            tool_input
-            for call_id, (name, tool_input) in self._calls.items()
-            if name == STRUCTURED_OUTPUT_TOOL
-            and (done := self._finished.get(call_id)) is not None
-            and not done.is_error
-        ]
-        return answers[-1] if answers else None
 
     def _result_line(self, block: ToolResultBlock, parent: str | None) -> Line:
         name, _input = self._calls.get(block.tool_use_id, ("", {}))

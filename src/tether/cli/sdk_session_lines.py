@@ -143,8 +143,10 @@ def result_line(
             for d in finished.permission_denials
         ],
         "uuid": str(uuid.uuid4()),
-        "terminal_reason": finished.terminal_reason
-        or (
+        # "": none, as Claude Code's for a prompt a hook stopped before it was sent.
+        "terminal_reason": (finished.terminal_reason or None)
+        if finished.terminal_reason is not None
+        else (
             TERMINAL_REASONS[finished.subtype]
             if aborted is None or finished.subtype != "error_during_execution"
             else aborted

@@ -102,6 +102,11 @@ class PartialMessage:
         events.append({"type": "message_stop"})
         return events
 
+    @property
+    def started(self) -> bool:
+        """Whether its `message_start` went out."""
+        return self._started
+
     def start(self, usage: Usage) -> list[StreamEvent]:
         """The message's start, with the usage known then (when nothing of it went out yet)."""
         if self._started:

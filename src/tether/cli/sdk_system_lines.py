@@ -61,9 +61,10 @@ class SystemLines:
             "session_id": self.session_id,
         }
 
-    def prompt_blocked(self, content: str, reason: str) -> Line:
-        """A UserPromptSubmit hook dropped the prompt: Claude Code's `informational` warning,
-        with what became of the prompt (not kept) and that the turn goes no further."""
+    def prompt_blocked(self, content: str, reason: str, kept: bool = False) -> Line:
+        """A UserPromptSubmit hook blocked the prompt (dropped) or stopped it (`continue:
+        false`: kept): Claude Code's `informational` warning, with what became of the prompt
+        and that the turn goes no further."""
         return {
             "type": "system",
             "subtype": "informational",
@@ -71,8 +72,8 @@ class SystemLines:
             "level": "warning",
             "prevent_continuation": True,
             "prompt_submit_outcome": {
-                "kind": "blocked_by_hook",
-                "prompt_kept": False,
+                "kind": "stopped_by_hook" if kept else "blocked_by_hook",
+                "prompt_kept": kept,
                 "reason": reason,
             },
             "uuid": _uuid(),

@@ -40,7 +40,7 @@ def event_lines(event: Event, lines: LineMaker) -> tuple[list[dict[str, Any]], b
         case ResponseStarted():
             return lines.response_started(event), False
         case ModelRetry():
-            return [lines.retry(event)], True
+            return lines.retry(event), True
         case BlockCompleted():
             return lines.block_completed(event), False
         case MessageCompleted():
@@ -57,7 +57,7 @@ def event_lines(event: Event, lines: LineMaker) -> tuple[list[dict[str, Any]], b
         case StatusChanged():
             return lines.status(event), False
         case Notice(blocked_reason=str(reason)):
-            return [lines.system.prompt_blocked(event.message, reason)], True
+            return [lines.system.prompt_blocked(event.message, reason, event.kept)], True
         case Notice(level="warning", message=message):
             return [lines.system.notice(message)], True
         case Notice(said_by=str(said_by)) if said_by:  # a hook's `systemMessage`

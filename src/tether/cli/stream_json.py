@@ -42,7 +42,7 @@ from tether.cli.stream_options import StreamOptions
 from tether.cli.stream_prompts import PromptQueue
 from tether.cli.stream_stderr import show, warn
 from tether.cli.stream_wakes import Wakes
-from tether.cli.stream_wiring import attach_session, wired
+from tether.cli.stream_wiring import attach_session, told_to_client, wired
 from tether.core.session import Session
 from tether.hooks import HookActivity
 from tether.outside_text import encodable
@@ -201,11 +201,10 @@ class StreamJsonFrontEnd:
         servers, and hook lines when asked for."""
 
         def hook_line(activity: HookActivity) -> None:
-            # As Claude Code: the client's own callbacks are not reported back to it.
-            if activity.spec.callback_id is None:
+            if told_to_client(activity, self.options.include_hook_events):
                 self.write_lines(lambda m: [m.system.hook(activity)])
 
-        return wired(parts, self.channel, hook_line if self.options.include_hook_events else None)
+        return wired(parts, self.channel, hook_line)
 
     def _dispatch(self, raw: str) -> None:
         line = input_line(raw)

@@ -25,6 +25,15 @@ if TYPE_CHECKING:
     from tether.cli.stream_json import StreamJsonFrontEnd
 
 
+def told_to_client(activity: HookActivity, all_asked: bool) -> bool:
+    """Whether a hook's activity is written as lines (`hook_started`, `hook_response`), as
+    Claude Code writes them: SessionStart's to every client, the others' when it asked
+    (`--include-hook-events`); never the client's own callbacks."""
+    return activity.spec.callback_id is None and (
+        all_asked or activity.spec.event == "SessionStart"
+    )
+
+
 def wired(
     parts: ClientParts,
     channel: ControlChannel,

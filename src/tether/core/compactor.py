@@ -30,6 +30,7 @@ from tether.core.memory import append_memory
 from tether.core.micro import micro_compact
 from tether.core.reply_fit import fit_reply
 from tether.core.sizing import ATTEMPTS, DoesNotFit, PromptTooLong, fitted
+from tether.core.start_context import start_context
 from tether.models.base import ModelRequest
 from tether.protocol import (
     ContextCompacted,
@@ -220,7 +221,7 @@ async def _compact_now(
         # what its hooks add is read with the summary.
         started = await hooks.fire("SessionStart", {"source": "compact"}, match="compact")
         surface(started, emit)
-        extra = [TextBlock(text=reminder(context)) for context in started.additional_context]
+        extra = [TextBlock(text=reminder(told)) for told in start_context(started, "compact")]
     before = history.last_usage.context_tokens if history.last_usage else sizer.tokens(request)
     try:
         compacted = (

@@ -32,6 +32,8 @@ from tether.protocol import (
     UserInput,
 )
 
+HOOK_TEXT_LEAD = "The text below is the output of a hook, not a message from the user."
+"""Claude Code's first line of a hook's words kept in the conversation."""
 INTERRUPTED_MARK = "[Request interrupted by user]"
 INTERRUPTED_TOOLS_MARK = "[Request interrupted by user for tool use]"
 """What the conversation says of a turn the user interrupted, as in Claude Code."""
@@ -58,7 +60,18 @@ async def converse(
     taken back out of it (refused as too long before it was sent: `PromptTooLong`, said
     with `PromptTooLong.withdrawn`, and emitted as `PromptWithdrawn`)."""
     text = prompt.text
-    blocked, contexts = await lifecycle.before_prompt(text, emit)
+    blocked, contexts, stopped = await lifecycle.before_prompt(text, emit)
+    said = prompt.content or (TextBlock(text=text),)
+    if blocked is not None and stopped:
+        # As Claude Code: the prompt is kept, with the hook's words after it, for the next
+        # request to carry; none is sent now, and the turn ends with no terminal reason.
+        stats.result, stats.terminal_reason = f"Operation stopped by hook: {blocked}", ""
+        told = TextBlock(text=reminder(f"{HOOK_TEXT_LEAD}\n{stats.result}"))
+        listed = _listed(history, listings)
+        history.add_user([*listed, *(TextBlock(text=reminder(c)) for c in contexts), *said, told])
+        kept()
+        emit(Notice(level="warning", message=stats.result, blocked_reason=blocked, kept=True))
+        return "success"
     if blocked is not None:
         # As Claude Code: the prompt is dropped (never sent, never kept) and the turn ends
         # as a success that says why.
@@ -70,7 +83,6 @@ async def converse(
     left = history.unanswered_tool_uses()
     if left:  # calls a killed run left, resumed to run again (`Tool.rerun_after_crash`)
         await run_tools(agent, left, history, stats, emit, ask)
-    said = prompt.content or (TextBlock(text=text),)
     # The listings and hooks' context first (as Claude Code's attachments), then the prompt.
     listed = _listed(history, listings)
     blocks = [*listed, *(TextBlock(text=reminder(c)) for c in contexts), *said]

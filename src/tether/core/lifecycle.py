@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from tether.core import turn_stop
+from tether.core.start_context import start_context
 from tether.hooks import HookOutcome
 from tether.hooks.env_file import env_file_variables
 from tether.protocol import Event, ModelError, Notice
@@ -144,14 +145,15 @@ class Lifecycle(Slotted):
             return
         outcome = await self.hooks.fire("SessionStart", {"source": self.source}, match=self.source)
         surface(outcome, emit)
-        self._start_context.extend(outcome.additional_context)
+        self._start_context.extend(start_context(outcome, self.source))
         await self._take_env_file()
 
     async def before_prompt(
         self, prompt: str, emit: Callable[[Event], None]
-    ) -> tuple[str | None, list[str]]:
-        """Fire SessionStart (once) and UserPromptSubmit. Returns (why the prompt is blocked,
-        context to add to it)."""
+    ) -> tuple[str | None, list[str], bool]:
+        """Fire SessionStart (once) and UserPromptSubmit. Returns (why the prompt goes no
+        further, context to add to it, whether a hook's `continue: false` stopped it, which
+        keeps it, rather than a block, which drops it)."""
         contexts: list[str] = []
         if not self._first_asked:
             self._first_asked = True
@@ -159,7 +161,7 @@ class Lifecycle(Slotted):
                 if (found := await source(prompt)) is not None:
                     contexts.append(found)
         if self.hooks is None:
-            return None, contexts
+            return None, contexts, False
         await self.start(emit)
         if self.surroundings is not None:
             await self.surroundings.look(emit)
@@ -169,15 +171,17 @@ class Lifecycle(Slotted):
         if self.hooks.has("UserPromptSubmit"):
             outcome = await self.hooks.fire("UserPromptSubmit", {"prompt": prompt})
             surface(outcome, emit)
-            if outcome.blocked or outcome.stop:
-                return outcome.reason or outcome.stop_reason or "blocked by a hook", contexts
+            if outcome.blocked:
+                return outcome.reason or "blocked by a hook", contexts, False
+            if outcome.stop:
+                return outcome.stop_reason or "stopped by a hook", contexts, True
             # Said whose it is and how it came, as Claude Code says it to the model.
             contexts.extend(
                 f"{USER_PROMPT_OUTPUT if context in outcome.plain_context else USER_PROMPT_CONTEXT}"
                 f"{context}"
                 for context in outcome.additional_context
             )
-        return None, contexts
+        return None, contexts, False
 
     async def _take_env_file(self) -> None:
         hooks = self.hooks

@@ -154,6 +154,7 @@ async def call_model(
                     delay_s=delay,
                     reason=str(e),
                     status=e.status,
+                    in_stream=e.in_stream,
                 )
             )
             await asyncio.sleep(delay)

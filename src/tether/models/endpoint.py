@@ -313,6 +313,7 @@ class Endpoint(Slotted):
             error_type=None if kind.isdigit() or error_type is None else error_type,
             api_message=one_line(message) or None,
             retry_once=not retryable,
+            in_stream=True,
         )
 
     def kept_alive_only(self, limit_s: float) -> ModelError:

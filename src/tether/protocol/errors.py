@@ -27,6 +27,8 @@ class ModelError(HarnessError):
     wait the endpoint asked for, if it named one. `retry_once` marks a failure that is not
     retryable but earns one immediate, unannounced second try (an error event inside a 200
     stream: Claude Code then asks once more before it takes the error as final).
+    `in_stream` marks an error event inside a 200 stream (Claude Code asks again without an
+    `api_retry` line).
     """
 
     def __init__(
@@ -40,6 +42,7 @@ class ModelError(HarnessError):
         error_type: str | None = None,
         api_message: str | None = None,
         retry_once: bool = False,
+        in_stream: bool = False,
     ):
         super().__init__(message)
         self.status = status
@@ -51,3 +54,4 @@ class ModelError(HarnessError):
         self.unreachable = unreachable
         self.retry_after_s = retry_after_s
         self.retry_once = retry_once
+        self.in_stream = in_stream

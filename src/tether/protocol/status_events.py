@@ -12,15 +12,17 @@ from tether.protocol.record import Record
 class ModelRetry(Record):
     """A model call failed in a way worth retrying; the next attempt starts after `delay_s`.
 
-    `status`: The HTTP status of the failure; None when none came back."""
+    `status`: The HTTP status of the failure; None when none came back. `in_stream`: the
+    failure was an error event inside a 200 stream."""
 
-    __slots__ = ("attempt", "delay_s", "kind", "max_attempts", "reason", "status")
+    __slots__ = ("attempt", "delay_s", "in_stream", "kind", "max_attempts", "reason", "status")
     kind: Final[Literal["model_retry"]]
     attempt: Final[int]
     max_attempts: Final[int]
     delay_s: Final[float]
     reason: Final[str]
     status: Final[int | None]
+    in_stream: Final[bool]
 
     def __init__(
         self,
@@ -31,6 +33,7 @@ class ModelRetry(Record):
         reason: str,
         kind: Literal["model_retry"] = "model_retry",
         status: int | None = None,
+        in_stream: bool = False,
     ) -> None:
         self.kind = kind
         self.attempt = attempt
@@ -38,6 +41,7 @@ class ModelRetry(Record):
         self.delay_s = delay_s
         self.reason = reason
         self.status = status
+        self.in_stream = in_stream
 
 
 class ModelWaiting(Record):
@@ -66,7 +70,7 @@ class ModelWaiting(Record):
 
 
 class Notice(Record):
-    __slots__ = ("blocked_reason", "kind", "level", "message", "said_by")
+    __slots__ = ("blocked_reason", "kept", "kind", "level", "message", "said_by")
     kind: Final[Literal["notice"]]
     level: Final[Literal["info", "warning"]]
     message: Final[str]
@@ -75,6 +79,8 @@ class Notice(Record):
     blocked_reason: Final[str | None]
     """A UserPromptSubmit hook dropped the prompt, for this reason (the message says so in
     Claude Code's words); None for any other notice."""
+    kept: Final[bool]
+    """The prompt a hook stopped (`continue: false`) is kept in the conversation."""
 
     def __init__(
         self,
@@ -84,8 +90,10 @@ class Notice(Record):
         level: Literal["info", "warning"] = "info",
         said_by: str = "",
         blocked_reason: str | None = None,
+        kept: bool = False,
     ) -> None:
         self.kind = kind
+        self.kept = kept
         self.level = level
         self.message = message
         self.said_by = said_by
