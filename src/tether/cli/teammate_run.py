@@ -170,6 +170,7 @@ def session_for(
     )
     built = _built(options, member)
     session = built.session
+    link.session = session.session_id  # its messages' ids: this session's (kept on a restart)
     if session.agent.gate is not None:
         session.agent.gate.plan_exit = (
             read_only_says(member.agent or "read-only") if read_only else plan_exit(lead)

@@ -82,6 +82,7 @@ def attach_lead(lead: LeadTeams | None, session: Session, resumed: Path | None =
     from tether.teams.letters import held_ids
 
     lead.steer = session.steer
+    lead.session_id = session.session_id  # its messages' ids: this session's
     session.agent.waits.append(lead.awaited)  # polling for a teammate's reply is not a loop
     lead.held = lambda: held_ids(session.messages)
     lead.spend = lambda: session.cost_usd

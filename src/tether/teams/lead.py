@@ -50,6 +50,8 @@ class LeadTeams:
     store_url: str | None
     steer: Callable[[str], None] = lambda _: None
     """Puts a message to the session (`Session.steer`), set once the session exists."""
+    session_id: str = ""
+    """The session's id, set once it exists: its SendMessage ids derive from it."""
     held: Callable[[], set[str]] = set
     """Ids of the team messages the session holds."""
     spend: Callable[[], float] = lambda: 0.0
@@ -117,6 +119,7 @@ class LeadTeams:
             warn=self._warn,
             events=self.events,
             on_timeout=[self._timed_out],
+            session=self.session_id,
         )
         self._inbox = await asyncio.to_thread(self._open, name)
         self._listening = asyncio.create_task(self._listen(self._inbox, self.link))
@@ -311,6 +314,7 @@ class LeadTeams:
             warn=self._warn,
             events=self.events,
             on_timeout=[self._timed_out],
+            session=self.session_id,
         )
         self.link.protocol.members = tuple(m.name for m in store.members())
         self.link.protocol.restore(

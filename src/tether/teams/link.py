@@ -49,6 +49,9 @@ class TeamLink:
     """What the roster said at the start: written again should the store lose it."""
     warn: Callable[[str], None] = lambda _: None
     """Says what went wrong with the roster (a teammate's log)."""
+    session: str = ""
+    """The id of the member's session (a teammate's is kept across its restarts): the ids of
+    the messages its tool calls send derive from it (`message_id`)."""
     events: list[Callable[[Record], None]] = field(default_factory=list[Callable[[Record], None]])
     """Told each transition (`TeammateStateChanged`): the session's event log, with every
     other event of every member."""
@@ -124,7 +127,9 @@ class TeamLink:
                     text=text,
                     reply_to=reply_to,
                     data=dict(data or {}),
-                    id=uuid.uuid4().hex if call_id is None else message_id(call_id, r),
+                    id=uuid.uuid4().hex
+                    if call_id is None
+                    else message_id(self.session, self.member, call_id, r),
                 )
                 for r in recipients
             ]
