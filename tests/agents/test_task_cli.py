@@ -68,10 +68,11 @@ def test_subagent_limits_come_from_settings_and_bad_ones_are_named(
     settings.write_text('{"tether": {"subagents": {"maxDepth": 0}}}')
     fake_model.script(reply(text("ran")))
     result = tether("-p", "hi")
-    assert (result.exit_code, result.stdout) == (0, "ran\n"), result.stderr  # the file skipped
+    assert (result.exit_code, result.stdout) == (0, "ran\n"), result.stderr  # the key left out
     assert (
         f'settings file {settings}: "tether.subagents.maxDepth" must be a whole number of levels '
-        "from 1 to 100, not 0; the file is skipped: nothing in it is in effect"
+        "from 1 to 100, not 0; ignored, as if the file did not set it; the rest of the file "
+        "is in effect"
     ) in result.stderr
     settings.write_text('{"tether": {"subagents": {"depth": 1}}}')
     assert "tether.subagents.depth is not a setting" in tether("-p", "hi").stderr

@@ -1,5 +1,5 @@
 """Settings mistakes are told, not ignored: a misspelled top-level key is warned about with the
-nearest known key, and a known key with a wrongly typed value stops the start naming both."""
+nearest known key, and a known key with a wrongly typed value is left out naming both."""
 
 from __future__ import annotations
 
@@ -58,11 +58,11 @@ def test_claude_codes_own_keys_are_not_warned_about(
         ("permissions", ["Bash"], 'an object, not a list (["Bash"])'),
     ],
 )
-def test_a_wrongly_typed_value_skips_its_file_naming_file_and_key(
+def test_a_wrongly_typed_value_is_left_out_naming_file_and_key_and_the_rest_holds(
     fake_model: FakeModelServer, tether: Run, workspace: Path, key: str, value: object, wanted: str
 ) -> None:
-    """As Claude Code: the file does not load, the user is told which and why, the run goes
-    on (the file's other keys are not in effect either)."""
+    """The user is told which key of which file and why; the file's other keys are in effect
+    (the whole file was dropped before, its deny rules with it)."""
     path = _settings(workspace, {key: value, "env": {"FROM_SKIPPED": "1"}})
     fake_model.script(
         reply(tool_use("Bash", command="echo ${FROM_SKIPPED:-unset}")), reply(text("ran"))
@@ -70,10 +70,10 @@ def test_a_wrongly_typed_value_skips_its_file_naming_file_and_key(
     result = tether("-p", "hi", "--allowedTools", "Bash", "--trust-workspace")
     assert (result.exit_code, result.stdout) == (0, "ran\n"), result.stderr
     assert result.stderr == (
-        f'tether: warning: settings file {path}: "{key}" must be {wanted}; the file is '
-        "skipped: nothing in it is in effect\n"
+        f'tether: warning: settings file {path}: "{key}" must be {wanted}; ignored, as if '
+        "the file did not set it; the rest of the file is in effect\n"
     )
-    assert fake_model.requests[1].tool_results() == ["unset"]
+    assert fake_model.requests[1].tool_results() == ["1"]
 
 
 def test_settings_given_on_the_command_line_are_checked_too(
@@ -92,19 +92,21 @@ def test_settings_given_on_the_command_line_are_checked_too(
             '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", '
             '"timeout": 1e400}]}]}}',
             "hooks.Stop[0].hooks[0].timeout",
-            "a number of seconds from 0.001 to 86,400, not Infinity",
+            "a number of seconds from 0.001 to 86,400, not Infinity; "
+            "that entry (hooks.Stop[0].hooks[0]) is skipped",
         ),
         (
             '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '
             '"command": "x"}, {"type": "command", "command": "y", "timeout": 1e300}]}]}}',
             "hooks.PreToolUse[0].hooks[1].timeout",
-            "a number of seconds from 0.001 to 86,400, not 1e+300",
+            "a number of seconds from 0.001 to 86,400, not 1e+300; "
+            "that entry (hooks.PreToolUse[0].hooks[1]) is skipped",
         ),
         (
-            '{"webhooks": [{"url": "http://127.0.0.1:9/"}, '
-            '{"url": "http://127.0.0.1:9/", "queue": 2.5}]}',
-            "webhooks[1].queue",
-            "a whole number of events from 1 to 10,000,000, not 2.5",
+            '{"webhooks": [{"url": "http://127.0.0.1:9/", "queue": 2.5}]}',
+            "webhooks[0].queue",
+            "a whole number of events from 1 to 10,000,000, not 2.5; "
+            "that entry (webhooks[0]) is skipped",
         ),
     ],
 )
@@ -119,6 +121,6 @@ def test_a_nested_number_out_of_its_range_is_an_error_naming_its_place(
     result = tether("-p", "hi", "--trust-workspace")
     assert (result.exit_code, result.stdout) == (0, "ran\n"), result.stderr
     assert result.stderr == (
-        f'tether: warning: settings file {path}: "{name}" must be {wanted}; the file is '
-        "skipped: nothing in it is in effect\n"
+        f'tether: warning: settings file {path}: "{name}" must be {wanted}; the rest of '
+        "the file is in effect\n"
     )

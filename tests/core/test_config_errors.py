@@ -125,7 +125,7 @@ def test_a_number_setting_out_of_range_names_key_file_and_range(
     fake_model: FakeModelServer, tether: Run, workspace: Path, key: str, value: str, said: str
 ) -> None:
     # A window of -5 was silently ignored; 1 sent a request anyway; every numeric key alike.
-    # As Claude Code, the file that does not validate is left out, said, and the run goes on.
+    # The key that does not validate is left out, said, and the run goes on with the rest.
     *outer, last = key.split(".")
     body = f'{{"{last}": {value}}}'
     for name in reversed(outer):
@@ -138,7 +138,9 @@ def test_a_number_setting_out_of_range_names_key_file_and_range(
     assert (result.exit_code, result.stdout) == (0, "ran\n"), result.stderr
     [warning] = result.stderr.splitlines()
     assert warning.startswith(f'tether: warning: settings file {path}: "{key}" must be {said}')
-    assert warning.endswith("; the file is skipped: nothing in it is in effect")
+    assert warning.endswith(
+        "; ignored, as if the file did not set it; the rest of the file is in effect"
+    )
 
 
 @pytest.mark.parametrize(

@@ -140,6 +140,9 @@ class ReplRestarts:
         )
         if options is not None:
             await self.restart_with(options)
+            # The session taken up brings its stored wall time, which holds this REPL's time
+            # up to now when it is the one just left: counted from here, none is counted twice.
+            self.status.started = time.monotonic()
 
     async def rewind(self) -> None:
         """Esc Esc: back to before a message of this session, its files too; the message is

@@ -105,6 +105,19 @@ def setting_numbers_error(path: object, data: Mapping[str, object]) -> ConfigErr
     return None
 
 
+def setting_number_faults(data: Mapping[str, object]) -> list[tuple[tuple[str | int, ...], str]]:
+    """Every numeric setting in `data` outside its range: where it is (its path of keys and
+    list places) and what is wrong, naming the key as said to the user and the range."""
+    faults: list[tuple[tuple[str | int, ...], str]] = []
+    for keys, wanted in SETTING_NUMBERS.items():
+        for name, place, value in _placed(data, keys, "", ()):
+            if value is not None and not wanted.admits(value):
+                faults.append(
+                    (place, f'"{name}" must be {wanted.described()}, not {_shown(value)}')
+                )
+    return faults
+
+
 CLIENT_HOOK_NUMBERS: Mapping[tuple[str, ...], NumberRange] = {
     (ANY, ANY, "timeout"): HOOK_TIMEOUT_S,
 }
@@ -141,6 +154,32 @@ def _found(value: object, keys: tuple[str, ...], name: str) -> list[tuple[str, o
         listed = cast(list[object], value)
         return [
             found for i, item in enumerate(listed) for found in _found(item, rest, f"{name}[{i}]")
+        ]
+    return []
+
+
+def _placed(
+    value: object, keys: tuple[str, ...], name: str, place: tuple[str | int, ...]
+) -> list[tuple[str, tuple[str | int, ...], object]]:
+    """As `_found`, each value with its place as well: the keys and list indexes to it."""
+    if not keys:
+        return [(name, place, value)]
+    key, rest = keys[0], keys[1:]
+    if isinstance(value, dict):
+        items = cast(dict[str, object], value)
+        if key != ANY:
+            return _placed(items.get(key), rest, f"{name}.{key}" if name else key, (*place, key))
+        return [
+            found
+            for inner, item in items.items()
+            for found in _placed(item, rest, f"{name}.{inner}" if name else inner, (*place, inner))
+        ]
+    if isinstance(value, list) and key == ANY:
+        listed = cast(list[object], value)
+        return [
+            found
+            for i, item in enumerate(listed)
+            for found in _placed(item, rest, f"{name}[{i}]", (*place, i))
         ]
     return []
 

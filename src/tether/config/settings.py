@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether import bounded_json
 from tether.config.project import project_directories
+from tether.config.settings_faults import usable_file
 from tether.config.settings_keys import key_notes
 from tether.config.trust import remembered_settings
 from tether.outside_text import encodable_value
@@ -123,9 +124,9 @@ class Settings:
 
 def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Settings:
     """Read and merge the files that exist. A broken file is an error naming it and the spot;
-    `required` (the --settings file) must exist and hold values of the right types. Another
-    file with a key of the wrong type or out of range is skipped with a note naming the file
-    and the key, as Claude Code goes on without a file that does not validate.
+    `required` (the --settings file) must exist and hold values of the right types. In another
+    file a key of the wrong type or out of range is left out with a note naming the file and
+    the key, and the rest of the file holds (`tether.config.settings_faults`).
 
     Anything at a settings path that cannot be read as one (a directory, a FIFO, a file that
     is not UTF-8, too large or unreadable) stops the start with one line: going on without it
@@ -150,17 +151,12 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
                 raise _config_error(f"settings file not found: {path}")
             continue
         data = _json_object(path, text)
-        try:
-            notes.extend(key_notes(path, data))
-        except Exception as e:
-            from tether.protocol import ConfigError  # on use, as in `_config_error`
-
-            if path == required or not isinstance(e, ConfigError):
-                raise
-            # As Claude Code: a file holding a value of the wrong type did not load, and the
-            # run goes on without it, told so (its message names the file and the key).
-            notes.append(f"warning: {e}; the file is skipped: nothing in it is in effect")
-            continue
+        if path != required:
+            # As Claude Code keeps the rest of a file around an entry that does not validate:
+            # only what cannot be used is left out, each named, never the file's deny rules.
+            data, faults = usable_file(path, data)
+            notes.extend(faults)
+        notes.extend(key_notes(path, data))
         merged = merge(merged, data)
         layers.append((path, data))
     return Settings(merged, tuple(layers), tuple(notes))

@@ -95,6 +95,16 @@ def key_notes(path: Path | str, data: Mapping[str, Any]) -> list[str]:
     return notes
 
 
+def key_faults(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Each known top-level key of `data` whose value has the wrong JSON type, with what is
+    wrong (the key, the type wanted and the value)."""
+    return [
+        (key, _type_problem(key, expected, value))
+        for key, value in data.items()
+        if (expected := READ_KEYS.get(key)) is not None and not _has_type(value, expected)
+    ]
+
+
 def _has_type(value: object, expected: type) -> bool:
     if expected is int:  # JSON true is not a number
         return isinstance(value, int) and not isinstance(value, bool)
@@ -113,11 +123,13 @@ def _nearest(key: str) -> str:
 def _wrong_type(path: Path | str, key: str, expected: type, value: object) -> Exception:
     from tether.protocol import ConfigError  # on use: it loads pydantic
 
+    return ConfigError(f"settings file {path}: {_type_problem(key, expected, value)}")
+
+
+def _type_problem(key: str, expected: type, value: object) -> str:
     number = SETTING_NUMBERS.get((key,))
     wanted = _TYPE_NAMES.get(expected) or (number.described() if number else "a whole number")
-    return ConfigError(
-        f'settings file {path}: "{key}" must be {wanted}, not {_json_type(value)} ({_short(value)})'
-    )
+    return f'"{key}" must be {wanted}, not {_json_type(value)} ({_short(value)})'
 
 
 def _json_type(value: object) -> str:

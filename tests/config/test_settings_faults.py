@@ -1,0 +1,74 @@
+"""A bad value of one settings key costs only that key (or that hook entry), never the file's
+permission rules: a hook timeout of "60" dropped the whole file before, so its deny rule was
+gone and the denied command ran."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tether.testing import FakeModelServer, reply, text, tool_use
+from tether.testing.cli_runner import CliResult
+
+Run = Callable[..., CliResult]
+
+
+def _hook(timeout: object, command: str = "true") -> dict[str, object]:
+    return {"type": "command", "command": command, "timeout": timeout}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"hooks": {"Stop": [{"hooks": [_hook("60")]}]}},
+        {"hooks": {"Stop": [{"hooks": [_hook(-5)]}]}},
+        {"enabledMcpjsonServers": "demo"},
+        {"disableAllHooks": "true"},
+        {"contextWindow": -5},
+        {"tether": {"subagents": {"maxDepth": 0}}},
+    ],
+)
+def test_a_bad_value_beside_a_deny_rule_leaves_the_command_denied(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, bad: dict[str, object]
+) -> None:
+    (workspace / ".claude").mkdir()
+    path = workspace / ".claude" / "settings.json"
+    path.write_text(json.dumps({"permissions": {"deny": ["Bash(echo *)"]}, **bad}))
+    fake_model.script(reply(tool_use("Bash", command="echo SHOULD_BE_DENIED")), reply(text("ok")))
+    result = tether("-p", "run echo", "--allowedTools", "Bash", "--trust-workspace")
+    assert (result.exit_code, result.stdout) == (0, "ok\n"), result.stderr
+    assert fake_model.requests[1].tool_results() == [
+        "Permission denied (rule Bash(echo *)): `echo SHOULD_BE_DENIED` is denied by Bash(echo *)"
+    ]
+    [warning] = result.stderr.splitlines()
+    assert warning.startswith(f"tether: warning: settings file {path}: "), warning
+    assert warning.endswith("; the rest of the file is in effect"), warning
+
+
+def test_every_bad_entry_is_named_and_the_good_hook_beside_them_runs(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    ran = workspace / "ran.txt"
+    (workspace / ".claude").mkdir()
+    path = workspace / ".claude" / "settings.json"
+    good = _hook(30, f"echo good >> {ran}")
+    hooks = [_hook("60", f"echo first >> {ran}"), good, _hook(-5, f"echo third >> {ran}")]
+    path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": hooks}]}, "model": 42}))
+    fake_model.script(reply(text("ok")))
+    result = tether("-p", "hi", "--trust-workspace")
+    assert (result.exit_code, result.stdout) == (0, "ok\n"), result.stderr
+    seconds = "a number of seconds from 0.001 to 86,400"
+    assert result.stderr.splitlines() == [
+        f'tether: warning: settings file {path}: "model" must be a string, not a number (42); '
+        "ignored, as if the file did not set it; the rest of the file is in effect",
+        f'tether: warning: settings file {path}: "hooks.Stop[0].hooks[0].timeout" must be '
+        f"{seconds}, not '60'; that entry (hooks.Stop[0].hooks[0]) is skipped; the rest of "
+        "the file is in effect",
+        f'tether: warning: settings file {path}: "hooks.Stop[0].hooks[2].timeout" must be '
+        f"{seconds}, not -5; that entry (hooks.Stop[0].hooks[2]) is skipped; the rest of "
+        "the file is in effect",
+    ]
+    assert ran.read_text() == "good\n"
