@@ -2,9 +2,10 @@
 again when it starts (`Tool.rerun_after_crash`), and the message is delivered once, never lost
 and never twice. Its ids derive from the sending session's id, its member and the call's id:
 the same on the rerun, and no other member's or session's (a call id is unique only within
-its conversation). The stores skip an id they hold already; a request or reply the first run stored changed its sender's protocol
-state with it (`send_as`), so the rerun finds it stored and is done, without the protocol's
-checks that would now refuse it (waiting already, or the request answered already)."""
+its conversation). The stores skip an id they hold already; a request or reply the first run
+stored changed its sender's protocol state with it (`send_as`), so the rerun finds it stored
+and is done, without the protocol's checks that would now refuse it (waiting already, or the
+request answered already)."""
 
 from __future__ import annotations
 
