@@ -169,7 +169,7 @@ ALLOWED = [
     "deno run main.ts -A",
     "deno task ok",
     "deno install",
-    "deno compile -A main.ts",
+    "deno compile main.ts",
     "deno fmt",
 ]
 """No grant, grants of workspace paths or loopback, words that are the script's, commands that

@@ -110,3 +110,71 @@ def test_runner_options_known_harmless_stay_allowed(
     ctx = make_ctx({"permissions": {"allow": ALLOW, "deny": DENY}})
     rule = f"Bash({runner} *)"
     assert bash(command, ctx) == Decision("allow", rule, f"allowed by {rule}")
+
+
+INLINE = (
+    "inline code is not read by tether (node is not parsed here), so it may run programs or"
+    " open files the rules forbid"
+)
+FROM_INPUT = (
+    "runs code from its input, not seen: it may run what deny rule Bash(curl *) forbids;"
+    " write the command plainly"
+)
+CODE = [
+    ('tsx -e \'require("child_process").execSync("c"+"url x")\'', "ask", None, f"tsx's {INLINE}"),
+    ("tsx --eval='x()'", "ask", None, f"tsx's {INLINE}"),
+    ("tsx -p 'process.env'", "ask", None, f"tsx's {INLINE}"),
+    ("tsx --tsconfig t.json --print 'x()'", "ask", None, f"tsx's {INLINE}"),
+    ("tsx --tsconfig=t.json -pe 'x()'", "ask", None, f"tsx's {INLINE}"),
+    ("tsx --input-type=module -e 'import(\"./x.js\")'", "ask", None, f"tsx's {INLINE}"),
+    ("tsx watch -e 'x()'", "ask", None, f"tsx's {INLINE}"),
+    ("ts-node -p 'x()+\"\"'", "ask", None, f"ts-node's {INLINE}"),
+    ("ts-node -T --eval='x()'", "ask", None, f"ts-node's {INLINE}"),
+    ("ts-node-esm -P t.json -e 'x()'", "ask", None, f"ts-node-esm's {INLINE}"),
+    (
+        'tsx -e \'require("fs").readFileSync(".env")\'',
+        "deny",
+        "Read(.env)",
+        "tsx's code names .env: reading {ws}/.env is denied by Read(.env)",
+    ),
+    (
+        'ts-node -p \'require("fs").readFileSync(".env")\'',
+        "deny",
+        "Read(.env)",
+        "ts-node's code names .env: reading {ws}/.env is denied by Read(.env)",
+    ),
+    ("echo 'x()' | tsx", "deny", "Bash(curl *)", f"tsx {FROM_INPUT}"),
+    ("echo 'x()' | tsx -", "deny", "Bash(curl *)", f"tsx {FROM_INPUT}"),
+    ("tsx - <<'E'\nx()\nE", "deny", "Bash(curl *)", f"tsx {FROM_INPUT}"),
+    ("tsx --no-cache < src/a.ts", "deny", "Bash(curl *)", f"tsx {FROM_INPUT}"),
+    ("echo 'x()' | tsx watch", "deny", "Bash(curl *)", f"tsx {FROM_INPUT}"),
+    ("echo 'x()' | ts-node -T", "deny", "Bash(curl *)", f"ts-node {FROM_INPUT}"),
+    ("echo 'x()' | ts-node -i", "deny", "Bash(curl *)", f"ts-node {FROM_INPUT}"),
+]
+"""Code on the line or from the input, given to a runner: node's inline code and input, judged
+as `node -e` and `node` reading its input are. Allowed before under `Bash(tsx *)`: only a
+scan of the code's literal text was made, so `"c"+"url"` ran."""
+
+
+def test_runner_inline_and_input_code_is_nodes(tree: Tree, make_ctx: ContextFactory) -> None:
+    tree.write(FILES)
+    ctx = make_ctx({"permissions": {"allow": ALLOW, "deny": DENY}})
+    wanted = expected(CODE, tree)
+    assert {c: bash(c, ctx) for c in wanted} == wanted
+
+
+def test_runner_code_is_judged_as_node_judges_it(tree: Tree, make_ctx: ContextFactory) -> None:
+    """The same code through node and through each runner gets the same decision."""
+    tree.write(FILES)
+    allow = [*ALLOW, "Bash(node *)"]
+    ctx = make_ctx({"permissions": {"allow": allow, "deny": DENY}})
+    forms = ["{} -e 'x()'", "{} -p 'x()'", "echo 'x()' | {}", "{} - < src/a.ts", "{} --version"]
+    for form in forms:
+        node = bash(form.format("node"), ctx)
+        for runner in RUNNERS:
+            got = bash(form.format(runner), ctx)
+            rule = node.rule if node.behavior != "allow" else f"Bash({runner} *)"
+            reason = node.reason.replace("node", runner, 1)
+            if node.behavior == "allow":
+                reason = f"allowed by {rule}"
+            assert got == Decision(node.behavior, rule, reason), form.format(runner)

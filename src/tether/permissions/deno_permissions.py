@@ -13,31 +13,23 @@ program later commands run; `--allow-scripts` runs packages' lifecycle scripts: 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from tether.permissions.deno_options import deno_options
+from tether.permissions.deno_outputs import deno_outputs
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name, readable
 
-_RUNNERS = frozenset({"run", "serve", "test", "bench", "repl", "jupyter"})
-"""deno's subcommands that run code with the permissions given to them."""
+_RUNNERS = frozenset({"run", "serve", "test", "bench", "repl", "jupyter", "compile"})
+"""deno's subcommands that run code with the permissions given to them (`compile` bakes them
+into the program it writes, run later)."""
 _OTHERS = frozenset(
     {"fmt", "lint", "check", "doc", "info", "cache", "types", "upgrade", "completions"}
     | {"coverage", "lsp", "publish", "add", "remove", "outdated", "init", "clean", "vendor"}
-    | {"uninstall", "compile", "eval", "task", "install", "x", "help"}
+    | {"uninstall", "eval", "task", "install", "x", "help"}
 )
-"""Subcommands that run no code with these flags (`compile` bakes them into the program it
-writes; `eval`, `task`, `install` and `x` are judged elsewhere or below)."""
-_SHORT = {
-    "A": "--allow-all",
-    "R": "--allow-read",
-    "W": "--allow-write",
-    "N": "--allow-net",
-    "E": "--allow-env",
-    "S": "--allow-sys",
-    "I": "--allow-import",
-    "P": "--permission-set",
-}
-_VALUED = frozenset({"-c", "--config", "--import-map", "--cert", "--location", "--seed", "-L"})
-"""Options whose value is the next word (`-c deno.json`), never the script."""
+"""Subcommands that run no code with these flags (`eval`, `task`, `install` and `x` are
+judged elsewhere or below)."""
 _EVERYTHING = frozenset({"--allow-all", "--allow-run", "--allow-ffi"})
 _BROAD = {
     "--allow-read": "reads of every file",
@@ -51,8 +43,19 @@ _FETCHED = re.compile(r"(https?|jsr|npm):", re.I)
 
 
 def deno_use(argv: tuple[str, ...]) -> ProgramUse | None:
-    """What deno's permission flags let the code it runs do; None for another program, or
-    when they grant nothing beyond the files they name."""
+    """What deno's permission flags let the code it runs do, and what its subcommands write
+    or fetch (deno_outputs.py); None for another program, or when they grant nothing beyond
+    the files they name."""
+    granted = _granted(argv)
+    written = deno_outputs(argv)
+    if granted is None or written is None:
+        return granted or written
+    return replace(
+        granted, writes=granted.writes + written.writes, asks=granted.asks + written.asks
+    )
+
+
+def _granted(argv: tuple[str, ...]) -> ProgramUse | None:
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) != "deno":
         return None
     args = argv[1:]
@@ -76,17 +79,15 @@ def deno_use(argv: tuple[str, ...]) -> ProgramUse | None:
         if arg == "--":
             break
         if not arg.startswith("-") or arg == "-":
-            if command in ("", "run", "serve") and _FETCHED.match(arg):
+            if command in ("", "run", "serve", "compile") and _FETCHED.match(arg):
                 asks.append(f"deno runs {readable(arg)}, code from the network: not seen")
-            if command in ("", "run", "serve"):
+            if command in ("", "run", "serve", "compile"):
                 break  # the script: the words after it are its own
             continue
-        name, eq, value = arg.partition("=")
-        if name in _VALUED and not eq:
-            i += 1
-            continue
-        for option in _spelled(name):
-            _grant(option, value if eq else None, reads, writes, asks)
+        options, takes_next = deno_options(arg, args[i] if i < len(args) else None)
+        i += takes_next
+        for option, value in options:
+            _grant(option, value, reads, writes, asks)
     if not reads and not writes and not asks:
         return None
     return ProgramUse(
@@ -95,17 +96,6 @@ def deno_use(argv: tuple[str, ...]) -> ProgramUse | None:
         asks=tuple(asks),
         changes=True,
     )
-
-
-def _spelled(name: str) -> list[str]:
-    """The permission options a word gives: `-RWN` is `--allow-read --allow-write
-    --allow-net`; a long option is itself."""
-    if name.startswith("--") or len(name) < 2:
-        return [name]
-    letters = name[1:]
-    if all(letter in _SHORT for letter in letters):
-        return [_SHORT[letter] for letter in letters]
-    return [name]
 
 
 def _grant(
@@ -132,10 +122,19 @@ def _grant(
 
 def _install(args: tuple[str, ...]) -> list[str]:
     asks: list[str] = []
-    for arg in args:
-        name = arg.partition("=")[0]
-        if name in ("-g", "--global"):
-            asks.append("deno install -g writes a program to deno's bin directory, run later")
-        elif name == "--allow-scripts":
-            asks.append("deno install --allow-scripts runs packages' lifecycle scripts: not seen")
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--" or not arg.startswith("-"):
+            continue
+        options, takes_next = deno_options(arg, args[i] if i < len(args) else None)
+        i += takes_next
+        for option, _value in options:
+            if option in ("-g", "--global"):
+                asks.append("deno install -g writes a program to deno's bin directory, run later")
+            elif option == "--allow-scripts":
+                asks.append(
+                    "deno install --allow-scripts runs packages' lifecycle scripts: not seen"
+                )
     return asks

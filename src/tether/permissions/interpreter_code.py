@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from tether.permissions.input_code import input_code, sqlite_code
 from tether.permissions.interpreter_scripts import PYTHON_VALUED, python_inspects
 from tether.permissions.make_options import makefiles, unread_code
+from tether.permissions.node_runners import NODE_RUNNERS, node_words
 from tether.permissions.run_as_main import module_that_runs
 from tether.permissions.scheduled_code import scheduled_code
 from tether.permissions.shell_words import DYN, PROCESS_SUBSTITUTION_PATH, is_literal, program_name
@@ -127,6 +128,10 @@ def _interpreter_code(name: str, argv: tuple[str, ...]) -> CodeUse | None:
         if len(argv) > 2 and argv[1] == "eval":
             return CodeUse("eval", argv[-1], language="deno")
         return None
+    if name in NODE_RUNNERS:
+        # tsx and ts-node hand node what they do not read: `tsx -e CODE` is `node -e CODE`.
+        argv = (name, *node_words(name, argv[1:], lambda arg: arg in _VALUED).words)
+        name = "node"
     versioned = _VERSIONED.fullmatch(name)
     family = _NAMES.get(name) or (versioned.group(1) if versioned else name)
     if family == "python" or family == "python3":

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from tether.permissions.command_spec import words
 from tether.permissions.node_option_words import node_option_readings
-from tether.permissions.node_runners import NODE_RUNNERS
+from tether.permissions.node_runners import NODE_RUNNERS, node_words
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name, readable
 
@@ -248,29 +248,12 @@ def _takes_value(name: str) -> bool:
 
 
 def _runner_node_words(name: str, args: tuple[str, ...], found: _Found) -> tuple[str, ...]:
-    """A TypeScript runner's words as the node it starts reads them: its own options (and
-    mode word: `tsx watch`) taken off, up to the script; a module its own options load
-    (`ts-node --compiler X`) is code not read."""
-    table = NODE_RUNNERS[name]
-    kept: list[str] = []
-    i = 1 if args and args[0] in table.commands else 0
-    while i < len(args):
-        arg = args[i]
-        if arg in ("--", "-") or not arg.startswith("-"):
-            return (*kept, *args[i:])
-        option, eq, value = arg.partition("=")
-        if option in table.valued or option in table.loads:
-            if not eq:
-                value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
-            if option in table.loads:
-                found.asks.append(f"{name} {option} {readable(value)} loads code not read")
-        elif option not in table.flags:
-            kept.append(arg)
-            if _takes_value(_spelled(arg)[0]) and not eq and i + 1 < len(args):
-                kept.append(args[i + 1])
-                i += 1
-        i += 1
-    return tuple(kept)
+    """A TypeScript runner's words as the node it starts reads them (node_runners.py); a
+    module its own options load (`ts-node --compiler X`) is code not read."""
+    read = node_words(name, args, lambda arg: _takes_value(_spelled(arg)[0]))
+    for option, value in read.loads:
+        found.asks.append(f"{name} {option} {readable(value)} loads code not read")
+    return read.words
 
 
 def _known_flag(name: str) -> bool:

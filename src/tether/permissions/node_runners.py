@@ -6,8 +6,8 @@ line is node's once its own options are taken off (`tsx --inspect=0.0.0.0 x.ts` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,18 @@ class RunnerOptions:
     """Options whose value is a module the runner loads: code not read."""
     commands: frozenset[str] = frozenset()
     """First words that choose a mode and leave node's options after them (`tsx watch`)."""
+    as_node: Mapping[str, str] = field(default_factory=dict[str, str])
+    """The runner's own flags that mean what a node flag means (`ts-node -i` is node's
+    prompt, code from the input)."""
+
+
+@dataclass(frozen=True)
+class NodeWords:
+    """A runner's command line as the node it starts reads it."""
+
+    words: tuple[str, ...]
+    loads: tuple[tuple[str, str], ...] = ()
+    """(option, value) of the runner's own options that load a module: code not read."""
 
 
 def _s(text: str) -> frozenset[str]:
@@ -38,6 +50,7 @@ _TS_NODE = RunnerOptions(
         "--compiler-options --cwd --scope-dir"
     ),
     loads=_s("-C --compiler --transpiler"),
+    as_node={"-i": "-i", "--interactive": "-i"},
 )
 NODE_RUNNERS: Mapping[str, RunnerOptions] = {
     "tsx": RunnerOptions(
@@ -50,3 +63,33 @@ NODE_RUNNERS: Mapping[str, RunnerOptions] = {
         _TS_NODE,
     ),
 }
+
+
+def node_words(name: str, args: tuple[str, ...], takes_value: Callable[[str], bool]) -> NodeWords:
+    """`name`'s words (`name` a key of NODE_RUNNERS) as node reads them: the runner's own
+    options (and mode word: `tsx watch`) taken off up to the script, the rest node's, so
+    `tsx -e CODE`, `tsx` reading its input and `ts-node -p CODE` are node's inline code and
+    input. `takes_value` says which of node's options take the next word."""
+    table = NODE_RUNNERS[name]
+    kept: list[str] = []
+    loads: list[tuple[str, str]] = []
+    i = 1 if args and args[0] in table.commands else 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("--", "-") or not arg.startswith("-"):
+            return NodeWords((*kept, *args[i:]), tuple(loads))
+        option, eq, value = arg.partition("=")
+        if option in table.valued or option in table.loads:
+            if not eq:
+                value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
+            if option in table.loads:
+                loads.append((option, value))
+        elif option in table.as_node:
+            kept.append(table.as_node[option])
+        elif option not in table.flags:
+            kept.append(arg)
+            if takes_value(arg) and not eq and i + 1 < len(args):
+                kept.append(args[i + 1])
+                i += 1
+        i += 1
+    return NodeWords(tuple(kept), tuple(loads))

@@ -90,6 +90,7 @@ _JS_TOOL_CODE: dict[str, tuple[str, ...]] = {
         *("-f", "--format"),
     ),
     "prettier": ("--config", "--plugin", "--plugin-search-dir"),
+    "stylelint": ("-c", "--config", "--config-basedir", "--custom-syntax", "--custom-formatter"),
     "webpack": ("-c", "--config"),
     "rollup": ("-c", "--config", "-p", "--plugin"),
     "vite": ("-c", "--config", "--configLoader"),

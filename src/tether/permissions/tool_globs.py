@@ -124,14 +124,37 @@ def _marked(pattern: str) -> str:
             i += 2
             continue
         if c == "[":
-            close = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^") else i + 1)
+            close, known = _bracket_end(pattern, i)
             if close > i:
-                out.append(ONE)
+                out.append(ONE if known else DYN)
                 i = close + 1
                 continue
         out.append({"*": STAR, "?": ONE}.get(c, c))
         i += 1
     return "".join(out)
+
+
+def _bracket_end(pattern: str, start: int) -> tuple[int, bool]:
+    """Where the class opened at `start` ends (-1: it does not, a literal `[`) and whether its
+    rules are known: picomatch reads a POSIX class (`[[:alpha:]]`) inside it, so the first `]`
+    after `[:` does not close it; a collating element or equivalence class (`[[.a.]]`,
+    `[[=a=]]`) is not known, so the class may match anything."""
+    i = start + 2 if pattern[start + 1 : start + 2] in ("!", "^") else start + 1
+    known = True
+    first = True
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "]" and not first:
+            return i, known
+        if c == "[" and pattern[i + 1 : i + 2] in (":", ".", "="):
+            mark = pattern[i + 1]
+            end = pattern.find(mark + "]", i + 2)
+            if end > 0:
+                known = known and mark == ":"
+                i, first = end + 2, False
+                continue
+        i, first = i + 1, False
+    return -1, known
 
 
 SKIPPED = frozenset({"node_modules", ".git"})
