@@ -15,7 +15,7 @@ from tether.core.headway_look import VARYING, CallLook, State, content_hash
 from tether.core.headway_made_files import MadeFiles
 from tether.core.headway_outputs import ShownOutputs
 from tether.core.headway_text import SeenLines, masked_words
-from tether.tools.builtin.background import still_running_with_nothing_new
+from tether.tools.background_words import still_running_with_nothing_new
 
 REWRITTEN_AT = 3
 """How many times a file that one and the same command rewrites is headway in a turn (a

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tether.protocol import ToolError
 from tether.tools.background_shells import BackgroundShell, BackgroundShells
+from tether.tools.background_words import NO_NEW_MATCHES, NO_NEW_OUTPUT
 from tether.tools.base import ToolOutput, tool
 from tether.tools.builtin.files import human_size
 from tether.tools.builtin.shell_output import SHOWN_CHARS
@@ -99,19 +100,6 @@ async def bash_output(ctx: ToolContext, args: BashOutputInput) -> ToolOutput:
         **({"filterPattern": args.filter} if args.filter else {}),
     }
     return ToolOutput("\n".join(parts), structured=structured)
-
-
-NO_NEW_OUTPUT = "(no new output)"
-NO_NEW_MATCHES = "(no new matching lines)"
-"""What BashOutput shows when the command printed nothing new (with `filter`: nothing new that
-matches)."""
-
-
-def still_running_with_nothing_new(shown: str) -> bool:
-    """Whether a BashOutput result says only that nothing new came and the command runs on."""
-    return any(
-        shown == f"{nothing}\n\n[Status: running]" for nothing in (NO_NEW_OUTPUT, NO_NEW_MATCHES)
-    )
 
 
 def _state(shell: BackgroundShell) -> str:
