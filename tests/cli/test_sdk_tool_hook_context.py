@@ -59,7 +59,7 @@ async def test_the_context_ends_the_result_and_is_kept_beside_it(
         (
             "tool_result",
             "toolu_2",
-            "Error: Exit code 1" + _told("PostToolUseFailure", "PostToolUseFailure-false"),
+            "Exit code 1" + _told("PostToolUseFailure", "PostToolUseFailure-false"),
         ),
     ]
 
@@ -91,7 +91,7 @@ async def test_the_context_ends_the_result_and_is_kept_beside_it(
             "system",
         ),
         (
-            "Error: Exit code 1",
+            "Exit code 1",
             {
                 "type": "hook_additional_context",
                 "content": ["PostToolUseFailure-false"],

@@ -269,7 +269,7 @@ def _stream_lines(lines: LineMaker, event: Event) -> list[dict[str, Any]]:
             return lines.status(event)
         case Notice(blocked_reason=str(reason)):
             return [lines.system.prompt_blocked(event.message, reason, event.kept)]
-        case Notice(level="warning", message=message):
+        case Notice(level="warning", message=message) if event.for_client:
             return [lines.system.notice(message)]
         case Notice(said_by=str(said_by)) if said_by:  # a hook's `systemMessage`
             return lines.hook_said(said_by, event.told)

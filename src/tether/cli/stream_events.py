@@ -58,7 +58,7 @@ def event_lines(event: Event, lines: LineMaker) -> tuple[list[dict[str, Any]], b
             return lines.status(event), False
         case Notice(blocked_reason=str(reason)):
             return [lines.system.prompt_blocked(event.message, reason, event.kept)], True
-        case Notice(level="warning", message=message):
+        case Notice(level="warning", message=message) if event.for_client:
             return [lines.system.notice(message)], True
         case Notice(said_by=str(said_by)) if said_by:  # a hook's `systemMessage`
             return lines.hook_said(said_by, event.told), False

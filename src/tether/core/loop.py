@@ -180,10 +180,10 @@ async def run_turn(
     while True:
         interruption.check()
         if (stop := turn_stop.requested()) is not None:  # a hook's stop, a final answer
-            if stop.by_hook:  # as Claude Code: said by the result, no notice, no answer
+            if stop.by_hook:  # as Claude Code: said to a client by the result, no answer
                 stats.terminal_reason, stats.result = "hook_stopped", ""
-            elif stop.said:
-                emit(Notice(level="warning", message=stop.said))
+            if stop.said:
+                emit(Notice(level="warning", message=stop.said, for_client=not stop.by_hook))
             if stop.failed is not None:
                 stats.result = stop.failed[1]
                 return stop.failed[0]

@@ -70,7 +70,7 @@ class ModelWaiting(Record):
 
 
 class Notice(Record):
-    __slots__ = ("blocked_reason", "kept", "kind", "level", "message", "said_by")
+    __slots__ = ("blocked_reason", "for_client", "kept", "kind", "level", "message", "said_by")
     kind: Final[Literal["notice"]]
     level: Final[Literal["info", "warning"]]
     message: Final[str]
@@ -81,6 +81,10 @@ class Notice(Record):
     Claude Code's words); None for any other notice."""
     kept: Final[bool]
     """The prompt a hook stopped (`continue: false`) is kept in the conversation."""
+    for_client: Final[bool]
+    """A program driving tether over stream-json gets a line for it; False for what Claude
+    Code tells such a program by other means (a hook's stop: the result's terminal_reason),
+    still told on stderr and to a person at a terminal."""
 
     def __init__(
         self,
@@ -91,9 +95,11 @@ class Notice(Record):
         said_by: str = "",
         blocked_reason: str | None = None,
         kept: bool = False,
+        for_client: bool = True,
     ) -> None:
         self.kind = kind
         self.kept = kept
+        self.for_client = for_client
         self.level = level
         self.message = message
         self.said_by = said_by
