@@ -48,3 +48,29 @@ def deno_options(word: str, after: str | None) -> tuple[list[tuple[str, str | No
             return options, 0
         options.append((option, None))
     return options, 0
+
+
+def deno_words(
+    words: tuple[str, ...], script_ends: bool
+) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """deno's options and operands in `words` (what follows its subcommand): the words after
+    `--` are operands; with `script_ends` (a subcommand that runs a script) the first operand
+    is the script and ends deno's own words (those after it are the script's)."""
+    options: list[tuple[str, str | None]] = []
+    operands: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            operands.extend(words[i:] if not script_ends else words[i : i + 1])
+            break
+        if not word.startswith("-") or word == "-":
+            operands.append(word)
+            if script_ends:
+                break
+            continue
+        given, takes_next = deno_options(word, words[i] if i < len(words) else None)
+        i += takes_next
+        options.extend(given)
+    return options, operands

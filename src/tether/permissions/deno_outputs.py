@@ -8,7 +8,7 @@ home directory): asked."""
 
 from __future__ import annotations
 
-from tether.permissions.deno_options import deno_options
+from tether.permissions.deno_options import deno_words
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name
 
@@ -33,27 +33,9 @@ def deno_outputs(argv: tuple[str, ...]) -> ProgramUse | None:
         command = command if command in _ASKED or command in ("jupyter", "cache") else "?"
     words = args[1:] if command and command != "?" else args
     asks = [_ASKED[command]] if command in _ASKED else []
-    writes: list[str] = []
-    operands: list[str] = []
-    given: set[str] = set()
-    i = 0
-    while i < len(words):
-        word = words[i]
-        i += 1
-        if word == "--":
-            operands.extend(words[i:])
-            break
-        if not word.startswith("-") or word == "-":
-            if command in _SCRIPTED or command == "?":
-                break
-            operands.append(word)
-            continue
-        options, takes_next = deno_options(word, words[i] if i < len(words) else None)
-        i += takes_next
-        for option, value in options:
-            given.add(option)
-            if option in _WRITTEN and value:
-                writes.append(value)
+    options, operands = deno_words(words, script_ends=command in _SCRIPTED or command == "?")
+    given = {option for option, _value in options}
+    writes = [value for option, value in options if option in _WRITTEN and value]
     if command == "jupyter" and "--install" in given:
         asks.append("deno jupyter --install writes a kernel under the home directory")
     if (command == "fmt" and "--check" not in given) or (command == "lint" and "--fix" in given):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tether.permissions.deno_options import deno_options
+from tether.permissions.deno_options import deno_words
 from tether.permissions.deno_outputs import deno_outputs
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name, readable
@@ -72,22 +72,12 @@ def _granted(argv: tuple[str, ...]) -> ProgramUse | None:
     reads: list[str] = []
     writes: list[str] = []
     asks: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "--":
-            break
-        if not arg.startswith("-") or arg == "-":
-            if command in ("", "run", "serve", "compile") and _FETCHED.match(arg):
-                asks.append(f"deno runs {readable(arg)}, code from the network: not seen")
-            if command in ("", "run", "serve", "compile"):
-                break  # the script: the words after it are its own
-            continue
-        options, takes_next = deno_options(arg, args[i] if i < len(args) else None)
-        i += takes_next
-        for option, value in options:
-            _grant(option, value, reads, writes, asks)
+    running = command in ("", "run", "serve", "compile")
+    options, operands = deno_words(args, script_ends=running)
+    if running and operands and _FETCHED.match(operands[0]):
+        asks.append(f"deno runs {readable(operands[0])}, code from the network: not seen")
+    for option, value in options:
+        _grant(option, value, reads, writes, asks)
     if not reads and not writes and not asks:
         return None
     return ProgramUse(
@@ -122,19 +112,10 @@ def _grant(
 
 def _install(args: tuple[str, ...]) -> list[str]:
     asks: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "--" or not arg.startswith("-"):
-            continue
-        options, takes_next = deno_options(arg, args[i] if i < len(args) else None)
-        i += takes_next
-        for option, _value in options:
-            if option in ("-g", "--global"):
-                asks.append("deno install -g writes a program to deno's bin directory, run later")
-            elif option == "--allow-scripts":
-                asks.append(
-                    "deno install --allow-scripts runs packages' lifecycle scripts: not seen"
-                )
+    options, _operands = deno_words(args, script_ends=False)
+    for option, _value in options:
+        if option in ("-g", "--global"):
+            asks.append("deno install -g writes a program to deno's bin directory, run later")
+        elif option == "--allow-scripts":
+            asks.append("deno install --allow-scripts runs packages' lifecycle scripts: not seen")
     return asks
