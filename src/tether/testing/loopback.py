@@ -20,6 +20,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class BodyCut(Exception):
+    """The client closed its connection before the whole request body arrived."""
+
+
 class RequestHandler(BaseHTTPRequestHandler):
     """One connection; keeps it alive between requests like the real APIs."""
 
@@ -47,18 +51,31 @@ class RequestHandler(BaseHTTPRequestHandler):
         return {name.lower(): value for name, value in self.headers.items()}
 
     def read_body(self) -> bytes:
-        """The whole request body, sent with a length or chunked."""
+        """The whole request body, sent with a length or chunked.
+
+        Raises `BodyCut` when the client closes before the body it announced has arrived
+        (a client that cancelled its call between writing the headers and the body): the
+        API never sees such a request, so it is neither answered nor judged."""
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             parts: list[bytes] = []
             while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                line = self.rfile.readline()
+                if not line.endswith(b"\n"):
+                    raise BodyCut
+                size = int(line.split(b";")[0].strip() or b"0", 16)
                 if size == 0:
                     self.rfile.readline()
                     return b"".join(parts)
-                parts.append(self.rfile.read(size))
+                parts.append(self._read_exactly(size))
                 self.rfile.readline()
         length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        return self._read_exactly(length) if length else b""
+
+    def _read_exactly(self, size: int) -> bytes:
+        data = self.rfile.read(size)
+        if len(data) < size:
+            raise BodyCut
+        return data
 
     def send_json(
         self, status: int, body: Mapping[str, Any], headers: Mapping[str, str] | None = None

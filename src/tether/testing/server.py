@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tether.testing import anthropic_wire, openai_wire
-from tether.testing.loopback import LoopbackServer, RequestHandler
+from tether.testing.loopback import BodyCut, LoopbackServer, RequestHandler
 from tether.testing.prompt_cache import PromptCache
 from tether.testing.recorded import RecordedRequest, Wire
 from tether.testing.script import (
@@ -187,7 +187,11 @@ class FakeModelServer:
     def _answer(self, http: RequestHandler) -> None:
         received_at = time.perf_counter()
         path = urlsplit(http.path).path
-        raw = http.read_body()
+        try:
+            raw = http.read_body()
+        except BodyCut:
+            http.drop()  # the caller cancelled mid-send: no request reached the API
+            return
         if path.endswith("/v1/messages/count_tokens"):
             self._count_tokens(http, raw)  # a helper call, not a model turn: not logged
             return
