@@ -41,7 +41,7 @@ from tether.mcp.names import MAX_NAME_CHARS, NameMap, exposed_name
 from tether.mcp.servers import McpLimits
 from tether.protocol import Base64ImageSource, ImageBlock
 from tether.slotted import replaced
-from tether.testing.mcp_http_server import PIXEL_PNG, McpHttpServer
+from tether.testing.mcp_http_server import PIXEL_PNG, HttpKind, McpHttpServer
 
 from .conftest import FAST, http, script
 
@@ -291,10 +291,11 @@ async def test_a_stdio_server_gets_our_environment_without_secrets_its_own_and_i
     assert "where was asked" not in capfd.readouterr().err
 
 
-async def test_configured_headers_are_sent() -> None:
-    with McpHttpServer(required_headers={"Authorization": "Bearer sesame"}) as server:
-        right = http("right", server.url, headers={"Authorization": "Bearer sesame"})
-        wrong = http("wrong", server.url)
+@pytest.mark.parametrize("kind", ["http", "sse"])
+async def test_configured_headers_are_sent(kind: HttpKind) -> None:
+    with McpHttpServer(kind=kind, required_headers={"Authorization": "Bearer sesame"}) as server:
+        right = http("right", server.url, kind, headers={"Authorization": "Bearer sesame"})
+        wrong = http("wrong", server.url, kind)
         async with McpManager([right, wrong], FAST) as manager:
             assert manager.statuses()["right"] == ServerStatus("connected", tools=5)
             assert manager.statuses()["wrong"] == ServerStatus(

@@ -96,6 +96,12 @@ class Diagnostics:
         if response.status_code >= 400 and response.request.method == "POST":
             self.http_error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
+    async def note_sse_response(self, response: Any) -> None:
+        """The same hook for the older SSE transport, whose GET stream is the connection
+        itself: a refusal of either request counts."""
+        if response.status_code >= 400:
+            self.http_error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+
     def close(self) -> None:
         if self.errlog is not None:
             self.errlog.close()

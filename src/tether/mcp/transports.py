@@ -9,11 +9,12 @@ import logging
 import os
 from contextlib import AsyncExitStack
 
+import httpx2
 from mcp.client import Client
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import MCP_DEFAULT_TIMEOUT, create_mcp_http_client
 from mcp.types import Implementation
 
 from tether import __version__
@@ -65,7 +66,25 @@ async def enter_client(
         case ClientTransport():
             raise ValueError("the client's own servers are reached by client_channel")
         case HttpTransport(kind="sse"):
-            target = sse_client(transport.url, headers=dict(transport.headers))
+
+            def sse_http_client(
+                headers: dict[str, str] | None = None,
+                timeout: httpx2.Timeout | None = None,
+                auth: httpx2.Auth | None = None,
+            ) -> httpx2.AsyncClient:
+                http = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+                http.event_hooks["response"].append(diagnostics.note_sse_response)
+                return http
+
+            # The SDK's SSE default bounds each POST at 5 s, which a loaded machine passes
+            # while connecting to a server that is there; the streamable transport's bound
+            # (30 s) applies to both, and tether's own start-up and call limits watch the rest.
+            target = sse_client(
+                transport.url,
+                headers=dict(transport.headers),
+                timeout=MCP_DEFAULT_TIMEOUT,
+                httpx_client_factory=sse_http_client,
+            )
         case HttpTransport():
             http = await stack.enter_async_context(
                 create_mcp_http_client(headers=dict(transport.headers))
