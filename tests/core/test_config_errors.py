@@ -34,12 +34,16 @@ def test_unreachable_endpoint_is_one_line(
     assert "Traceback" not in result.stderr
 
 
-def test_bad_key_is_one_line(fake_model: FakeModelServer, tether: Run) -> None:
+def test_bad_key_is_one_line(
+    fake_model: FakeModelServer, tether: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")  # a 401 is retried, as Claude Code does
     fake_model.api_key = "the-right-key"
     fake_model.expect_rejections = True
     fake_model.script(reply(text("never")))
     result = tether("-p", "hi")
     assert result.exit_code == 1
+    assert len(fake_model.requests) == 11  # the first call and its ten retries
     assert "ANTHROPIC_API_KEY" in result.stderr
     assert "Traceback" not in result.stderr
 
