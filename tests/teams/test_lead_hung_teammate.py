@@ -67,4 +67,4 @@ def test_a_lead_polling_a_hung_teammate_is_told_then_stopped(
         assert len(told) == WAITING_STOP_AT - IDLE_NOTE_AT
     finally:
         release.set()
-        tether(repo, "team", "down", team)
+        tether(repo, "team", "down", team, "--wait", "1")  # its model never agrees to stop
