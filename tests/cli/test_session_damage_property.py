@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tether.core.history import LIGHT_CAP
-from tether.core.resume import last_plan, restore
+from tether.core.plan_tracker import last_plan
+from tether.core.resume import restore
 from tether.core.shrink import shrink_message
 from tether.store import list_sessions, load_session, project_dir
 from tether.testing import FakeModelServer, RecordedRequest, http_error, reply, text, tool_use

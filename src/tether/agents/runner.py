@@ -19,7 +19,8 @@ from tether.agents.listing import agent_listing
 from tether.agents.subagent_hooks import start_hooks, stop_feedback
 from tether.core import turn_stop
 from tether.core.gate import Asker
-from tether.core.history import History, Journal
+from tether.core.history import History
+from tether.core.journal import Journal
 from tether.core.lifecycle import reminder
 from tether.core.loop import INTERRUPTED, Agent, PendingInput, TurnStats, run_turn
 from tether.core.tool_calls import CallScope

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from tether.core.boundary import CallIds, encodable_blocks, sendable_images, without_thinking
 from tether.core.folded import Folded, stand_in
 from tether.core.held_prompt import HeldPrompt
+from tether.core.journal import Journal, journal_user
 from tether.core.shrink import shrink_message
 from tether.core.sizing import RequestSizer, TakenBack
 from tether.models.base import ModelRequest
@@ -30,29 +31,6 @@ LIGHT_CAP = 2000
 
 KEPT_RATIO_STEP = 0.01
 """How far (a share of it) the estimate's ratio moves before the journal keeps it again."""
-
-
-class Journal(Protocol):
-    """Where a history records each change as it happens (a session file). Replaying the same
-    calls on an empty `History` rebuilds it exactly: see `History.replay_*`."""
-
-    def user(
-        self, blocks: Sequence[ContentBlock], entry_uuid: str | None = None, structured: Any = None
-    ) -> None: ...
-
-    def assistant(self, message: Message, usage: Usage | None, reply: ReplyEntries) -> None: ...
-
-    def compacted(self, summary: Sequence[Message], kept: int) -> None: ...
-
-    def window_reported(
-        self, model: str, tokens: int, chars_per_token: float | None = None
-    ) -> None: ...
-
-    # Optional: `estimate_measured(model, chars_per_token)`, what accepted requests taught
-    # the estimate (`History.measured`); `not_saved() -> str | None`, why what was recorded
-    # is not all kept yet (after trying again); no tool runs while it says so
-    # (`History.not_saved`). `withdraw()`: the newest `user` call is taken back
-    # (`History.take_back`).
 
 
 class History:
@@ -314,17 +292,7 @@ class History:
         if self.journal is not None:
             if not results:
                 self._prompt.journaled(admitted, merged)
-            if not result_uuids or len(result_uuids) != len(results):
-                self.journal.user(admitted, entry_uuid)
-                return merged
-            others = [b for b in admitted if not isinstance(b, ToolResultBlock)]
-            data = structured if len(structured) == len(results) else [None] * len(results)
-            for index, (result, named) in enumerate(zip(results, result_uuids, strict=True)):
-                blocks = [result, *others] if index == len(results) - 1 else [result]
-                if data[index] is None:
-                    self.journal.user(blocks, named)
-                else:
-                    self.journal.user(blocks, named, data[index])
+            journal_user(self.journal, admitted, entry_uuid, result_uuids, structured)
         return merged
 
     def take_back(self) -> TakenBack | None:

@@ -10,18 +10,16 @@ when the file cannot be written, the session goes on unsaved and says so once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
 
 from tether.core.boundary import without_thinking
 from tether.core.history import History
+from tether.core.plan_tracker import PlanTracker
 from tether.core.recording import WAITING, SessionRecorder
 from tether.core.replay import RecordRepair
-from tether.protocol import HarnessError, Message, Usage
+from tether.protocol import HarnessError, Usage
 from tether.store import (
     AssistantRecord,
     CompactionRecord,
@@ -39,7 +37,6 @@ from tether.store import (
 )
 from tether.store.branch import REWIND_TYPE
 from tether.store.write_errors import not_writable
-from tether.tools.builtin.todo import TodoWriteInput
 from tether.tools.context import TodoItem
 
 UNFINISHED_AT_EXIT = (
@@ -231,54 +228,6 @@ def _unthought(record: Record) -> Record:
     assert isinstance(record, AssistantRecord)
     message = without_thinking(record.message)
     return replace(record, message=message, model=None)
-
-
-def last_plan(messages: Sequence[Message]) -> tuple[TodoItem, ...]:
-    """The list of the newest TodoWrite call that succeeded."""
-    failed = {r.tool_use_id for m in messages for r in m.tool_results() if r.is_error}
-    for message in reversed(messages):
-        for call in reversed(message.tool_uses()):
-            if call.name != "TodoWrite" or call.id in failed:
-                continue
-            todos = _todos(call.input)
-            if todos is not None:
-                return todos
-    return ()
-
-
-def _todos(tool_input: dict[str, Any]) -> tuple[TodoItem, ...] | None:
-    """The list a TodoWrite call's input sets; None when it is not a valid one."""
-    try:
-        todos = TodoWriteInput.model_validate(tool_input).todos
-    except ValidationError:
-        return None
-    return tuple(TodoItem(t.content, t.status, t.active_form) for t in todos)
-
-
-class PlanTracker:
-    """`last_plan` over messages seen one at a time (a user message again each time content
-    merges into it), holding only the TodoWrite calls that could still be the newest."""
-
-    def __init__(self) -> None:
-        self._calls: list[tuple[str, tuple[TodoItem, ...]]] = []
-        """Valid TodoWrite calls no error answered, oldest first, from the newest answered
-        without one."""
-
-    def saw(self, message: Message) -> None:
-        if message.role == "assistant":
-            for call in message.tool_uses():
-                todos = _todos(call.input) if call.name == "TodoWrite" else None
-                if todos is not None:
-                    self._calls.append((call.id, todos))
-            return
-        results = {r.tool_use_id: r.is_error for r in message.tool_results()}
-        self._calls = [(i, call) for i, call in self._calls if not results.get(i, False)]
-        answered = [n for n, (i, _) in enumerate(self._calls) if i in results]
-        if answered:  # a newer call that succeeded hides every older one
-            del self._calls[: answered[-1]]
-
-    def todos(self) -> tuple[TodoItem, ...]:
-        return self._calls[-1][1] if self._calls else ()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,12 @@ parents rather than file order keeps one consistent branch; where a parent is mi
 walk goes on from the entry just before in the file (most often the lost line's own parent),
 and says so.
 
+Claude Code writes the calls of one reply that runs them in parallel as a branch each: one
+entry per block, each call's result hanging off its own call's entry. The walk follows one of
+them; the rest of the reply (the entries with its message id) and the results hanging off any
+of them are put back after the reply's last entry on the walk, in the order they were written,
+as Claude Code reads its own file back (`_with_parallel_calls`).
+
 A file may also hold another session's entries (written into it by mistake, or mixed in by a
 tool): the branch is chosen among the leaves of the file's own session (its id, and the ids
 its fork entries name as where it came from) whenever it has any, however new the others are.
@@ -21,7 +27,7 @@ from dataclasses import dataclass
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
 
 
-_ENDS_TURN, _MESSAGE, _OWN = 1, 2, 4
+_ENDS_TURN, _MESSAGE, _OWN, _RESULTS = 1, 2, 4, 8
 _BITS = 48  # offsets and line lengths below 256 TiB
 
 
@@ -38,6 +44,8 @@ class Indexed:
     place: int
     """Offset, length and line number in one int (see `at`)."""
     flags: int
+    reply: str | None = None
+    """An assistant entry's message id: the entries of one reply share it (see `at`)."""
 
     @classmethod
     def at(
@@ -52,10 +60,12 @@ class Indexed:
         ends_turn: bool = False,
         message: bool = True,
         own: bool = True,
+        reply: str | None = None,
+        results: bool = False,
     ) -> Indexed:
         place = offset | size << _BITS | line << 2 * _BITS
-        flags = ends_turn * _ENDS_TURN | message * _MESSAGE | own * _OWN
-        return cls(uuid, parent, timestamp, place, flags)
+        flags = ends_turn * _ENDS_TURN | message * _MESSAGE | own * _OWN | results * _RESULTS
+        return cls(uuid, parent, timestamp, place, flags, reply)
 
     @property
     def offset(self) -> int:
@@ -86,9 +96,16 @@ class Indexed:
         """Written for the file's own session (its `sessionId` is one of the file's)."""
         return bool(self.flags & _OWN)
 
+    @property
+    def results(self) -> bool:
+        """A user message carrying tool results."""
+        return bool(self.flags & _RESULTS)
+
     def foreign(self) -> Indexed:
         """This entry, marked as another session's."""
-        return Indexed(self.uuid, self.parent, self.timestamp, self.place, self.flags & ~_OWN)
+        return Indexed(
+            self.uuid, self.parent, self.timestamp, self.place, self.flags & ~_OWN, self.reply
+        )
 
 
 @dataclass(frozen=True)
@@ -154,6 +171,7 @@ def newest_branch(entries: list[Indexed], rewinds: Sequence[int] = ()) -> Branch
     walk.reverse()
     gaps.reverse()
     del visited
+    walk = _with_parallel_calls(entries, walk, own_only=prefer_own)
     ordered = _with_side_entries(entries, walk, position, own_only=prefer_own)
     kept = bytearray(len(entries))
     for i in ordered:
@@ -223,6 +241,45 @@ def _continued(entries: list[Indexed], position: dict[str, int]) -> set[str | No
         if (parent := entries[index].parent) is not None:
             pending.append(parent)
     return continued
+
+
+def _with_parallel_calls(entries: list[Indexed], walk: list[int], *, own_only: bool) -> list[int]:
+    """`walk` with the rest of each reply on it: the entries of the same reply (its message id)
+    off the walk, then the results hanging off any of its entries off the walk, each in file
+    order, right after the reply's last entry on the walk. Claude Code writes parallel calls
+    so (see the module's docstring), and resumes its own file so."""
+    on_walk = bytearray(len(entries))
+    for i in walk:
+        on_walk[i] = 1
+    last_on_walk: dict[str, int] = {}  # reply id -> its last entry on the walk
+    for i in walk:
+        if (reply := entries[i].reply) is not None:
+            last_on_walk[reply] = i
+    if not last_on_walk:
+        return walk
+    members: dict[str, list[int]] = {}  # reply id -> its entries, in file order
+    results: dict[str, list[int]] = {}  # uuid -> the result entries off the walk hanging off it
+    for i, entry in enumerate(entries):
+        if own_only and not entry.own:
+            continue
+        if entry.reply in last_on_walk:
+            members.setdefault(entry.reply, []).append(i)
+        elif entry.results and not on_walk[i] and entry.parent is not None:
+            results.setdefault(entry.parent, []).append(i)
+    after: dict[int, list[int]] = {}
+    for reply, anchor in last_on_walk.items():
+        group = members.get(reply, [])
+        siblings = [i for i in group if not on_walk[i]]
+        answers = sorted(i for m in group for i in results.get(entries[m].uuid, ()))
+        if siblings or answers:
+            after[anchor] = siblings + answers
+    if not after:
+        return walk
+    ordered: list[int] = []
+    for i in walk:
+        ordered.append(i)
+        ordered.extend(after.get(i, ()))
+    return ordered
 
 
 def _with_side_entries(

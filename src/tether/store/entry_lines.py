@@ -137,3 +137,24 @@ def ends_turn(fields: dict[str, Any]) -> bool:
         return False
     blocks = cast(list[Any], content)
     return not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
+
+
+def reply_id(fields: dict[str, Any]) -> str | None:
+    """An assistant entry's message id (the entries of one reply share it), None for others."""
+    if fields["type"] != "assistant":
+        return None
+    message = fields.get("message")
+    found = cast(dict[str, Any], message).get("id") if isinstance(message, dict) else None
+    return found if isinstance(found, str) and found else None
+
+
+def carries_results(fields: dict[str, Any]) -> bool:
+    """A user entry whose message carries a tool result."""
+    if fields["type"] != "user":
+        return False
+    message = fields.get("message")
+    content = cast(dict[str, Any], message).get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return False
+    blocks = cast(list[Any], content)
+    return any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)

@@ -42,30 +42,32 @@ class HookContext:
 def hook_attachments(
     blocks: Sequence[ContentBlock],
 ) -> tuple[list[ContentBlock], list[dict[str, Any]]]:
-    """`blocks` without a UserPromptSubmit hook's context, and that context as attachment
-    entries' fields (one per kind, its texts in order, each text's index in `blocks`)."""
+    """`blocks` without UserPromptSubmit hooks' context, and that context as attachment
+    entries' fields: one per hook's text, in order, with its index in `blocks`, as Claude Code
+    writes one per hook (Claude Code resuming a single attachment of two texts sends each as
+    a user message of its own, the prompt after the second)."""
     kept: list[ContentBlock] = []
-    found: dict[str, list[tuple[int, str]]] = {}
+    found: list[tuple[str, int, str]] = []
     for index, block in enumerate(blocks):
         said = _said(block)
         if said is None:
             kept.append(block)
         else:
-            found.setdefault(said[0], []).append((index, said[1]))
+            found.append((said[0], index, said[1]))
     return kept, [
         {
             "attachment": {
                 "type": kind,
-                "content": [text for _, text in placed],
+                "content": [text],
                 "hookName": _EVENT,
                 "toolUseID": f"hook-{uuid.uuid4()}",
                 "hookEvent": _EVENT,
             },
-            "rendered": [{"content": _reminder(kind, text)} for _, text in placed],
+            "rendered": [{"content": _reminder(kind, text)}],
             "renderedRole": "system",
-            "sentAt": [index for index, _ in placed],
+            "sentAt": [index],
         }
-        for kind, placed in found.items()
+        for kind, index, text in found
     ]
 
 

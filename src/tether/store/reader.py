@@ -17,7 +17,14 @@ from typing import Any
 
 from tether.protocol import ConfigError
 from tether.store.branch import REWIND_TYPE, Indexed, newest_branch, sortable
-from tether.store.entry_lines import ends_turn, fields_at, fork_origin, scan_entries
+from tether.store.entry_lines import (
+    carries_results,
+    ends_turn,
+    fields_at,
+    fork_origin,
+    reply_id,
+    scan_entries,
+)
 from tether.store.entry_records import BadEntry, entry_record
 from tether.store.hook_attachments import HookContext, spliced
 from tether.store.records import AssistantRecord as AssistantRecord  # the store's exports
@@ -153,6 +160,7 @@ def load_session(path: Path) -> LoadedSession:
     indexed: list[Indexed] = []
     sessions: list[str] = []  # each entry's sessionId, one string object per id
     names: dict[str, str] = {}
+    replies: dict[str, str] = {}  # one string object per reply id, shared by its entries
     seen: dict[str, int] = {}  # each uuid to its place in `indexed`: a child's parent shares
     # its string, and a time is dropped once a message follows (only a leaf's chooses the branch)
     title: str | None = None
@@ -188,6 +196,7 @@ def load_session(path: Path) -> LoadedSession:
                 unanswered.clear()
         seen[uuid] = len(indexed)
         ends = ends_turn(fields)
+        reply = reply_id(fields) if message else None
         indexed.append(
             Indexed.at(
                 uuid,
@@ -198,6 +207,8 @@ def load_session(path: Path) -> LoadedSession:
                 size=size,
                 ends_turn=ends,
                 message=message,
+                reply=None if reply is None else replies.setdefault(reply, reply),
+                results=message and carries_results(fields),
             )
         )
         sessions.append(names.setdefault(fields["sessionId"], fields["sessionId"]))
@@ -213,7 +224,7 @@ def load_session(path: Path) -> LoadedSession:
         indexed = [
             entry if sessions[i] in own else entry.foreign() for i, entry in enumerate(indexed)
         ]
-    del seen  # the index's strings are shared: this map is no longer needed to share them
+    del seen, replies  # the index's strings are shared: this map is no longer needed to share them
     if withdrawn:
         indexed = _without(indexed, withdrawn)
         sessions = [named for i, named in enumerate(sessions) if i not in withdrawn]
