@@ -13,6 +13,11 @@ turn showed since the compaction and against the whole turn (`RepeatedFailures.s
 loop thread's time per reply before any compaction and after one, side by side, for a reply
 whose call shows a long output (a test run's, or a page of a file Read), new each time.
 
+Third table: before a reply's calls are judged, the working tree is looked at for the files
+they made (`headway_made_files`): a `stat` per directory, and a listing of each one changed.
+The loop thread's time per look over a repository of `REPO_FILES` files, unchanged and with one
+file made since the last look, and the first look that lists it all.
+
     .venv/bin/python bench/headway_bench.py  [BENCH_CALLS=40]
 """
 
@@ -25,13 +30,17 @@ import time
 from pathlib import Path
 
 from tether.core import headway_file_states
+from tether.core.call_signature import signature
 from tether.core.headway import Headway
 from tether.core.headway_look import CallLook
-from tether.core.repeated_calls import RepeatedFailures, signature
+from tether.core.headway_made_files import MadeFiles
+from tether.core.repeated_calls import RepeatedFailures
 from tether.protocol import ToolResultBlock, ToolUseBlock
 
 CALLS = int(os.environ.get("BENCH_CALLS", "40"))
 SIZES = (64 << 10, 1 << 20, 16 << 20)
+REPO_FILES = 5000
+"""Files of the repository the made-files look walks: 10 per directory, 500 directories."""
 
 
 def _per_call(workspace: Path, name: str, cached: bool) -> float:
@@ -90,7 +99,45 @@ def compaction_table(workspace: Path) -> None:
         print(f"| {kind} | {before * 1e3:.3f} ms | {after * 1e3:.3f} ms | {after / before:.2f}x |")
 
 
+def _repository(root: Path) -> int:
+    """A source tree of `REPO_FILES` files, 10 a directory, nested as packages are; its
+    directories counted."""
+    for n in range(REPO_FILES // 10):
+        folder = root / f"pkg{n // 100}" / f"sub{n // 10 % 10}" / f"mod{n % 10}"
+        folder.mkdir(parents=True)
+        for k in range(10):
+            (folder / f"file_{k}.py").write_text(f"value = {k}\n")
+    return 1 + sum(1 for path in root.rglob("*") if path.is_dir())
+
+
+def made_files_table(root: Path) -> None:
+    dirs = _repository(root)
+    made = MadeFiles()
+    start = time.thread_time()
+    made.new_files(str(root))
+    first = time.thread_time() - start
+    steady: list[float] = []
+    one_made: list[float] = []
+    for n in range(CALLS):
+        start = time.thread_time()
+        made.new_files(str(root))
+        steady.append(time.thread_time() - start)
+        (root / "pkg3" / "sub4" / "mod5" / f"unit_{n}.o").write_text(f"int u{n};\n")
+        start = time.thread_time()
+        found = made.new_files(str(root))
+        one_made.append(time.thread_time() - start)
+        assert len(found) == 1, found
+    print(f"| look over {REPO_FILES} files in {dirs} directories | per call |")
+    print("| --- | --- |")
+    print(f"| first look (lists every directory) | {first * 1e3:.3f} ms |")
+    print(f"| nothing made since | {statistics.median(steady) * 1e3:.3f} ms |")
+    print(f"| one file made since | {statistics.median(one_made) * 1e3:.3f} ms |")
+
+
 def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        made_files_table(Path(tmp))
+        print()
     with tempfile.TemporaryDirectory() as tmp:
         compaction_table(Path(tmp))
         print()

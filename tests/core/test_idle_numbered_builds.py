@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.core.idle_runs import IDLE, Run
-from tether.core.headway import REWRITTEN_AT
+from tether.core.headway_rewrites import REWRITTEN_AT
 from tether.core.repeated_calls import IDLE_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.core.idle_runs import IDLE, LONG_HUNT, Run, wire_model
-from tether.core.headway import REWRITTEN_AT
+from tether.core.headway_rewrites import REWRITTEN_AT
 from tether.core.repeated_calls import IDLE_STOP_AT
 from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
 

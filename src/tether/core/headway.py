@@ -3,23 +3,18 @@
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tether.core.headway_edit_effects import EditEffects
-from tether.core.headway_file_lines import LINED_BYTES, FileLines
+from tether.core.headway_file_lines import FileLines
 from tether.core.headway_file_states import FileStates
-from tether.core.headway_look import VARYING, CallLook, State, content_hash
+from tether.core.headway_look import CallLook, State
 from tether.core.headway_made_files import MadeFiles
 from tether.core.headway_outputs import ShownOutputs
-from tether.core.headway_text import SeenLines, masked_words
+from tether.core.headway_rewrites import Rewrites, small_text
+from tether.core.headway_text import SeenLines, line_keys
 from tether.tools.background_words import still_running_with_nothing_new
-
-REWRITTEN_AT = 3
-"""How many times a file that one and the same command rewrites is headway in a turn (a
-stamp, a log the command tees, the output of `date > now.txt`: the loop's own output)."""
 
 _WRITES = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Revert"})
 """Tools that change files: headway when they leave one in a content new in the turn, however
@@ -47,6 +42,14 @@ _SEARCHED_FILES = 16
 (`files_with_matches` and `count` show no line: the places found are what it saw)."""
 
 
+_LISTING = -1
+"""The size a directory's `State` has (`headway_file_states`): its names, whose change is the
+files made or removed in it, judged as such (`headway_made_files`), not as a new content."""
+
+_REPORTED_FILES = 4
+"""How many of the files a step's output names are looked at (`Headway._reported_grown`)."""
+
+
 class Headway:
     """What a turn's calls that succeeded did and showed (since its last compaction).
 
@@ -68,22 +71,20 @@ class Headway:
         "_latest",
         "_lines",
         "_made",
+        "_made_lines",
         "_named",
         "_outputs",
+        "_reply_made",
         "_returned",
-        "_rewritten",
+        "_rewrites",
         "_shapes",
         "_shown_exactly",
-        "_started",
         "_text",
         "_tried",
         "_turn_contents",
-        "_unechoed",
     )
 
     def __init__(self) -> None:
-        self._started = time.time_ns()
-        """When the turn began: a file made since is the turn's own output."""
         self._named: dict[str, State] = {}
         """The paths the turn's calls named, with their content when last named."""
         self._contents: dict[str, set[State]] = {}
@@ -97,15 +98,14 @@ class Headway:
         self._returned: set[str] = set()
         """The paths that went back once to a content they held before (a revert: headway
         once per file; flipping again is not)."""
-        self._rewritten: dict[tuple[str, str], int] = {}
-        """How often a path was found changed after the same command (signature)."""
-        self._unechoed: dict[str, set[bytes]] = {}
-        """Per path a command changed, its contents with the command's own words masked: a
-        file that holds only what the command was given (`echo <word> > f`) is not new."""
+        self._rewrites = Rewrites()
         self._text = SeenLines()
         self._outputs = ShownOutputs()
         self._made = MadeFiles()
-        """The lines the calls showed, by their words (`headway_text`)."""
+        self._reply_made: list[str] = []
+        """The files the reply's calls made (`headway_made_files`)."""
+        self._made_lines = SeenLines()
+        """The lines of the files the turn made and named, by their words (`_first_named`)."""
         self._shapes: set[bytes] = set()
         """What the calls showed, numbers, hex runs and input words masked."""
         self._shown_exactly: set[bytes] = set()
@@ -133,6 +133,11 @@ class Headway:
         self._outputs.clear()
         self._shapes.clear()
         self._shown_exactly.clear()
+
+    def look(self, cwd: str | None) -> None:
+        """Look at the working tree after a reply's calls, before they are judged: the files
+        they made, and which files are the turn's own (`headway_made_files`)."""
+        self._reply_made = self._made.new_files(cwd) if cwd is not None else []
 
     def files_changed(self, changes: Mapping[Path, int]) -> bool:
         """Whether the session changed a file since the last reply to a content it did not
@@ -174,10 +179,8 @@ class Headway:
             shows_edit = False
         else:  # a run showing the figure an edit put in a file it reads: a fix loop's test
             shows_edit = self._edits.shown(look)
-        made = call.name == "Bash" and look.cwd is not None and self._made.new_files(look.cwd)
-        anew = made and look.asked in self._asked and look.numbers()[0] not in self._tried
-        headway, steady = self._names_new(look)  # or a numbered unit built: `headway_made_files`
-        headway = headway or bool(anew) or shows_edit
+        headway, steady = self._names_new(look)
+        headway = headway or shows_edit or self._built(look)
         if call.name in _PAGED:
             headway = self._shows_lines(look) or headway
         else:
@@ -194,6 +197,30 @@ class Headway:
             headway = self._new_in_numbers(look) or headway
         self._shapes.add(look.masked())
         return headway
+
+    def _built(self, look: CallLook) -> bool:
+        """Whether a command asked anew by its numbers alone (`sh build.sh 17`) made a file
+        holding something new (`headway_made_files`), or grew one its output names: a unit
+        built, whose output is the last one's with the number it was given."""
+        if look.call.name != "Bash":
+            return False
+        numbered = look.asked in self._asked and look.numbers()[0] not in self._tried
+        if not numbered:
+            return False
+        grown = self._reported_grown(look)
+        # Those it names are judged as named (`_first_named`): `date > snap_17.txt` is not.
+        unnamed = [path for path in self._reply_made if path not in look.paths()]
+        return self._made.holding_new(unnamed) or grown
+
+    def _reported_grown(self, look: CallLook) -> bool:
+        """Whether a command asked anew by its numbers left a file its output names, and not
+        its input, in a content new to the turn (`[17/150] AR libunits.a unit_17.o`: a unit
+        added to an archive); a file first named so is noted."""
+        grown = False
+        for path in look.output_files(_REPORTED_FILES):
+            known = path in self._contents
+            grown = (self._new_content(path, self._files.read(path)) and known) or grown
+        return grown
 
     def _new_in_numbers(self, look: CallLook) -> bool:
         """A call asked anew by its numbers (`grep E1007`, `HEAD~7`) whose output has a layout
@@ -262,57 +289,42 @@ class Headway:
     def _names_new(self, look: CallLook) -> tuple[bool, list[str]]:
         """Whether a call named a path not named before in the turn, or left one in a content
         it had not had before in the turn: a write (what it wrote back, or an A/B flip, is
-        not new), a `sed -i`, a build's output; a file that the same command changes every
-        time is its own output, headway only `REWRITTEN_AT` times, and one holding only the
-        command's own words never. With the paths named for the first time or holding what
-        they held when last named (`_shows_file_lines`)."""
+        not new), a `sed -i`, a build's output, judged as `headway_rewrites` says when a
+        command changed it. With the paths named for the first time or holding what they
+        held when last named (`_shows_file_lines`)."""
         new = False
         steady: list[str] = []
         for path in look.paths():
             state = look.state(path, self._files.read)
             if path not in self._named:
-                new = self._first_named(path, state) or new
-                steady.append(path)
+                first = self._first_named(path, state, look.input_words())
+                if first:  # not a file the loop made: its lines shown are places of it
+                    new = True
+                    steady.append(path)
             elif look.call.name in _WRITES:
                 new = self._new_content(path, state) or new
-            elif state is not None and self._new_content(path, state):
-                count = self._rewritten.get((path, look.key), 0) + 1
-                self._rewritten[(path, look.key)] = count
-                fresh = count <= REWRITTEN_AT and self._new_beyond_input(path, look)
-                new = new or fresh
+            elif state is not None and state[0] != _LISTING and self._new_content(path, state):
+                new = self._rewrites.fresh(path, look) or new
             elif state is not None and self._named[path] == state:
                 steady.append(path)
             self._named[path] = state
         return new, steady
 
-    def _first_named(self, path: str, state: State) -> bool:
+    def _first_named(self, path: str, state: State, asked: frozenset[str] = frozenset()) -> bool:
         """A path named for the first time in the turn is headway, unless the turn made it
         and it holds what another path of the turn held (`touch junk_<random>`, the same text
-        written under a counter's name)."""
+        written under a counter's name), or text whose lines are not new by their words, the
+        words `asked` of the call that named it aside (`echo <words> > out_17.txt`, `date >
+        snap_17.txt`: a loop's own output under a counter's name)."""
         self._new_content(path, state)
         known = state in self._turn_contents
         self._turn_contents.add(state)
-        return not (known and self._made_in_turn(path))
-
-    def _made_in_turn(self, path: str) -> bool:
-        try:
-            return os.stat(path).st_ctime_ns >= self._started
-        except (OSError, ValueError):
+        if not self._made.made_in_turn(path):
+            return True  # there before the turn (an edit in place renews its times only)
+        if known:
             return False
-
-    def _new_beyond_input(self, path: str, look: CallLook) -> bool:
-        """Whether a file a command changed holds, its numbers and the command's own words
-        masked, what it did not hold before in the turn (`echo <word> > f` does not)."""
-        text = _small_text(path)
-        if text is None:
-            return True
-        asked = look.input_words()
-        masked = content_hash(masked_words(VARYING.sub("#", text), asked))
-        held = self._unechoed.setdefault(path, set())
-        if masked in held:
-            return False
-        held.add(masked)
-        return True
+        text = small_text(path)
+        return text is None or self._made_lines.shows_new(line_keys(text, asked))
 
     def _new_content(self, path: str, state: State) -> bool:
         """Whether `path` holds a content it did not hold before in the turn, or went back to
@@ -329,15 +341,3 @@ class Headway:
         # refactor), a file flipping again and again is not.
         self._returned.add(path)
         return True
-
-
-def _small_text(path: str) -> str | None:
-    """A file's text when it is small (`LINED_BYTES`) and UTF-8; None otherwise."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(LINED_BYTES + 1)
-        if len(data) > LINED_BYTES:
-            return None
-        return data.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None

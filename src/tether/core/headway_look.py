@@ -40,6 +40,12 @@ word of the output is looked up (a Write's content has thousands)."""
 _LISTED_LINES = 400
 """How many lines of a search's output are looked at for the files it lists."""
 
+_FILE_WORD = re.compile(r"(?<![\w./-])[\w-]*(?:[./][\w-]+)+(?![\w/-])")
+"""A word of an output that may be a file's name (`libunits.a`, `out/x86/unit_3.o`)."""
+
+_OUTPUT_CHARS = 4096
+"""How much of an output is looked at for the files it names (a step's report is short)."""
+
 _DELEGATING = frozenset({"Task", "Agent"})
 """Tools whose `prompt` hands work to a subagent: the files it names are named by the call."""
 
@@ -97,7 +103,9 @@ class CallLook:
     def paths(self) -> list[str]:
         """The paths the call names (`named_paths`)."""
         if self._paths is None:
-            self._paths = list(named_paths(self.call, self.cwd))
+            # Each once: a file a command changes and then shows (`echo x >> f && cat f`) is
+            # not also a file unchanged since it was named, whose lines are new places.
+            self._paths = list(dict.fromkeys(named_paths(self.call, self.cwd)))
         return self._paths
 
     def state(self, path: str, read: Callable[[str], State]) -> State:
@@ -158,6 +166,24 @@ class CallLook:
                 path = posixpath.normpath(candidate)
                 if path in found or os.path.isfile(path):
                     found[path] = None
+                    break
+        return list(found)
+
+    def output_files(self, most: int) -> list[str]:
+        """The first `most` regular files under the working directory that the output names by
+        a word with a dot or a slash (`[17/150] AR libunits.a unit_17.o`), the call's own
+        paths aside."""
+        if self.cwd is None:
+            return []
+        found: dict[str, None] = {}
+        named = set(self.paths())
+        for word in _FILE_WORD.findall(self.content[:_OUTPUT_CHARS]):
+            path = posixpath.normpath(posixpath.join(self.cwd, word))
+            if path in found or path in named or not path.startswith(self.cwd + "/"):
+                continue
+            if os.path.isfile(path):
+                found[path] = None
+                if len(found) >= most:
                     break
         return list(found)
 

@@ -54,10 +54,16 @@ has not seen. A reply makes headway when one of its calls succeeds and:
 - names a path (a tool's `*path` or `url`, an existing file in a Bash command or in a
   subagent's task: `review mod17.py`) not named before in the turn, or one read or written
   by a subagent (its reads are its caller's headway), unless the turn made it and it holds
-  what another path held (`touch junk_<random>`); or leaves one in a content it had not had
-  before in the turn, numbers masked (a `sed -i`, a build's output; not a counter written
-  again), but a file the same command changes every time only `headway.REWRITTEN_AT` times,
-  and one holding only the command's own words (`echo <word> > f`) never;
+  what another path held (`touch junk_<random>`) or lines not new by their words (`echo
+  <word> > out_N.txt`): a file there before the turn is told by its directory's names, not
+  its times, which an edit in place renews (`headway_made_files`); or leaves one in a
+  content it had not had before in the turn, numbers masked (a `sed -i`, a build's output;
+  not a counter written again), judged as `headway_rewrites` says when a command changed
+  it: a file the same command changes every time counts a few times, one holding only the
+  command's own words (`echo <word> > f`, or a line of them appended) never;
+- is asked anew by its numbers alone and made a file (not named by it) holding what no file
+  made in the turn held, or grew a file its output names (`sh build.sh 17`: a unit compiled,
+  or added to an archive); an empty file or a copy is no work;
 - runs, after a write that put a figure in a file for the first time in the turn, and shows
   that figure without naming the file (`headway_edit_effects`): a fix loop tuning a constant,
   whose edit and test output are otherwise new only in their numbers.
@@ -94,15 +100,13 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
-import posixpath
-import shlex
 from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from tether.core.awaited import Awaited, AwaitedStates
+from tether.core.call_signature import error_text, signature
 from tether.core.headway import Headway
 from tether.core.headway_look import CallLook
 from tether.core.idle_stop import idle_stop_reason
@@ -133,9 +137,6 @@ waited on."""
 
 WAKE_MARK = "[SYSTEM NOTIFICATION - NOT USER INPUT]"
 """How the prompt of a turn that background work's end woke begins (not the user's)."""
-
-_DEPTH = 16
-"""Input nested deeper than this is cut in a signature (it stays whole in the call)."""
 
 
 class RepeatedFailures:
@@ -210,19 +211,22 @@ class RepeatedFailures:
         progress = False
         changed = changes or {}
         told = self._awaited.changed(awaited)
+        where = str(cwd) if cwd is not None else None
+        self._headway.look(where)
+        if self._whole is not None:
+            self._whole.look(where)
         headway = self._headway.files_changed(changed) | told
         headway = self._headway.files_seen(seen) or headway
         fresh = headway
         if self._whole is not None:  # not what a compaction made new again: a file read again
             fresh = self._whole.files_changed(changed) | self._whole.files_seen(seen) | told
-        where = str(cwd) if cwd is not None else None
         for call in calls:
             result = by_id.get(call.id)
             if result is None:
                 continue
             key = signature(call)
             if result.is_error:
-                failing.add(f"{key}\0{_error_text(call, result.content)}")
+                failing.add(f"{key}\0{error_text(call, result.content)}")
                 continue
             outcome = hashlib.blake2b(
                 f"{key}\0{result.content}".encode("utf-8", "surrogatepass"), digest_size=16
@@ -346,50 +350,6 @@ def _reminder(
             )
         )
     return min(said)[1] if said else None
-
-
-def signature(call: ToolUseBlock) -> str:
-    """A call as the guard compares it: its tool and its input, normalized so that small
-    changes that cannot change the outcome (a path's `./`, a shell comment, blanks, a number
-    such as an offset) give the same signature."""
-    return call.name + "\0" + json.dumps(_normal(call.input, "", 0), ensure_ascii=True)
-
-
-def _normal(value: object, key: str, depth: int) -> object:
-    if depth > _DEPTH:
-        return "..."
-    if isinstance(value, dict):
-        items = sorted((str(k), v) for k, v in value.items() if not _numeric(v))  # type: ignore[misc]
-        return {k: _normal(v, k, depth + 1) for k, v in items}
-    if isinstance(value, list):
-        return [_normal(v, key, depth + 1) for v in value if not _numeric(v)]  # type: ignore[misc]
-    if isinstance(value, str):
-        return _text(value, key)
-    return value
-
-
-def _numeric(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _text(value: str, key: str) -> str:
-    if key == "command":
-        try:
-            return " ".join(shlex.split(value, comments=True))
-        except ValueError:  # unbalanced quotes: blanks only
-            return " ".join(value.split())
-    if key.endswith("path") and value.strip():
-        return posixpath.normpath(value.strip())
-    return " ".join(value.split())
-
-
-def _error_text(call: ToolUseBlock, said: str) -> str:
-    """A failing call's error as the guard compares it: the input's strings as given replaced
-    by their normalized form (an error that quotes `./x` or `x` is the same), blanks collapsed."""
-    given = [(str(k), v) for k, v in call.input.items() if isinstance(v, str) and v.strip()]
-    for key, value in sorted(given, key=lambda kv: -len(kv[1])):
-        said = said.replace(value, _text(value, key))
-    return " ".join(said.split())
 
 
 def _named(calls: Sequence[ToolUseBlock], failing: set[str]) -> str:
