@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import textwrap
@@ -104,11 +105,12 @@ async def test_git_sees_no_placeholder_inside_or_outside(
         f"{git_} add -A --dry-run" if subdirectory else f"{git_} add -A && {git_} commit -qm change"
     )
     outcome = await run(
-        command=f"for p in {PLACEHOLDERS}; do test -d $p || echo MISSING $p; done; "
+        command=f"for p in {PLACEHOLDERS}; do test -e $p || echo MISSING $p; done; "
         f"{git_} status --porcelain --untracked-files=all; {git_} add -A --dry-run; "
         f"echo b >> a.txt && {commit} && {git_} status --porcelain --untracked-files=all; echo end"
     )
-    # Inside: every placeholder is there (a directory), and git sees only the real change.
+    # Inside: every placeholder is there (a directory, or a file's mask), and git sees only
+    # the real change.
     prefix = "pkg/" if subdirectory else ""
     expected = "add 'pkg/a.txt'\n M pkg/a.txt\nend" if subdirectory else "end"
     assert outcome == ToolOutcome(expected, False)
@@ -132,7 +134,7 @@ async def test_git_outside_sees_nothing_while_a_command_runs(boundary: Layout) -
     command = f"touch started; while [ ! -e {go} ]; do sleep 0.05; done; echo slow"
     slow = asyncio.ensure_future(run(command=command))
     assert await wait_until((repo / "started").exists)
-    assert (repo / ".mcp.json").is_dir()  # the placeholder, while the command runs
+    assert stat.S_ISSOCK(os.lstat(repo / ".mcp.json").st_mode)  # its placeholder meanwhile
     assert git("status", "--porcelain", cwd=repo) == "?? started\n"
     git("add", "-A", cwd=repo)
     assert git("diff", "--cached", "--name-only", cwd=repo) == "started\n"
@@ -219,7 +221,7 @@ async def test_nothing_is_left_when_a_background_command_is_stopped(boundary: La
     ctx = sandboxed_context(boundary)
     run = bash_runner(ctx)
     await run(command="sleep 30", run_in_background=True)
-    assert (boundary.workspace / ".mcp.json").is_dir()
+    assert stat.S_ISSOCK(os.lstat(boundary.workspace / ".mcp.json").st_mode)
     await end_session(ctx)
     assert ctx.background.get("bash_1").returncode is not None
     assert listing(boundary.workspace) == []

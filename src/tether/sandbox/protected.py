@@ -26,17 +26,14 @@ from tether.slotted import Slotted
 class Protected(Slotted):
     """One path to keep read-only under a writable root."""
 
-    __slots__ = ("directory", "only_missing", "path", "placeholder", "why")
+    __slots__ = ("directory", "file_mask", "only_missing", "path", "placeholder", "why")
     path: Final[str]
     """Relative to the root."""
     directory: Final[bool]
-    """What the placeholder is when missing: an empty directory, or a file. In a work tree
-    every placeholder is a directory, whatever the path names: git never tracks an empty
-    directory (so `git status` and `git add -A` see nothing, inside and outside), and a
-    directory mounted read-only stops a file being made there as well as a directory. Files
-    only where programs read the path and would fail on a directory: git's own files inside a
-    git directory (which git never tracks either), and the home's files (`.gitconfig`: git
-    refuses to run with a directory there; `.claude.json`)."""
+    """What the placeholder is when missing: an empty directory, or a file. Files where
+    programs read the path and would fail on a directory: git's own files inside a git
+    directory (which git never tracks), the home's files (`.gitconfig`: git refuses to run
+    with a directory there; `.claude.json`), and a work tree's files (`file_mask`)."""
     placeholder: Final[str | None]
     """Content of a placeholder file (ignored for directories); None: not guarded when missing."""
     why: Final[str]
@@ -44,6 +41,14 @@ class Protected(Slotted):
     """Guarded only while missing: what exists is hidden already, or, where a setting makes it
     writable, the user's to write (`~/.config`, whose protected parts have entries of their
     own)."""
+    file_mask: Final[bool]
+    """A file in a work tree (`.npmrc`, `.mcp.json`): its placeholder is a unix socket file on
+    disk, with /dev/null mounted over it inside, an empty file that reads as no settings (deno
+    failed on a directory at `.npmrc`, lefthook at `lefthook-local.yml`). git lists neither a
+    socket nor a device, inside or outside, so `git status` and `git add -A` see nothing, as
+    with the directories that stand for a work tree's directories; a program outside that
+    opens the socket meanwhile fails at once; inside, a write vanishes and the name can be
+    neither removed nor renamed (a mount point)."""
 
     def __init__(
         self,
@@ -52,12 +57,15 @@ class Protected(Slotted):
         placeholder: str | None,
         why: str,
         only_missing: bool = False,
+        *,
+        file_mask: bool = False,
     ) -> None:
         self.path = path
         self.directory = directory
         self.placeholder = placeholder
         self.why = why
         self.only_missing = only_missing
+        self.file_mask = file_mask
 
 
 WHOLE_DIRECTORIES = (".cargo", ".config")
@@ -65,6 +73,14 @@ WHOLE_DIRECTORIES = (".cargo", ".config")
 than by the table's names in them: cargo fails on a directory at `.cargo/config.toml` (a
 placeholder), where an empty read-only `.cargo` reads as no configuration; mise and
 lefthook read names in `.config` the same way."""
+
+
+PROJECT_DIRECTORIES = frozenset(
+    {".tether", ".claude", ".agents", ".cursor", ".vscode", ".idea", ".husky", ".devcontainer"}
+    | {".lefthook", ".lefthook-local", ".yarn/releases", ".yarn/plugins", ".mise"}
+)
+"""The names of the project table that are directories: a missing one's placeholder is an
+empty directory; the table's other names are files, masked (`Protected.file_mask`)."""
 
 
 def _workspace_table() -> tuple[Protected, ...]:
@@ -76,8 +92,10 @@ def _workspace_table() -> tuple[Protected, ...]:
         if first in WHOLE_DIRECTORIES:
             why = f"tools' configuration, as {entry.path}: {entry.why}"
             found.setdefault(first, Protected(first, True, "", why))
-        else:
+        elif entry.path in PROJECT_DIRECTORIES:
             found[entry.path] = Protected(entry.path, True, "", entry.why)
+        else:
+            found[entry.path] = Protected(entry.path, False, "", entry.why, file_mask=True)
     return tuple(found.values())
 
 
