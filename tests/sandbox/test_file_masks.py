@@ -1,7 +1,9 @@
-"""A missing protected file (`.npmrc`, `.mcp.json`) stands inside as an empty file, as its
-name says, not as a directory: a tool that reads its settings there reads none (deno failed on
-the directory at `.npmrc`: "Is a directory"). The file keeps no write, cannot be removed or
-renamed, and git lists it neither inside nor outside; it is gone when the session ends."""
+"""A missing protected file that tools read as their settings (`.npmrc`, `.envrc`) stands
+inside as an empty file, as its name says, not as a directory: a tool reads no settings there
+(deno failed on the directory at `.npmrc`: "Is a directory"). The file keeps no write, cannot
+be removed or renamed, and git lists it neither inside nor outside; it is gone when the
+session ends. The files only a later session reads (`.mcp.json`) stay directories, on which a
+write fails and says so."""
 
 # Checking files on disk from async tests is deliberate: nothing else runs on the loop.
 
@@ -22,7 +24,7 @@ from .conftest import Layout, bash_runner, end_session, needs_bwrap, sandboxed_c
 pytestmark = needs_bwrap
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "safe.directory=*"]
-NAMES = [".npmrc", ".yarnrc.yml", ".mcp.json", ".envrc", ".tool-versions", "mise.toml"]
+NAMES = [".npmrc", ".yarnrc.yml", ".envrc", ".tool-versions", "mise.toml", ".pdbrc"]
 
 
 def git(*args: str, layout: Layout) -> str:
@@ -65,13 +67,13 @@ async def test_it_keeps_nothing_and_git_lists_it_nowhere(boundary: Layout) -> No
     run = bash_runner(ctx)
     gitc = " ".join(GIT)
     outcome = await run(
-        command="for n in .npmrc .mcp.json; do echo 'registry=http://x' >> $n; "
+        command="for n in .npmrc .envrc; do echo 'registry=http://x' >> $n; "
         "rm -f $n 2>/dev/null && echo REMOVED $n; mv $n moved 2>/dev/null && echo MOVED $n; "
         "test -s $n && echo KEPT $n; done; "
         f"{gitc} status --porcelain --untracked-files=all; {gitc} add -A --dry-run; echo end"
     )
     assert outcome == ToolOutcome("end", False)
-    for name in (".npmrc", ".mcp.json"):
+    for name in (".npmrc", ".envrc"):
         # Outside meanwhile (the placeholder stays a moment for the next command): a socket
         # file nothing listens on, which git does not list either.
         path = boundary.workspace / name

@@ -33,7 +33,9 @@ class Protected(Slotted):
     """What the placeholder is when missing: an empty directory, or a file. Files where
     programs read the path and would fail on a directory: git's own files inside a git
     directory (which git never tracks), the home's files (`.gitconfig`: git refuses to run
-    with a directory there; `.claude.json`), and a work tree's files (`file_mask`)."""
+    with a directory there; `.claude.json`), and a work tree's files that tools read
+    (`file_mask`). A work tree's other placeholders are directories: git never lists an
+    empty one."""
     placeholder: Final[str | None]
     """Content of a placeholder file (ignored for directories); None: not guarded when missing."""
     why: Final[str]
@@ -42,13 +44,13 @@ class Protected(Slotted):
     writable, the user's to write (`~/.config`, whose protected parts have entries of their
     own)."""
     file_mask: Final[bool]
-    """A file in a work tree (`.npmrc`, `.mcp.json`): its placeholder is a unix socket file on
-    disk, with /dev/null mounted over it inside, an empty file that reads as no settings (deno
-    failed on a directory at `.npmrc`, lefthook at `lefthook-local.yml`). git lists neither a
-    socket nor a device, inside or outside, so `git status` and `git add -A` see nothing, as
-    with the directories that stand for a work tree's directories; a program outside that
-    opens the socket meanwhile fails at once; inside, a write vanishes and the name can be
-    neither removed nor renamed (a mount point)."""
+    """A file in a work tree that tools read as their settings (`FILE_MASKED`): its placeholder
+    is a unix socket file on disk, with /dev/null mounted over it inside, an empty file that
+    reads as no settings (deno failed on a directory at `.npmrc`, lefthook at
+    `lefthook-local.yml`). git lists neither a socket nor a device, inside or outside, so
+    `git status` and `git add -A` see nothing; a program outside that opens the socket
+    meanwhile fails at once; inside, a write vanishes and the name can be neither removed
+    nor renamed (a mount point)."""
 
     def __init__(
         self,
@@ -80,7 +82,21 @@ PROJECT_DIRECTORIES = frozenset(
     | {".lefthook", ".lefthook-local", ".yarn/releases", ".yarn/plugins", ".mise"}
 )
 """The names of the project table that are directories: a missing one's placeholder is an
-empty directory; the table's other names are files, masked (`Protected.file_mask`)."""
+empty directory."""
+
+FILE_MASKED = frozenset(
+    {".npmrc", ".yarnrc", ".yarnrc.yml", "rust-toolchain", "rust-toolchain.toml", ".envrc"}
+    | {".tool-versions", "mise.toml", "mise.local.toml", ".mise.toml", ".mise.local.toml"}
+    | {"mise/config.toml", ".pdbrc", ".gdbinit", ".Rprofile", ".Renviron", ".irbrc", ".pryrc"}
+    | {".iex.exs", ".ghci", ".octaverc", ".pre-commit-config.yaml"}
+    | {name for name in MANAGER_OF if name not in PROJECT_DIRECTORIES}
+)
+"""The files of the project table that the tools a command runs read as their settings (a
+package manager, a version manager, a debugger, a git hook's manager): a missing one's
+placeholder reads as an empty file (`Protected.file_mask`), where a directory failed them.
+The table's other files are read by a later session or an editor, not by a command: their
+placeholder is an empty directory, on which a write fails and says so (the model is told
+the path is protected, where a file mask takes the write and keeps nothing)."""
 
 
 def _workspace_table() -> tuple[Protected, ...]:
@@ -92,10 +108,10 @@ def _workspace_table() -> tuple[Protected, ...]:
         if first in WHOLE_DIRECTORIES:
             why = f"tools' configuration, as {entry.path}: {entry.why}"
             found.setdefault(first, Protected(first, True, "", why))
-        elif entry.path in PROJECT_DIRECTORIES:
-            found[entry.path] = Protected(entry.path, True, "", entry.why)
-        else:
+        elif entry.path in FILE_MASKED:
             found[entry.path] = Protected(entry.path, False, "", entry.why, file_mask=True)
+        else:
+            found[entry.path] = Protected(entry.path, True, "", entry.why)
     return tuple(found.values())
 
 
