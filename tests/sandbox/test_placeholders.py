@@ -104,11 +104,12 @@ async def test_git_sees_no_placeholder_inside_or_outside(
         f"{git_} add -A --dry-run" if subdirectory else f"{git_} add -A && {git_} commit -qm change"
     )
     outcome = await run(
-        command=f"for p in {PLACEHOLDERS}; do test -d $p || echo MISSING $p; done; "
+        command=f"for p in {PLACEHOLDERS}; do test -e $p || echo MISSING $p; done; "
         f"{git_} status --porcelain --untracked-files=all; {git_} add -A --dry-run; "
         f"echo b >> a.txt && {commit} && {git_} status --porcelain --untracked-files=all; echo end"
     )
-    # Inside: every placeholder is there (a directory), and git sees only the real change.
+    # Inside: every placeholder is there (a directory, or a file's mask), and git sees only
+    # the real change.
     prefix = "pkg/" if subdirectory else ""
     expected = "add 'pkg/a.txt'\n M pkg/a.txt\nend" if subdirectory else "end"
     assert outcome == ToolOutcome(expected, False)

@@ -338,10 +338,10 @@ async def test_other_hook_managers_configuration_is_read_only(boundary: Layout) 
 async def test_tool_configuration_that_runs_programs_is_read_only(boundary: Layout) -> None:
     """What makes an ordinary command run another program (`.npmrc`'s script shell, yarn's
     `yarnPath`, cargo's rustc wrapper, mise's hooks, a `path:` version, Mercurial's hooks, a
-    dev container's commands): read-only where present, and not made where missing: a
-    placeholder directory (npm reads one at `.npmrc` as no settings), a read-only `.cargo`
-    as a whole (cargo would fail on a directory at `.cargo/config`), an empty `hgrc` in
-    Mercurial's own directory."""
+    dev container's commands): read-only where present, and not made where missing: an
+    empty file that keeps no write (`.yarnrc`, `.envrc`), a read-only `.cargo` as a whole
+    (cargo would fail on a directory at `.cargo/config`), an empty `hgrc` in Mercurial's own
+    directory."""
     names = [".npmrc", ".yarnrc.yml", ".cargo/config.toml", "mise.toml", ".mise.toml"]
     names += [".tool-versions", ".hg/hgrc", ".devcontainer/devcontainer.json"]
     names += ["rust-toolchain.toml", ".yarn/releases/yarn-4.cjs"]
@@ -356,8 +356,9 @@ async def test_tool_configuration_that_runs_programs_is_read_only(boundary: Layo
     assert [(boundary.workspace / n).read_text() for n in names] == ["original\n"] * len(names)
     missing = ".yarnrc .cargo/config .hg/hgrc-not-shared .envrc"
     outcome = await run(
-        command=f"for f in {missing}; do (echo x > $f) 2>/dev/null && echo MADE $f; done; "
-        "test -d .yarnrc && test -f .hg/hgrc-not-shared && test ! -s .hg/hgrc-not-shared; "
+        command=f"for f in {missing}; do (echo x > $f) 2>/dev/null; test -s $f && echo MADE $f; "
+        "done; test -c .yarnrc && test ! -s .yarnrc && test -f .hg/hgrc-not-shared && "
+        "test ! -s .hg/hgrc-not-shared; "
         "cat .cargo/config 2>&1 | grep -c 'No such file'"
     )
     assert outcome == ToolOutcome("1", False)

@@ -132,15 +132,18 @@ def test_placeholders_exist_while_the_command_may_run_and_go_with_the_session(
     sandbox = policy(base, base / "home")
     command = sandbox.wrap(ARGV, ws)
     made = sorted(p.name for p in ws.iterdir())
-    # Every placeholder in a work tree is an empty directory: git never tracks one.
-    files = sorted(str(p.relative_to(ws)) for p in ws.rglob("*") if not p.is_dir())
+    # A placeholder in a work tree is an empty directory, or a socket file for a file's name:
+    # git lists neither; never a regular file.
+    sockets = sorted(str(p.relative_to(ws)) for p in ws.rglob("*") if p.is_socket())
+    files = sorted(str(p.relative_to(ws)) for p in ws.rglob("*") if p.is_file())
     command.finished(0, "")
     sandbox.close()
     # The first name of every protected path, `.git` and `.hg` too; no hook manager is in
     # play (no hook names one, none of their names is there).
-    guarded = [e.path for e in WORKSPACE_PROTECTED if e.path not in MANAGER_OF]
-    first = {path.split("/")[0] for path in guarded} | {".git", ".hg"}
-    assert (made, files, sorted(ws.iterdir())) == (sorted(first), [], [])
+    guarded = [e for e in WORKSPACE_PROTECTED if e.path not in MANAGER_OF]
+    first = {e.path.split("/")[0] for e in guarded} | {".git", ".hg"}
+    masks = sorted(e.path for e in guarded if e.file_mask)
+    assert (made, sockets, files, sorted(ws.iterdir())) == (sorted(first), masks, [], [])
 
 
 def test_a_placeholder_the_user_filled_in_is_kept(tmp_path: Path) -> None:

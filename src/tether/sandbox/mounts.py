@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -136,6 +137,11 @@ def sandbox_mounts(
             # protected config aside and let a new .git/config take its place.
             if isinstance(pin_found, Found):
                 bind(pin, pin_found, read_only=False)
+        if stat.S_ISSOCK(os.fstat(found.fd).st_mode):
+            # A file's placeholder (`Protected.file_mask`): an empty file inside that git
+            # does not list (a device), where the socket would fail every reader.
+            add(path, _PROTECTED, ["--dev-bind", null, str(path)])
+            return
         bind(path, found, read_only=True)
 
     setid = Protected("", False, None, "a setuid or setgid file: root's outside")

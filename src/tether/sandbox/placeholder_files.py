@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 from pathlib import Path
 from typing import Final
@@ -27,22 +28,31 @@ REACH = os.O_PATH | NOFOLLOW
 
 
 class Made(Slotted):
-    """One placeholder as made: where, what (a directory, or a file and its content) and its
-    identity (device, inode), by which it is told from whatever later takes its name."""
+    """One placeholder as made: where, what (a directory, a file and its content, or a socket
+    file: a work tree's file mask, `Protected.file_mask`) and its identity (device, inode), by
+    which it is told from whatever later takes its name."""
 
-    __slots__ = ("content", "directory", "identity", "path")
+    __slots__ = ("content", "directory", "identity", "path", "socket")
     path: Final[Path]
     directory: Final[bool]
     content: Final[bytes]
     identity: Final[tuple[int, int]]
+    socket: Final[bool]
 
     def __init__(
-        self, path: Path, directory: bool, content: bytes, identity: tuple[int, int]
+        self,
+        path: Path,
+        directory: bool,
+        content: bytes,
+        identity: tuple[int, int],
+        *,
+        socket: bool = False,
     ) -> None:
         self.path = path
         self.directory = directory
         self.content = content
         self.identity = identity
+        self.socket = socket
 
     def line(self) -> bytes:
         """Its journal line."""
@@ -51,6 +61,7 @@ class Made(Slotted):
             "directory": self.directory,
             "content": self.content.hex(),
             "identity": list(self.identity),
+            "socket": self.socket,
         }
         return (json.dumps(record) + "\n").encode()
 
@@ -66,17 +77,24 @@ class Made(Slotted):
                 bool(record["directory"]),
                 bytes.fromhex(record["content"]),
                 (int(dev), int(ino)),
+                socket=record.get("socket") is True,
             )
         except (ValueError, KeyError, TypeError):
             return None
 
 
 def marked(path: Path) -> Made | None:
-    """A placeholder without a journal entry, known by its mark: only an empty directory."""
+    """A placeholder without a journal entry (`path`: a protected path), known by its mark:
+    only an empty directory; or a socket file, which can carry no mark (the kernel keeps user
+    attributes on files and directories only) but is never a configuration file of the user's
+    (a work tree's file mask, `Protected.file_mask`)."""
     parent = reach_directory(path.parent)
     if parent is None:
         return None
     try:
+        info = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+        if stat.S_ISSOCK(info.st_mode):
+            return Made(path, False, b"", (info.st_dev, info.st_ino), socket=True)
         fd = os.open(path.name, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW, dir_fd=parent)
     except OSError:
         return None
@@ -145,6 +163,8 @@ def _still_as_made(made: Made, parent: int) -> bool:
                 return not any(entries)
         finally:
             os.close(fd)
+    if made.socket:
+        return stat.S_ISSOCK(info.st_mode)
     if not stat.S_ISREG(info.st_mode) or info.st_size != len(made.content):
         return False
     fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW, dir_fd=parent)
@@ -154,3 +174,13 @@ def _still_as_made(made: Made, parent: int) -> bool:
         )
     finally:
         os.close(fd)
+
+
+def make_socket_file(name: str, parent: int) -> int:
+    """A unix socket file named `name` in the directory `parent`, bound through the
+    descriptor's name in /proc (short whatever the directory's path, which `bind` limits to
+    107 bytes) and closed at once: the file stays, a socket nothing listens on. Its `O_PATH`
+    descriptor."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as bound:
+        bound.bind(f"/proc/self/fd/{parent}/{name}")
+    return os.open(name, REACH, dir_fd=parent)

@@ -62,6 +62,7 @@ from tether.sandbox.placeholder_files import (
     NOFOLLOW,
     REACH,
     Made,
+    make_socket_file,
     marked,
     remove_if_as_made,
 )
@@ -220,6 +221,7 @@ class Placeholders:
                             fds[-1],
                             entry.directory or not last,
                             content if last else b"",
+                            as_socket=last and entry.file_mask,
                         )
                     )
             except OSError:
@@ -285,11 +287,15 @@ class Placeholders:
         with self._timing:
             return self._running <= 0
 
-    def _make(self, path: Path, parent: int, directory: bool, content: bytes) -> int:
+    def _make(
+        self, path: Path, parent: int, directory: bool, content: bytes, *, as_socket: bool = False
+    ) -> int:
         """Make `path` in the directory `parent` (a descriptor of it), mark it and write it in
         the journal; its descriptor."""
         name = path.name
-        if directory:
+        if as_socket:
+            fd = make_socket_file(name, parent)
+        elif directory:
             os.mkdir(name, 0o755, dir_fd=parent)
             fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW, dir_fd=parent)
         else:
@@ -305,7 +311,7 @@ class Placeholders:
             with contextlib.suppress(OSError):
                 os.setxattr(fd, MARK, b"1")
             info = os.fstat(fd)
-            made = Made(path, directory, content, (info.st_dev, info.st_ino))
+            made = Made(path, directory, content, (info.st_dev, info.st_ino), socket=as_socket)
             # One write of one line with O_APPEND: lines of parallel writers do not mix.
             journal = os.open(
                 self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600

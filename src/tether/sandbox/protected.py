@@ -26,17 +26,16 @@ from tether.slotted import Slotted
 class Protected(Slotted):
     """One path to keep read-only under a writable root."""
 
-    __slots__ = ("directory", "only_missing", "path", "placeholder", "why")
+    __slots__ = ("directory", "file_mask", "only_missing", "path", "placeholder", "why")
     path: Final[str]
     """Relative to the root."""
     directory: Final[bool]
-    """What the placeholder is when missing: an empty directory, or a file. In a work tree
-    every placeholder is a directory, whatever the path names: git never tracks an empty
-    directory (so `git status` and `git add -A` see nothing, inside and outside), and a
-    directory mounted read-only stops a file being made there as well as a directory. Files
-    only where programs read the path and would fail on a directory: git's own files inside a
-    git directory (which git never tracks either), and the home's files (`.gitconfig`: git
-    refuses to run with a directory there; `.claude.json`)."""
+    """What the placeholder is when missing: an empty directory, or a file. Files where
+    programs read the path and would fail on a directory: git's own files inside a git
+    directory (which git never tracks), the home's files (`.gitconfig`: git refuses to run
+    with a directory there; `.claude.json`), and a work tree's files that tools read
+    (`file_mask`). A work tree's other placeholders are directories: git never lists an
+    empty one."""
     placeholder: Final[str | None]
     """Content of a placeholder file (ignored for directories); None: not guarded when missing."""
     why: Final[str]
@@ -44,6 +43,14 @@ class Protected(Slotted):
     """Guarded only while missing: what exists is hidden already, or, where a setting makes it
     writable, the user's to write (`~/.config`, whose protected parts have entries of their
     own)."""
+    file_mask: Final[bool]
+    """A file in a work tree that tools read as their settings (`FILE_MASKED`): its placeholder
+    is a unix socket file on disk, with /dev/null mounted over it inside, an empty file that
+    reads as no settings (deno failed on a directory at `.npmrc`, lefthook at
+    `lefthook-local.yml`). git lists neither a socket nor a device, inside or outside, so
+    `git status` and `git add -A` see nothing; a program outside that opens the socket
+    meanwhile fails at once; inside, a write vanishes and the name can be neither removed
+    nor renamed (a mount point)."""
 
     def __init__(
         self,
@@ -52,12 +59,15 @@ class Protected(Slotted):
         placeholder: str | None,
         why: str,
         only_missing: bool = False,
+        *,
+        file_mask: bool = False,
     ) -> None:
         self.path = path
         self.directory = directory
         self.placeholder = placeholder
         self.why = why
         self.only_missing = only_missing
+        self.file_mask = file_mask
 
 
 WHOLE_DIRECTORIES = (".cargo", ".config")
@@ -65,6 +75,28 @@ WHOLE_DIRECTORIES = (".cargo", ".config")
 than by the table's names in them: cargo fails on a directory at `.cargo/config.toml` (a
 placeholder), where an empty read-only `.cargo` reads as no configuration; mise and
 lefthook read names in `.config` the same way."""
+
+
+PROJECT_DIRECTORIES = frozenset(
+    {".tether", ".claude", ".agents", ".cursor", ".vscode", ".idea", ".husky", ".devcontainer"}
+    | {".lefthook", ".lefthook-local", ".yarn/releases", ".yarn/plugins", ".mise"}
+)
+"""The names of the project table that are directories: a missing one's placeholder is an
+empty directory."""
+
+FILE_MASKED = frozenset(
+    {".npmrc", ".yarnrc", ".yarnrc.yml", "rust-toolchain", "rust-toolchain.toml", ".envrc"}
+    | {".tool-versions", "mise.toml", "mise.local.toml", ".mise.toml", ".mise.local.toml"}
+    | {"mise/config.toml", ".pdbrc", ".gdbinit", ".Rprofile", ".Renviron", ".irbrc", ".pryrc"}
+    | {".iex.exs", ".ghci", ".octaverc", ".pre-commit-config.yaml"}
+    | {name for name in MANAGER_OF if name not in PROJECT_DIRECTORIES}
+)
+"""The files of the project table that the tools a command runs read as their settings (a
+package manager, a version manager, a debugger, a git hook's manager): a missing one's
+placeholder reads as an empty file (`Protected.file_mask`), where a directory failed them.
+The table's other files are read by a later session or an editor, not by a command: their
+placeholder is an empty directory, on which a write fails and says so (the model is told
+the path is protected, where a file mask takes the write and keeps nothing)."""
 
 
 def _workspace_table() -> tuple[Protected, ...]:
@@ -76,6 +108,8 @@ def _workspace_table() -> tuple[Protected, ...]:
         if first in WHOLE_DIRECTORIES:
             why = f"tools' configuration, as {entry.path}: {entry.why}"
             found.setdefault(first, Protected(first, True, "", why))
+        elif entry.path in FILE_MASKED:
+            found[entry.path] = Protected(entry.path, False, "", entry.why, file_mask=True)
         else:
             found[entry.path] = Protected(entry.path, True, "", entry.why)
     return tuple(found.values())

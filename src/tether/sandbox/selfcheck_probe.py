@@ -78,7 +78,9 @@ def writes(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "a") as f:
             f.write("written inside\n")
-        return True
+        # A missing file's placeholder takes the write and keeps nothing (/dev/null).
+        with open(path) as f:
+            return "written inside" in f.read()
     except OSError:
         return False
 out["protected"] = {p: writes(p) for p in spec["protected"]}
