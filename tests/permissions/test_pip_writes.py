@@ -85,7 +85,6 @@ def test_installs_writing_outside_or_protected_places_are_asked(
         "uv venv .venv --python 3.12",
         "pip install -e . --config-settings editable_mode=compat",
         "pip install . -C builddir=build",
-        "pip install . -C setup-args=-Dopt=true",
         "uv pip install . --config-setting builddir=./build",
     ],
 )

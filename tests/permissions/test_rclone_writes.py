@@ -12,7 +12,7 @@ import pytest
 
 from tether.permissions import decide
 from tether.permissions.option_names import plain_operands
-from tether.permissions.pip_sources import uv_venv_places
+from tether.permissions.pip_writes import uv_venv_places
 from tether.permissions.rclone_paths import rclone_places
 
 from .conftest import ContextFactory, Tree

@@ -46,7 +46,7 @@ from tether.permissions.outside_code import js_tool_values, loaded_code
 from tether.permissions.pack_writes import pack_writes
 from tether.permissions.package_indexes import index_sources
 from tether.permissions.package_scripts import RUNNERS, package_run
-from tether.permissions.pip_sources import pip_writes
+from tether.permissions.pip_writes import pip_writes
 from tether.permissions.produced_paths import PRODUCED_WORD, produced_targets
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.python_modules import module_files

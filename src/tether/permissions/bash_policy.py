@@ -48,6 +48,7 @@ from tether.permissions.launchers import launches
 from tether.permissions.node_options import inert_node_options
 from tether.permissions.path_variable import workspace_path_entries
 from tether.permissions.process_programs import process_program
+from tether.permissions.response_files import response_unseen
 from tether.permissions.runners import REMOTE_RUNNERS
 from tether.permissions.script import Invocation
 from tether.permissions.shell import parse_command
@@ -231,6 +232,10 @@ class _Judge(RuleJudge):
         for word in configured.reads:  # a repository git reads here
             parts.extend(self.files.read(t, recursive=True) for t in self.places.targets(word))
         parts.extend(self._code(inv))
+        responses = response_unseen(inv.argv) if inv.role == "command" else None
+        if responses is not None:  # their arguments: options no allow rule has judged
+            parts.append(self.unseen(responses))
+            self.read_only = False
         explicit = own.outcome == "allow" and own.rule is not None
         # Read-only is what the command does, not which rule allowed it: `ls` allowed by
         # `Bash(ls *)` still only reads (plan mode runs it).

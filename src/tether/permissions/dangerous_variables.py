@@ -52,6 +52,9 @@ DANGEROUS_VARIABLES = _names(
     "PERL5* PERLLIB RUBYOPT RUBYLIB GEM_* BUNDLE_* LUA_* TCLLIBPATH R_* PHPRC PHP_INI_SCAN_DIR "
     "AWKPATH AWKLIBPATH NPM_CONFIG_* npm_config_* YARN_* CARGO_* RUSTC* RUSTDOC* RUSTFLAGS "
     "GOFLAGS GOPROXY GOPATH JAVA_HOME CLASSPATH PIP_* UV_* "
+    # deno (deno_settings): the cache it runs compiled code from and writes (`DENO_DIR`),
+    # the certificates it trusts for downloads, its V8 options, where it installs programs.
+    "DENO_DIR DENO_CERT DENO_TLS_CA_STORE DENO_V8_FLAGS DENO_INSTALL_ROOT "
     # corepack's and pnpm's own settings: the registry or mirror corepack fetches npm, pnpm
     # and yarn from and runs (`COREPACK_NPM_REGISTRY`), where it keeps them (`COREPACK_HOME`);
     # pnpm's global directory (`PNPM_HOME`); npm_config_* and YARN_* are above. Those of

@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from tether.permissions.deno_options import deno_words
 from tether.permissions.deno_outputs import deno_outputs
+from tether.permissions.deno_settings import deno_settings
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name, readable
 
@@ -43,16 +44,23 @@ _FETCHED = re.compile(r"(https?|jsr|npm):", re.I)
 
 
 def deno_use(argv: tuple[str, ...]) -> ProgramUse | None:
-    """What deno's permission flags let the code it runs do, and what its subcommands write
-    or fetch (deno_outputs.py); None for another program, or when they grant nothing beyond
+    """What deno's permission flags let the code it runs do, what its subcommands write or
+    fetch (deno_outputs.py) and what its settings options trust or read (deno_settings.py);
+    None for another program, or when they grant nothing beyond
     the files they name."""
-    granted = _granted(argv)
-    written = deno_outputs(argv)
-    if granted is None or written is None:
-        return granted or written
-    return replace(
-        granted, writes=granted.writes + written.writes, asks=granted.asks + written.asks
-    )
+    found = [u for u in (_granted(argv), deno_outputs(argv), deno_settings(argv)) if u]
+    if not found:
+        return None
+    use = found[0]
+    for other in found[1:]:
+        use = replace(
+            use,
+            reads=use.reads + other.reads,
+            writes=use.writes + other.writes,
+            asks=use.asks + other.asks,
+            changes=use.changes or other.changes,
+        )
+    return use
 
 
 def _granted(argv: tuple[str, ...]) -> ProgramUse | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from tether.permissions.input_code import input_code, sqlite_code
 from tether.permissions.interpreter_scripts import PYTHON_VALUED, python_inspects
+from tether.permissions.make_command_line import command_line_unseen
 from tether.permissions.make_options import makefiles, unread_code
 from tether.permissions.node_runners import NODE_RUNNERS, node_words
 from tether.permissions.run_as_main import module_that_runs
@@ -305,42 +306,10 @@ def timeit_code(args: tuple[str, ...]) -> list[str]:
     return code
 
 
-_MAKE_ASSIGNMENT = re.compile(r"([^\s=:+?!]+)\s*(::?:?=|\+=|\?=|!=|=)")
-_MAKE_CODE_VARIABLES = frozenset(
-    {
-        "SHELL",
-        "MAKESHELL",
-        ".SHELLFLAGS",
-        "MAKEFILES",
-        "MAKEFLAGS",
-        "MFLAGS",
-        "MAKE",
-        "GNUMAKEFLAGS",
-        ".RECIPEPREFIX",
-    }
-)
-"""make variables that choose what runs every recipe or which makefiles are read first
-(`.RECIPEPREFIX` turns the makefile's other lines into recipes)."""
-
-
-def _make_assignment(args: tuple[str, ...]) -> CodeUse | None:
-    """A command-line variable of make's that runs code not seen: `NAME != CMD` runs CMD,
-    and `SHELL=`, `MAKEFILES=`, `MAKEFLAGS=`... choose the shell of every recipe or the
-    makefiles read first, however assigned (`=`, `:=`, `::=`, `+=`, `?=`, after `--` too)."""
-    for arg in args:
-        found = _MAKE_ASSIGNMENT.match(arg)
-        if found is None or arg.startswith("-"):
-            continue
-        name, op = found.group(1), found.group(2)
-        if op == "!=" or name in _MAKE_CODE_VARIABLES or not is_literal(name):
-            return CodeUse("-f", None, only_input=False, source=f"make's {name}{op}")
-    return None
-
-
 def _makefile(args: tuple[str, ...]) -> CodeUse | None:
-    assigned = _make_assignment(args)
-    if assigned is not None:
-        return assigned
+    changed = command_line_unseen(args)
+    if changed is not None:
+        return CodeUse("-f", None, only_input=False, source=changed)
     for value in makefiles(args):
         if value.startswith(_FROM_INPUT) or not is_literal(value):
             return CodeUse("-f", None, only_input=is_literal(value))

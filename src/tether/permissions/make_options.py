@@ -17,6 +17,7 @@ _SHORT_OPTIONAL = frozenset("jlO")
 _LONG_FILE = ("--file", "--makefile")
 _ASSIGNED = re.compile(r"[^\s=:+?!\x00-\x03]+\s*(::?:?=|\+=|\?=|!=|=)")
 """A command-line assignment whose variable's name is plain (its value may not be)."""
+_ENVIRONMENT_OVERRIDES = ("--environment-overrides",)
 _LONG_VALUED = (
     *("--directory", "--include-dir", "--old-file", "--assume-old", "--what-if"),
     *("--new-file", "--assume-new", "--eval", "--jobserver-style"),
@@ -79,8 +80,14 @@ def unread_code(args: tuple[str, ...]) -> str | None:
     return None
 
 
+def overrides_environment(args: tuple[str, ...]) -> bool:
+    """Whether make is told its environment wins over the makefile's variables (`-e`,
+    `--environment-overrides` and its prefixes, in a bundle: `-ej4`)."""
+    return any(letter == "e" for letter, _ in _make_words(args))
+
+
 def _make_words(args: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(letter, value) for make's places (`f`, `C`, `I`), its `--eval` text (`E`) and each
+    """(letter, value) for make's places (`f`, `C`, `I`), its `--eval` text (`E`), `-e` and each
     word known only as the command runs where an option or an operand stands (`?`)."""
     found: list[tuple[str, str]] = []
     i = 0
@@ -111,6 +118,8 @@ def _make_words(args: tuple[str, ...]) -> list[tuple[str, str]]:
                 found.append(("I", value))
             elif _matches(name, ("--eval",)):
                 found.append(("E", value))
+            elif _matches(name, _ENVIRONMENT_OVERRIDES):
+                found.append(("e", ""))
         elif arg.startswith("-") and len(arg) > 1:
             i += _short(arg, args[i + 1] if i + 1 < len(args) else "-", found)
         i += 1
@@ -131,6 +140,8 @@ def _short(arg: str, after: str, found: list[tuple[str, str]]) -> int:
             return 0
         if letter in _SHORT_OPTIONAL:
             return 0
+        if letter == "e":
+            found.append(("e", ""))
         if letter in _SHORT_VALUED:
             value = arg[k:] or after
             if letter in "fCIE":

@@ -6,7 +6,10 @@ the command line (`-i`/`--index-url`, `--extra-index-url`, `uv add --index`/`--d
 certificate), and a requirement fetched by its own URL or from a git host (`pip install
 https://x/p.whl`, `git+https://...`, `NAME @ https://...`); cargo's `install`/`add` from a git
 repository or an index given as a URL (`--git https://...`, `--index sparse+https://...`);
-conda's channels given as URLs (`-c https://...`, `URL::NAME`): asked. Local places are
+conda's channels other than the defaults (`-c evilchan`, `-c https://...`, `CHAN::NAME`,
+`NAME[channel=CHAN]`);
+pip's `--cert`, `--client-cert`, `--proxy` and build settings (`-C`/`--config-settings`):
+asked. Local places are
 judged as code from there (pip_sources, fetched_sources, conda_environments); the same settings
 given by the environment (`PIP_INDEX_URL`, `UV_INDEX`) are dangerous variables."""
 
@@ -36,6 +39,32 @@ _REMOTE = re.compile(r"(?:[a-z][a-z0-9+.-]*\+)?(?!file:)[a-z][a-z0-9+.-]*://", r
 """A URL of a place on the network (`https://`, `sparse+https://`, `git+ssh://`, `s3://`);
 `file:` URLs are local places, judged as paths."""
 _VCS = re.compile(r"(git|hg|svn|bzr)\+(?!file:)", re.I)
+_BUILD_SETTINGS = (
+    "{tool} hands the build backend the settings {value}, which may choose the programs its"
+    " build runs: not seen"
+)
+_PIP_TRUST = {
+    "--trusted-host": "{tool} takes packages from {value} without checking its certificate:"
+    " any host on the way may answer for it",
+    "--allow-insecure-host": "{tool} takes packages from {value} without checking its"
+    " certificate: any host on the way may answer for it",
+    "--cert": "{tool} trusts the certificate authority in {value} for the index: whoever holds"
+    " its key may answer for it",
+    "--client-cert": "{tool} sends the key and certificate in {value} to the index",
+    "--proxy": "{tool} fetches packages through {value}, a proxy its configuration does not name",
+    "--global-option": _BUILD_SETTINGS,
+    "--build-option": _BUILD_SETTINGS,
+}
+"""pip's and uv's options, one table, that change whom an install trusts or what its build
+runs: an index taken without its certificate checked, a certificate authority or client key
+of the command's, a proxy, settings handed to the build backend (`-C cmake.args=...`)."""
+_CONFIG_SETTINGS = ("-C", "--config-settings", "--config-setting")
+_INERT_SETTINGS = frozenset({"editable_mode", "editable-mode", "builddir", "build-dir"})
+"""Build settings that only choose how an editable install is made or where the build
+writes (a place pip_sources' `_config_places` judges as a write); any other may hand the
+backend options that run programs (`cmake.args=-DCMAKE_C_COMPILER_LAUNCHER=...`,
+`setup-args=--native-file=...`)."""
+
 _UV_RESOLVERS = frozenset({"lock", "sync", "run", "export", "tree", "upgrade", "venv"})
 """uv's commands that resolve packages with the indexes given to them."""
 _UV_WITH = OptionGrammar(("--with", "--from"))
@@ -43,6 +72,16 @@ _UV_WITH = OptionGrammar(("--with", "--from"))
 _CARGO_SOURCES = ("--git", "--index")
 _CARGO_FETCHES = frozenset({"install", "add"})
 _CONDA_CHANNELS = OptionGrammar(("-c", "--channel"), prefixes=True)
+_CONDA_DEFAULTS = frozenset(
+    {"defaults", "main", "r", "msys2", "pkgs/main", "pkgs/r", "pkgs/msys2", "pkgs/free"}
+    | {"conda-forge"}
+)
+"""The default channels: conda's own, and conda-forge, the default of Miniforge, mamba and
+micromamba. Any other name is a user's channel on anaconda.org (anyone may own one: `-c
+evilchan`), `local` (packages built here) or one the configuration may not name: a package
+source, as pip's `--index-url` is."""
+_SPEC_CHANNEL = re.compile(r"\[.*\bchannel\s*=\s*['\"]?([^,\]'\"]+)")
+"""The channel a match spec names in its brackets (`numpy[channel=evilchan]`)."""
 _CONDA_INSTALLS = frozenset({"install", "create", "update", "upgrade"})
 """conda's commands (and `conda env`'s) that install packages, whose link scripts run."""
 
@@ -88,9 +127,14 @@ def _pip_fetches(tool: str, words: tuple[str, ...]) -> list[str]:
         if not is_literal(value) or _REMOTE.search(value)
     ]
     asks += [
-        f"{tool} takes packages from {_place(value)} without checking its certificate: any"
-        " host on the way may answer for it"
-        for value in pip_values(words, ("--trusted-host",))
+        what.format(tool=tool, value=_place(value))
+        for option, what in _PIP_TRUST.items()
+        for value in pip_values(words, (option,))
+    ]
+    asks += [
+        _BUILD_SETTINGS.format(tool=tool, value=_place(value))
+        for value in pip_values(words, _CONFIG_SETTINGS)
+        if not is_literal(value) or value.partition("=")[0] not in _INERT_SETTINGS
     ]
     if words[0] in PIP_FETCHES:
         asks += [
@@ -144,17 +188,25 @@ def _conda(name: str, args: tuple[str, ...]) -> list[str]:
     command = words[1:2] if words[:1] == ["env"] else words[:1]
     if not command or command[0] not in _CONDA_INSTALLS:
         return []  # `conda search -c URL` reads the channel's index: no code of it runs
-    channels = [v for v in option_values(args, _CONDA_CHANNELS) if _REMOTE.match(v)]
-    channels += [
-        channel
-        for word in words
-        if (channel := word.rpartition("::")[0]) and _REMOTE.match(channel)
-    ]
+    named = list(option_values(args, _CONDA_CHANNELS))
+    named += [channel for word in words if (channel := word.rpartition("::")[0])]
+    named += [found.group(1) for word in words if (found := _SPEC_CHANNEL.search(word))]
+    channels = [channel for channel in named if not _default_or_local(channel)]
     return [
-        f"{name} installs packages, whose link scripts run, from the channel {readable(c)},"
+        f"{name} installs packages, whose link scripts run, from the channel {_place(c)},"
         " which its configuration does not name: not seen"
         for c in channels
     ]
+
+
+def _default_or_local(channel: str) -> bool:
+    """A default channel (`conda-forge`, `conda-forge/linux-64`), or a local one given as a
+    path or `file:` URL (judged as a place by conda_environments)."""
+    if not is_literal(channel):
+        return False
+    if channel.startswith((".", "/", "~")) or channel.lower().startswith("file:"):
+        return True
+    return channel in _CONDA_DEFAULTS or channel.partition("/")[0] in _CONDA_DEFAULTS
 
 
 def _place(value: str) -> str:

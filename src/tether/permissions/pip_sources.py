@@ -4,7 +4,8 @@
 (`--find-links`, `--index-url file:`), requirement and constraint files (`-r`, `-c`: read in
 turn, relative to the file naming them: bash_judge_files), uv's project, env file and
 interpreter (`--project`, `--env-file`, `--python /x/py`); options as optparse takes them
-(any prefix of a long option: `--requirem=F`, `--find-lin DIR`)."""
+(any prefix of a long option: `--requirem=F`, `--find-lin DIR`). Where they write is
+pip_writes.py."""
 
 from __future__ import annotations
 
@@ -19,9 +20,8 @@ from tether.permissions.option_names import (
     OptionGrammar,
     long_option,
     option_values,
-    plain_operands,
 )
-from tether.permissions.shell_words import HOME, PATH_STARTS, is_literal, program_name
+from tether.permissions.shell_words import PATH_STARTS, is_literal, program_name
 
 PIP_FETCHES = frozenset({"install", "download", "wheel", "sync", "compile", "add", "inject"})
 """pip's, uv's (`uv add PATH`) and pipx's (`pipx install PATH`, `inject`) subcommands that
@@ -51,7 +51,7 @@ _PIP_VALUED = (
     *("--config-settings", "--global-option", "--dest", "-d", "-w", "--wheel-dir"),
 )
 _PIP_OPTIONS = (*_PIP_VALUED, *_PIP_FILES, *_PIP_SOURCES)
-_PIP_FLAGS = frozenset(
+PIP_FLAGS = frozenset(
     {"--pre", "--user", "--upgrade", "--no-deps", "--force-reinstall", "--ignore-installed"}
     | {"--no-index", "--no-cache-dir", "--quiet", "--verbose", "--isolated", "--compile"}
     | {"--require-hashes", "--no-build-isolation", "--use-pep517", "--no-clean", "--dry-run"}
@@ -79,7 +79,7 @@ def _uv_places(args: tuple[str, ...]) -> tuple[str, ...]:
 def pip_values(args: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
     """The values of pip's `options` in `args`, taken as optparse takes them: any prefix of a
     long option (`--requirem=F`, `--find-lin DIR`; one pip finds ambiguous is taken too)."""
-    return option_values(args, OptionGrammar(options, prefixes=True, known=_PIP_FLAGS))
+    return option_values(args, OptionGrammar(options, prefixes=True, known=PIP_FLAGS))
 
 
 def pip_module(argv: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -124,7 +124,7 @@ def _adder_operands(words: tuple[str, ...]) -> tuple[str, ...]:
 _SHORT_VALUED = frozenset("rceftdwCipPo")
 """Short options of pip and uv that take a value (in a cluster, the rest of it or the next
 word: `-qr F`, `-qrF`)."""
-_GLOBAL_VALUED = (
+GLOBAL_VALUED = (
     *("--log", "--log-file", "--proxy", "--retries", "--timeout", "--exists-action"),
     *("--trusted-host", "--cert", "--client-cert", "--cache-dir", "--python", "--use-feature"),
     *("--use-deprecated", "--keyring-provider", "--resume-retries", "--directory", "--project"),
@@ -157,7 +157,7 @@ def optparse_words(words: tuple[str, ...]) -> tuple[str, ...]:
             continue
         split = _cluster(word) if word[1:2] != "-" else [word]
         takes = split[-1] in ("-" + c for c in _SHORT_VALUED) or (
-            (found := long_option(split[-1], _GLOBAL_VALUED + _PIP_OPTIONS, known=_PIP_FLAGS))
+            (found := long_option(split[-1], GLOBAL_VALUED + _PIP_OPTIONS, known=PIP_FLAGS))
             is not None
             and found[1] is None
         )
@@ -254,7 +254,7 @@ def requirement_operands(words: tuple[str, ...]) -> list[tuple[str, bool]]:
         if skip:
             skip = False
             continue
-        valued = long_option(arg, _PIP_OPTIONS, known=_PIP_FLAGS) if arg[:2] == "--" else None
+        valued = long_option(arg, _PIP_OPTIONS, known=PIP_FLAGS) if arg[:2] == "--" else None
         if arg in _PIP_OPTIONS or (valued is not None and valued[1] is None):
             skip = True
             continue
@@ -338,83 +338,6 @@ def fetched_code(argv: tuple[str, ...]) -> str | None:
         f"`{program_name(argv[0])} -m pip` installs packages whose build and set-up code "
         "runs unseen; only a rule naming pip allows that"
     )
-
-
-_PIP_WRITES = (
-    *("-t", "--target", "--prefix", "--root", "--src", "--report", "--log"),
-    *("-d", "--dest", "-w", "--wheel-dir", "-o", "--output-file", "--cache-dir"),
-)
-"""pip's and uv's options naming where an install, download, wheel build or compile writes
-(`pip install --target DIR`, `pip download -d DIR`, `uv pip compile -o FILE`)."""
-
-
-_UV_TOOL_PLACES = (HOME + "/.local/bin", HOME + "/.local/share/uv/tools")
-"""Where `uv tool install` puts a tool's environment and its programs, on the user's PATH."""
-_UV_TOOL_SUBCOMMANDS = frozenset(
-    {"run", "install", "upgrade", "uninstall", "list", "dir", "update-shell", "ensurepath"}
-)
-_UV_TOOL_VARIABLES = frozenset({"UV_TOOL_DIR", "UV_TOOL_BIN_DIR", "XDG_BIN_HOME", "XDG_DATA_HOME"})
-
-
-def pip_writes(
-    argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...] = ()
-) -> tuple[str, ...]:
-    """Where `argv` (pip, uv, `python3 -m pip`) writes what it installs, downloads or builds,
-    as written: its options' places and, for `--user`, the user's site (`~/.local`). The
-    project managers' `add` (`pdm add -d`: a dev dependency) writes where the project is.
-    `uv tool install|upgrade|uninstall` writes programs onto the user's PATH (`~/.local/bin`,
-    or where `assignments` put it: `UV_TOOL_BIN_DIR`), as `pip install --user` does."""
-    if not argv or program_name(argv[0]) in ADDERS:
-        return ()
-    words = pip_words(argv)
-    operands = tuple(w for w in words if not w.startswith("-"))  # `uv --quiet tool ...`
-    if "tool" in operands[:2] and program_name(argv[0]) == "uv":  # `uv --directory d tool`
-        return _uv_tool_places(operands[operands.index("tool") + 1 :], assignments)
-    words = words[1:] if words[:1] == ("pip",) else words
-    if words[:1] == ("build",) and program_name(argv[0]) == "uv":
-        return tuple(pip_values(words, ("-o", "--out-dir")))  # `uv build -o DIR`
-    if words[:1] == ("venv",) and program_name(argv[0]) == "uv":
-        return uv_venv_places(words[1:])  # `uv venv DIR`
-    if not words or words[0] not in PIP_FETCHES:
-        return ()
-    found = pip_values(words, _PIP_WRITES)
-    user = OptionGrammar(("--user",), flags=("--user",), prefixes=True, known=_PIP_FLAGS)
-    if option_values(words, user):
-        found.append(HOME + "/.local")
-    return tuple(found)
-
-
-def _uv_tool_places(
-    words: tuple[str, ...], assignments: tuple[tuple[str, str], ...]
-) -> tuple[str, ...]:
-    """The directories `uv tool SUB` writes: its tools' and their programs' (none for `list`,
-    `dir`, `run`, which the launchers judge), and the shell's files `update-shell` edits."""
-    # an option's value may come first (`uv --directory d tool install`: optparse_words)
-    sub = next((w for w in words if w in _UV_TOOL_SUBCOMMANDS), "")
-    if sub in ("install", "upgrade", "uninstall"):
-        found = [value for name, value in assignments if name in _UV_TOOL_VARIABLES]
-        return (*_UV_TOOL_PLACES, *found)
-    if sub in ("update-shell", "ensurepath"):
-        return (HOME + "/.profile", HOME + "/.bashrc", HOME + "/.zshrc")
-    return ()
-
-
-_UV_VENV_VALUED = frozenset(
-    {
-        *("-p", "--python", "--prompt", "-i", "--index-url", "--extra-index-url", "-f"),
-        *_GLOBAL_VALUED,
-    }
-    | {*("--find-links", "--index", "--default-index", "--index-strategy", "--link-mode")}
-    | {*("--keyring-provider", "--exclude-newer", "-c", "--constraints")}
-)
-"""`uv venv`'s options that take a value (what is left is the directory it makes)."""
-
-
-def uv_venv_places(words: tuple[str, ...]) -> tuple[str, ...]:
-    """The directory `uv venv [OPTIONS] [DIR]` makes, with `--cache-dir`'s; a word after an
-    option no table knows is taken as a place too (more is judged, not less)."""
-    found = list(pip_values(words, ("--cache-dir",)))
-    return (*found, *plain_operands(words, _UV_VENV_VALUED))
 
 
 def pip_loads(argv: tuple[str, ...]) -> tuple[str, ...]:

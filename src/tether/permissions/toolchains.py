@@ -27,7 +27,7 @@ from tether.permissions.escapes import (
 from tether.permissions.fetched_sources import cargo_sources, go_sources
 from tether.permissions.go_generate import go_global
 from tether.permissions.program_use import ProgramUse
-from tether.permissions.response_files import LIST_ONLY_RESPONSES, expands_response_files
+from tether.permissions.response_files import response_unseen
 from tether.permissions.shell_words import DYN, is_literal, program_name
 
 COMPILERS = frozenset(
@@ -162,18 +162,19 @@ def _binutils_plugin(name: str) -> tuple[str, ...]:
 
 
 def _responses(name: str, words: tuple[str, ...]) -> tuple[str, ...]:
-    """Why a response file may hide code-loading options: the program's own `@FILE`, and a
-    compiler's passed to its linker, assembler or preprocessor (`-Wl,@FILE`, `-Xlinker
-    @FILE`). A list of names only (7-Zip's) is not code (response_files.py reads it)."""
-    if name in LIST_ONLY_RESPONSES:
-        return ()
-    own = expands_response_files(name) and any(w.startswith("@") and len(w) > 1 for w in words)
+    """Why a response file may hide code-loading options: the program's own `@FILE`
+    (response_files' `response_unseen`, one table for every program that reads one: judged
+    here too for the options make's variables give, `CFLAGS=@FILE`), and a compiler's passed
+    to its linker, assembler or preprocessor (`-Wl,@FILE`, `-Xlinker @FILE`)."""
+    own = response_unseen((name, *words))
     passed = is_compiler(name) and any(
         (w.startswith(("-Wl,", "-Wa,", "-Wp,")) and any(p.startswith("@") for p in w.split(",")))
         or (w in _PASSING and i + 1 < len(words) and words[i + 1].startswith("@"))
         for i, w in enumerate(words)
     )
-    return (f"{name} {_CODE_IN_RESPONSES}",) if own or passed else ()
+    if own is not None:
+        return (own,)
+    return (f"{name} {_CODE_IN_RESPONSES}",) if passed else ()
 
 
 _PASSING = frozenset({"-Xlinker", "-Xassembler", "-Xpreprocessor"})
