@@ -122,6 +122,7 @@ class FileJudge(GlobJudge):
         verdicts: list[Verdict] = []
         reads = list(inv.reads)
         writes = list(inv.writes)
+        trees: list[str] = []  # read whole whatever `recursive` says (rclone's directories)
         if inv.role == "command":
             writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
             module = module_files(inv.own_argv)
@@ -163,8 +164,10 @@ class FileJudge(GlobJudge):
             ):
                 if use is not None:
                     verdicts.extend(self._program_use(use))
-                    reads += use.reads
+                    # What hg records (hg_recorded): every file below its words.
+                    (trees if use.recursive else reads).extend(use.reads)
                     writes += use.writes
+                    verdicts.extend(self._top_reads(use.top_reads, explicit))
             verdicts.extend(self._mounted(inv, explicit))
             containers = container_files(inv.argv)
             reads += containers.reads
@@ -180,7 +183,6 @@ class FileJudge(GlobJudge):
                 verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
         recursive = False
-        trees: list[str] = []  # read whole whatever `recursive` says (rclone's directories)
         follows_trees = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
