@@ -170,9 +170,7 @@ UNREAD = [
     ("bun run build", {"bunfig.toml": 'preload = ["./tools/p.ts"]\n'}),
     ("bun run build", {"bunfig.toml": '[run]\nshell = "./tools/runner.sh"\n'}),
     ("pnpm install", {".pnpmfile.cjs": "module.exports = {hooks: {}}\n"}),
-    ("pnpm -r run build", {}),
-    ("npm run build --workspaces", {}),
-    ("yarn workspaces foreach run build", {}),
+    # A package no workspace names (the scripts of those it names: test_workspace_scripts).
     ("pnpm --filter web build", {}),
     ("npm -w web run build", {}),
 ]

@@ -37,8 +37,9 @@ from tether.permissions.git_history_check import (
     pathspecs_dropped,
     tree_written,
 )
-from tether.permissions.js_tool_files import js_tool_use
+from tether.permissions.js_tool_files import js_tool_run, js_tool_use
 from tether.permissions.mentioned_files import mentioned_files
+from tether.permissions.mocha_configs import mocha_rc_loads
 from tether.permissions.name_filters import configured
 from tether.permissions.node_options import node_use
 from tether.permissions.npm_settings import manager_settings
@@ -73,6 +74,7 @@ from tether.permissions.working_code import runs_working_code
 _UNFOLLOWING = frozenset({"grep", "egrep", "fgrep", "rg", "tar", "bsdtar", "gtar"})
 """Recursive readers that skip the symlinks they meet below their top unless told to follow."""
 _PIPE = Path(PROCESS_SUBSTITUTION_PATH)
+_MOCHA = frozenset({"mocha", "_mocha"})
 """What `<(cmd)` and `>(cmd)` pass (shell_words): a pipe, not a file; any other `/dev/fd/N`
 is whatever the process has open, judged as unknown."""
 
@@ -122,6 +124,7 @@ class FileJudge(GlobJudge):
         verdicts: list[Verdict] = []
         reads = list(inv.reads)
         writes = list(inv.writes)
+        trees: list[str] = []  # read whole whatever `recursive` says (rclone's directories)
         if inv.role == "command":
             writes += [*config_writes(inv.argv), *extraction_writes(inv.argv)]
             module = module_files(inv.own_argv)
@@ -138,6 +141,7 @@ class FileJudge(GlobJudge):
                     inv,
                 )
             )
+            verdicts.extend(self._mocha_configured(inv))
             verdicts.extend(self._machine_lookups(inv))
             verdicts.extend(self._imports(inv))
             verdicts.extend(self._requirements(inv))
@@ -163,8 +167,10 @@ class FileJudge(GlobJudge):
             ):
                 if use is not None:
                     verdicts.extend(self._program_use(use))
-                    reads += use.reads
+                    # What hg records (hg_recorded): every file below its words.
+                    (trees if use.recursive else reads).extend(use.reads)
                     writes += use.writes
+                    verdicts.extend(self._top_reads(use.top_reads, explicit))
             verdicts.extend(self._mounted(inv, explicit))
             containers = container_files(inv.argv)
             reads += containers.reads
@@ -180,7 +186,6 @@ class FileJudge(GlobJudge):
                 verdicts.extend(self._working_code(inv.argv[0]))
             verdicts.extend(self._fetched(inv))
         recursive = False
-        trees: list[str] = []  # read whole whatever `recursive` says (rclone's directories)
         follows_trees = False
         for redirect in inv.redirects:
             (writes if redirect.writes else reads).append(redirect.target)
@@ -316,6 +321,24 @@ class FileJudge(GlobJudge):
             return True
         names = self.ctx.list_directory(real.parent)
         return names is None or real.name in names
+
+    def _mocha_configured(self, inv: Invocation) -> list[Verdict]:
+        """The modules mocha's configuration files make it load (mocha_configs.py), from
+        each directory the shell may be in: code run, judged as `mocha -r PATH` is."""
+        tool = js_tool_run(program_name(inv.argv[0]), inv.argv[1:], _MOCHA) if inv.argv else None
+        if tool is None:
+            return []
+        found: list[Verdict] = []
+        for cwd in self.places.cwds:
+            real = self.files.real(cwd) if cwd is not None else None
+            if real is None:
+                continue
+            loads = mocha_rc_loads(real, tool[1], script_text)
+            if loads == ("$",):
+                found.append(self.unseen("mocha's configuration here cannot be read"))
+                continue
+            found += self._loads(loads, inv, what="mocha's configuration loads code from")
+        return found
 
     def _top_reads(self, words: tuple[str, ...], explicit: bool) -> list[Verdict]:
         """Files below the repository's top that git stages (git_pathspecs), the top taken

@@ -30,6 +30,7 @@ from tether.permissions.go_generate import generate_text, generate_words
 from tether.permissions.package_configs import config_unread
 from tether.permissions.package_indexes import listed_indexes
 from tether.permissions.package_sources import dependency_places, installs
+from tether.permissions.package_workspaces import select_packages
 from tether.permissions.paths import is_below
 from tether.permissions.pip_projects import project_sources, uv_config_sources
 from tether.permissions.pip_sources import (
@@ -82,6 +83,12 @@ class ProjectJudge(ScriptJudge):
             real = self.files.real(base) if base is not None else None
             if real is None:
                 continue  # code from a directory not known now (_working_code)
+            if code.packages:  # `npm -w X`, `pnpm -r`: each package selected, from its own
+                selected = select_packages(real, code.packages, script_text)
+                found += [self._project_unread(name, why) for why in selected.unknown]
+                for package in selected.directories:
+                    found += self._project_at(code, name, package, moved=package != real)
+                continue
             found += self._project_at(code, name, real)
         return [v for v in found if v is not None]
 
@@ -112,8 +119,10 @@ class ProjectJudge(ScriptJudge):
                 found += self._project(replace(inv, argv=(runner, "-C", directory, *targets)))
         return found
 
-    def _project_at(self, code: ProjectCode, name: str, real: Path) -> list[Verdict | None]:
-        """`code` run in the directory `real`."""
+    def _project_at(
+        self, code: ProjectCode, name: str, real: Path, *, moved: bool = False
+    ) -> list[Verdict | None]:
+        """`code` run in the directory `real` (`moved`: not where the shell is)."""
         found: list[Verdict | None] = []
         generated = code.kind in RUNNER_FILES or code.make is not None
         if code.directory and not real.is_dir() and generated and not self.generating:
@@ -182,10 +191,10 @@ class ProjectJudge(ScriptJudge):
         if text is not None and self.nesting < MAX_NESTING:
             runs = " ".join(code.names) or "its first target"
             what = f"{name} runs {runs} from {', '.join(p.name for p in read if p.exists())}:"
-            elsewhere = code.directory or real != start
-            moved = f"cd -- {shlex.quote(str(real))} || exit\n" if elsewhere else ""
+            elsewhere = bool(code.directory) or real != start or moved
+            move = f"cd -- {shlex.quote(str(real))} || exit\n" if elsewhere else ""
             package = code.make is None  # scripts run with node_modules/.bin on PATH
-            found += self._judged_text(moved + text, what, same_shell=False, package=package)
+            found += self._judged_text(move + text, what, same_shell=False, package=package)
         return found
 
     def _generated(self, inv: Invocation) -> list[Verdict]:

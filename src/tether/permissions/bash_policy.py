@@ -229,6 +229,7 @@ class _Judge(RuleJudge):
         parts.extend(startup)
         self.read_only = self.read_only and not startup
         parts.extend(v for code in configured.runs for v in self.commands_run(code))
+        parts.extend(ask(reason) for reason in configured.asks)
         for word in configured.reads:  # a repository git reads here
             parts.extend(self.files.read(t, recursive=True) for t in self.places.targets(word))
         parts.extend(self._code(inv))

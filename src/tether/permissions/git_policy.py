@@ -26,7 +26,7 @@ from tether.permissions.git_names import (
     subcommand_at,
 )
 from tether.permissions.git_pathspecs import pathspec_words, staged
-from tether.permissions.git_remote_urls import url_program
+from tether.permissions.git_remote_urls import transport_name, url_program
 from tether.permissions.git_tree_writes import TREE_WRITERS, TreeWrites
 from tether.permissions.git_use import GitUse, join
 from tether.permissions.git_words import (
@@ -226,6 +226,14 @@ def _subcommand(sub: GitSubcommand, rest: tuple[str, ...], use: GitUse) -> None:
     # `git-remote-NAME` of `NAME::X` or an unknown scheme (git_remote_urls.url_program).
     values = [v for _, v in parsed.options if v is not None]
     use.runs += [c for p in (*positionals, *values) if (c := url_program(p)) is not None]
+    # Whatever a transport of its own reaches (`fd::` the descriptors another process holds,
+    # a helper's or ext's program) is out of sight: asked even when its command is allowed.
+    use.asks += [
+        f"git reaches {readable(p)} through its own transport `{name}::`, "
+        "which runs a program or talks to one tether does not see"
+        for p in (*positionals, *values)
+        if (name := transport_name(p)) is not None
+    ]
     if sub.pushes and positionals and local_repository(positionals[0]):
         use.unseen.append(
             f"pushing to {readable(positionals[0])}, a repository on this machine, runs its hooks"

@@ -23,6 +23,7 @@ from tether.permissions.git_remote_urls import (
     local_path,
     reached_remotes,
     set_remotes,
+    transport_name,
     url_program,
 )
 from tether.permissions.path_rules import PathRules
@@ -37,19 +38,26 @@ Pending = list[tuple[str, str]]
 class Configured(Slotted):
     """What a git command reaches by configuration: the ssh hosts (as `ssh HOST` commands,
     for deny and ask rules), the commands git runs (shell text) and the local repositories
-    it reads (absolute, or relative to where git runs)."""
+    it reads (absolute, or relative to where git runs); `asks`: why a remote reached through
+    a transport of its own (`fd::`, `ext::`, a helper's `NAME::`) is asked."""
 
-    __slots__ = ("hosts", "reads", "runs")
+    __slots__ = ("asks", "hosts", "reads", "runs")
     hosts: Final[Equivalent | None]
     runs: Final[tuple[str, ...]]
     reads: Final[tuple[str, ...]]
+    asks: Final[tuple[str, ...]]
 
     def __init__(
-        self, hosts: Equivalent | None, runs: tuple[str, ...], reads: tuple[str, ...]
+        self,
+        hosts: Equivalent | None,
+        runs: tuple[str, ...],
+        reads: tuple[str, ...],
+        asks: tuple[str, ...] = (),
     ) -> None:
         self.hosts = hosts
         self.runs = runs
         self.reads = reads
+        self.asks = asks
 
 
 NOTHING = Configured(None, (), ())
@@ -93,7 +101,13 @@ def configured_remotes(
         shown = readable(" ".join(argv[at : at + 2]))
         does = f"`git {shown}` reaches {hosts[0]} by ssh, as the repository's remotes say"
         equivalent = Equivalent(tuple(("ssh", h) for h in dict.fromkeys(hosts)), does)
-    return Configured(equivalent, tuple(runs), tuple(reads))
+    asks = [
+        f"git reaches the remote {readable(u)} through its own transport `{name}::`, "
+        "which runs a program or talks to one tether does not see"
+        for u in unique
+        if (name := transport_name(u)) is not None
+    ]
+    return Configured(equivalent, tuple(runs), tuple(reads), tuple(asks))
 
 
 def _typed_local(word: str) -> bool:

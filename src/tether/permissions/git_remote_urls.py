@@ -16,6 +16,7 @@ remote.NAME.url=`), for a later fetch in the same command line."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -223,6 +224,16 @@ def _submodule_urls(directory: Path, remotes: list[str], base: tuple[str, ...]) 
 _KNOWN_SCHEMES = frozenset(
     {"http", "https", "ftp", "ftps", "ssh", "git", "file", "git+ssh", "ssh+git"}
 )
+
+
+_TRANSPORT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)::")
+"""`NAME::ADDRESS`, as git's transport_get reads it: a scheme's characters, then `::`."""
+
+
+def transport_name(url: str) -> str | None:
+    """The `NAME` of a `NAME::ADDRESS` remote (`ext`, `fd`, a helper), or None."""
+    found = _TRANSPORT.match(url)
+    return found.group(1) if found else None
 
 
 def url_program(url: str) -> str | None:

@@ -74,6 +74,20 @@ def matches(name: str, pattern: str, casefold: bool = False) -> bool | None:
     return _match(name, tokens, casefold)
 
 
+class NamePattern:
+    """A pattern read once and matched against many names (a rule's glob, one segment)."""
+
+    __slots__ = ("_tokens",)
+
+    def __init__(self, pattern: str) -> None:
+        """Raises Unjudged when what the pattern matches depends on the locale."""
+        self._tokens = _tokens(pattern)
+
+    def fullmatch(self, name: str, casefold: bool = False) -> bool:
+        """Whether glibc's fnmatch(pattern, name) matches."""
+        return _match(name, self._tokens, casefold)
+
+
 def is_plain(pattern: str) -> bool:
     """Whether the pattern is one name, matched only by itself."""
     return not any(c in pattern for c in "*?[\\")

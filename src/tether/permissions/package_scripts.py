@@ -17,10 +17,12 @@ import re
 
 from tether.permissions.node_option_words import node_option_readings
 from tether.permissions.option_names import long_option
+from tether.permissions.package_workspaces import EVERY
 from tether.permissions.pnpm_settings import pnpm_setting
 from tether.permissions.runner_tables import BUN_ALIASES, NPM, PNPM, YARN
 from tether.permissions.script_arguments import passed_readings
 from tether.permissions.shell_words import is_literal
+from tether.permissions.yarn_workspaces import yarn_workspace
 
 RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _RUN = frozenset({"run", "run-script", "rum", "urn"})
@@ -114,14 +116,17 @@ CONFIGS = {
 class PackageRun:
     """What a package manager's words run: the scripts (in order), the words it passes on
     to some of them (each way they may reach it: script_arguments.py), the directory it
-    works in (relative to where it starts, or None), and why some is code not read."""
+    works in (relative to where it starts, or None), the workspace's packages it runs them
+    in (their selectors, package_workspaces.py; none: its own), and why some is code not
+    read."""
 
-    __slots__ = ("directory", "passed", "scripts", "unread")
+    __slots__ = ("directory", "packages", "passed", "scripts", "unread")
 
     def __init__(self) -> None:
         self.scripts: list[str] = []
         self.passed: dict[str, tuple[tuple[str, ...], ...]] = {}
         self.directory: str | None = None
+        self.packages: list[str] = []
         self.unread: list[str] = []
 
 
@@ -131,6 +136,13 @@ def package_run(
     """The scripts `name ARGS` runs from package.json; None when it runs none."""
     words = args
     run = PackageRun()
+    if name == "yarn":
+        moved = yarn_workspace(words)
+        if isinstance(moved, str):
+            run.unread.append(moved)
+        elif moved is not None:
+            run.packages.append(moved[0])
+            words = moved[1]
     verbs: list[int] = []
     maybe_value = False
     found = False
@@ -201,13 +213,11 @@ def _option(name: str, option: str, value: str, run: PackageRun) -> None:
             run.unread.append(f"{name} is given more than one directory")
         run.directory = value
     elif option in _WORKSPACE and not (name == "pnpm" and option == "-w"):
-        if run.directory is not None and run.directory != value:
-            run.unread.append(f"{name} is given more than one directory")
-        run.directory = value  # a path; a package's name is not one here
+        run.packages.append(value)  # a package's name or directory
     elif option in _FILTERS and value not in (".", "./"):
-        run.unread.append(f"{name} --filter {value} runs the scripts of other packages")
+        run.packages.append(value)
     elif option in _MANY:
-        run.unread.append(f"{name} {option} runs the scripts of every package")
+        run.packages.append(EVERY)
     elif option in _SHELL_SETTINGS and value not in SHELLS:
         run.unread.append(f"{name} runs its scripts with {value}, which tether does not read")
     elif option == _NODE_OPTIONS:

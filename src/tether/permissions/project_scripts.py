@@ -50,8 +50,8 @@ class ProjectCode(Slotted):
     beside them, and why some of what it runs is not read."""
 
     __slots__ = (
-        *("configs", "directory", "every", "files", "kind", "make", "names", "passed"),
-        "unread",
+        *("configs", "directory", "every", "files", "kind", "make", "names", "packages"),
+        *("passed", "unread"),
     )
     kind: Final[str]
     files: Final[tuple[str, ...]]
@@ -62,6 +62,8 @@ class ProjectCode(Slotted):
     configs: Final[tuple[str, ...]]
     passed: Final[tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]]
     unread: Final[tuple[str, ...]]
+    packages: Final[tuple[str, ...]]
+    """The workspace's packages it runs in, by their selectors (package_workspaces.py)."""
 
     def __init__(
         self,
@@ -75,6 +77,7 @@ class ProjectCode(Slotted):
         configs: tuple[str, ...] = (),
         passed: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (),
         unread: tuple[str, ...] = (),
+        packages: tuple[str, ...] = (),
     ) -> None:
         self.kind = kind
         self.files = files
@@ -85,6 +88,7 @@ class ProjectCode(Slotted):
         self.configs = configs
         self.passed = passed
         self.unread = unread
+        self.packages = packages
 
 
 def project_code(
@@ -130,6 +134,7 @@ def project_code(
         configs=CONFIGS[name],
         passed=tuple(run.passed.items()),
         unread=tuple(run.unread),
+        packages=tuple(dict.fromkeys(run.packages)),
     )
 
 

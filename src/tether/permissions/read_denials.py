@@ -5,10 +5,10 @@ deepest literal directory under which each can match (the sandbox hides what the
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 
+from tether.permissions.glibc_fnmatch import NamePattern, Unjudged
 from tether.permissions.rules import RuleSet
 
 _GLOB_CHARS = frozenset("*?[\\")
@@ -28,7 +28,7 @@ def read_deny_matcher(
     sandbox walks resolved paths)."""
     anchored: list[tuple[str, Callable[[str, str], bool], tuple[str, ...]]] = []
     prefixes: list[str] = []
-    names: list[re.Pattern[str]] = []
+    names: list[NamePattern] = []
     any_name = False
     for rule in rules.of("deny", tool):
         pattern = rule.path
@@ -61,13 +61,15 @@ def read_deny_matcher(
     return match, tuple(dict.fromkeys(prefixes)), None if any_name else may_match
 
 
-def _name_pattern(segment: str) -> re.Pattern[str] | None:
-    """The last segment of a rule's glob as a test of a file's name; None (any name) for
-    `**`, nothing, or a bracket or escape (not translated here)."""
-    if segment in ("", "**") or "[" in segment or "\\" in segment:
+def _name_pattern(segment: str) -> NamePattern | None:
+    """The last segment of a rule's glob as a test of a file's name, read as the rule reads
+    it (glibc's fnmatch, segment_globs.py); None (any name) for `**` or nothing."""
+    if segment in ("", "**"):
         return None
-    text = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in segment)
-    return re.compile(text, re.DOTALL)
+    try:
+        return NamePattern(segment)
+    except Unjudged:
+        return None  # a rule compiled refuses it; any name, to be safe
 
 
 def _literal_head(glob: str) -> str:

@@ -6,23 +6,24 @@ each `**` tries every `/` the rest could start after, so three of them against a
 repeated segments took over a minute (a Read call as much as a Bash one). Here a `**` stands
 for any number of whole segments and the globs between two of them for a fixed number, so a
 run of them is best placed at its first fit after the run before (a later place leaves less
-room for the rest and matches nothing more); within a segment, each `*`-separated piece has a
-fixed length and is likewise found at its leftmost place (as `fnmatch` does, with atomic
-groups), so no expression backtracks over more than one segment.
+room for the rest and matches nothing more). A segment is matched by glibc's fnmatch
+(glibc_fnmatch.py), the one reading of a name pattern the engine has: a rule's `[[:alpha:]]`
+or `[!.]` means what it means to find and grep, and a segment's match walks sets of
+positions, never backtracking.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from tether.permissions import steps
+from tether.permissions.glibc_fnmatch import NamePattern, Unjudged
 from tether.slotted import Slotted
 
-Segment = re.Pattern[str] | None
+Segment = NamePattern | None
 """One segment's glob, or None for `**`: any number of segments."""
 
-_ANY_SEGMENT = re.compile(".*", re.DOTALL)
+_ANY_SEGMENT = NamePattern("*")
 
 
 class SegmentGlob(Slotted):
@@ -47,7 +48,7 @@ class SegmentGlob(Slotted):
                     # at least one, whatever it holds.
                     parts.extend([None] if index < len(pieces) - 1 else [_ANY_SEGMENT, None])
                 else:
-                    parts.append(_segment_regex(piece))
+                    parts.append(_segment_pattern(piece))
         else:
             parts.append(_ANY_SEGMENT)
         parts.append(None)  # and anything below
@@ -70,7 +71,7 @@ def _collapse(parts: list[Segment]) -> tuple[Segment, ...]:
 
 
 def _match(parts: tuple[Segment, ...], segments: list[str]) -> bool:
-    runs: list[list[re.Pattern[str]]] = [[]]
+    runs: list[list[NamePattern]] = [[]]
     for part in parts:
         if part is None:
             runs.append([])
@@ -92,8 +93,8 @@ def _match(parts: tuple[Segment, ...], segments: list[str]) -> bool:
     return True
 
 
-def _fits(run: list[re.Pattern[str]], segments: list[str], at: int) -> bool:
-    return all(pattern.fullmatch(segments[at + k]) is not None for k, pattern in enumerate(run))
+def _fits(run: list[NamePattern], segments: list[str], at: int) -> bool:
+    return all(pattern.fullmatch(segments[at + k]) for k, pattern in enumerate(run))
 
 
 def _split_segments(glob: str) -> list[str]:
@@ -121,42 +122,15 @@ def _split_segments(glob: str) -> list[str]:
     return out
 
 
-def _segment_regex(glob: str) -> re.Pattern[str]:
-    """One segment's glob: pieces of fixed length between `*`s, each middle one found at its
-    leftmost place inside an atomic group, so the match never backtracks into it."""
-    pieces: list[str] = [""]
-    i = 0
-    n = len(glob)
-    while i < n:
-        c = glob[i]
-        if c == "*":
-            while i < n and glob[i] == "*":
-                i += 1
-            pieces.append("")
-            continue
-        if c == "?":
-            pieces[-1] += "."
-            i += 1
-        elif c == "[" and (end := class_end(glob, i)) > 0:
-            inner = glob[i + 1 : end]
-            negate = inner[:1] in ("!", "^")
-            if negate:
-                inner = inner[1:]
-            escaped = inner.replace("\\", "\\\\").replace("[", "\\[")
-            pieces[-1] += f"[{'^' if negate else ''}{escaped}]"
-            i = end + 1
-        elif c == "\\" and i + 1 < n:
-            pieces[-1] += re.escape(glob[i + 1])
-            i += 2
-        else:
-            pieces[-1] += re.escape(c)
-            i += 1
-    if len(pieces) == 1:
-        regex = pieces[0]
-    else:
-        middle = "".join(f"(?>.*?{piece})" for piece in pieces[1:-1])
-        regex = f"{pieces[0]}{middle}.*{pieces[-1]}"
-    return re.compile(regex, re.DOTALL)
+def _segment_pattern(glob: str) -> NamePattern:
+    """One segment's glob, read as glibc's fnmatch reads a name pattern; raises ValueError
+    when what it matches depends on the locale."""
+    try:
+        return NamePattern(glob)
+    except Unjudged as e:
+        raise ValueError(
+            f"the bracket expression [{e}] in {glob!r} matches what the locale says"
+        ) from None
 
 
 def class_end(glob: str, start: int) -> int:

@@ -20,6 +20,7 @@ from tether.permissions.file_urls import local_url_path
 from tether.permissions.hg_files import hg_files
 from tether.permissions.hg_history import hg_history
 from tether.permissions.hg_peers import hg_peers
+from tether.permissions.hg_recorded import hg_recorded
 from tether.permissions.hg_serve import serve_exposure
 from tether.permissions.option_names import (
     OptionGrammar,
@@ -191,12 +192,15 @@ def _hg(args: Argv) -> ProgramUse:
     files = hg_files(args, _HG_GLOBAL)
     exposure = serve_exposure(word, args[at + 1 :], _HG_GLOBAL) if is_literal(word) else None
     history = hg_history(args, _HG_GLOBAL)
+    recorded = hg_recorded(args, _HG_GLOBAL)
     return ProgramUse(
         asks=(*files.asks, *(() if exposure is None else (exposure,))),
         runs=tuple(runs),
         repositories=(*loads, *peers.repositories),
         writes=(*peers.writes, *files.writes),
-        reads=(*files.reads, *history.copied),
+        reads=(*files.reads, *history.copied, *recorded.words),
+        recursive=bool(recorded.words),
+        top_reads=(".",) if recorded.everything else (),
         unseen=files.unseen,
         shows_objects="hg" if history.prints else "",
         rewrites_tree=files.rewrites_tree,
