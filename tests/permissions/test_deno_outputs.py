@@ -66,7 +66,7 @@ ALLOWED = [
     "deno lint --fix src",
     "deno compile -o dist/app main.ts",
     "deno test --coverage=cov --junit-path=report.xml",
-    "deno run --lock main.ts",
+    "deno run --lock --check main.ts",
     "deno run main.ts -o {outside}/x",
 ]
 """Writes inside the workspace, reads, and words that are the script's."""

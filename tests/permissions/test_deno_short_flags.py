@@ -1,7 +1,7 @@
 """deno's short options read as deno's parser (clap) reads them: each letter of a group its own
 option (`-rA` is `--reload --allow-all`), a permission letter taking a value only after `=`
 (`-rR=src`), a letter taking a value (`-c`, `-L`, `-o`, `-n`, `-e`) ending the group. Each grant
-is judged in every subcommand that runs code (run, test, bench, serve, repl, jupyter, compile)
+is judged in every subcommand that runs code (run, test, bench, serve, repl, compile)
 and `deno install -g` in a group. Allowed before under `Bash(deno *)`: a group was read as
 permissions only when every letter was one, so `-rA` granted everything unseen."""
 
@@ -29,7 +29,13 @@ JUDGED = [
     ("deno run -Rr main.ts", "ask", None, READS),
     ("deno run -qrR main.ts", "ask", None, READS),
     ("deno run -Wr main.ts", "ask", None, WRITES),
-    ("deno run -R. main.ts", "ask", None, READS),
+    (
+        # deno reads `-R.` as `--allow-read=.`: the whole workspace, .env with it.
+        "deno run -R. main.ts",
+        "ask",
+        "Read(.env)",
+        "searches {ws}, which may hold files deny rule Read(.env) covers",
+    ),
     ("deno run -qcdeno.json -A main.ts", "ask", None, ALL),
     ("deno run -qc deno.json -rA main.ts", "ask", None, ALL),
     (
@@ -44,7 +50,7 @@ JUDGED = [
     ("deno bench -rA", "ask", None, ALL),
     ("deno serve -rA main.ts", "ask", None, ALL),
     ("deno repl -rA", "ask", None, ALL),
-    ("deno jupyter -qA", "ask", None, ALL),
+    ("deno repl -qA", "ask", None, ALL),
     ("deno compile -rA main.ts", "ask", None, ALL),
     ("deno compile -A -o out main.ts", "ask", None, ALL),
     ("deno install -gA npm:x", "ask", None, GLOBAL),

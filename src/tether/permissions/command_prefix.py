@@ -9,8 +9,11 @@ its CLI over the Agent SDK):
   digits, words joined by `-`: `cherry-pick`), and otherwise the part exactly as written
   (`rm -rf build`, `python3 setup.py install`, `curl -s URL`): an option, a path or a file
   name after the program says nothing about what other calls would do;
-- shells, wrappers and privilege changers (`bash`, `sudo`, `env`, `xargs`, `nice`...) never
-  get a prefix: what they run is their operand;
+- only a program whose subcommands the engine reads (PREFIX_PROGRAMS: `git`, `npm`, `cargo`,
+  `make`...) gets a prefix; shells, wrappers, privilege changers, interpreters and programs
+  tether does not know (`bash`, `sudo`, `strace`, `unbuffer`, `python3`, `./run.sh`) get the
+  part exactly: what they run is their operand, which a prefix would leave unseen (Claude
+  Code offers `strace node *`; tether does not);
 - leading assignments of variables that change no program's code (`NODE_ENV=production`)
   are left out of a prefix; any other (`FOO=1`) keeps the part exact, with it;
 - the stages of a pipeline are offered one update each (`curl ... | sh`: two), the parts of
@@ -35,19 +38,25 @@ from tether.permissions.context import PermissionContext
 from tether.permissions.engine import decide
 from tether.permissions.shell_budget import TooLarge
 from tether.permissions.shell_tree import parse_tree
+from tether.permissions.shell_words import program_name
 
 SUBCOMMAND = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 """A word read as a subcommand's name: `push`, `run-script`, `a1`; not `Run`, `a.b`, `-x`."""
 
-NO_PREFIX_PROGRAMS = frozenset(
+PREFIX_PROGRAMS = frozenset(
     {
-        *("sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox"),
-        *("sudo", "doas", "su", "pkexec", "runuser", "chroot"),
-        *("env", "xargs", "nice", "nohup", "timeout", "time", "stdbuf", "ionice", "setsid"),
-        *("command", "builtin", "exec", "eval", "source", ".", "watch", "parallel"),
+        *("git", "hg", "svn", "gh", "npm", "pnpm", "yarn", "yarnpkg", "bun", "deno", "corepack"),
+        *("cargo", "rustup", "go", "uv", "pip", "pip3", "pipx", "poetry", "pdm", "hatch", "tox"),
+        *("conda", "mamba", "micromamba", "docker", "podman", "kubectl", "helm", "terraform"),
+        *("make", "gmake", "dotnet", "brew", "apt", "apt-get", "gem", "bundle", "composer"),
+        *("nix", "rclone", "systemctl"),
     }
 )
-"""Programs whose next word is what they run, not a subcommand of theirs."""
+"""Programs whose second word is a subcommand the engine reads (its options, what it runs and
+writes judged per subcommand): only these are offered `PROGRAM SUBCOMMAND *`. Any other
+program, an interpreter, a wrapper tether does not look through (`strace node *`, `unbuffer
+python3 *`) or one it does not know, is offered the exact part: a prefix would allow what
+its other words run, unseen."""
 
 SAFE_VARIABLES = frozenset(
     {
@@ -145,7 +154,7 @@ def prefix_rule(text: str) -> str:
     words = words[start:]
     if (
         len(words) >= 2
-        and words[0] not in NO_PREFIX_PROGRAMS
+        and program_name(words[0]) in PREFIX_PROGRAMS
         and not _OPERATORS.intersection(words[:2])
         and SUBCOMMAND.fullmatch(words[1])
     ):

@@ -15,22 +15,19 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tether.permissions.deno_options import deno_words
+from tether.permissions.deno_options import DenoLine, deno_line
 from tether.permissions.deno_outputs import deno_outputs
 from tether.permissions.deno_settings import deno_settings
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name, readable
 
-_RUNNERS = frozenset({"run", "serve", "test", "bench", "repl", "jupyter", "compile"})
-"""deno's subcommands that run code with the permissions given to them (`compile` bakes them
-into the program it writes, run later)."""
-_OTHERS = frozenset(
-    {"fmt", "lint", "check", "doc", "info", "cache", "types", "upgrade", "completions"}
-    | {"coverage", "lsp", "publish", "add", "remove", "outdated", "init", "clean", "vendor"}
-    | {"uninstall", "eval", "task", "install", "x", "help"}
+_RUNNERS = frozenset(
+    {"", "run", "watch", "serve", "test", "bench", "repl", "jupyter", "compile", "desktop"}
 )
-"""Subcommands that run no code with these flags (`eval`, `task`, `install` and `x` are
-judged elsewhere or below)."""
+"""deno's subcommands that run code with the permissions given to them (`compile` and
+`desktop` bake them into the program they write, run later); "" is `deno SCRIPT`. The
+others run no code with these flags (`eval`, `task`, `x` are judged elsewhere, `install`
+below)."""
 _EVERYTHING = frozenset({"--allow-all", "--allow-run", "--allow-ffi"})
 _BROAD = {
     "--allow-read": "reads of every file",
@@ -66,26 +63,21 @@ def deno_use(argv: tuple[str, ...]) -> ProgramUse | None:
 def _granted(argv: tuple[str, ...]) -> ProgramUse | None:
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) != "deno":
         return None
-    args = argv[1:]
-    command = args[0] if args and not args[0].startswith("-") else ""
-    if command == "install" or command == "add":
-        asks = _install(args[1:])
-        return ProgramUse(asks=tuple(asks), changes=True) if asks else None
-    if command in _OTHERS:
-        return None
-    if command in _RUNNERS:
-        args = args[1:]
-    else:
-        command = ""  # `deno SCRIPT`: run
+    line = deno_line(argv[1:])
+    asks: list[str] = []
+    command = line.command
+    if command in ("install", "add"):
+        asks += _install(line)
     reads: list[str] = []
     writes: list[str] = []
-    asks: list[str] = []
-    running = command in ("", "run", "serve", "compile")
-    options, operands = deno_words(args, script_ends=running)
-    if running and operands and _FETCHED.match(operands[0]):
-        asks.append(f"deno runs {readable(operands[0])}, code from the network: not seen")
-    for option, value in options:
-        _grant(option, value, reads, writes, asks)
+    if command in _RUNNERS:
+        running = command in ("", "run", "watch", "serve", "compile", "desktop")
+        if running and line.operands and _FETCHED.match(line.operands[0]):
+            script = readable(line.operands[0])
+            asks.append(f"deno runs {script}, code from the network: not seen")
+        for option, value in line.options:
+            _grant(option, value, reads, writes, asks)
+    asks += line.asks()  # after what the options read give, the more telling reasons
     if not reads and not writes and not asks:
         return None
     return ProgramUse(
@@ -112,17 +104,17 @@ def _grant(
         reads.extend(part for part in value.split(",") if part)
     elif option == "--allow-write" and value is not None:
         writes.extend(part for part in value.split(",") if part)
-    elif option == "--allow-net" and value is not None:
+    elif option in ("--allow-net", "--allow-import") and value is not None:
         hosts = [h for h in value.split(",") if h and not _LOOPBACK.fullmatch(h)]
         if hosts:
-            asks.append(f"deno --allow-net lets the code it runs reach {readable(hosts[0])}")
+            reach = "reach" if option == "--allow-net" else "import code from"
+            asks.append(f"deno {option} lets the code it runs {reach} {readable(hosts[0])}")
 
 
-def _install(args: tuple[str, ...]) -> list[str]:
+def _install(line: DenoLine) -> list[str]:
     asks: list[str] = []
-    options, _operands = deno_words(args, script_ends=False)
-    for option, _value in options:
-        if option in ("-g", "--global"):
+    for option, _value in line.options:
+        if option == "--global":
             asks.append("deno install -g writes a program to deno's bin directory, run later")
         elif option == "--allow-scripts":
             asks.append("deno install --allow-scripts runs packages' lifecycle scripts: not seen")

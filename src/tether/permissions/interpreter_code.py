@@ -21,6 +21,7 @@ from tether.permissions.input_code import input_code, sqlite_code
 from tether.permissions.interpreter_scripts import PYTHON_VALUED, python_inspects
 from tether.permissions.make_command_line import command_line_unseen
 from tether.permissions.make_options import makefiles, unread_code
+from tether.permissions.node_options import node_takes_value
 from tether.permissions.node_runners import NODE_RUNNERS, node_words
 from tether.permissions.run_as_main import module_that_runs
 from tether.permissions.scheduled_code import scheduled_code
@@ -131,7 +132,7 @@ def _interpreter_code(name: str, argv: tuple[str, ...]) -> CodeUse | None:
         return None
     if name in NODE_RUNNERS:
         # tsx and ts-node hand node what they do not read: `tsx -e CODE` is `node -e CODE`.
-        argv = (name, *node_words(name, argv[1:], lambda arg: arg in _VALUED).words)
+        argv = (name, *node_words(name, argv[1:], node_takes_value).words)
         name = "node"
     versioned = _VERSIONED.fullmatch(name)
     family = _NAMES.get(name) or (versioned.group(1) if versioned else name)
@@ -172,7 +173,7 @@ def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], family: str) ->
             break
         if arg.startswith("-") and arg != "-":
             exits = exits or _exits(arg, family)
-            i += 2 if arg in (_PYTHON_VALUED if python else _VALUED) else 1
+            i += 2 if _takes_value(arg, family) else 1
             continue
         break
     if i >= len(args):
@@ -180,6 +181,14 @@ def _interpreter(args: tuple[str, ...], inline: tuple[str, ...], family: str) ->
     if args[i].startswith(_FROM_INPUT) or args[i] == PROCESS_SUBSTITUTION_PATH:
         return CodeUse(flag, None)
     return None
+
+
+def _takes_value(arg: str, family: str) -> bool:
+    """Whether `arg` takes the next word as its value: node's table for node (`--title x`,
+    `--input-type module`: never the script), the few of the others."""
+    if family == "node":
+        return node_takes_value(arg)
+    return arg in (_PYTHON_VALUED if family == "python" else _VALUED)
 
 
 def _python_bundle(arg: str, after: tuple[str, ...], flag: str) -> tuple[CodeUse | None] | None:

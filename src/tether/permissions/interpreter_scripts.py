@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tether.permissions.node_options import NODE_VALUED_OPTIONS
 from tether.permissions.node_runners import NODE_RUNNERS
 from tether.permissions.run_as_main import module_that_runs
 from tether.permissions.runtime_files import NODE_VALUED
@@ -51,7 +52,8 @@ _NODE = Interpreter(
     valued=_s("-r", "--require", "--import", "--loader", "--experimental-loader", "-C")
     | _s("--conditions", "--input-type", "--title", "--env-file", "--inspect-port")
     | _s("--experimental-config-file", "--env-file-if-exists", "--openssl-config")
-    | NODE_VALUED,
+    | NODE_VALUED
+    | NODE_VALUED_OPTIONS,
 )
 INTERPRETERS: Mapping[str, Interpreter] = {
     "python": _PYTHON,

@@ -130,6 +130,18 @@ _FLAG_WRITES: Mapping[str, tuple[str, str]] = {
 """Options with which node writes a file of its own: in the directory an option names, else
 in the diagnostic directory (reports, profiles, snapshots), else where it runs."""
 _VALUED_WRITES = frozenset({"--heapsnapshot-signal", "--heapsnapshot-near-heap-limit"})
+NODE_VALUED_OPTIONS = frozenset(
+    _VALUED
+    | _JUDGED_ELSEWHERE
+    | _WRITES_FILE
+    | _VALUED_WRITES
+    | _READS
+    | {"--inspect-port", "--debug-port", "--experimental-sea-config", "--experimental-policy"}
+    | _DIRECTORIES.keys()
+    | _NAMES.keys()
+)
+"""node's options (long names) taking the next word as their value (node 20's `node --help`
+lists each as `--name=...`)."""
 _LISTENS = frozenset({"--inspect", "--inspect-brk", "--inspect-wait"})
 """A debugger on `[HOST:]PORT`, the value only after `=`."""
 _PORTS = frozenset({"--inspect-port", "--debug-port"})
@@ -242,9 +254,15 @@ def _read_options(args: tuple[str, ...], found: _Found, *, given: bool = False) 
 
 def _takes_value(name: str) -> bool:
     """Whether node's option `name` (as `_spelled` names it) takes the next word as its value."""
-    takes = name in _VALUED | _JUDGED_ELSEWHERE | _WRITES_FILE | _PORTS | _VALUED_WRITES
-    takes = takes or name in ("--experimental-sea-config", "--experimental-policy")
-    return takes or name in _DIRECTORIES or name in _NAMES or name in _READS
+    return name in NODE_VALUED_OPTIONS
+
+
+def node_takes_value(word: str) -> bool:
+    """Whether the word `word` of node's command line (any spelling: `-r`, `--max_x`) takes
+    the next word as its value: the one table every reader of node's line asks, so none
+    reads a value (`--title x`, `--input-type module`) as the script."""
+    name, eq, _value = _spelled(word)
+    return not eq and _takes_value(name)
 
 
 def _runner_node_words(name: str, args: tuple[str, ...], found: _Found) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from tether.permissions.dangerous_variables import SAFETY_VARIABLES, is_dangerous_variable
+from tether.permissions.deno_options import printing_options_off
 from tether.permissions.launchers import launch
 from tether.permissions.make_eval import eval_commands, is_make
 from tether.permissions.runners import (
@@ -240,6 +241,10 @@ def look_through(
         return run_su(plain, name, args, code, inner)
     if name in _OWN_WAY:
         return _OWN_WAY[name](plain, args, code, inner)
+    if name == "deno" and (quiet := printing_options_off(args)) is not None:
+        # `deno -q task c` runs as `deno task c`, and every reader of deno's line reads that.
+        command = (inner((argv[0], *quiet)),)
+        return Invocation(argv, assignments, redirects, role="wrapper", inner=command)
     launched = launch(plain, inner, code)
     if launched is not None:
         return launched
