@@ -15,18 +15,10 @@ from __future__ import annotations
 
 import re
 
-from tether.permissions.deno_options import deno_words
+from tether.permissions.deno_options import deno_line
 from tether.permissions.program_use import ProgramUse
 from tether.permissions.shell_words import is_literal, program_name, readable
 
-_SUBCOMMANDS = frozenset(
-    {"run", "serve", "test", "bench", "repl", "jupyter", "compile", "fmt", "lint", "check"}
-    | {"doc", "info", "cache", "types", "upgrade", "coverage", "publish", "add", "remove"}
-    | {"outdated", "init", "clean", "vendor", "uninstall", "eval", "task", "install", "x"}
-    | {"bundle"}
-)
-_SCRIPTED = frozenset({"", "run", "serve", "compile", "bundle", "install", "x"})
-"""Subcommands whose first operand is the script: the words after it are the script's."""
 _TRUST = {
     "--cert": "deno trusts the certificate authority in {value} for every download: whoever"
     " holds its key may answer for any host it fetches code from",
@@ -49,12 +41,9 @@ def deno_settings(argv: tuple[str, ...]) -> ProgramUse | None:
     another program or when none is given."""
     if not argv or not is_literal(argv[0]) or program_name(argv[0]) != "deno":
         return None
-    args = argv[1:]
-    command = args[0] if args and args[0] in _SUBCOMMANDS else ""
-    options, _operands = deno_words(args[1:] if command else args, command in _SCRIPTED)
     reads: list[str] = []
     asks: list[str] = []
-    for option, value in options:
+    for option, value in deno_line(argv[1:]).options:
         if value is not None and not is_literal(value):
             asks.append(f"deno {option} is given a value known only as it runs")
         elif option in _TRUST:
