@@ -89,3 +89,19 @@ async def test_a_session_resumed_from_the_command_line_shows_where_it_stopped(
     assert await terminal.run(workspace, CTRL_D, options=options) == 0
     assert f"resumed session {earlier}" in terminal.output
     assert terminal.output.count("Noted: blue.") == 1
+
+
+async def test_a_settings_warning_is_said_once_however_often_the_session_changes(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """The file is the same for every session of the REPL: its warning was said again on each
+    `:fork` and `:resume`."""
+    settings = Path(os.environ["TETHER_HOME"]) / "settings.json"
+    settings.write_text('{"sandbox": {"enabled": "yes"}}')
+    earlier = await _first_session(model_env, workspace)
+    terminal = Terminal()
+    keys = f":fork {earlier}\r" + f":resume {earlier}\r" + f":fork {earlier}\r" + CTRL_D
+    assert await terminal.run(workspace, keys) == 0
+    assert terminal.output.count("forked from") == 2, terminal.output
+    assert f"resumed session {earlier}" in terminal.output
+    assert terminal.output.count('"sandbox.enabled"') == 1, terminal.output
