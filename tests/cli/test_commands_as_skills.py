@@ -35,7 +35,7 @@ def test_the_skill_tool_runs_plugin_and_project_commands(
 ) -> None:
     plugin = make_plugin(tmp_path / "plugins" / "tidy")
     commands = trusted_workspace / ".claude/commands"
-    _write(commands / "Release.notes.md", "---\ndescription: Draft release notes\n---\nDraft $1.\n")
+    _write(commands / "Release.notes.md", "---\ndescription: Draft release notes\n---\nDraft $0.\n")
     _write(
         commands / "deploy.md",
         "---\ndescription: Deploy\ndisable-model-invocation: true\n---\nDeploy now.\n",
@@ -68,7 +68,7 @@ def test_slash_completes_built_in_custom_and_plugin_commands(
     plugin = make_plugin(tmp_path / "plugins" / "tidy")
     _write(
         workspace / ".claude/commands/tally.md",
-        "---\ndescription: Count things\nargument-hint: <what>\n---\nCount $1.\n",
+        "---\ndescription: Count things\nargument-hint: <what>\n---\nCount $0.\n",
     )
     env = anthropic_only(home)
     repl = PtyRepl(workspace, env, "--plugin-dir", str(plugin), "--trust-workspace")

@@ -23,7 +23,7 @@ argument-hint: <file> <focus>
 allowed-tools: Bash(touch reviewed.txt)
 model: inherit
 ---
-Review $1 with a focus on $2. Everything typed: $ARGUMENTS.
+Review $0 with a focus on $1. Everything typed: $ARGUMENTS.
 """
 
 
@@ -119,7 +119,7 @@ def test_a_skill_runs_headless_as_slash_name_and_other_paths_are_prompts(
 async def test_a_command_runs_in_the_repl(
     model_env: FakeModelServer, workspace: Path, user_home: Path
 ) -> None:
-    _write(user_home / ".claude/commands/greet.md", "---\ndescription: Greet\n---\nHello $1!\n")
+    _write(user_home / ".claude/commands/greet.md", "---\ndescription: Greet\n---\nHello $0!\n")
     model_env.script(reply(text("Hi there.")))
     terminal = Terminal()
 
@@ -130,3 +130,38 @@ async def test_a_command_runs_in_the_repl(
     assert "✻ /greet\n" in terminal.output
     assert "Hi there." in terminal.output
     assert "/greet" in terminal.output.split("Custom commands and MCP server prompts")[1]
+
+
+POSITIONS = (
+    "POS z=[$0] o=[$1] t=[$2] th=[$3] ten=[$10] a0=[$ARGUMENTS[0]] a1=[$ARGUMENTS[1]] "
+    "a5=[$ARGUMENTS[5]] all=[$ARGUMENTS] esc=[\\$1] w=[$1a] d=[$$1] END\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("typed", "sent"),
+    [
+        (
+            '/pos alpha "beta gamma" delta',
+            "POS z=[alpha] o=[beta gamma] t=[delta] th=[$3] ten=[$10] a0=[alpha] "
+            'a1=[beta gamma] a5=[$ARGUMENTS[5]] all=[alpha "beta gamma" delta] esc=[$1] '
+            "w=[$1a] d=[$beta gamma] END\n",
+        ),
+        (
+            "/pos",
+            "POS z=[$0] o=[$1] t=[$2] th=[$3] ten=[$10] a0=[$ARGUMENTS[0]] a1=[$ARGUMENTS[1]] "
+            "a5=[$ARGUMENTS[5]] all=[] esc=[$1] w=[$1a] d=[$$1] END\n",
+        ),
+    ],
+)
+def test_positional_arguments_count_from_zero_as_claude_code_fills_them(
+    fake_model: FakeModelServer, tether: Run, trusted_workspace: Path, typed: str, sent: str
+) -> None:
+    """What the real Claude Code sends for the same file and arguments: `$0` and
+    `$ARGUMENTS[0]` are the first word, a place with no word stays as written (`$1` was the
+    first word before, `$0` stayed, and `$ARGUMENTS[0]` was the whole string and `[0]`)."""
+    _write(trusted_workspace / ".claude/commands/pos.md", POSITIONS)
+    fake_model.script(reply(text("ok")))
+    result = tether("-p", typed)
+    assert (result.exit_code, result.stdout) == (0, "ok\n"), result.stderr
+    assert fake_model.requests[0].last_user_text() == sent

@@ -221,6 +221,8 @@ def test_the_resume_picker_left_unanswered_takes_no_message_for_an_id(
     model_env.script(reply(text("Noted.")), reply(text("Got it.")))
     repl.send("first message\r")
     repl.wait_for(TURN_END)
+    repl.send("/clear\r")  # the picker offers the other sessions: the first is one now
+    repl.wait_for(CLEARED)
     repl.send("/resume\r")
     repl.wait_for(PICK_QUESTION.strip())
     repl.wait_reading("first message")  # the picker's: the listing's last line is before it

@@ -10,7 +10,7 @@ from tether.cli.setup import RunOptions
 from tether.store import list_sessions, load_session
 from tether.testing import FakeModelServer, reply, text
 
-from .repl_terminal import CTRL_D, Terminal
+from .repl_terminal import CTRL_D, AfterTurn, Terminal
 
 
 def _sessions(workspace: Path) -> list[str]:
@@ -89,3 +89,40 @@ async def test_a_session_resumed_from_the_command_line_shows_where_it_stopped(
     assert await terminal.run(workspace, CTRL_D, options=options) == 0
     assert f"resumed session {earlier}" in terminal.output
     assert terminal.output.count("Noted: blue.") == 1
+
+
+async def test_a_settings_warning_is_said_once_however_often_the_session_changes(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """The file is the same for every session of the REPL: its warning was said again on each
+    `:fork` and `:resume`."""
+    settings = Path(os.environ["TETHER_HOME"]) / "settings.json"
+    settings.write_text('{"sandbox": {"enabled": "yes"}}')
+    earlier = await _first_session(model_env, workspace)
+    terminal = Terminal()
+    keys = f":fork {earlier}\r" + f":resume {earlier}\r" + f":fork {earlier}\r" + CTRL_D
+    assert await terminal.run(workspace, keys) == 0
+    assert terminal.output.count("forked from") == 2, terminal.output
+    assert f"resumed session {earlier}" in terminal.output
+    assert terminal.output.count('"sandbox.enabled"') == 1, terminal.output
+
+
+async def test_the_resume_picker_offers_only_the_other_sessions(
+    model_env: FakeModelServer, workspace: Path
+) -> None:
+    """As in Claude Code: the session going on is not a choice (it was listed first, and
+    choosing it answered that it is the current session); a number past the list says the
+    range (it was read as an id, "no session '9'")."""
+    earlier = await _first_session(model_env, workspace)
+    model_env.script(reply(text("Now here.")), reply(text("Back on blue.")))
+    terminal = Terminal()
+    after_hello = AfterTurn("/resume\r" + "9\r" + "/resume\r" + "1\r" + "colour?\r")
+    assert await terminal.type_steps(workspace, "hello\r", after_hello, AfterTurn(CTRL_D)) == 0
+    [current] = [s for s in _sessions(workspace) if s != earlier]
+    listed = [line.split()[1] for line in terminal.output.splitlines() if line[:5] == "  1. "]
+    assert listed == [earlier, earlier], terminal.output
+    assert current not in terminal.output.split("Now here.")[1], terminal.output
+    assert "no session 9 in the list: choose 1" in terminal.output
+    assert f"resumed session {earlier}" in terminal.output
+    assert model_env.requests[1].last_user_text() == "colour?"
+    assert [m["role"] for m in model_env.requests[1].messages()] == ["user", "assistant", "user"]

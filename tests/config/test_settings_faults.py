@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -72,3 +73,99 @@ def test_every_bad_entry_is_named_and_the_good_hook_beside_them_runs(
         "the file is in effect",
     ]
     assert ran.read_text() == "good\n"
+
+
+_IGNORED = "ignored, as if the file did not set it"
+_STOP_HOOK = "hooks.Stop[0].hooks[0]"
+
+
+def _stop_hook(**fields: object) -> dict[str, object]:
+    return {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", **fields}]}]}}
+
+
+@pytest.mark.parametrize(
+    ("bad", "told"),
+    [
+        (
+            {"permissions": {"additionalDirectories": "/tmp"}},
+            '"permissions.additionalDirectories" must be a list of non-empty strings, '
+            f'not a string ("/tmp"); {_IGNORED}',
+        ),
+        (
+            {"permissions": {"allow": "Read"}},
+            '"permissions.allow" must be a list of non-empty strings, not a string ("Read"); '
+            + _IGNORED,
+        ),
+        (
+            {"permissions": {"deny": [5, "Bash(echo *)"]}},
+            '"permissions.deny[0]" must be a non-empty string, not a number (5); '
+            "that entry (permissions.deny[0]) is skipped",
+        ),
+        (
+            {"sandbox": {"enabled": "yes"}},
+            f'"sandbox.enabled" must be true or false, not a string ("yes"); {_IGNORED}',
+        ),
+        (
+            {"sandbox": {"network": 1}},
+            f'"sandbox.network" must be true or false, or an object, not a number (1); {_IGNORED}',
+        ),
+        (
+            {"sandbox": {"writable": ["/tmp", ""]}},
+            '"sandbox.writable[1]" must be a non-empty string, not a string (""); '
+            "that entry (sandbox.writable[1]) is skipped",
+        ),
+        (
+            _stop_hook(statusMessage=5),
+            f'"{_STOP_HOOK}.statusMessage" must be a string, not a number (5); '
+            f"that entry ({_STOP_HOOK}) is skipped",
+        ),
+        (
+            _stop_hook(**{"async": "yes"}),
+            f'"{_STOP_HOOK}.async" must be true or false, not a string ("yes"); '
+            f"that entry ({_STOP_HOOK}) is skipped",
+        ),
+        (
+            _stop_hook(type="http", url="http://127.0.0.1:9/", headers=["a"]),
+            f'"{_STOP_HOOK}.headers" must be an object, not a list (["a"]); '
+            f"that entry ({_STOP_HOOK}) is skipped",
+        ),
+        (
+            {"hooks": {"Stop": [{"matcher": 5, "hooks": []}]}},
+            '"hooks.Stop[0].matcher" must be a string, not a number (5); '
+            "that entry (hooks.Stop[0]) is skipped",
+        ),
+        ({"apiKeyHelper": 5}, f'"apiKeyHelper" must be a string, not a number (5); {_IGNORED}'),
+        ({"outputStyle": 3}, f'"outputStyle" must be a string, not a number (3); {_IGNORED}'),
+        (
+            {"enabledPlugins": ["x"]},
+            f'"enabledPlugins" must be an object, not a list (["x"]); {_IGNORED}',
+        ),
+        (
+            {"includeCoAuthoredBy": "yes"},
+            f'"includeCoAuthoredBy" must be true or false, not a string ("yes"); {_IGNORED}',
+        ),
+        (
+            {"statusLine": {"type": "command", "command": ["x"]}},
+            f'"statusLine.command" must be a string, not a list (["x"]); {_IGNORED}',
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_type_below_the_top_costs_only_its_key_or_entry(
+    fake_model: FakeModelServer, tether: Run, workspace: Path, bad: dict[str, object], told: str
+) -> None:
+    """Each is told once, naming the file, the key and what it must be, and the run goes on with
+    the file's deny rule (`additionalDirectories: "/tmp"` and `sandbox.enabled: "yes"` stopped
+    the start before; a hook's `statusMessage: 5` was taken without a word)."""
+    (workspace / ".claude").mkdir()
+    path = workspace / ".claude" / "settings.json"
+    permissions = {"deny": ["Bash(echo *)"], **cast(dict[str, object], bad.get("permissions", {}))}
+    path.write_text(json.dumps({**bad, "permissions": permissions}))
+    fake_model.script(reply(tool_use("Bash", command="echo SHOULD_BE_DENIED")), reply(text("ok")))
+    result = tether("-p", "run echo", "--allowedTools", "Bash", "--trust-workspace")
+    assert (result.exit_code, result.stdout) == (0, "ok\n"), result.stderr
+    assert fake_model.requests[1].tool_results() == [
+        "Permission denied (rule Bash(echo *)): `echo SHOULD_BE_DENIED` is denied by Bash(echo *)"
+    ]
+    assert result.stderr.splitlines() == [
+        f"tether: warning: settings file {path}: {told}; the rest of the file is in effect"
+    ]

@@ -57,7 +57,7 @@ def test_a_session_is_named_by_its_start_as_events_tail_prints_it(home: Path) ->
             "input_tokens": 1000,
             "cache_read_tokens": 0,
             "cache_write_tokens": 0,
-            "output_tokens": 100.0,
+            "output_tokens": 100,
             "cost_usd": 1.5,
         }
     ]
@@ -162,3 +162,36 @@ def test_a_key_with_brackets_is_shown_as_text_not_markup(home: Path) -> None:
     assert done.exit_code == 0, done.stderr
     assert "[/x] session" in done.stdout
     assert "[bold]s" in done.stdout
+
+
+def test_output_tokens_are_whole_numbers_by_tool_and_by_model(home: Path) -> None:
+    """A turn's output is shared between its tool calls (1.5 tokens each of 3), but a count
+    of tokens is whole: `--json` gave `3.0` by model and `1.5` by tool."""
+    ledger = LedgerFile(home / "ledger.db")
+    with ledger.transaction() as db:
+        db.execute(
+            "INSERT INTO model_calls (at, session_id, agent_id, task_id, model, input_tokens, "
+            "cache_read_tokens, cache_write_tokens, output_tokens, input_cost, "
+            "cache_read_cost, cache_write_cost, output_cost, cost) "
+            "VALUES ('2026-12-01T10:00:00.000', 's1', 'main', NULL, 'm', 10, 0, 0, 3, "
+            "0, 0, 0, 0, 0.25)"
+        )
+        db.executemany(
+            "INSERT INTO tool_calls (session_id, call_id, at, agent_id, task_id, tool, model, "
+            "output_tokens, output_cost) "
+            "VALUES ('s1', ?, '2026-12-01T10:00:01.000', 'main', NULL, ?, 'm', 1.5, 0.1)",
+            [("c1", "Read"), ("c2", "Grep")],
+        )
+    ledger.close()
+    by_model = cost("--by", "model", "--json")
+    by_tool = cost("--by", "tool", "--json")
+    assert (by_model.exit_code, by_tool.exit_code) == (0, 0), by_model.stderr + by_tool.stderr
+    [model_line] = json.loads(by_model.stdout)["lines"]
+    tool_lines = json.loads(by_tool.stdout)["lines"]
+    assert (model_line["key"], model_line["output_tokens"]) == ("m", 3)
+    assert [(line["key"], line["output_tokens"]) for line in tool_lines] == [
+        ("Grep", 2),
+        ("Read", 2),
+    ]
+    assert '"output_tokens": 3,' in by_model.stdout, by_model.stdout
+    assert '"output_tokens": 2,' in by_tool.stdout, by_tool.stdout

@@ -332,11 +332,12 @@ def test_turned_off(check: Check, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_bad_settings(check: Check, tmp_path: Path) -> None:
+    """A value of the wrong type costs only its key (`tether.config.setting_shapes`): the
+    check goes on with the network off, as if the file did not set it."""
     write_settings(tmp_path, {"network": "yes"})
-    assert check() == (
-        2,
-        "tether sandbox: settings: sandbox.network must be true or false, not 'yes'\n",
-    )
+    status, out = check()
+    assert status != 2, out
+    assert "network off" in out.splitlines()[1], out
 
 
 def test_usage(check: Check) -> None:

@@ -70,3 +70,10 @@ def test_file_broken_since_discovery_raises(tmp_path: Path) -> None:
 
     with pytest.raises(SkillError, match="is broken: the front matter is not closed"):
         load_skill_body(skill)
+
+
+def test_a_skill_takes_its_arguments_by_position_from_zero(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path, "Port $0 to $ARGUMENTS[1]; then $2. All: $ARGUMENTS")
+    assert load_skill_body(skill, "'the parser' rust") == (
+        header(skill) + "Port the parser to rust; then $2. All: 'the parser' rust\n"
+    )

@@ -33,11 +33,11 @@ def test_namespaced_commands_are_only_qualified_and_a_bare_name_is_the_top_level
 
 
 def test_arguments_fill_the_body(workspace: Path) -> None:
-    path = _write(workspace / "fix.md", "Fix $1 in $2 ($3). All: $ARGUMENTS\n")
+    path = _write(workspace / "fix.md", "Fix $0 in $1 ($2). All: $ARGUMENTS\n")
     command = SlashCommand("fix", "", path, "project")
 
     assert (
         expand_command(command, "'the bug' main.py")
-        == "Fix the bug in main.py (). All: 'the bug' main.py\n"
+        == "Fix the bug in main.py ($2). All: 'the bug' main.py\n"
     )
-    assert expand_command(command, "'unclosed x") == "Fix 'unclosed in x (). All: 'unclosed x\n"
+    assert expand_command(command, "'unclosed x") == "Fix 'unclosed in x ($2). All: 'unclosed x\n"

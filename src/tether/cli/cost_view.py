@@ -79,7 +79,7 @@ def cost_table(view: Shown, by: Grouping) -> Table:
             format_tokens(line.input_tokens),
             format_tokens(line.cache_read_tokens),
             format_tokens(line.cache_write_tokens),
-            format_tokens(round(line.output_tokens)),
+            format_tokens(line.output_tokens),
             f"${line.cost_usd:.4f}",
         ]
         for line in lines

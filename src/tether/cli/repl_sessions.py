@@ -43,9 +43,15 @@ async def session_to_switch_to(
     workspace, home = Path(ready.session.started().cwd), sessions_home(ready.options.env)
     if command == ":sessions" or (command == "/resume" and not ref):
         skipped: list[str] = []
-        sessions = list_sessions(home, workspace, skipped)[:20]
+        sessions = list_sessions(home, workspace, skipped)
+        if command == "/resume":  # as in Claude Code, the picker offers only other sessions
+            sessions = [s for s in sessions if s.session_id != ready.session.session_id]
+        sessions = sessions[:20]
         for line in skipped:
             console.print(Text(terminal_safe(line), style="yellow"))
+        if command == "/resume" and not sessions:
+            console.print(Text(f"No other session to resume in {workspace}.", style="dim"))
+            return None
         listing = io.StringIO()
         print_sessions(sessions, workspace, listing)
         console.print(listing.getvalue(), end="", markup=False, highlight=False)
@@ -58,6 +64,12 @@ async def session_to_switch_to(
         ref = picked
         if ref.isdigit() and 1 <= int(ref) <= len(sessions):
             ref = sessions[int(ref) - 1].session_id
+        elif ref.isdigit() and len(ref) <= len(str(len(sessions))):
+            # A number of the list's size is a choice, not the start of an id.
+            choices = f"choose 1 to {len(sessions)}" if len(sessions) > 1 else "choose 1"
+            console.print(Text(f"✗ no session {ref} in the list: {choices}", style="red"))
+            console.print(Text(NOT_PICKED, style="dim"))
+            return None
     if not ref:
         console.print(Text(f"{command} needs a session id (see :sessions)", style="yellow"))
         return None

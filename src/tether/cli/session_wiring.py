@@ -206,7 +206,7 @@ def open_built(opts: RunOptions, place: SessionPlace, parts: SessionParts) -> Bu
     session.startup_notices.extend(record_run(parts.tool_context, session, home, opts.kept_run))
     session.startup_notices.extend(unknown_prices(opts, parts.resolved))
     session.startup_notices.extend(f"trust: {p}" for p in trust.problems)
-    session.startup_notices.extend(settings.notes)
+    file_notices(session, settings.notes)
     offered, rules = [t.name for t in parts.base_tools], parts.gate.permissions.rules
     notices = option_notices(
         opts,

@@ -110,7 +110,7 @@ def setting_number_faults(data: Mapping[str, object]) -> list[tuple[tuple[str | 
     list places) and what is wrong, naming the key as said to the user and the range."""
     faults: list[tuple[tuple[str | int, ...], str]] = []
     for keys, wanted in SETTING_NUMBERS.items():
-        for name, place, value in _placed(data, keys, "", ()):
+        for name, place, value in values_at(data, keys, "", ()):
             if value is not None and not wanted.admits(value):
                 faults.append(
                     (place, f'"{name}" must be {wanted.described()}, not {_shown(value)}')
@@ -158,28 +158,32 @@ def _found(value: object, keys: tuple[str, ...], name: str) -> list[tuple[str, o
     return []
 
 
-def _placed(
+def values_at(
     value: object, keys: tuple[str, ...], name: str, place: tuple[str | int, ...]
 ) -> list[tuple[str, tuple[str | int, ...], object]]:
-    """As `_found`, each value with its place as well: the keys and list indexes to it."""
+    """The values at the path `keys` under `value` (`ANY` for each key of an object or item
+    of a list), each with its name as said to the user and its place: the keys and list
+    indexes to it (for `tether.config.settings_faults` to leave it out)."""
     if not keys:
         return [(name, place, value)]
     key, rest = keys[0], keys[1:]
     if isinstance(value, dict):
         items = cast(dict[str, object], value)
         if key != ANY:
-            return _placed(items.get(key), rest, f"{name}.{key}" if name else key, (*place, key))
+            return values_at(items.get(key), rest, f"{name}.{key}" if name else key, (*place, key))
         return [
             found
             for inner, item in items.items()
-            for found in _placed(item, rest, f"{name}.{inner}" if name else inner, (*place, inner))
+            for found in values_at(
+                item, rest, f"{name}.{inner}" if name else inner, (*place, inner)
+            )
         ]
     if isinstance(value, list) and key == ANY:
         listed = cast(list[object], value)
         return [
             found
             for i, item in enumerate(listed)
-            for found in _placed(item, rest, f"{name}[{i}]", (*place, i))
+            for found in values_at(item, rest, f"{name}[{i}]", (*place, i))
         ]
     return []
 

@@ -2,9 +2,11 @@
 and the key's path, while everything else in the file holds: a bad value of one key never
 costs the file its permission rules (a hook's timeout of "60" dropped the whole file before,
 its deny rules with it). One rule for every key: a top-level value of the wrong JSON type is
-left out as if the file did not set it; a number out of its range is too, and in an entry of
-a list (a hook, a webhook) the whole entry is left out, as Claude Code skips the hook (a hook
-run with a timeout nobody chose would be a policy nobody wrote).
+left out as if the file did not set it; a value below it of the wrong type
+(`tether.config.setting_shapes`) or a number out of its range is too, and in an entry of a
+list (a hook, a webhook, a permission rule) the whole entry is left out, as Claude Code skips
+the hook (a hook run with a timeout or a status message nobody chose would be a policy nobody
+wrote).
 All of a file's faults are told at once, not only the first.
 
 A file that is not JSON at all is not handled here: `tether.config.settings` stops on it.
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from tether.config.numbers import setting_number_faults
+from tether.config.setting_shapes import shape_faults
 from tether.config.settings_keys import key_faults
 
 
@@ -29,7 +32,7 @@ def usable_file(path: Path | str, data: Mapping[str, Any]) -> tuple[dict[str, An
         del kept[key]
         notes.append(_warning(path, problem, "ignored, as if the file did not set it"))
     places: list[tuple[str | int, ...]] = []
-    for place, problem in setting_number_faults(kept):
+    for place, problem in [*shape_faults(kept), *setting_number_faults(kept)]:
         entry = [i for i, step in enumerate(place) if isinstance(step, int)]
         if entry:  # in a list of entries (hooks, webhooks): that entry goes, not just the key
             place = place[: entry[-1] + 1]
@@ -45,8 +48,10 @@ def usable_file(path: Path | str, data: Mapping[str, Any]) -> tuple[dict[str, An
 
 
 def _drop(data: dict[str, Any], places: list[tuple[str | int, ...]]) -> None:
-    """Each of `places` out of `data`; list items from the last, so the indexes still hold."""
+    """Each of `places` out of `data`: all found first, then taken out, list items from the
+    last, so that no place is looked for in what is already gone and the indexes still hold."""
     in_lists: dict[int, tuple[list[Any], set[int]]] = {}
+    in_objects: list[tuple[dict[str | int, Any], str | int]] = []
     for place in places:
         parent: Any = data
         for step in place[:-1]:
@@ -56,7 +61,9 @@ def _drop(data: dict[str, Any], places: list[tuple[str | int, ...]]) -> None:
             listed = cast(list[Any], parent)
             in_lists.setdefault(id(listed), (listed, set()))[1].add(last)
         elif isinstance(parent, dict):
-            cast(dict[str | int, Any], parent).pop(last, None)
+            in_objects.append((cast(dict[str | int, Any], parent), last))
+    for table, key in in_objects:
+        table.pop(key, None)
     for listed, indexes in in_lists.values():
         for index in sorted(indexes, reverse=True):
             del listed[index]

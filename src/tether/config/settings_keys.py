@@ -3,8 +3,8 @@
 A misspelled key (`permisions`) silently drops what it holds, deny rules included: it is
 warned about, with the nearest known key. A known key whose value has the wrong JSON type
 (`"model": 42`), or a number outside its range (`"contextWindow": -5`, `tether.config.numbers`),
-is a `ConfigError` naming the file and key: the file is then skipped with that warning and the
-run goes on, as in Claude Code (`tether.config.settings.load_settings`); a `--settings` file stops.
+is left out with a warning naming the file and key, the rest of the file holding
+(`tether.config.settings_faults`); in the `--settings` file it is a `ConfigError` that stops.
 Claude Code's own keys that tether does not read are known too, so a repository set up for
 Claude Code starts without warnings.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.config.numbers import SETTING_NUMBERS, setting_numbers_error
+from tether.config.setting_shapes import described_value
 
 READ_KEYS: Mapping[str, type] = {
     "model": str,
@@ -129,27 +130,4 @@ def _wrong_type(path: Path | str, key: str, expected: type, value: object) -> Ex
 def _type_problem(key: str, expected: type, value: object) -> str:
     number = SETTING_NUMBERS.get((key,))
     wanted = _TYPE_NAMES.get(expected) or (number.described() if number else "a whole number")
-    return f'"{key}" must be {wanted}, not {_json_type(value)} ({_short(value)})'
-
-
-def _json_type(value: object) -> str:
-    match value:
-        case bool():
-            return "true or false"
-        case int() | float():
-            return "a number"
-        case str():
-            return "a string"
-        case list():
-            return "a list"
-        case dict():
-            return "an object"
-        case _:
-            return "null"
-
-
-def _short(value: object) -> str:
-    import json
-
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return f'"{key}" must be {wanted}, not {described_value(value)}'

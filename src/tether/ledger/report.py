@@ -41,7 +41,9 @@ class Line:
     input_tokens: int
     cache_read_tokens: int
     cache_write_tokens: int
-    output_tokens: float
+    output_tokens: int
+    """Whole, as every token count (a tool's are its shares of its turns' output, summed and
+    rounded: `meter.py`)."""
     cost_usd: float
     project: str | None = None
     """The project a task or an agent's line is of (`--by task|agent`; None when unknown)."""
@@ -105,7 +107,7 @@ def breakdown(
             int(str(plain)),
             int(str(read)),
             int(str(written)),
-            float(str(output)),
+            round(float(str(output))),
             float(str(cost)),
             None if project is None else str(project),
         )

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from tether.skills.arguments import fill_arguments
 from tether.skills.catalog import Skill
 from tether.skills.errors import SkillError
 from tether.skills.frontmatter import FrontMatterError, parse_optional
 from tether.text_files import UnreadableFile, cut_instructions, read_text_file
 
-ARGUMENTS_PLACEHOLDER = "$ARGUMENTS"
 SKILL_DIR_PLACEHOLDER = "${CLAUDE_SKILL_DIR}"
 """Claude Code's name for the skill's directory inside its instructions."""
 PLUGIN_ROOT_PLACEHOLDER = "${CLAUDE_PLUGIN_ROOT}"
@@ -17,8 +17,8 @@ PLUGIN_ROOT_PLACEHOLDER = "${CLAUDE_PLUGIN_ROOT}"
 def load_skill_body(skill: Skill, args: str | None = None) -> str:
     """The skill's instructions, front matter removed, headed by the directory they live in.
 
-    `$ARGUMENTS` in the body is replaced by `args` (by nothing when there are none); when the
-    body has no `$ARGUMENTS`, the arguments are appended as `ARGUMENTS: ...`.
+    `args` are filled in as Claude Code fills them (`tether.skills.arguments`): `$ARGUMENTS`,
+    `$ARGUMENTS[N]` and `$N`, or appended as `ARGUMENTS: ...` when the body names none.
     Raises SkillError when the file can no longer be read or parsed.
     """
     text: str | None = None
@@ -39,11 +39,7 @@ def load_skill_body(skill: Skill, args: str | None = None) -> str:
     if skill.plugin_root is not None:
         body = body.replace(PLUGIN_ROOT_PLACEHOLDER, str(skill.plugin_root))
     body = cut_instructions(body, str(skill.path))[0]  # as instruction files are, noted in it
-    given = args.strip() if args else ""
-    if ARGUMENTS_PLACEHOLDER in body:
-        body = body.replace(ARGUMENTS_PLACEHOLDER, given)
-    elif given:
-        body = f"{body}\n\nARGUMENTS: {given}"
+    body = fill_arguments(body, args or "")
     header = (
         f'The skill "{skill.name}" is loaded; follow its instructions below.\n'
         f"Its directory is {directory}: files it mentions by relative path "

@@ -1,21 +1,21 @@
 """Custom slash commands: `.claude/commands/**/*.md` of the project and of the user.
 
-A command is a prompt kept in a file: `/name args` sends its body, with `$ARGUMENTS` and `$1`
-to `$9` filled in, as the user's message. As in Claude Code, a subdirectory is a namespace:
-`frontend/component.md` is `/frontend:component` only (no bare `/component`, which could
-shadow a skill or another command of that name). Its front matter (optional)
-has `description`, `argument-hint`, `allowed-tools` (rules allowed for the turn it starts) and
-`model`; a file that strict YAML rejects is read as `key: value` lines.
+A command is a prompt kept in a file: `/name args` sends its body, with `$ARGUMENTS`,
+`$ARGUMENTS[N]` and `$N` filled in (`tether.skills.arguments`), as the user's message. As in
+Claude Code, a subdirectory is a namespace: `frontend/component.md` is `/frontend:component`
+only (no bare `/component`, which could shadow a skill or another command of that name). Its
+front matter (optional) has `description`, `argument-hint`, `allowed-tools` (rules allowed
+for the turn it starts) and `model`; a file that strict YAML rejects is read as `key: value` lines.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from tether.skills.arguments import fill_arguments
 from tether.skills.discovery import split_tool_rules
 from tether.skills.errors import SkillError
 from tether.skills.frontmatter import FrontMatterError, parse_optional
@@ -25,8 +25,6 @@ from tether.text_files import UnreadableFile, read_text_file, real_path
 CommandSource = Literal["project", "user", "plugin"]
 COMMAND_DIR = ".claude/commands"
 """Relative to the workspace (project commands) and to the user's home (user commands)."""
-_POSITIONAL = re.compile(r"\$([1-9])")
-_ARGUMENTS = "$ARGUMENTS"
 _PLUGIN_ROOT = "${CLAUDE_PLUGIN_ROOT}"
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 
@@ -213,30 +211,13 @@ def _read_command(path: Path, root: Path, source: CommandSource) -> SlashCommand
 
 
 def expand_command(command: SlashCommand, args: str) -> str:
-    """The message `/name args` sends: the file's body with `$ARGUMENTS` replaced by `args` and
-    `$1`..`$9` by its words (quotes group words); when the body names none of them, `args`
-    are appended as `ARGUMENTS: ...`, as Claude Code does. Raises SkillError when the file
-    can no longer be read."""
+    """The message `/name args` sends: the file's body with `args` filled in as Claude Code
+    fills them (`tether.skills.arguments`). Raises SkillError when the file can no longer be
+    read."""
     body = _body(_text(command.path)).strip()
     if command.plugin_root is not None:
         body = body.replace(_PLUGIN_ROOT, str(command.plugin_root))
-    given = args.strip()
-    words = _words(given)
-    uses_arguments = _ARGUMENTS in body or _POSITIONAL.search(body) is not None
-    body = body.replace(_ARGUMENTS, given)
-    body = _POSITIONAL.sub(
-        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", body
-    )
-    if given and not uses_arguments:
-        body = f"{body}\n\nARGUMENTS: {given}"
-    return body + "\n"
-
-
-def _words(args: str) -> list[str]:
-    try:
-        return shlex.split(args)
-    except ValueError:  # an unclosed quote: words as typed
-        return args.split()
+    return fill_arguments(body, args) + "\n"
 
 
 def _text(path: Path) -> str:
