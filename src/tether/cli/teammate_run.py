@@ -244,6 +244,7 @@ async def serve_teammate(
         known_team=record,
         known_member=member,
         warn=lambda s: print(s, flush=True),
+        patience=patience,
     )
     try:
         await stop.step(link.refresh_members(patience))

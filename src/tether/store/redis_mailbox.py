@@ -38,7 +38,7 @@ from tether.store.mailbox import (
     Message,
     TeamRecord,
 )
-from tether.store.mailbox_post import GROUP, redis_client, send_once
+from tether.store.mailbox_post import GROUP, posted_key, redis_client, send_once
 from tether.store.mailbox_records import (
     changed_member,
     check_member,
@@ -117,8 +117,9 @@ class RedisMailboxStore:
         self._call(lambda: self._send_once(message, data))
         return message
 
-    def posted(self, message_id: str) -> bool:
-        return bool(self._call(lambda: self._r.exists(self.key(f"posted:{message_id}"))))
+    def posted(self, sender: str, message_id: str) -> bool:
+        key = posted_key(self._prefix, sender, message_id)
+        return bool(self._call(lambda: self._r.exists(key)))
 
     def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
         data = stored(message)
@@ -148,10 +149,17 @@ class RedisMailboxStore:
         read: Callable[[Any], Callable[[Any], None]] | None = None,
     ) -> None:
         """Add the message to its recipient's mailbox (its group made with the stream), with
-        what `read` gives, unless its id was posted already (`send_once`)."""
+        what `read` gives, unless its sender posted its id already (`send_once`)."""
         watched = (self.key("members"),) if read is not None else ()
         send_once(
-            self._r, self._prefix, message.id, message.recipient, data, watched=watched, read=read
+            self._r,
+            self._prefix,
+            message.sender,
+            message.id,
+            message.recipient,
+            data,
+            watched=watched,
+            read=read,
         )
 
     def _make_group(self, client: Any, member: str) -> None:
