@@ -61,16 +61,23 @@ class Poster(Protocol):
         """The team's members, in the order they joined."""
         ...
 
-    def post(self, sender: str, recipient: str, text: str) -> str:
-        """Store a plain message (`kind` "message"); its id, once durable."""
+    def post(
+        self, sender: str, recipient: str, text: str, *, message_id: str | None = None
+    ) -> tuple[str, bool]:
+        """Store a plain message (`kind` "message") under `message_id` (None: a new one);
+        its id, once durable, and whether this post stored it (False: `sender` had posted
+        its id already)."""
         ...
 
     def close(self) -> None: ...
 
 
-def message_data(sender: str, recipient: str, text: str) -> tuple[str, str]:
-    """A plain message's id and the JSON a store keeps for it (`Message`'s fields)."""
-    message_id = uuid.uuid4().hex
+def message_data(
+    sender: str, recipient: str, text: str, message_id: str | None = None
+) -> tuple[str, str]:
+    """A plain message's id (`message_id`, else a new one) and the JSON a store keeps for it
+    (`Message`'s fields)."""
+    message_id = message_id or uuid.uuid4().hex
     fields: dict[str, Any] = {
         "id": message_id,
         "sender": sender,
@@ -132,14 +139,16 @@ class SqlitePoster:
             raise self._file.unavailable(e) from None
         return [str(name) for (name,) in rows]
 
-    def post(self, sender: str, recipient: str, text: str) -> str:
-        message_id, data = message_data(sender, recipient, text)
+    def post(
+        self, sender: str, recipient: str, text: str, *, message_id: str | None = None
+    ) -> tuple[str, bool]:
+        message_id, data = message_data(sender, recipient, text, message_id)
         try:
             with self._file.transaction() as db:
-                insert_once(db, self.team, sender, message_id, recipient, data)
+                stored = insert_once(db, self.team, sender, message_id, recipient, data)
         except sqlite3.DatabaseError as e:
             raise self._file.unavailable(e) from None
-        return message_id
+        return message_id, stored
 
     def close(self) -> None:
         self._file.close()
@@ -269,10 +278,14 @@ class RedisPoster:
 
         return self._call(read)
 
-    def post(self, sender: str, recipient: str, text: str) -> str:
-        message_id, data = message_data(sender, recipient, text)
-        self._call(lambda: send_once(self._r, self._prefix, sender, message_id, recipient, data))
-        return message_id
+    def post(
+        self, sender: str, recipient: str, text: str, *, message_id: str | None = None
+    ) -> tuple[str, bool]:
+        message_id, data = message_data(sender, recipient, text, message_id)
+        stored = self._call(
+            lambda: send_once(self._r, self._prefix, sender, message_id, recipient, data)
+        )
+        return message_id, stored
 
     def close(self) -> None:
         self._r.close()
