@@ -14,7 +14,7 @@ import signal
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 
 async def stop_group(proc: asyncio.subprocess.Process, *, grace_s: float) -> None:
@@ -149,16 +149,27 @@ def signal_name(number: int) -> str:
 
 
 def exit_said(code: int) -> str:
-    """How a child's end is said, one wording for one end: "ended by SIGTERM" whether the
-    signal killed it (-15, as `Popen` says) or its own handler exited as a shell says that
-    death (143, 128 + 15); "exit 2" for any other exit."""
-    number = -code if code < 0 else code - 128 if code > 128 else None
-    if number is None:
+    """How a child's end is said, from its status as `Popen` gives it: "ended by SIGTERM"
+    when a signal killed it (-15); "exit 2", and "exit 143" too, when it exited by itself (a
+    program's own code, whatever its number: only the kernel knows a signal killed it, and
+    tether's own processes stopped by one end by it, `end_by_signal`)."""
+    if code >= 0:
         return f"exit {code}"
-    try:
-        return f"ended by {signal.Signals(number).name}"
-    except ValueError:  # not a signal's number: an exit code of its own
-        return f"exit {code}"
+    return f"ended by {signal_name(-code)}"
+
+
+def end_by_signal(signum: int) -> NoReturn:
+    """End this process by `signum`, its work done (a stop it handled): its parent sees a
+    death by that signal (`Popen`: -N; a shell: 128+N), not an exit code it chose, which a
+    program may exit with by itself. Exit 128+N should the signal not end it (blocked or
+    ignored where this cannot undo it)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+    os.kill(os.getpid(), signum)
+    os._exit(128 + signum)
 
 
 class ConfinedCommand(list[str]):

@@ -17,11 +17,11 @@ def note(n: int, to: str = "bob") -> Message:
 
 def test_a_message_sent_again_under_its_id_is_stored_once(open_mailboxes: OpenTeamStore) -> None:
     store, other = open_mailboxes(), open_mailboxes()
-    assert not store.posted("m1")
+    assert not store.posted("lead", "m1")
     store.send(note(1))
     other.send(note(1))  # another process's rerun
     got = store.receive("bob", "c1")
-    assert ([d.message for d in got], store.posted("m1"), other.posted("m1")) == (
+    assert ([d.message for d in got], store.posted("lead", "m1"), other.posted("lead", "m1")) == (
         [note(1)],
         True,
         True,
@@ -69,6 +69,27 @@ def test_a_team_made_again_under_its_name_holds_no_earlier_id(
     store = open_mailboxes()
     store.send(note(1))
     store.delete_team()
-    assert not store.posted("m1")
+    assert not store.posted("lead", "m1")
     open_mailboxes().send(note(1))  # the new team's own message m1
     assert [d.message for d in store.receive("bob", "c1")] == [note(1)]
+
+
+def test_a_message_of_another_sender_under_a_held_id_is_its_own(
+    open_mailboxes: OpenTeamStore,
+) -> None:
+    """An id is skipped only when its sender posted it: two senders' messages that share an
+    id (their models numbered their calls alike) are both stored (the second was dropped)."""
+    store = open_mailboxes()
+    alices, bobs = (
+        Message(id="call-1", sender=name, recipient="lead", text=f"{name}'s", sent_at=1.0)
+        for name in ("alice", "bob")
+    )
+    store.send(alices)
+    open_mailboxes().send_as(bobs, {"state": "idle"})
+    store.send(alices)  # alice's rerun: hers is held
+    assert (
+        [d.message for d in store.receive("lead", "c1")],
+        store.posted("alice", "call-1"),
+        store.posted("bob", "call-1"),
+        store.posted("carol", "call-1"),
+    ) == ([alices, bobs], True, True, False)

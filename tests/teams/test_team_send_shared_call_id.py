@@ -38,7 +38,8 @@ def test_a_message_id_is_its_sending_session_s_and_member_s_and_the_same_on_a_re
 
 def answering(call_id: str, kind: str) -> Callable[[str, list[Letter], RecordedRequest], Turn]:
     """Each member answers each letter of `kind` (a reply to a request), every call by the
-    id `call_id`."""
+    id `call_id`; a shutdown request it approves (`team down` is done when each has stopped,
+    not after waiting out its `--wait` for an answer that never comes)."""
 
     def answer(name: str, letters: list[Letter], request: RecordedRequest) -> Turn:
         calls = [
@@ -50,6 +51,15 @@ def answering(call_id: str, kind: str) -> Callable[[str, list[Letter], RecordedR
             )
             for letter in letters
             if letter.kind == kind
+        ]
+        calls += [
+            tool_use(
+                "SendMessage",
+                to=letter.sender,
+                message={"type": "shutdown_response", "request_id": letter.id, "approve": True},
+            )
+            for letter in letters
+            if letter.kind == "shutdown_request"
         ]
         return reply(*calls) if calls else text(f"{name}: nothing")
 

@@ -71,7 +71,11 @@ def main(argv: list[str]) -> int:
         )
         choice = team_choice(settings.data, os.environ, team=args.team, store=args.store)
         if _plain_send(args):  # its mailbox's rows alone: none of the roster's models
-            return _post(args, project, choice.store_url)
+            from tether.cli.team_post import post
+
+            return post(args, project, choice.store_url)
+        if args.command == "send" and args.id is not None and _answering(args):
+            raise ConfigError("--id names a plain message: not with --wait, --reply-to or a plan")
         if args.command == "run":  # a teammate's process: its store calls wait out an outage
             from tether.cli.team_member_run import run_member
 
@@ -101,27 +105,12 @@ def _plain_send(args: argparse.Namespace) -> bool:
     """A `send` of a plain message (no request, reply or plan answer), its text given."""
     if args.command != "send":
         return False
-    asked = (args.approve_plan, args.reject_plan, args.plan_id, args.wait, args.reply_to)
-    return not any(asked) and bool((args.text or "").strip())
+    return not _answering(args) and bool((args.text or "").strip())
 
 
-def _post(args: argparse.Namespace, project: Path, url: str | None) -> int:
-    """`send`'s plain message, through the mailbox's rows (`mailbox_post`): a command run
-    for one message imports no more than it takes (no pydantic)."""
-    from tether.store.mailbox_post import open_poster
-
-    poster = open_poster(url, project=project, team=args.team)
-    try:
-        if not poster.team_exists():
-            raise ConfigError(no_team(poster.team, poster.url))
-        names = poster.member_names()
-        if args.member not in names:
-            raise ConfigError(unknown(args.member, poster.team, names))
-        sent = poster.post(LEAD, args.member, args.text)
-    finally:
-        poster.close()
-    print(f"sent {sent} to {args.member}")
-    return 0
+def _answering(args: argparse.Namespace) -> bool:
+    """Whether a `send` asks for a reply or answers (not a plain message)."""
+    return any((args.approve_plan, args.reject_plan, args.plan_id, args.wait, args.reply_to))
 
 
 def unknown(member: str, team: str, names: list[str]) -> str:
@@ -273,7 +262,9 @@ def _send(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
         return ask(
             store, project, args.member, args.text, timeout_s=args.timeout, as_json=args.json
         )
-    return _post(args, project, args.store)  # a plain message (`main` sends it so)
+    from tether.cli.team_post import post
+
+    return post(args, project, args.store)  # a plain message (`main` sends it so)
 
 
 def _inbox(args: argparse.Namespace, project: Path, store: TeamStore) -> int:
@@ -403,6 +394,11 @@ def _parser() -> argparse.ArgumentParser:
         help="with --wait: how long to wait for the reply (default 600)",
     )
     send.add_argument("--json", action="store_true", help="with --wait: the reply as JSON")
+    send.add_argument(
+        "--id",
+        metavar="KEY",
+        help="the message's key: the same command run again (after a cut) sends it once",
+    )
     send.add_argument(
         "--reply-to",
         metavar="ID",

@@ -36,11 +36,14 @@ from tether.protocol import ConfigError
 from tether.store.mailbox import Delivery, Member, Message, TeamStore
 from tether.teams.claims import claim_lead
 from tether.teams.link import TeamLink, events_file
+from tether.teams.patience import Patience
 from tether.teams.protocol import MemberProtocol, ProtocolError
 
 T = TypeVar("T")
 
 LEAD = "team-lead"
+COMMAND_PATIENCE_S = 5.0
+"""How long a command's send waits for a store out of reach, trying again, before it says so."""
 BLOCK_S = 2.0
 """The longest one read of the mailbox waits (`--follow`, `send --wait`)."""
 HELD_S = 3600.0
@@ -85,6 +88,10 @@ def _link(store: TeamStore, project: Path, me: Member, lead: str) -> TeamLink:
     protocol = MemberProtocol(name=LEAD, lead=lead, members=tuple(m.name for m in store.members()))
     # taken back before the link listens: the same state again is no transition to log
     protocol.restore(me.requests_sent, me.requests_owed, time.time(), me.requests_answered)
+
+    def warn(line: str) -> None:
+        print(f"tether: {terminal_safe(line)}", file=sys.stderr)
+
     return TeamLink(
         team=store.team,
         member=LEAD,
@@ -92,7 +99,9 @@ def _link(store: TeamStore, project: Path, me: Member, lead: str) -> TeamLink:
         protocol=protocol,
         events_path=events_file(project, store.team),
         known_member=me,
-        warn=lambda line: print(f"tether: {terminal_safe(line)}", file=sys.stderr),
+        warn=warn,
+        # A person at a command is told soon, not after a teammate's 600 s.
+        patience=Patience(store.url, COMMAND_PATIENCE_S, warn),
     )
 
 

@@ -38,11 +38,16 @@ def run_member(args: argparse.Namespace, project: Path) -> int:
         raise absent[0]
     patience.url = store.url
     try:
-        return _run(args, project, store, patience)
+        code = _run(args, project, store, patience)
     except MailboxError as e:  # said as `tether team`'s other commands say it
         raise ConfigError(str(e)) from None
     finally:
         store.close()
+    if code < 0:  # stopped by a signal: it ends by it, for `team up` to say so
+        from tether.processes import end_by_signal
+
+        end_by_signal(-code)
+    return code
 
 
 def _run(args: argparse.Namespace, project: Path, store: TeamStore, patience: Patience) -> int:

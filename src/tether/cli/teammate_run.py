@@ -2,7 +2,8 @@
 session built as a headless run's is (the project's tools, rules, hooks and sandbox; what no
 rule allows is denied), resumed when the roster names an earlier one, with `SendMessage`; then
 the `Teammate` loop until shutdown, or SIGTERM, SIGINT or SIGHUP (the turn stopped, the session
-saved; exit status 128+N). Output goes to the member's log file."""
+saved; then the process ends by that signal: `serve_teammate` returns -N, as `Popen` says it).
+Output goes to the member's log file."""
 
 from __future__ import annotations
 
@@ -244,6 +245,7 @@ async def serve_teammate(
         known_team=record,
         known_member=member,
         warn=lambda s: print(s, flush=True),
+        patience=patience,
     )
     try:
         await stop.step(link.refresh_members(patience))
@@ -316,7 +318,7 @@ async def serve_teammate(
         await mate.stopped()
     why = f" ({mate.stop_reason})" if mate.stop_reason else ""
     print(f"{member.name}: stopped{why}", flush=True)
-    return 128 + stop.seen[0] if stop.seen else 0
+    return -stop.seen[0] if stop.seen else 0
 
 
 async def _prepare(session: Session, member: Member, stop: StopSignals) -> None:
@@ -334,6 +336,6 @@ def _say(line: str) -> None:
 
 
 def stopped_starting(member: Member, stop: StopSignals) -> int:
-    """What a teammate stopped while it started says; its exit status."""
+    """What a teammate stopped while it started says; -N, stopped by signal N."""
     print(f"{member.name}: stopped ({stop.reason(stop.seen[0])}, while starting)", flush=True)
-    return 128 + stop.seen[0]
+    return -stop.seen[0]

@@ -77,11 +77,12 @@ class MailboxStore(Protocol):
 
     def send(self, message: Message) -> Message:
         """Store the message in its recipient's mailbox; returned once durable. A message
-        whose id was posted already is not stored again (a send run again after a crash)."""
+        whose sender posted its id already is not stored again (a send run again after a
+        crash); another sender's under the same id is its own, and stored."""
         ...
 
-    def posted(self, message_id: str) -> bool:
-        """Whether a message of this id was stored (acknowledged since or not)."""
+    def posted(self, sender: str, message_id: str) -> bool:
+        """Whether `sender` stored a message of this id (acknowledged since or not)."""
         ...
 
     def receive(

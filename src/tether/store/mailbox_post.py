@@ -36,13 +36,17 @@ CREATE TABLE IF NOT EXISTS teams (team TEXT PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS members (
     team TEXT NOT NULL, name TEXT NOT NULL, joined INTEGER NOT NULL, data TEXT NOT NULL,
     PRIMARY KEY (team, name));
-CREATE TABLE IF NOT EXISTS posted (team TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (team, id));
+CREATE TABLE IF NOT EXISTS posted_by (
+    team TEXT NOT NULL, sender TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (team, id, sender));
 """
-"""The SQLite mailboxes' and roster's tables (`sqlite_mailbox`)."""
+"""The SQLite mailboxes' and roster's tables (`sqlite_mailbox`). A posted id is its sender's
+(`posted_by`): another sender's message under the same id is its own, not a post again. (An
+older file's `posted` table, keyed by the id alone, is left unread.)"""
 GROUP = "readers"
 """A Redis mailbox's consumer group (`redis_mailbox`)."""
 POSTED_KEPT_S = 30 * 24 * 3600
-"""How long a Redis store remembers a posted message's id (`posted:<id>`), so that a post
+"""How long a Redis store remembers a posted message's sender and id
+(`posted:<sender>:<id>`), so that a post
 tried again under it (a teammate's SendMessage run again after its process was killed, a
 notice written again) is skipped: longer than any teammate stays stopped with a call open."""
 
@@ -57,16 +61,23 @@ class Poster(Protocol):
         """The team's members, in the order they joined."""
         ...
 
-    def post(self, sender: str, recipient: str, text: str) -> str:
-        """Store a plain message (`kind` "message"); its id, once durable."""
+    def post(
+        self, sender: str, recipient: str, text: str, *, message_id: str | None = None
+    ) -> tuple[str, bool]:
+        """Store a plain message (`kind` "message") under `message_id` (None: a new one);
+        its id, once durable, and whether this post stored it (False: `sender` had posted
+        its id already)."""
         ...
 
     def close(self) -> None: ...
 
 
-def message_data(sender: str, recipient: str, text: str) -> tuple[str, str]:
-    """A plain message's id and the JSON a store keeps for it (`Message`'s fields)."""
-    message_id = uuid.uuid4().hex
+def message_data(
+    sender: str, recipient: str, text: str, message_id: str | None = None
+) -> tuple[str, str]:
+    """A plain message's id (`message_id`, else a new one) and the JSON a store keeps for it
+    (`Message`'s fields)."""
+    message_id = message_id or uuid.uuid4().hex
     fields: dict[str, Any] = {
         "id": message_id,
         "sender": sender,
@@ -128,27 +139,30 @@ class SqlitePoster:
             raise self._file.unavailable(e) from None
         return [str(name) for (name,) in rows]
 
-    def post(self, sender: str, recipient: str, text: str) -> str:
-        message_id, data = message_data(sender, recipient, text)
+    def post(
+        self, sender: str, recipient: str, text: str, *, message_id: str | None = None
+    ) -> tuple[str, bool]:
+        message_id, data = message_data(sender, recipient, text, message_id)
         try:
             with self._file.transaction() as db:
-                insert_once(db, self.team, message_id, recipient, data)
+                stored = insert_once(db, self.team, sender, message_id, recipient, data)
         except sqlite3.DatabaseError as e:
             raise self._file.unavailable(e) from None
-        return message_id
+        return message_id, stored
 
     def close(self) -> None:
         self._file.close()
 
 
 def insert_once(
-    db: sqlite3.Connection, team: str, message_id: str, recipient: str, data: str
+    db: sqlite3.Connection, team: str, sender: str, message_id: str, recipient: str, data: str
 ) -> bool:
-    """Put a message into its recipient's mailbox in the caller's transaction, unless a
-    message of its id was posted already (then nothing, False): its id and the message go
-    in together, so a post run again after a crash is never lost nor stored twice."""
+    """Put a message into its recipient's mailbox in the caller's transaction, unless its
+    sender posted a message of its id already (then nothing, False): its id and the message
+    go in together, so a post run again after a crash is never lost nor stored twice."""
     claimed = db.execute(
-        "INSERT OR IGNORE INTO posted (team, id) VALUES (?, ?)", (team, message_id)
+        "INSERT OR IGNORE INTO posted_by (team, sender, id) VALUES (?, ?, ?)",
+        (team, sender, message_id),
     )
     if claimed.rowcount == 0:
         return False
@@ -174,9 +188,16 @@ def redis_client(url: str, *, socket_timeout_s: float) -> Redis:
     )
 
 
+def posted_key(prefix: str, sender: str, message_id: str) -> str:
+    """The mark of an id its sender posted (a member name holds no colon: the key reads one
+    way)."""
+    return f"{prefix}posted:{sender}:{message_id}"
+
+
 def send_once(
     client: Redis,
     prefix: str,
+    sender: str,
     message_id: str,
     recipient: str,
     data: str,
@@ -184,15 +205,15 @@ def send_once(
     watched: tuple[str, ...] = (),
     read: Callable[[Any], Callable[[Any], None]] | None = None,
 ) -> bool:
-    """Add a message to its recipient's mailbox unless a message of its id was posted
-    already (then nothing, False). The id's mark (`posted:<id>`) and the message go in one
+    """Add a message to its recipient's mailbox unless its sender posted a message of its id
+    already (then nothing, False). The mark (`posted_key`) and the message go in one
     MULTI/EXEC, watched from the mark's check on: a crash between them cannot lose the
     message nor store it twice, and of two posts of one id at once one is stored. `read`
     runs after the check on the watched `watched` keys and gives what to queue with it (a
     sender's roster record)."""
     import redis
 
-    posted = f"{prefix}posted:{message_id}"
+    posted = posted_key(prefix, sender, message_id)
     with client.pipeline(transaction=True) as pipe:
         while True:
             try:
@@ -257,10 +278,14 @@ class RedisPoster:
 
         return self._call(read)
 
-    def post(self, sender: str, recipient: str, text: str) -> str:
-        message_id, data = message_data(sender, recipient, text)
-        self._call(lambda: send_once(self._r, self._prefix, message_id, recipient, data))
-        return message_id
+    def post(
+        self, sender: str, recipient: str, text: str, *, message_id: str | None = None
+    ) -> tuple[str, bool]:
+        message_id, data = message_data(sender, recipient, text, message_id)
+        stored = self._call(
+            lambda: send_once(self._r, self._prefix, sender, message_id, recipient, data)
+        )
+        return message_id, stored
 
     def close(self) -> None:
         self._r.close()

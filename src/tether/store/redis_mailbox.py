@@ -13,9 +13,7 @@ remembers the team's `epoch` key (a random value, set once) and reads it with ev
 Gone or changed: the groups are made again and `receive` raises `MailboxesLost` once, saying
 what was lost; messages sent since are kept and delivered.
 
-Roster keys: `team` (the record's JSON), `members` (a hash: name to JSON), `joined` (names,
-scored in the order they joined), `joined_seq`; `mailboxes` (the members with a stream, for
-`delete_team`).
+The roster (the team's record and members) is `redis_roster`'s half of the store.
 """
 
 from __future__ import annotations
@@ -34,22 +32,17 @@ from tether.store.mailbox import (
     MailboxError,
     MailboxesLost,
     Member,
-    MemberBusy,
     Message,
-    TeamRecord,
 )
-from tether.store.mailbox_post import GROUP, redis_client, send_once
+from tether.store.mailbox_post import GROUP, posted_key, redis_client, send_once
 from tether.store.mailbox_records import (
     changed_member,
-    check_member,
-    check_team_record,
     dumps,
     read_stored,
     stored,
-    team_exists,
-    unknown_member,
 )
 from tether.store.redis_connect import failures, probe
+from tether.store.redis_roster import PUT_MEMBER, RedisRoster
 from tether.store.store_url import cannot_use, redacted
 from tether.store.task_records import StoreUnavailable
 
@@ -65,15 +58,8 @@ RECLAIM_LOOK = 100
 """How many held entries (oldest first) a waiting `receive` looks at for the next to come due."""
 _ENTRY_ID = re.compile(r"\d+-\d+")
 
-_PUT_MEMBER = """
-if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
-  redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[1])
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-"""
 
-
-class RedisMailboxStore:
+class RedisMailboxStore(RedisRoster):
     """A team's mailboxes and roster on a Redis server: both a `MailboxStore` and a
     `RosterStore`. Unreachable at start or later: `StoreUnavailable` naming the URL."""
 
@@ -92,23 +78,11 @@ class RedisMailboxStore:
             self._epoch = self._adopt_epoch()
         except (*self._errors, self._response_error, ValueError) as e:
             raise StoreUnavailable(cannot_use("mailbox", url, e)) from None
-        self._put_member = self._r.register_script(_PUT_MEMBER)
-
-    def key(self, name: str) -> str:
-        return self._prefix + name
-
-    def _mailbox(self, member: str) -> str:
-        return self.key(f"mailbox:{member}")
+        self._put_member = self._r.register_script(PUT_MEMBER)
 
     def _adopt_epoch(self) -> str:
         self._r.set(self.key("epoch"), uuid.uuid4().hex, nx=True)
         return str(self._r.get(self.key("epoch")))
-
-    def _call(self, step: Callable[[], T]) -> T:
-        try:
-            return step()
-        except (*self._errors, self._response_error) as e:
-            raise StoreUnavailable(f"mailbox store {self.url}: {e}") from None
 
     # -- mailboxes
 
@@ -117,8 +91,9 @@ class RedisMailboxStore:
         self._call(lambda: self._send_once(message, data))
         return message
 
-    def posted(self, message_id: str) -> bool:
-        return bool(self._call(lambda: self._r.exists(self.key(f"posted:{message_id}"))))
+    def posted(self, sender: str, message_id: str) -> bool:
+        key = posted_key(self._prefix, sender, message_id)
+        return bool(self._call(lambda: self._r.exists(key)))
 
     def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
         data = stored(message)
@@ -148,10 +123,17 @@ class RedisMailboxStore:
         read: Callable[[Any], Callable[[Any], None]] | None = None,
     ) -> None:
         """Add the message to its recipient's mailbox (its group made with the stream), with
-        what `read` gives, unless its id was posted already (`send_once`)."""
+        what `read` gives, unless its sender posted its id already (`send_once`)."""
         watched = (self.key("members"),) if read is not None else ()
         send_once(
-            self._r, self._prefix, message.id, message.recipient, data, watched=watched, read=read
+            self._r,
+            self._prefix,
+            message.sender,
+            message.id,
+            message.recipient,
+            data,
+            watched=watched,
+            read=read,
         )
 
     def _make_group(self, client: Any, member: str) -> None:
@@ -323,118 +305,6 @@ class RedisMailboxStore:
 
     def unread(self, member: str) -> int:
         return self._call(lambda: int(self._r.xlen(self._mailbox(member))))  # pyright: ignore[reportArgumentType]
-
-    # -- roster
-
-    def create_team(self, record: TeamRecord) -> TeamRecord:
-        check_team_record(self.team, record)
-        created = self._call(lambda: self._r.set(self.key("team"), dumps(record), nx=True))
-        if not created:
-            existing = self.team_record()
-            raise team_exists(self.team, existing or record)
-        return record
-
-    def delete_team(self) -> None:
-        def delete() -> None:
-            with self._r.pipeline(transaction=True) as pipe:
-                while True:
-                    try:
-                        pipe.watch(self.key("mailboxes"))
-                        names: set[str] = pipe.smembers(self.key("mailboxes"))  # pyright: ignore[reportAssignmentType]
-                        # The ids its messages were posted under go too: a team made again
-                        # under the name starts with none held.
-                        posted = list(self._r.scan_iter(match=self.key("posted:*"), count=1000))
-                        pipe.multi()
-                        pipe.delete(
-                            *[self.key(k) for k in ("team", "members", "joined", "joined_seq")],
-                            self.key("mailboxes"),
-                            *[self._mailbox(n) for n in names],
-                            *posted,
-                        )
-                        pipe.execute()
-                        return
-                    except self._watch_error:
-                        continue
-
-        self._call(delete)
-        self._groups.clear()
-
-    def team_record(self) -> TeamRecord | None:
-        raw = self._call(lambda: self._r.get(self.key("team")))
-        return None if raw is None else TeamRecord.model_validate_json(str(raw))
-
-    def put_member(self, member: Member) -> Member:
-        check_member(member)
-        keys = [self.key("members"), self.key("joined"), self.key("joined_seq")]
-
-        def put() -> None:
-            self._put_member(keys=keys, args=[member.name, dumps(member)])
-            self._r.publish(self.key("roster"), member.name)
-
-        self._call(put)
-        return member
-
-    def update_member(
-        self,
-        name: str,
-        changes: Mapping[str, Any],
-        *,
-        unless: Callable[[Member], str | None] | None = None,
-    ) -> Member:
-        def update() -> Member:
-            with self._r.pipeline(transaction=True) as pipe:
-                while True:
-                    try:
-                        pipe.watch(self.key("members"))
-                        raw = pipe.hget(self.key("members"), name)
-                        if raw is None:
-                            names = pipe.zrange(self.key("joined"), 0, -1)
-                            raise unknown_member(self.team, name, names)  # pyright: ignore[reportArgumentType]
-                        current = Member.model_validate_json(str(raw))
-                        busy = unless(current) if unless is not None else None
-                        if busy is not None:
-                            raise MemberBusy(busy)
-                        member = changed_member(current, changes)
-                        pipe.multi()
-                        pipe.hset(self.key("members"), name, dumps(member))
-                        pipe.publish(self.key("roster"), name)
-                        pipe.execute()
-                        return member
-                    except self._watch_error:
-                        continue
-
-        return self._call(update)
-
-    def members(self) -> list[Member]:
-        def read() -> list[Member]:
-            with self._r.pipeline(transaction=True) as pipe:
-                pipe.zrange(self.key("joined"), 0, -1)
-                pipe.hgetall(self.key("members"))
-                names, records = pipe.execute()
-            return [Member.model_validate_json(records[n]) for n in names if n in records]
-
-        return self._call(read)
-
-    def wait_members(
-        self, until: Callable[[list[Member]], bool], timeout_s: float, *, recheck_s: float
-    ) -> bool:
-        def wait() -> bool:
-            deadline = time.monotonic() + timeout_s
-            changes = self._r.pubsub(ignore_subscribe_messages=True)
-            try:
-                changes.subscribe(self.key("roster"))  # before the first read: none missed
-                while not until(self.members()):
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        return False
-                    changes.get_message(timeout=min(left, recheck_s))
-                    while changes.get_message(timeout=0.0) is not None:
-                        pass  # every change told so far: one read sees them all
-                return True
-            finally:
-                changes.close()
-
-        return self._call(wait)
 
     def close(self) -> None:
         self._r.close()

@@ -75,14 +75,19 @@ class SqliteMailboxStore:
 
     def send(self, message: Message) -> Message:
         data = stored(message)
-        self._run(lambda db: insert_once(db, self.team, message.id, message.recipient, data))
+        self._run(
+            lambda db: insert_once(
+                db, self.team, message.sender, message.id, message.recipient, data
+            )
+        )
         return message
 
-    def posted(self, message_id: str) -> bool:
+    def posted(self, sender: str, message_id: str) -> bool:
         return self._read(
             lambda db: (
                 db.execute(
-                    "SELECT 1 FROM posted WHERE team = ? AND id = ?", (self.team, message_id)
+                    "SELECT 1 FROM posted_by WHERE team = ? AND id = ? AND sender = ?",
+                    (self.team, message_id, sender),
                 ).fetchone()
                 is not None
             )
@@ -92,7 +97,7 @@ class SqliteMailboxStore:
         data = stored(message)
 
         def send(db: sqlite3.Connection) -> None:
-            if not insert_once(db, self.team, message.id, message.recipient, data):
+            if not insert_once(db, self.team, message.sender, message.id, message.recipient, data):
                 return  # posted already, with the sender's record as it was then
             row = db.execute(
                 "SELECT data FROM members WHERE team = ? AND name = ?",
@@ -206,7 +211,7 @@ class SqliteMailboxStore:
 
     def delete_team(self) -> None:
         def delete(db: sqlite3.Connection) -> None:
-            for table in ("teams", "members", "mailbox", "posted"):
+            for table in ("teams", "members", "mailbox", "posted_by"):
                 db.execute(f"DELETE FROM {table} WHERE team = ?", (self.team,))
 
         self._run(delete)

@@ -136,8 +136,10 @@ def _child(prepare: Callable[[], None], run: Callable[[], int]) -> NoReturn:
         code = run()
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
-    except KeyboardInterrupt:
-        code = 128 + signal.SIGINT
+    except KeyboardInterrupt:  # Ctrl+C, unhandled: ended by it, as its default action would
+        from tether.processes import end_by_signal
+
+        end_by_signal(signal.SIGINT)
     except BaseException:
         traceback.print_exc()
     finally:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tether.protocol import Record
 from tether.protocol.team_events import TeammateStateChanged
@@ -27,11 +28,13 @@ from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, Message, TeamExists, TeamRecord, TeamStore, UnknownMember
 from tether.store.task_records import StoreUnavailable
 from tether.teams.keeping import Keeper
+from tether.teams.membership import STORE_PATIENCE_S
 from tether.teams.patience import Patience
 from tether.teams.protocol import REPLIES, REQUESTS, MemberProtocol, ProtocolError, Transition
 from tether.teams.resend import message_id, resent
 
 BROADCAST = "*"
+T = TypeVar("T")
 
 
 @dataclass
@@ -49,6 +52,10 @@ class TeamLink:
     """What the roster said at the start: written again should the store lose it."""
     warn: Callable[[str], None] = lambda _: None
     """Says what went wrong with the roster (a teammate's log)."""
+    patience: Patience | None = None
+    """How a send waits out an outage of the store (a teammate's `--store-patience`; None:
+    `STORE_PATIENCE_S`, said through `warn`): tried again under the same ids until stored,
+    so that a store paused past one try's wait neither loses the message nor doubles it."""
     session: str = ""
     """The id of the member's session (a teammate's is kept across its restarts): the ids of
     the messages its tool calls send derive from it (`message_id`)."""
@@ -70,6 +77,8 @@ class TeamLink:
     """Set when the member's requests change (a new deadline to wait for)."""
 
     def __post_init__(self) -> None:
+        if self.patience is None:
+            self.patience = Patience(self.store.url, STORE_PATIENCE_S, self.warn)
         self.protocol.listeners.append(self._log)
         self._keeper = Keeper(
             store=self.store,
@@ -106,9 +115,11 @@ class TeamLink:
         """Send to one member, or to every other one (`*`): the messages stored. Raises
         `ProtocolError` for what the protocol refuses, naming the reason. `call_id`: the
         tool call that sends them, whose ids derive from it (`resent`), so that the call run
-        again after its process was killed stores each once."""
+        again after its process was killed stores each once. A store out of reach is waited
+        for (`patience`); `StorePatienceOut` once it has not answered for that long, the
+        messages not stored."""
         async with self._lock:
-            names = await self.refresh_members()
+            names = await self.refresh_members(self.patience)
             if to == BROADCAST:
                 if kind != "message":
                     raise ProtocolError(
@@ -133,7 +144,7 @@ class TeamLink:
                 )
                 for r in recipients
             ]
-            if call_id is not None and await resent(self.store, messages):
+            if call_id is not None and await resent(self.store, messages, self._patient):
                 return messages
             self.expire_due()  # a request past its time no longer holds a new one back
             for message in messages:
@@ -162,9 +173,15 @@ class TeamLink:
         if message.kind == "plan_approval_response" and message.reply_to is not None:
             await asyncio.to_thread(_note_plan_answer, self.store, message)
 
+    async def _patient(self, step: Callable[[], T]) -> T:
+        assert self.patience is not None
+        return await self.patience.acall(step)
+
     async def _stored(self, store: Callable[..., Message], message: Message, *more: Any) -> None:
+        """Store the message, tried again under its id while the store cannot be reached (a
+        try that timed out may have stored it: the next one finds it posted, and skips it)."""
         try:
-            await asyncio.to_thread(store, message, *more)
+            await self._patient(functools.partial(store, message, *more))
         except UnknownMember as e:
             self.protocol.send_failed(message, self.clock(), str(e))
             raise ProtocolError(str(e)) from None

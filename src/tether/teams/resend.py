@@ -9,9 +9,8 @@ request answered already)."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from tether.store.mailbox import Message, TeamStore
 
@@ -28,10 +27,17 @@ def message_id(session: str, sender: str, call_id: str, recipient: str) -> str:
     return uuid.uuid5(CALL_IDS, f"{session}\n{sender}\n{call_id}\n{recipient}").hex
 
 
-async def resent(store: TeamStore, messages: Sequence[Message]) -> bool:
-    """Whether an earlier run of the call stored these messages already: then the call is
-    done. A plain message's store skips it anyway; a request's or a reply's must be known
-    before the protocol is asked, as its sender's state moved with it."""
+async def resent(
+    store: TeamStore,
+    messages: Sequence[Message],
+    call: Callable[[Callable[[], bool]], Awaitable[bool]],
+) -> bool:
+    """Whether an earlier run of the call stored these messages already (the same sender
+    under the same id: another's under it is no rerun of this one): then the call is done.
+    A plain message's store skips it anyway; a request's or a reply's must be known before
+    the protocol is asked, as its sender's state moved with it. `call` runs the store's
+    read (waiting out an outage)."""
     if len(messages) != 1 or messages[0].kind == "message":
         return False
-    return await asyncio.to_thread(store.posted, messages[0].id)
+    message = messages[0]
+    return await call(lambda: store.posted(message.sender, message.id))

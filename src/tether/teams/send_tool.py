@@ -16,6 +16,7 @@ from tether.store.mailbox import MailboxError, Message
 from tether.store.task_records import StoreUnavailable
 from tether.teams.link import BROADCAST, TeamLink
 from tether.teams.protocol import ProtocolError
+from tether.teams.receiving import StorePatienceOut
 from tether.tools.base import Tool, ToolOutput, tool
 from tether.tools.context import ToolContext
 
@@ -104,6 +105,12 @@ def send_message_tool(link_of: TeamLink | Callable[[], TeamLink | None]) -> Tool
                 timeout_s=args.timeout_s,
                 call_id=call.call.id if call is not None else None,
             )
+        except StorePatienceOut as e:
+            # Tried under the same ids until the member's patience ran out: not stored.
+            raise ToolError(
+                f"not sent to {args.to}: {e}; the message was not stored: send it again "
+                "once the store answers"
+            ) from None
         except (ProtocolError, MailboxError, StoreUnavailable) as e:
             raise ToolError(str(e)) from None
         return ToolOutput(
