@@ -1,10 +1,10 @@
-"""`git daemon` off loopback asks, as `hg serve` does: without `--listen=` it listens on every
-interface, and whoever reaches it reads the repositories it exports. Allowed before under
-`Bash(git *)`, each of the asked ones."""
+"""git's servers ask: `git daemon` off loopback as `hg serve` does (without `--listen=` it
+listens on every interface, and whoever reaches it reads the repositories it exports), on
+loopback or `--inetd` too (every local process reaches it); `upload-pack`, `upload-archive`,
+`receive-pack` and `http-backend` serve a repository to whoever speaks to them. Allowed
+before under `Bash(git *)`, each of the asked ones."""
 
 from __future__ import annotations
-
-import pytest
 
 from tether.permissions import Decision
 
@@ -32,13 +32,27 @@ ASKED = [
     ),
 ]
 
-ALLOWED = [
-    "git daemon --listen=127.0.0.1",
-    "git daemon --listen=localhost --export-all",
-    "git daemon --listen=::1",
-    "git daemon --inetd",
+LOCAL = "git daemon serves the repositories it exports to every local process"
+ON_LOOPBACK = [
+    ("git daemon --listen=127.0.0.1", "ask", None, LOCAL),
+    ("git daemon --listen=localhost --export-all", "ask", None, LOCAL),
+    ("git daemon --listen=::1", "ask", None, LOCAL),
+    (
+        "git daemon --listen=127.0.0.1 --export-all --enable=receive-pack --base-path=/",
+        "ask",
+        None,
+        LOCAL,
+    ),
+    ("git daemon --listen=127.0.0.1 --pid-file={outside}/p", "ask", None, LOCAL),
+    (
+        "git daemon --inetd",
+        "ask",
+        None,
+        "git daemon serves the repositories it exports over its standard streams",
+    ),
 ]
-"""On loopback only, or over its standard streams."""
+"""On loopback every local process reaches it (any repository on the machine with
+`--base-path=/ --export-all`, pushes with `--enable=receive-pack`): allowed before."""
 
 
 def test_git_daemon_off_loopback_is_asked(tree: Tree, make_ctx: ContextFactory) -> None:
@@ -47,7 +61,50 @@ def test_git_daemon_off_loopback_is_asked(tree: Tree, make_ctx: ContextFactory) 
     assert {c: bash(c, ctx) for c in wanted} == wanted
 
 
-@pytest.mark.parametrize("command", ALLOWED)
-def test_git_daemon_on_loopback_stays_allowed(command: str, make_ctx: ContextFactory) -> None:
+def test_git_daemon_on_loopback_is_asked_too(tree: Tree, make_ctx: ContextFactory) -> None:
     ctx = make_ctx({"permissions": {"allow": ["Bash(git *)"], "deny": ["Bash(curl *)"]}})
-    assert bash(command, ctx) == Decision("allow", "Bash(git *)", "allowed by Bash(git *)")
+    wanted = expected(ON_LOOPBACK, tree)
+    assert {c: bash(c, ctx) for c in wanted} == wanted
+
+
+SERVERS = [
+    (
+        "git upload-pack {outside}",
+        "ask",
+        None,
+        "git upload-pack serves the history of the repository it names, to whoever speaks to it",
+    ),
+    (
+        "git upload-archive .",
+        "ask",
+        None,
+        "git upload-archive serves archives of the repository it names, to whoever speaks to it",
+    ),
+    (
+        "git receive-pack .",
+        "ask",
+        None,
+        "git receive-pack writes what it is sent into the repository it names and runs its "
+        "hooks, to whoever speaks to it",
+    ),
+    (
+        "git http-backend",
+        "ask",
+        None,
+        "git http-backend serves the repositories its environment names, to whoever speaks to it",
+    ),
+]
+
+
+def test_git_serving_a_repository_over_its_streams_is_asked(
+    tree: Tree, make_ctx: ContextFactory
+) -> None:
+    ctx = make_ctx({"permissions": {"allow": ["Bash(git *)"]}})
+    wanted = expected(SERVERS, tree)
+    assert {c: bash(c, ctx) for c in wanted} == wanted
+
+
+def test_git_reading_and_sending_stays_allowed(make_ctx: ContextFactory) -> None:
+    ctx = make_ctx({"permissions": {"allow": ["Bash(git *)"]}})
+    for command in ("git status", "git log --oneline", "git push origin main"):
+        assert bash(command, ctx) == Decision("allow", "Bash(git *)", "allowed by Bash(git *)")

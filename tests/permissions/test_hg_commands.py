@@ -71,7 +71,7 @@ def test_without_deny_rules_an_unknown_command_is_a_question(
         "hg co default",
         "hg id",
         "hg sum",
-        "hg qpush",
+        "hg qapplied",
         "hg rebase -d default",
         "hg histedit",
         "hg -R . log",

@@ -98,7 +98,7 @@ def test_a_debugging_command_not_known_is_asked_without_deny_rules(
         "hg debugrevspec 'all()'",
         "hg debugdownload https://h/x -o build/x",
         "hg commit -l msg.txt",
-        "hg import fix.patch",
+        "hg import --bypass fix.patch",
         "hg serve -a 127.0.0.1 -A build/access.log",
     ],
 )

@@ -13,10 +13,12 @@ from tether.permissions.deleting_equivalents import Equivalent, deleting_equival
 from tether.permissions.git_deleters import git_deleting_equivalent
 from tether.permissions.git_rewriters import rewriting_equivalent
 from tether.permissions.git_senders import sending_equivalent
+from tether.permissions.hg_discarders import hg_equivalent
 from tether.permissions.path_kinds import KindOf, unknown_kind
 from tether.permissions.remote_shells import remote_shell_equivalent
 from tether.permissions.script import Invocation
 from tether.permissions.shell_words import program_name, readable
+from tether.permissions.vcs_programs import HG_GLOBAL
 from tether.permissions.verdict import Verdict
 
 __all__ = ["Equivalent", "equivalent"]
@@ -43,6 +45,8 @@ def equivalent(inv: Invocation, kind_of: KindOf = unknown_kind) -> Equivalent | 
             return deletes
         does = f"`{rewrites[1]}` rewrites what the repository's history shows"
         return _joined(Equivalent(rewrites[0], does, shown=False), deletes)
+    if name == "hg":
+        return _joined(hg_equivalent(argv, HG_GLOBAL), remote_shell_equivalent(argv))
     if name != "cmake":
         return _joined(deleting_equivalent(argv), remote_shell_equivalent(argv, inv.assignments))
     same = cmake_equivalent(argv)

@@ -14,7 +14,7 @@ from tether.permissions.command_spec import CommandSpec
 from tether.permissions.command_spec import names as _s
 from tether.permissions.git_commands import GIT_SUBCOMMANDS, GitSubcommand
 from tether.permissions.git_config import config_use, in_git_dir
-from tether.permissions.git_daemon import daemon_exposure
+from tether.permissions.git_daemon import served_repositories
 from tether.permissions.git_history import config_blob, shown_paths, shows_objects
 from tether.permissions.git_listing import git_listing, grep_listing
 from tether.permissions.git_names import (
@@ -83,7 +83,7 @@ def git_use(args: tuple[str, ...]) -> ProgramUse:
     subcommand = GIT_SUBCOMMANDS.get(args[i])
     use.shows = shows_objects(args[i], args[i + 1 :])
     use.shows_only = shown_paths(args[i], args[i + 1 :])
-    exposure = daemon_exposure(args[i + 1 :]) if args[i] == "daemon" else None
+    exposure = served_repositories(args[i], args[i + 1 :])
     if exposure is not None:
         use.asks.append(exposure)
     blob = config_blob(args[i + 1 :]) if args[i] == "config" else None

@@ -84,6 +84,7 @@ def configured_remotes(
             real = files.real(place) if place is not None else None
             found = files.ctx.git_remote_urls(real, args) if real is not None else None
             urls += found if found is not None else (f"{DYN}:x",)  # not known: any host
+    urls += _bundle_read(args)
     added = set_remotes(args, settings)
     if args[:1] == ("submodule",):  # `submodule add URL` clones it now
         urls += [url for _, url in added]
@@ -110,15 +111,27 @@ def configured_remotes(
     return Configured(equivalent, tuple(runs), tuple(reads), tuple(asks))
 
 
+_BUNDLE_READS = frozenset({"unbundle", "verify", "list-heads"})
+
+
+def _bundle_read(args: tuple[str, ...]) -> list[str]:
+    """The bundle `git bundle unbundle|verify|list-heads FILE` reads: a repository in one
+    file, read as `git fetch FILE.bundle` reads it."""
+    if len(args) < 2 or args[0] != "bundle" or args[1] not in _BUNDLE_READS:
+        return []
+    named = [w for w in args[2:] if not w.startswith("-") or w == "-"]
+    return named[:1] if named and named[0] != "-" else []
+
+
 def _typed_local(word: str) -> bool:
     """A repository named on the command line by its place on this machine (`git fetch
-    /other/repo`, `../r`, `file:///r`, `x.bundle`): read as a configured remote's path is
-    (a bare name is a remote's)."""
+    /other/repo`, `../r`, `file:///r`, `x.bundle`): read as a configured remote's path is.
+    A bare name is a remote's, but git takes one no remote has for a path (`git fetch out`,
+    `out` a link to a repository outside): read as that path too, which is nothing where no
+    such file is."""
     if not is_literal(word) or word == ALL:
         return False
-    if word.startswith("file://"):
-        return True
-    return local_path(word) and ("/" in word or word in (".", "..") or word.endswith(".bundle"))
+    return word.startswith("file://") or local_path(word)
 
 
 def _path(url: str) -> str:

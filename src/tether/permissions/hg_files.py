@@ -18,7 +18,9 @@ from tether.permissions.file_urls import local_url_path
 from tether.permissions.hg_commands import UNKNOWN_COMMAND, command_known
 from tether.permissions.hg_named_files import (
     CONFIGURED,
+    KEEPS_THE_COPY,
     NAMED,
+    PATCHERS,
     TREE_DELETERS,
     UNKNOWN_DEBUG,
     debug_known,
@@ -139,7 +141,7 @@ def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
             if word and any(name.startswith(word) for name in names)
         ),
         "",
-    )
+    ) or _patches(word, args[at + 1 :])
     unseen: tuple[str, ...] = ()
     if word.startswith("debug") and not debug_known(word):
         unseen = (UNKNOWN_DEBUG,)
@@ -148,6 +150,17 @@ def hg_files(args: Sequence[str], grammar: OptionGrammar) -> HgFiles:
     return HgFiles(
         tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes)), unseen, tuple(asks), rewrites
     )
+
+
+def _patches(word: str, rest: Sequence[str]) -> str:
+    """Why `hg WORD REST...` writes the working copy's files from patches; empty if not."""
+    if not word or any(len(w) > 3 and o.startswith(w) for w in rest for o in KEEPS_THE_COPY):
+        return ""
+    for names, does in PATCHERS.items():
+        name = next((n for n in names if n.startswith(word)), None)
+        if name is not None and len(word) >= 2:
+            return f"hg {name} {does}"
+    return ""
 
 
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.I)

@@ -8,6 +8,7 @@ copy the working file, so their sources are reads (`hg cp .env notes.txt`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from tether.permissions.hg_peers import hg_operands
@@ -42,6 +43,11 @@ _VALUED = (
 )
 
 
+_CONTENT_SET = re.compile(r"set:.*\b(grep|encoding|eol|binary|size)\b", re.S)
+"""A fileset reading what files hold (`'set:grep(KEY=a)'`, also inside a revset's `file()`):
+the files it lists tell what each file it can match holds, a read of each."""
+
+
 class HgHistory(Slotted):
     """Whether an hg command prints what history holds, and the files it copies."""
 
@@ -70,7 +76,7 @@ def hg_history(args: Sequence[str], grammar: OptionGrammar) -> HgHistory:
     def named(names: Sequence[str]) -> bool:  # hg takes any unambiguous prefix of a command
         return any(name.startswith(word) for name in names)
 
-    prints = named(_ALWAYS)
+    prints = named(_ALWAYS) or any(_CONTENT_SET.search(w) for w in rest)
     if named(_PATCH_OPTIONS):
         patch = any(w == "-p" or _patch_prefix(w) or _short_group_has(w, "p") for w in rest)
         template = any(o in ("-T", "--template", "--style") and "diff" in v for o, v in pairs)

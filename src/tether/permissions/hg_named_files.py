@@ -121,3 +121,13 @@ TREE_DELETERS: Mapping[tuple[str, ...], str] = {
 }
 """Commands that delete files of the working copy their words do not name, as `git clean`
 does (judged as it is: git_tree_writes)."""
+
+
+PATCHERS: Mapping[tuple[str, ...], str] = {
+    ("import", "patch"): "writes the files its patches name, which are not read here",
+    ("qpush", "qgoto"): "writes the files the queue's patches name",
+}
+"""Commands that apply patches to the working copy, as `git apply` does (judged as it is,
+asked: any file a patch names may be one that changes what later sessions run)."""
+KEEPS_THE_COPY = ("--bypass",)
+"""`import --bypass` applies to history alone, leaving the working copy as it is."""

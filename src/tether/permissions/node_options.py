@@ -252,6 +252,11 @@ def _read_options(args: tuple[str, ...], found: _Found, *, given: bool = False) 
     writes += [_own_file(name, value, values) for name, value in flags]
 
 
+def takes_node_value(arg: str) -> bool:
+    """Whether node's option `arg`, as written (`-r`, `--require`), takes the next word."""
+    return _takes_value(_spelled(arg)[0])
+
+
 def _takes_value(name: str) -> bool:
     """Whether node's option `name` (as `_spelled` names it) takes the next word as its value."""
     return name in NODE_VALUED_OPTIONS
@@ -268,7 +273,7 @@ def node_takes_value(word: str) -> bool:
 def _runner_node_words(name: str, args: tuple[str, ...], found: _Found) -> tuple[str, ...]:
     """A TypeScript runner's words as the node it starts reads them (node_runners.py); a
     module its own options load (`ts-node --compiler X`) is code not read."""
-    read = node_words(name, args, lambda arg: _takes_value(_spelled(arg)[0]))
+    read = node_words(name, args, takes_node_value)
     for option, value in read.loads:
         found.asks.append(f"{name} {option} {readable(value)} loads code not read")
     return read.words

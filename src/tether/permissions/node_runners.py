@@ -19,6 +19,11 @@ class RunnerOptions:
     """Options taking a value (separate or after `=`) that is no code."""
     loads: frozenset[str] = frozenset()
     """Options whose value is a module the runner loads: code not read."""
+    configs: frozenset[str] = frozenset()
+    """Options whose value is a TypeScript configuration file: its `paths`, `baseUrl` and
+    `extends` choose which files an import runs, so it is code loaded (outside_code)."""
+    config_variables: frozenset[str] = frozenset()
+    """Environment variables that name the configuration file as `configs` do."""
     commands: frozenset[str] = frozenset()
     """First words that choose a mode and leave node's options after them (`tsx watch`)."""
     as_node: Mapping[str, str] = field(default_factory=dict[str, str])
@@ -33,6 +38,8 @@ class NodeWords:
     words: tuple[str, ...]
     loads: tuple[tuple[str, str], ...] = ()
     """(option, value) of the runner's own options that load a module: code not read."""
+    configs: tuple[str, ...] = ()
+    """The configuration files the runner's own options name (RunnerOptions.configs)."""
 
 
 def _s(text: str) -> frozenset[str]:
@@ -46,17 +53,21 @@ _TS_NODE = RunnerOptions(
         "--scope --cwd-mode --script-mode --emit"
     ),
     valued=_s(
-        "-I --ignore -P --project --project-search-dir -D --ignore-diagnostics -O "
+        "-I --ignore --project-search-dir -D --ignore-diagnostics -O "
         "--compiler-options --cwd --scope-dir"
     ),
     loads=_s("-C --compiler --transpiler"),
+    configs=_s("-P --project"),
+    config_variables=_s("TS_NODE_PROJECT"),
     as_node={"-i": "-i", "--interactive": "-i"},
 )
 NODE_RUNNERS: Mapping[str, RunnerOptions] = {
     "tsx": RunnerOptions(
         flags=_s("--no-cache --clear-screen --no-clear-screen"),
-        valued=_s("--tsconfig --include --exclude --ignore"),
+        valued=_s("--include --exclude --ignore"),
         commands=_s("watch"),
+        configs=_s("--tsconfig"),
+        config_variables=_s("TSX_TSCONFIG_PATH"),
     ),
     **dict.fromkeys(
         ("ts-node", "ts-node-esm", "ts-node-script", "ts-node-cwd", "ts-node-transpile-only"),
@@ -73,17 +84,20 @@ def node_words(name: str, args: tuple[str, ...], takes_value: Callable[[str], bo
     table = NODE_RUNNERS[name]
     kept: list[str] = []
     loads: list[tuple[str, str]] = []
+    configs: list[str] = []
     i = 1 if args and args[0] in table.commands else 0
     while i < len(args):
         arg = args[i]
         if arg in ("--", "-") or not arg.startswith("-"):
-            return NodeWords((*kept, *args[i:]), tuple(loads))
+            return NodeWords((*kept, *args[i:]), tuple(loads), tuple(configs))
         option, eq, value = arg.partition("=")
-        if option in table.valued or option in table.loads:
+        if option in table.valued or option in table.loads or option in table.configs:
             if not eq:
                 value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
             if option in table.loads:
                 loads.append((option, value))
+            if option in table.configs:
+                configs.append(value)
         elif option in table.as_node:
             kept.append(table.as_node[option])
         elif option not in table.flags:
@@ -92,4 +106,4 @@ def node_words(name: str, args: tuple[str, ...], takes_value: Callable[[str], bo
                 kept.append(args[i + 1])
                 i += 1
         i += 1
-    return NodeWords(tuple(kept), tuple(loads))
+    return NodeWords(tuple(kept), tuple(loads), tuple(configs))

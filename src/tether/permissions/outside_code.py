@@ -26,7 +26,8 @@ from tether.permissions.js_tool_files import js_tool_run
 from tether.permissions.make_eval import eval_text
 from tether.permissions.make_options import make_places
 from tether.permissions.module_urls import module_specifier
-from tether.permissions.node_runners import NODE_RUNNERS
+from tether.permissions.node_options import takes_node_value
+from tether.permissions.node_runners import NODE_RUNNERS, node_words
 from tether.permissions.option_names import (
     OptionGrammar,
     dashed_options,
@@ -95,6 +96,7 @@ _JS_TOOL_CODE: dict[str, tuple[str, ...]] = {
     "rollup": ("-c", "--config", "-p", "--plugin"),
     "vite": ("-c", "--config", "--configLoader"),
     "babel": ("--config-file",),
+    "tsc": ("-p", "--project"),
 }
 """Options of JavaScript tools (run as themselves or through `npx`) that load code or a
 configuration file (which is code: `jest.config.js`) or choose the directory it comes from."""
@@ -139,9 +141,10 @@ def loaded_code(
             args = dashed_options(args)  # node takes `--env_file` for `--env-file`
         files = option_values(args, _NODE_FILES.get(name, _NODE_FILES["node"]))
         files += implied_files(name, args)
+        files += _runner_configs(name, args, assignments)
         return (*_node_modules(option_pairs(args, _NODE_MODULES)), *files, *scripts)
     tool = js_tool_run(name, args, _JS_TOOL_CODE)
-    tools = _paths(option_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
+    tools = _tool_files(option_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
     if tool is not None and tool[0] == "mocha":
         tools += tuple(plain_operands(tool[1], _MOCHA_VALUED))
         node = tuple("--" + v for v in option_values(tool[1], ("-n", "--node-option")))
@@ -243,6 +246,32 @@ def _paths(values: list[str]) -> tuple[str, ...]:
     or fetched (`data:`, `https:`), read as node reads them (module_urls.py); a bare name is a
     package of the workspace's."""
     return _node_modules([("--import", value) for value in values])
+
+
+def _runner_configs(
+    name: str, args: tuple[str, ...], assignments: tuple[tuple[str, str], ...]
+) -> list[str]:
+    """The TypeScript configuration a runner reads, by its option in either form
+    (`--tsconfig PATH`, `--tsconfig=PATH`) or its variable (`TSX_TSCONFIG_PATH`): a bare
+    name is a file where it runs."""
+    table = NODE_RUNNERS.get(name)
+    if table is None:
+        return []
+    named = [*node_words(name, args, takes_node_value).configs]
+    named += [value for variable, value in assignments if variable in table.config_variables]
+    return [v if _not_bare(v) else "./" + v for v in named if v]
+
+
+def _tool_files(values: list[str]) -> tuple[str, ...]:
+    """What a JavaScript tool's code-loading options load: each value is first a file from
+    where it runs (prettier loads `--plugin out/p.js` from `./out/p.js` before any package
+    of that name; eslint's, stylelint's, jest's `--config` and tsc's `-p` name files), so a
+    bare word is judged as the path it is; a URL as node reads it (`file:`, `data:`)."""
+    return _paths([v if _not_bare(v) else "./" + v for v in values])
+
+
+def _not_bare(value: str) -> bool:
+    return not is_literal(value) or value.startswith(PATH_STARTS) or ":" in value
 
 
 def _node_modules(pairs: list[tuple[str, str]]) -> tuple[str, ...]:

@@ -40,7 +40,7 @@ _HG_FLAGS = (
     *("-y", "--noninteractive", "-q", "--quiet", "-v", "--verbose", "--debug", "--time"),
     *("--debugger", "--traceback", "--profile", "--version", "-h", "--help", "--hidden"),
 )
-_HG_GLOBAL = OptionGrammar(
+HG_GLOBAL = OptionGrammar(
     (*_HG_VALUED, "--color", "--pager"),
     grouped=True,
     prefixes=True,
@@ -179,8 +179,8 @@ def _operands(args: Sequence[str], valued: frozenset[str]) -> list[str]:
 def _hg(args: Argv) -> ProgramUse:
     # Without `-R` or `--cwd`, the repository it finds from where it runs (`cd DIR && hg`).
     loads = option_values(args, _HG_PLACES) or ["."]
-    peers = hg_peers(args, _HG_GLOBAL)
-    at = first_operand(args, _HG_GLOBAL)
+    peers = hg_peers(args, HG_GLOBAL)
+    at = first_operand(args, HG_GLOBAL)
     word = args[at] if at < len(args) else ""
     runs: list[str] = []
     for names, options in _HG_RUNS.items():
@@ -189,10 +189,10 @@ def _hg(args: Argv) -> ProgramUse:
             grammar = OptionGrammar(options, grouped=True, prefixes=True)
             runs += [v for v in option_values(args[at + 1 :], grammar) if v not in runs]
     runs = [v for v in runs if not _HG_BUILTIN_TOOL.match(v)]
-    files = hg_files(args, _HG_GLOBAL)
-    exposure = serve_exposure(word, args[at + 1 :], _HG_GLOBAL) if is_literal(word) else None
-    history = hg_history(args, _HG_GLOBAL)
-    recorded = hg_recorded(args, _HG_GLOBAL)
+    files = hg_files(args, HG_GLOBAL)
+    exposure = serve_exposure(word, args[at + 1 :], HG_GLOBAL) if is_literal(word) else None
+    history = hg_history(args, HG_GLOBAL)
+    recorded = hg_recorded(args, HG_GLOBAL)
     return ProgramUse(
         asks=(*files.asks, *(() if exposure is None else (exposure,))),
         runs=tuple(runs),
