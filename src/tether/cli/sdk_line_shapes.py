@@ -11,6 +11,7 @@ from typing import Any
 from tether.cli.sdk_message_json import block_json
 from tether.cli.tool_results import structured_result
 from tether.protocol import Message, ToolFinished, ToolResultBlock, Usage
+from tether.store.tool_result_context import own_output
 
 Line = dict[str, Any]
 
@@ -71,6 +72,13 @@ def tool_result_line(
 ) -> Line:
     """One tool result (of the tool `name`), with its structured `tool_use_result`."""
     body = block_json(block)
+    # The tool's output alone, as Claude Code shows it: what its hooks added (at the end of
+    # its text, images after it) is the model's and the session file's attachments'.
+    content = body["content"]
+    if isinstance(content, str):
+        body["content"] = own_output(content)
+    elif content and content[0].get("type") == "text":
+        content[0] = {**content[0], "text": own_output(content[0]["text"])}
     if name.startswith("mcp__") and not block.is_error:
         # As Claude Code gives an MCP tool's result: its blocks, and no error flag; a
         # failure as its text alone (flagged).

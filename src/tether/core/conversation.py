@@ -124,6 +124,11 @@ async def converse(
         feedback = await lifecycle.on_stop(emit, continuations, stats.result)
         if turn_stop.halted() and not halted_before:
             stats.terminal_reason = "stop_hook_prevented"  # Claude Code's words for it
+            # The model is told why at the next request, ahead of the next prompt, as
+            # Claude Code tells it.
+            request = turn_stop.requested()
+            why = (request and request.reason) or "Stop hook prevented continuation"
+            history.add_user([TextBlock(text=reminder(f"Stop hook stopped continuation: {why}"))])
         if not feedback or turn_stop.halted():
             break  # a hook's `continue: false` wins over a request to go on
         turn_stop.resume()

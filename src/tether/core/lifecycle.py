@@ -291,4 +291,5 @@ def surface(outcome: HookOutcome, emit: Callable[[Event], None]) -> None:
         emit(Notice(level="warning", message=f"hook: {error}"))
     if outcome.stop:
         because = f": {outcome.stop_reason}" if outcome.stop_reason else ""
-        turn_stop.request_stop(f"stopped by a hook{because}", by_hook=True)
+        said = f"stopped by a hook{because}"
+        turn_stop.request_stop(said, by_hook=True, reason=outcome.stop_reason)
