@@ -10,6 +10,7 @@ from typing import Any
 
 from tether.cli.sdk_message_json import block_json
 from tether.cli.tool_results import structured_result
+from tether.core.lifecycle import stop_feedback_shown
 from tether.protocol import Message, ToolFinished, ToolResultBlock, Usage
 from tether.store.tool_result_context import own_output
 
@@ -61,6 +62,14 @@ def user_line(session_id: str, message: Message, parent: str | None) -> Line:
         "uuid": new_uuid(),
         "timestamp": now(),
     }
+
+
+def stop_feedback_line(session_id: str, message: Message, parent: str | None) -> Line:
+    """A Stop hook's feedback that sent the model back to work, as Claude Code shows it: its
+    heading and text, without the reminder the model reads it in."""
+    line = user_line(session_id, message, parent)
+    line["message"]["content"] = [{"type": "text", "text": stop_feedback_shown(message.text())}]
+    return line
 
 
 def tool_result_line(
