@@ -3,7 +3,7 @@ where Claude Code puts it (measured with its CLI against the same fake model): a
 the tool result's text in the request; beside the result in the session file (an attachment
 entry naming the hook and the call), so that the SDK's session helpers read the tool's output
 alone; back at the end of the result's text when the session is resumed, by tether and by
-Claude Code alike."""
+Claude Code alike. The client's line of the result shows the tool's output alone."""
 
 from __future__ import annotations
 
@@ -61,6 +61,14 @@ async def test_the_context_ends_the_result_and_is_kept_beside_it(
             "toolu_2",
             "Exit code 1" + _told("PostToolUseFailure", "PostToolUseFailure-false"),
         ),
+    ]
+    # The client is shown each tool's output alone, as Claude Code shows it.
+    shown = [
+        b for line in sdk.lines() if line["type"] == "user" for b in line["message"]["content"]
+    ]
+    assert [(b["tool_use_id"], b["content"], b["is_error"]) for b in shown] == [
+        ("toolu_1", "hi", False),
+        ("toolu_2", "Exit code 1", True),
     ]
 
     messages = get_session_messages(first.session_id, directory=str(workspace))

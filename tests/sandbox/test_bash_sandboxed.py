@@ -60,7 +60,7 @@ async def test_timeout_stops_everything_the_command_started(layout: Layout) -> N
         command=f"trap '' TERM; (trap '' TERM; sleep {token}) & touch started; sleep {token}",
         timeout=1000,
     )
-    assert outcome == ToolOutcome("Error: Command timed out after 1 s and was stopped.", True)
+    assert outcome == ToolOutcome("Exit code 143\nCommand timed out after 1s", True)
     assert (layout.workspace / "started").exists()
     assert await wait_until(lambda: host_processes_with(token) == [])
 

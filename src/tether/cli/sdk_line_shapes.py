@@ -10,7 +10,9 @@ from typing import Any
 
 from tether.cli.sdk_message_json import block_json
 from tether.cli.tool_results import structured_result
+from tether.core.lifecycle import stop_feedback_shown
 from tether.protocol import Message, ToolFinished, ToolResultBlock, Usage
+from tether.store.tool_result_context import own_output
 
 Line = dict[str, Any]
 
@@ -62,6 +64,14 @@ def user_line(session_id: str, message: Message, parent: str | None) -> Line:
     }
 
 
+def stop_feedback_line(session_id: str, message: Message, parent: str | None) -> Line:
+    """A Stop hook's feedback that sent the model back to work, as Claude Code shows it: its
+    heading and text, without the reminder the model reads it in."""
+    line = user_line(session_id, message, parent)
+    line["message"]["content"] = [{"type": "text", "text": stop_feedback_shown(message.text())}]
+    return line
+
+
 def tool_result_line(
     session_id: str,
     block: ToolResultBlock,
@@ -71,6 +81,13 @@ def tool_result_line(
 ) -> Line:
     """One tool result (of the tool `name`), with its structured `tool_use_result`."""
     body = block_json(block)
+    # The tool's output alone, as Claude Code shows it: what its hooks added (at the end of
+    # its text, images after it) is the model's and the session file's attachments'.
+    content = body["content"]
+    if isinstance(content, str):
+        body["content"] = own_output(content)
+    elif content and content[0].get("type") == "text":
+        content[0] = {**content[0], "text": own_output(content[0]["text"])}
     if name.startswith("mcp__") and not block.is_error:
         # As Claude Code gives an MCP tool's result: its blocks, and no error flag; a
         # failure as its text alone (flagged).

@@ -19,6 +19,7 @@ from tether.cli.sdk_line_shapes import (
     Line,
     assistant_line,
     new_message_id,
+    stop_feedback_line,
     stream_line,
     tool_result_line,
     user_line,
@@ -277,6 +278,8 @@ class LineMaker:
                         user_line(self.session_id, message, parent), event.synthetic, refused
                     ),
                 ]
+            if event.synthetic == "stop_feedback":
+                return [stop_feedback_line(self.session_id, message, parent)]
             if event.synthetic is not None:
                 return [
                     synthetic(user_line(self.session_id, message, parent), event.synthetic, refused)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from tether.core import turn_stop
 from tether.core.gate import Asker
 from tether.core.history import History
-from tether.core.lifecycle import MAX_OWED_REMINDERS, Lifecycle, reminder
+from tether.core.lifecycle import MAX_OWED_REMINDERS, Lifecycle, reminder, stop_feedback_told
 from tether.core.loop import INTERRUPTED, Agent, TurnStats, answer_all, run_tools, run_turn
 from tether.core.sizing import DoesNotFit, PromptTooLong, taken_back
 from tether.outside_text import error_summary
@@ -124,11 +124,21 @@ async def converse(
         feedback = await lifecycle.on_stop(emit, continuations, stats.result)
         if turn_stop.halted() and not halted_before:
             stats.terminal_reason = "stop_hook_prevented"  # Claude Code's words for it
+            # The model is told why at the next request, ahead of the next prompt, as
+            # Claude Code tells it.
+            request = turn_stop.requested()
+            why = (request and request.reason) or "Stop hook prevented continuation"
+            history.add_user([TextBlock(text=reminder(f"Stop hook stopped continuation: {why}"))])
         if not feedback or turn_stop.halted():
             break  # a hook's `continue: false` wins over a request to go on
         turn_stop.resume()
         continuations += 1
-        history.add_user([TextBlock(text=reminder(f"Stop hook: {feedback}"))])
+        # The client is shown it too, and counts it as a turn, as Claude Code's does.
+        told = (TextBlock(text=stop_feedback_told(feedback)),)
+        history.add_user(told)
+        emit(
+            MessageCompleted(message=Message(role="user", content=told), synthetic="stop_feedback")
+        )
         subtype = await run_turn(agent, history, stats, emit, ask)
     return subtype
 

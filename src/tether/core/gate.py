@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, cast
 import tether.permissions as policy
 from tether.core.denied_hooks import tell_denied
 from tether.core.gate_after import post_batch_hooks, post_tool_hooks
-from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text, hook_context
+from tether.core.gate_types import Approval, Asker, Precheck, RuleSources, denied_text
+from tether.core.gate_types import pre_hook_words as _pre_hook_words
 from tether.core.gate_updates import apply_changes, with_rule_edited
 from tether.core.lifecycle import surface
 from tether.core.permission_race import first_decision
@@ -105,10 +106,10 @@ class ToolGate:
                 reason = hook.reason or "a PreToolUse hook blocked this call"
                 said = f"PreToolUse:{call.name} hook error: {reason}"  # Claude Code's words
                 denied = self._deny(call, tool_input, said, "hook")
-                return replaced(denied, context=hook_context("PreToolUse", call.name, hook))
+                return replaced(denied, **_pre_hook_words(call, hook))
         approval = await self._decide(call, tool_input, hook, emit, ask, precheck)
         approval = await tell_denied(self.hooks, self.subagent, call, approval, emit)
-        return replaced(approval, context=hook_context("PreToolUse", call.name, hook))
+        return replaced(approval, **_pre_hook_words(call, hook))
 
     async def _decide(
         self,

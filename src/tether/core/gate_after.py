@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tether.core import hook_output, turn_stop
-from tether.core.gate_types import hook_context
+from tether.core.gate_types import POST_STOP_DEFAULT, hook_context, stopped_note
 from tether.core.lifecycle import surface
 from tether.hooks import HookEventName
 from tether.protocol import Event, Notice, ToolResultBlock, ToolUseBlock
@@ -47,6 +47,9 @@ async def post_tool_hooks(
     hook = await hooks.fire(event, payload, match=call.name)
     surface(hook, emit)
     notes = list(hook_context(event, call.name, hook))
+    if hook.stop:
+        # As Claude Code: the model is told why its turn stopped, in place of the context.
+        notes = [stopped_note(f"{event}:{call.name}", hook.stop_reason or POST_STOP_DEFAULT)]
     if hook.blocked and hook.reason:
         notes.insert(0, f"{event}:{call.name} hook blocking error: {hook.reason}")
     if hook.updated_output is not None:

@@ -12,7 +12,7 @@ from typing import Any, Final
 from tether.hooks import HookEventName, HookOutcome
 from tether.permissions import Decision
 from tether.permissions.rules import RuleKind
-from tether.protocol import PermissionAnswer, PermissionAsked, PermissionDenial
+from tether.protocol import PermissionAnswer, PermissionAsked, PermissionDenial, ToolUseBlock
 from tether.slotted import Slotted
 
 Asker = Callable[[PermissionAsked], Awaitable[PermissionAnswer]]
@@ -21,7 +21,15 @@ Precheck = Callable[[dict[str, Any]], str | None]
 
 
 class Approval(Slotted):
-    __slots__ = ("allowed", "context", "denial", "message", "tool_input", "user_modified")
+    __slots__ = (
+        "allowed",
+        "context",
+        "denial",
+        "message",
+        "stopped",
+        "tool_input",
+        "user_modified",
+    )
     allowed: Final[bool]
     tool_input: Final[dict[str, Any]]
     message: Final[str]
@@ -32,6 +40,9 @@ class Approval(Slotted):
     call's result."""
     user_modified: Final[bool]
     """The user allowed the call with an input of their own (its result says so)."""
+    stopped: Final[tuple[str, ...]]
+    """Why a PreToolUse hook's `continue: false` stopped the turn, for the model at the end
+    of the call's result, as Claude Code tells it."""
 
     def __init__(
         self,
@@ -41,8 +52,10 @@ class Approval(Slotted):
         denial: PermissionDenial | None = None,
         context: tuple[str, ...] = (),
         user_modified: bool = False,
+        stopped: tuple[str, ...] = (),
     ) -> None:
         self.allowed = allowed
+        self.stopped = stopped
         self.tool_input = tool_input
         self.message = message
         self.denial = denial
@@ -70,6 +83,26 @@ def hook_context(event: HookEventName, subject: str, outcome: HookOutcome) -> tu
     return tuple(
         f"{event}:{subject} hook additional context: {text}" for text in outcome.additional_context
     )
+
+
+PRE_STOP_DEFAULT = "Execution stopped by hook"
+POST_STOP_DEFAULT = "Execution stopped by PostToolUse hook"
+"""What the model is told stopped its turn when a tool's hook gave `continue: false` without
+a `stopReason` (Claude Code's words)."""
+
+
+def stopped_note(hook_name: str, reason: str) -> str:
+    """Why a hook (`hook_name`, `<event>:<tool>`) stopped the turn, as the model reads it at
+    the end of the call's result."""
+    return f"{hook_name} hook stopped continuation: {reason}"
+
+
+def pre_hook_words(call: ToolUseBlock, hook: HookOutcome) -> dict[str, tuple[str, ...]]:
+    """What a call's PreToolUse hooks say to the model, as `Approval` fields: their context,
+    and why their `continue: false` stopped the turn."""
+    name = f"PreToolUse:{call.name}"
+    stopped = (stopped_note(name, hook.stop_reason or PRE_STOP_DEFAULT),) if hook.stop else ()
+    return {"context": hook_context("PreToolUse", call.name, hook), "stopped": stopped}
 
 
 def denied_text(decision: Decision) -> str:

@@ -278,7 +278,7 @@ async def run_call(
         images=outcome.images,
     )
     structured = None if outcome.is_error else outcome.structured
-    return CallResult(block, approval.context, call, structured, after)
+    return CallResult(block, approval.context, call, structured, (*approval.stopped, *after))
 
 
 def _mutated_path(agent: Agent, call: ToolUseBlock) -> Path | None:
@@ -325,4 +325,4 @@ def _refused(
         )
     )
     block = ToolResultBlock(tool_use_id=call.id, content=approval.message, is_error=True)
-    return CallResult(block, approval.context)
+    return CallResult(block, approval.context, after=approval.stopped)

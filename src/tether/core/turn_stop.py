@@ -24,13 +24,15 @@ class StopRequest(Slotted):
     """Whether the running turn is to end, and what the user is told about it (nothing when
     the turn simply has its answer)."""
 
-    __slots__ = ("by_hook", "failed", "said", "stopped")
+    __slots__ = ("by_hook", "failed", "reason", "said", "stopped")
     stopped: bool
     said: str | None
     by_hook: bool
     """A hook's `continue: false`: nothing sends the model back to work after it."""
     failed: tuple[TurnSubtype, str] | None
     """The turn ends in error: its subtype and what the result says (a tool gave up)."""
+    reason: str | None
+    """The hook's own `stopReason`, if it gave one (what the model is told)."""
 
     def __init__(
         self,
@@ -38,11 +40,13 @@ class StopRequest(Slotted):
         said: str | None = None,
         by_hook: bool = False,
         failed: tuple[TurnSubtype, str] | None = None,
+        reason: str | None = None,
     ) -> None:
         self.stopped = stopped
         self.said = said
         self.by_hook = by_hook
         self.failed = failed
+        self.reason = reason
 
 
 _current: ContextVar[StopRequest | None] = ContextVar("turn_stop", default=None)
@@ -64,13 +68,15 @@ def request_stop(
     *,
     by_hook: bool = False,
     failed: tuple[TurnSubtype, str] | None = None,
+    reason: str | None = None,
 ) -> None:
     """End the running turn before its next model call; `said`: what the user is told (outside
-    a turn this means nothing); `failed`: the turn ends in that error, with that result."""
+    a turn this means nothing); `failed`: the turn ends in that error, with that result;
+    `reason`: a hook's `stopReason`."""
     request = _current.get()
     if request is not None and not request.stopped:
         request.stopped, request.said, request.by_hook = True, said, by_hook
-        request.failed = failed
+        request.failed, request.reason = failed, reason
 
 
 def record() -> StopRequest | None:

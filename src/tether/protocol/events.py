@@ -185,7 +185,8 @@ class MessageCompleted(_Event):
     block; a message of tool results', one per result.
 
     `synthetic`: A note tether added so that the model goes on after a reply it could not
-    finish (cut at the output limit, stopped by a refusal): Claude Code's synthetic message.
+    finish (cut at the output limit, stopped by a refusal): Claude Code's synthetic message;
+    or a Stop hook's feedback that sends it back to work (`stop_feedback`).
 
     `limits`: The context window and output cap the reply's call was made with (Claude Code's
     `modelUsage` says them per model)."""
@@ -212,7 +213,7 @@ class MessageCompleted(_Event):
     message_id: Final[str | None]
     request_id: Final[str | None]
     entry_uuids: Final[tuple[str, ...]]
-    synthetic: Final[Literal["output_limit", "refusal"] | None]
+    synthetic: Final[Literal["output_limit", "refusal", "stop_feedback"] | None]
     limits: Final[tuple[int, int] | None]
 
     def __init__(
@@ -227,7 +228,7 @@ class MessageCompleted(_Event):
         message_id: str | None = None,
         request_id: str | None = None,
         entry_uuids: tuple[str, ...] = (),
-        synthetic: Literal["output_limit", "refusal"] | None = None,
+        synthetic: Literal["output_limit", "refusal", "stop_feedback"] | None = None,
         limits: tuple[int, int] | None = None,
     ) -> None:
         self.kind = kind

@@ -16,7 +16,13 @@ from typing import Any, cast
 
 from tether.protocol import ContentBlock, TextBlock, ToolResultBlock
 from tether.store.records import Record, UserRecord
-from tether.store.tool_result_context import AFTER_EVENTS, with_context
+from tether.store.tool_result_context import (
+    AFTER_EVENTS,
+    CONTEXT,
+    STOPPED,
+    STOPPING_EVENTS,
+    with_context,
+)
 
 _EVENT = "UserPromptSubmit"
 _OPEN, _CLOSE = "<system-reminder>\n", "\n</system-reminder>"
@@ -31,12 +37,13 @@ _KINDS = {
 class HookContext:
     """An attachment's blocks, each with its place in the message it was sent in (None: not
     known, ahead of the prompt); or, for a tool's result (`tool_use_id`), the texts its
-    hook (`hook_name`) added at the end of the result's text."""
+    hook (`hook_name`) added at the end of the result's text, of the attachment `kind`."""
 
     placed: tuple[tuple[int | None, TextBlock], ...]
     tool_use_id: str | None = None
     hook_name: str = ""
     texts: tuple[str, ...] = ()
+    kind: str = CONTEXT
 
 
 def hook_attachments(
@@ -78,10 +85,15 @@ def attachment_context(fields: dict[str, Any]) -> HookContext | None:
         return None
     attachment = cast(dict[str, Any], attachment)
     kind, event, content = (attachment.get(k) for k in ("type", "hookEvent", "content"))
+    call_id, name = attachment.get("toolUseID"), attachment.get("hookName")
+    message = attachment.get("message")
+    if kind == STOPPED and event in STOPPING_EVENTS and isinstance(message, str):
+        if not isinstance(call_id, str) or not isinstance(name, str):
+            return None
+        return HookContext((), call_id, name, (message,), STOPPED)
     if not isinstance(content, list):
         return None
     texts = [t for t in cast(list[Any], content) if isinstance(t, str)]
-    call_id, name = attachment.get("toolUseID"), attachment.get("hookName")
     if kind == "hook_additional_context" and event in AFTER_EVENTS:
         if not isinstance(call_id, str) or not isinstance(name, str):
             return None
@@ -160,7 +172,9 @@ def _into_result(blocks: list[ContentBlock], context: HookContext) -> None:
     message: left out, as the call it speaks of is not there either)."""
     for index, block in enumerate(blocks):
         if isinstance(block, ToolResultBlock) and block.tool_use_id == context.tool_use_id:
-            content = with_context(block.content, list(context.texts), context.hook_name)
+            content = with_context(
+                block.content, list(context.texts), context.hook_name, context.kind
+            )
             blocks[index] = block.model_copy(update={"content": content})
             return
 

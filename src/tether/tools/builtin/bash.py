@@ -119,10 +119,10 @@ async def bash(ctx: ToolContext, args: BashInput) -> ToolOutput:
         )
     output = model_output(run.output)
     if run.timed_out:
-        seconds = f"{args.timeout / 1000:g}"
-        raise ToolError(
-            _with_output(f"Command timed out after {seconds} s and was stopped.", output, notes)
-        )
+        # Claude Code's words: the exit status of a command its SIGTERM ended, then why,
+        # in whole seconds rounded down.
+        said = f"Exit code 143\nCommand timed out after {args.timeout // 1000}s"
+        raise BareToolError(_with_output(said, output, notes))
     if run.returncode < 0:
         raise ToolError(
             _with_output(f"Killed by signal {signal_name(-run.returncode)}", output, notes)
