@@ -198,6 +198,12 @@ class Headway:
         self._shapes.add(look.masked())
         return headway
 
+    def failure_shows_edit(self, look: CallLook) -> bool:
+        """Whether a call that failed (a test run still failing) shows a figure a write just
+        put in a file, without naming it (`headway_edit_effects`): the test of a fix loop
+        tuning a constant, which fails until the figure is right."""
+        return look.call.name not in _WRITES and self._edits.shown(look)
+
     def _built(self, look: CallLook) -> bool:
         """Whether a command asked anew by its numbers alone (`sh build.sh 17`) made a file
         holding something new (`headway_made_files`), or grew one its output names: a unit

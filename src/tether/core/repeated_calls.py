@@ -227,6 +227,14 @@ class RepeatedFailures:
             key = signature(call)
             if result.is_error:
                 failing.add(f"{key}\0{error_text(call, result.content)}")
+                # A failing run (a test still failing) that shows the figure an edit just
+                # wrote is a measurement of that edit: a fix loop tuning a constant.
+                look = CallLook(call, result.content, key, where)
+                shown = self._headway.failure_shows_edit(look)
+                headway = headway or shown
+                if self._whole is not None:
+                    shown = self._whole.failure_shows_edit(look)
+                fresh = fresh or shown
                 continue
             outcome = hashlib.blake2b(
                 f"{key}\0{result.content}".encode("utf-8", "surrogatepass"), digest_size=16
