@@ -10,7 +10,7 @@ from tether.testing.cli_runner import CliResult
 Run = Callable[..., CliResult]
 """The `tether` fixture: the CLI run as a subprocess."""
 
-IDLE = "changed no file and looked at nothing new"
+IDLE = "looked at nothing new"
 """What a turn stopped for want of headway says."""
 
 

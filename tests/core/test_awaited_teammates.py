@@ -54,7 +54,7 @@ def test_a_teammate_state_that_repeats_is_no_headway(
     stopped, told = _polls(REPEATS[shape])
     assert stopped is not None, told[-1:]
     assert stopped <= WAITING_STOP_AT + 2  # each of its states was new once
-    assert told[-1].startswith("stopped: the model changed no file")
+    assert told[-1].startswith("stopped: the model looked at nothing new")
     if shape != "flipping_working_and_idle":  # stopped while it is not waited on
         assert "helper looks hung" in told[-1]
 

@@ -65,6 +65,9 @@ def _stopped(result: Any) -> None:
 
 TEST_SHOWING = 'echo "FAILED test_limit: expected 997, got $(cat {name}) (0.$RANDOM s)"\n'
 TEST_SILENT = 'echo "FAILED test_limit (0.$RANDOM s)"; cat {name} > /dev/null\n'
+TEST_FAILING = 'echo "FAILED test_limit - assert $(cat {name}) >= 997"; exit 1\n'
+"""A test that fails (its run an error) until the figure is right, showing the figure."""
+TEST_FAILING_SILENT = 'echo "FAILED test_limit (run $$)"; cat {name} > /dev/null; exit 1\n'
 
 
 def _write_rounds(ws: Path, figures: list[int]) -> list[Any]:
@@ -96,10 +99,13 @@ ROUNDS: dict[str, Callable[[Path, list[int]], list[Any]]] = {
 
 @pytest.mark.parametrize("wire", ["anthropic", "openai"])
 @pytest.mark.parametrize("how", sorted(ROUNDS))
+@pytest.mark.parametrize("test", [TEST_SHOWING, TEST_FAILING], ids=["passing", "failing"])
 def test_a_fix_loop_tuning_a_figure_runs_to_its_end(
-    fake_model: FakeModelServer, tether: Run, workspace: Path, how: str, wire: str
+    fake_model: FakeModelServer, tether: Run, workspace: Path, how: str, wire: str, test: str
 ) -> None:
-    (workspace / "t.sh").write_text(TEST_SHOWING.format(name="limit.txt"))
+    """Its test run shows the figure written, whether it exits 0 or fails until it is right
+    (a failing run was not looked at: stopped at the 37th reply)."""
+    (workspace / "t.sh").write_text(test.format(name="limit.txt"))
     calls = ROUNDS[how](workspace, list(range(1, EDITS + 1)))
     leads = _lead_replies(fake_model, calls)
     _ends(tether(*ARGS, *wire_model(wire)))
@@ -114,6 +120,7 @@ def _flipped(count: int) -> list[int]:
 LOOPS: dict[str, tuple[str, Callable[[Path, list[int]], list[Any]], Callable[[int], list[int]]]]
 LOOPS = {
     "figure_the_run_does_not_show": (TEST_SILENT, _write_rounds, lambda n: list(range(n))),
+    "figure_flipped_back_and_forth_failing": (TEST_FAILING, _edit_rounds, _flipped),
     "figure_flipped_back_and_forth_written": (TEST_SHOWING, _write_rounds, _flipped),
     "figure_flipped_back_and_forth_edited": (TEST_SHOWING, _edit_rounds, _flipped),
 }
@@ -128,6 +135,19 @@ def test_a_figure_written_that_no_run_shows_anew_is_stopped(
     leads = _lead_replies(fake_model, rounds(workspace, figures(LONG_HUNT)))
     _stopped(tether(*ARGS))
     assert len(leads) <= IDLE_STOP_AT + 6  # the first rounds are new
+
+
+def test_a_failing_run_that_does_not_show_the_figure_written_is_stopped(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """A failing run counts only by the figure it shows: one that shows none (the same
+    failure each time) is the same failing call, stopped by that bound first."""
+    (workspace / "t.sh").write_text(TEST_FAILING_SILENT.format(name="limit.txt"))
+    leads = _lead_replies(fake_model, _edit_rounds(workspace, list(range(1, LONG_HUNT))))
+    result = tether(*ARGS)
+    assert result.exit_code == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    assert result.json()["errors"][0].startswith("stopped: the model made the same failing call")
+    assert len(leads) <= IDLE_STOP_AT + 6
 
 
 def _task(prompt: str) -> Any:

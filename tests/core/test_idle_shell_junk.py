@@ -1,9 +1,10 @@
 """Loops that only make their own output through the shell are stopped: a file per number that
 is empty or a copy of another (`touch`, `cp`, `echo checking >`), a directory that lists them,
 random words written to a new file and shown back, a line of the command's own words appended
-to files in rotation and shown. Each ran to the turn limit: a file the turn made was headway
-whatever it held, a directory named again was a new content each time, and a file that grew
-was new for ever. Over the wire."""
+to files in rotation and shown, the clock written to a new file and shown. Each ran to the turn
+limit: a file the turn made was headway whatever it held, a directory named again was a new
+content each time, a file that grew was new for ever, and the clock's figures, new at each
+call, were taken for another commit's. Over the wire."""
 
 from __future__ import annotations
 
@@ -61,6 +62,9 @@ LOOPS = {
     "files counted in their directory": "touch t/f{n} && ls t | wc -l",
     "random words to a new file": "echo {w} {w} > out/w_{n}.txt && cat out/w_{n}.txt",
     "a random word appended in rotation": "echo {w} >> m{r}.txt && tail -1 m{r}.txt",
+    "the date per number": "date > snap_{n}.txt; cat snap_{n}.txt",
+    "the time in nanoseconds per number": "date +%s%N > ns_{n}.txt; cat ns_{n}.txt",
+    "an ISO time per number": "date -Ins > iso_{n}.txt; cat iso_{n}.txt",
 }
 
 

@@ -14,13 +14,14 @@ import pytest
 
 from tests.core.idle_runs import Run
 from tether.core.repeated_calls import IDLE_STOP_AT
-from tether.testing import FakeModelServer, RecordedRequest, reply, tool_use
+from tether.testing import FakeModelServer, RecordedRequest, reply, text, tool_use
 
 STOP = (
-    f"stopped: the model changed no file and looked at nothing new in {IDLE_STOP_AT} replies "
-    f"in a row (its calls in them: Bash {IDLE_STOP_AT // 2}, Grep {IDLE_STOP_AT // 2}); the "
+    f"stopped: the model looked at nothing new in {IDLE_STOP_AT} replies in a row (its calls "
+    f"in them: Bash {IDLE_STOP_AT // 2}, Grep {IDLE_STOP_AT // 2}), and changed no file; the "
     "session is kept: say what to do differently and go on"
 )
+KEPT = "; the session is kept: say what to do differently and go on"
 
 
 @pytest.fixture(autouse=True)
@@ -61,3 +62,47 @@ def test_stream_json_says_what_was_stopped_and_why(
         "terminal_reason": "error",
         "errors": [STOP],
     }
+
+
+def _scripted(fake_model: FakeModelServer, calls: list[Any]) -> None:
+    def respond(request: RecordedRequest) -> Any:
+        n = len([r for r in fake_model.requests if r.index <= request.index])
+        return reply(calls[n - 1]) if n <= len(calls) else text("gave up")
+
+    fake_model.responder = respond
+
+
+def test_a_stop_after_edits_that_changed_only_a_figure_says_the_file_was_changed(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """A figure edited up and up, never shown by a run: the file changed, and the stop says
+    so (it said "changed no file", sending the user to look for the wrong thing)."""
+    (workspace / "limit.txt").write_text("LIMIT = 0\n")
+    calls: list[Any] = [tool_use("Read", file_path=f"{workspace}/limit.txt")]
+    for k in range(1, 2 * IDLE_STOP_AT):
+        old, new = f"LIMIT = {k - 1}", f"LIMIT = {k}"
+        calls.append(
+            tool_use("Edit", file_path=f"{workspace}/limit.txt", old_string=old, new_string=new)
+        )
+    _scripted(fake_model, calls)
+    result = tether("-p", "go", "--output-format", "json", "--dangerously-skip-permissions")
+    assert result.exit_code == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    assert result.json()["errors"] == [
+        f"stopped: the model looked at nothing new in {IDLE_STOP_AT} replies in a row (its calls "
+        f"in them: Edit {IDLE_STOP_AT}), and changed 1 file (limit.txt) with nothing new in it "
+        "(only its numbers, a content it had held in the turn, or a command's own words)" + KEPT
+    ]
+
+
+def test_a_stop_after_empty_files_made_says_how_many_were_made(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    _scripted(fake_model, [tool_use("Bash", command=f"touch junk_{k}.txt") for k in range(200)])
+    result = tether("-p", "go", "--output-format", "json", "--dangerously-skip-permissions")
+    assert result.exit_code == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    assert result.json()["errors"] == [
+        f"stopped: the model looked at nothing new in {IDLE_STOP_AT} replies in a row (its calls "
+        f"in them: Bash {IDLE_STOP_AT}), and made {IDLE_STOP_AT} files holding nothing new "
+        "(empty, copies of what others held, or text new only in its numbers or a command's own "
+        "words)" + KEPT
+    ]

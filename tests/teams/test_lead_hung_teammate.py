@@ -59,7 +59,7 @@ def test_a_lead_polling_a_hung_teammate_is_told_then_stopped(
         )
         assert done.exit_code == 1, done.stdout + done.stderr
         result = done.json()["errors"][0]
-        idle = f"stopped: the model changed no file and looked at nothing new in {WAITING_STOP_AT}"
+        idle = f"stopped: the model looked at nothing new in {WAITING_STOP_AT}"
         assert result.startswith(idle), result
         assert HUNG in result
         lead_calls = [r for r in model_env.requests if member_of(r) is None]

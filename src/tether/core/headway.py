@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -79,9 +80,12 @@ class Headway:
         "_rewrites",
         "_shapes",
         "_shown_exactly",
+        "_stamps",
         "_text",
         "_tried",
         "_turn_contents",
+        "reply_changed",
+        "reply_made",
     )
 
     def __init__(self) -> None:
@@ -104,6 +108,14 @@ class Headway:
         self._made = MadeFiles()
         self._reply_made: list[str] = []
         """The files the reply's calls made (`headway_made_files`)."""
+        self.reply_made: set[str] = set()
+        """The files the reply made, found in the tree or named (what a stop says of a reply
+        without headway: files made that held nothing new)."""
+        self.reply_changed: set[str] = set()
+        """The files there before that the reply changed, by the session's count of its
+        writes or by their modification time when a call named them again."""
+        self._stamps: dict[str, int] = {}
+        """Per file named, its modification time when last named."""
         self._made_lines = SeenLines()
         """The lines of the files the turn made and named, by their words (`_first_named`)."""
         self._shapes: set[bytes] = set()
@@ -138,6 +150,8 @@ class Headway:
         """Look at the working tree after a reply's calls, before they are judged: the files
         they made, and which files are the turn's own (`headway_made_files`)."""
         self._reply_made = self._made.new_files(cwd) if cwd is not None else []
+        self.reply_made = set(self._reply_made)
+        self.reply_changed = set()
 
     def files_changed(self, changes: Mapping[Path, int]) -> bool:
         """Whether the session changed a file since the last reply to a content it did not
@@ -149,6 +163,7 @@ class Headway:
             name = str(path)
             if count > self._changes.get(name, 0):
                 state = self._files.read(name)
+                self._note_change(name, written=True)
                 if name in self._contents:
                     changed = self._new_content(name, state) or changed
                 else:  # a file new to the turn: not one holding what another path held
@@ -197,6 +212,12 @@ class Headway:
             headway = self._new_in_numbers(look) or headway
         self._shapes.add(look.masked())
         return headway
+
+    def failure_shows_edit(self, look: CallLook) -> bool:
+        """Whether a call that failed (a test run still failing) shows a figure a write just
+        put in a file, without naming it (`headway_edit_effects`): the test of a fix loop
+        tuning a constant, which fails until the figure is right."""
+        return look.call.name not in _WRITES and self._edits.shown(look)
 
     def _built(self, look: CallLook) -> bool:
         """Whether a command asked anew by its numbers alone (`sh build.sh 17`) made a file
@@ -296,6 +317,8 @@ class Headway:
         steady: list[str] = []
         for path in look.paths():
             state = look.state(path, self._files.read)
+            if state is not None and state[0] != _LISTING:
+                self._note_change(path)
             if path not in self._named:
                 first = self._first_named(path, state, look.input_words())
                 if first:  # not a file the loop made: its lines shown are places of it
@@ -309,6 +332,21 @@ class Headway:
                 steady.append(path)
             self._named[path] = state
         return new, steady
+
+    def _note_change(self, path: str, written: bool = False) -> None:
+        """Note `path` as made by the reply (it appeared in the turn and was not named before)
+        or changed by it (`written` by the session, or its modification time moved since it
+        was last named)."""
+        try:
+            stamp = os.stat(path).st_mtime_ns
+        except (OSError, ValueError):
+            return
+        before = self._stamps.get(path)
+        self._stamps[path] = stamp
+        if before is None and path not in self._named and self._made.made_in_turn(path):
+            self.reply_made.add(path)
+        elif (written or (before is not None and before != stamp)) and path not in self.reply_made:
+            self.reply_changed.add(path)
 
     def _first_named(self, path: str, state: State, asked: frozenset[str] = frozenset()) -> bool:
         """A path named for the first time in the turn is headway, unless the turn made it

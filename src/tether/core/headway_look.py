@@ -24,6 +24,16 @@ VARYING = re.compile(r"[0-9A-Fa-f]*[0-9][0-9A-Fa-f]*")
 """A number, or a hex run with a digit in it (an id, a hash, a time): masked where what a call
 showed is compared."""
 
+CLOCK = re.compile(
+    r"(?<![\w:])(?:[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?"
+    r"(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?"
+    r"|[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?|1[0-9]{9}(?:[0-9]{3}){0,3})(?![\w:])"
+)
+"""A time of day, a date, or a count of (milli-, micro-, nano)seconds since 1970 (`date`,
+`date +%s`, a log's stamps): the clock's figures, new at every call however often it is
+asked, are masked where a call asked anew by its numbers is looked at for figures none
+showed (`CallLook.numbers`)."""
+
 WORD = re.compile(r"\w+")
 """A word of a question, masked where it comes back in the answer (`CallLook.answer`)."""
 
@@ -212,14 +222,13 @@ class CallLook:
             tried = content_hash(f"{call.name}\0{given}")
             numbers = frozenset(DIGITS.findall(json.dumps(call.input, default=str)))
             masker = _alternation(numbers, "[0-9]", None)
+            shown = CLOCK.sub("@", self.content)
             if not numbers:
-                echoed = self.content
+                echoed = shown
             elif masker is None:  # too many numbers for one pattern: each looked up
-                echoed = DIGITS.sub(
-                    lambda m: "#" if m.group() in numbers else m.group(), self.content
-                )
+                echoed = DIGITS.sub(lambda m: "#" if m.group() in numbers else m.group(), shown)
             else:
-                echoed = masker.sub("#", self.content)
+                echoed = masker.sub("#", shown)
             self._numbers = (tried, content_hash(f"{call.name}\0{echoed}"))
         return self._numbers
 

@@ -151,6 +151,7 @@ class RepeatedFailures:
         "_headway",
         "_idle",
         "_idle_calls",
+        "_idle_files",
         "_laps",
         "_seen",
         "_stale",
@@ -177,6 +178,8 @@ class RepeatedFailures:
         self._idle = 0
         self._idle_calls: dict[str, int] = {}
         """Per tool, the calls of the replies in a row without headway (what a stop names)."""
+        self._idle_files: tuple[set[str], set[str]] = (set(), set())
+        """The files the replies in a row without headway changed, and those they made."""
         self._stale = 0
         """Replies in a row without headway new to the whole turn (compactions aside)."""
         self.stopped = False
@@ -227,6 +230,14 @@ class RepeatedFailures:
             key = signature(call)
             if result.is_error:
                 failing.add(f"{key}\0{error_text(call, result.content)}")
+                # A failing run (a test still failing) that shows the figure an edit just
+                # wrote is a measurement of that edit: a fix loop tuning a constant.
+                look = CallLook(call, result.content, key, where)
+                shown = self._headway.failure_shows_edit(look)
+                headway = headway or shown
+                if self._whole is not None:
+                    shown = self._whole.failure_shows_edit(look)
+                fresh = fresh or shown
                 continue
             outcome = hashlib.blake2b(
                 f"{key}\0{result.content}".encode("utf-8", "surrogatepass"), digest_size=16
@@ -249,6 +260,10 @@ class RepeatedFailures:
         idle = max(self._idle, self._stale) if self._laps else self._idle
         if idle == 0:
             self._idle_calls.clear()
+            self._idle_files = (set(), set())
+        else:
+            self._idle_files[0].update(self._headway.reply_changed)
+            self._idle_files[1].update(self._headway.reply_made)
         for call in calls if idle else ():
             self._idle_calls[call.name] = self._idle_calls.get(call.name, 0) + 1
         repeats = max((self._failures(key) for key in failing), default=0)
@@ -269,7 +284,9 @@ class RepeatedFailures:
         hung = self._awaited.hung(awaited)
         if idle >= idle_at and (hung or waiting_on or not awaited):
             laps = self._compactions if self._laps else 0
-            self._stop(idle_stop_reason(idle, self._idle_calls, laps, hung))
+            changed, made = self._idle_files
+            files = (changed - made, made, where)
+            self._stop(idle_stop_reason(idle, self._idle_calls, laps, hung, files))
         counts = (repeats, self._stuck, idle)
         said = _reminder(calls, failing, counts, (stop_at, stuck_at, idle_at), waiting)
         if said is not None and idle >= IDLE_NOTE_AT and hung:
@@ -343,9 +360,10 @@ def _reminder(
         said.append(
             (  # said first: whatever the other counts do, this one ends the turn
                 -1,
-                f"Your last {idle} replies changed no file and looked at nothing new (no file "
-                "read, written or edited for the first time). If the task is done, say so and "
-                "end your reply; if something is in the way, stop and say what. Do not go on "
+                f"Your last {idle} replies looked at nothing new and left no file with anything "
+                "new in it (no file read for the first time, none written or edited to a new "
+                "content). If the task is done, say so and end your reply; if something is in "
+                "the way, stop and say what. Do not go on "
                 f"repeating yourself: at {idle_at} such replies in a row the turn is ended.",
             )
         )
