@@ -214,3 +214,30 @@ def test_a_hook_that_does_not_read_refuses_the_start_as_a_mistyped_one_does(
     assert error.endswith(f"; {_GUARD}: fix it or move the file away"), error
     assert not (workspace / "pwned").exists()
     assert fake_model.requests == []
+
+
+def test_an_env_value_that_is_no_string_reaches_commands_as_json_spells_it(
+    fake_model: FakeModelServer, tether: Run, workspace: Path
+) -> None:
+    """As Claude Code: `true`, `null` (Python's `True`, `None` reached commands before)."""
+    env = {"FOO": 5, "BAR": True, "BAZ": None, "QUX": 1.5}
+    (workspace / ".claude").mkdir()
+    path = workspace / ".claude" / "settings.json"
+    path.write_text(json.dumps({"env": env}))
+    fake_model.script(
+        reply(tool_use("Bash", command="printenv FOO BAR BAZ QUX")), reply(text("ok"))
+    )
+    result = tether("-p", "go", "--allowedTools", "Bash", "--trust-workspace")
+    assert (result.exit_code, result.stdout) == (0, "ok\n"), result.stderr
+    assert fake_model.requests[1].tool_results() == ["5\ntrue\nnull\n1.5"]
+    said = "read as JSON spells it; the rest of the file is in effect"
+    assert result.stderr.splitlines() == [
+        f'tether: warning: settings file {path}: "env.FOO" must be a string, not a number (5); '
+        + said,
+        f'tether: warning: settings file {path}: "env.BAR" must be a string, not true or false '
+        f"(true); {said}",
+        f'tether: warning: settings file {path}: "env.BAZ" must be a string, not null (null); '
+        + said,
+        f'tether: warning: settings file {path}: "env.QUX" must be a string, not a number (1.5); '
+        + said,
+    ]

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from tether.config.fault_remedies import Remedy, remedy_at
 from tether.config.numbers import setting_number_faults
-from tether.config.setting_shapes import shape_faults
+from tether.config.setting_shapes import described_value, shape_faults
 from tether.config.settings_keys import key_faults
 
 
@@ -33,7 +33,7 @@ def usable_file(path: Path | str, data: Mapping[str, Any]) -> tuple[dict[str, An
             refused.append(problem)
             continue
         del kept[key]
-        notes.append(_warning(path, problem, Remedy.DROP))
+        notes.append(_warning(path, problem, Remedy.DROP.value))
     dropped: list[tuple[str | int, ...]] = []
     closed: list[tuple[str | int, ...]] = []
     for place, problem in [*shape_faults(kept), *setting_number_faults(kept)]:
@@ -42,7 +42,12 @@ def usable_file(path: Path | str, data: Mapping[str, Any]) -> tuple[dict[str, An
             refused.append(problem)
             continue
         (closed if remedy is Remedy.FAIL_CLOSED else dropped).append(place)
-        notes.append(_warning(path, problem, remedy))
+        notes.append(_warning(path, problem, remedy.value))
+    env = kept.get("env")
+    for name, value in cast(dict[str, object], env).items() if isinstance(env, dict) else ():
+        if not isinstance(value, str):
+            problem = f'"env.{name}" must be a string, not {described_value(value)}'
+            notes.append(_warning(path, problem, "read as JSON spells it"))
     if refused:
         raise _refusal(path, refused)
     if dropped or closed:
@@ -93,8 +98,5 @@ def _drop(data: dict[str, Any], places: list[tuple[str | int, ...]]) -> None:
             del listed[index]
 
 
-def _warning(path: Path | str, problem: str, remedy: Remedy) -> str:
-    return (
-        f"warning: settings file {path}: {problem}; {remedy.value}; "
-        "the rest of the file is in effect"
-    )
+def _warning(path: Path | str, problem: str, what: str) -> str:
+    return f"warning: settings file {path}: {problem}; {what}; the rest of the file is in effect"
