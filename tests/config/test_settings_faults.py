@@ -15,6 +15,7 @@ from tether.testing import FakeModelServer, reply, text, tool_use
 from tether.testing.cli_runner import CliResult
 
 Run = Callable[..., CliResult]
+_IGNORED = "ignored, as if the file did not set it"
 
 
 def _hook(timeout: object, command: str = "true") -> dict[str, object]:
@@ -49,7 +50,7 @@ def test_a_bad_value_beside_a_deny_rule_leaves_the_command_denied(
     assert warning.endswith("; the rest of the file is in effect"), warning
 
 
-def test_every_bad_entry_is_named_and_the_good_hook_beside_them_runs(
+def test_every_bad_timeout_is_named_and_each_hook_runs_with_the_default(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
     ran = workspace / "ran.txt"
@@ -66,16 +67,13 @@ def test_every_bad_entry_is_named_and_the_good_hook_beside_them_runs(
         f'tether: warning: settings file {path}: "model" must be a string, not a number (42); '
         "ignored, as if the file did not set it; the rest of the file is in effect",
         f'tether: warning: settings file {path}: "hooks.Stop[0].hooks[0].timeout" must be '
-        f"{seconds}, not '60'; that entry (hooks.Stop[0].hooks[0]) is skipped; the rest of "
-        "the file is in effect",
+        f'{seconds}, not "60"; {_IGNORED}; the rest of the file is in effect',
         f'tether: warning: settings file {path}: "hooks.Stop[0].hooks[2].timeout" must be '
-        f"{seconds}, not -5; that entry (hooks.Stop[0].hooks[2]) is skipped; the rest of "
-        "the file is in effect",
+        f"{seconds}, not -5; {_IGNORED}; the rest of the file is in effect",
     ]
-    assert ran.read_text() == "good\n"
+    assert ran.read_text() == "first\ngood\nthird\n"
 
 
-_IGNORED = "ignored, as if the file did not set it"
 _STOP_HOOK = "hooks.Stop[0].hooks[0]"
 
 
@@ -97,42 +95,16 @@ def _stop_hook(**fields: object) -> dict[str, object]:
             + _IGNORED,
         ),
         (
-            {"permissions": {"deny": [5, "Bash(echo *)"]}},
-            '"permissions.deny[0]" must be a non-empty string, not a number (5); '
-            "that entry (permissions.deny[0]) is skipped",
-        ),
-        (
-            {"sandbox": {"enabled": "yes"}},
-            f'"sandbox.enabled" must be true or false, not a string ("yes"); {_IGNORED}',
-        ),
-        (
-            {"sandbox": {"network": 1}},
-            f'"sandbox.network" must be true or false, or an object, not a number (1); {_IGNORED}',
-        ),
-        (
             {"sandbox": {"writable": ["/tmp", ""]}},
-            '"sandbox.writable[1]" must be a non-empty string, not a string (""); '
-            "that entry (sandbox.writable[1]) is skipped",
+            f'"sandbox.writable[1]" must be a non-empty string, not a string (""); {_IGNORED}',
         ),
         (
             _stop_hook(statusMessage=5),
-            f'"{_STOP_HOOK}.statusMessage" must be a string, not a number (5); '
-            f"that entry ({_STOP_HOOK}) is skipped",
+            f'"{_STOP_HOOK}.statusMessage" must be a string, not a number (5); {_IGNORED}',
         ),
         (
             _stop_hook(**{"async": "yes"}),
-            f'"{_STOP_HOOK}.async" must be true or false, not a string ("yes"); '
-            f"that entry ({_STOP_HOOK}) is skipped",
-        ),
-        (
-            _stop_hook(type="http", url="http://127.0.0.1:9/", headers=["a"]),
-            f'"{_STOP_HOOK}.headers" must be an object, not a list (["a"]); '
-            f"that entry ({_STOP_HOOK}) is skipped",
-        ),
-        (
-            {"hooks": {"Stop": [{"matcher": 5, "hooks": []}]}},
-            '"hooks.Stop[0].matcher" must be a string, not a number (5); '
-            "that entry (hooks.Stop[0]) is skipped",
+            f'"{_STOP_HOOK}.async" must be true or false, not a string ("yes"); {_IGNORED}',
         ),
         ({"apiKeyHelper": 5}, f'"apiKeyHelper" must be a string, not a number (5); {_IGNORED}'),
         ({"outputStyle": 3}, f'"outputStyle" must be a string, not a number (3); {_IGNORED}'),
@@ -150,12 +122,12 @@ def _stop_hook(**fields: object) -> dict[str, object]:
         ),
     ],
 )
-def test_a_value_of_the_wrong_type_below_the_top_costs_only_its_key_or_entry(
+def test_a_value_that_only_grants_or_decorates_of_the_wrong_type_costs_only_itself(
     fake_model: FakeModelServer, tether: Run, workspace: Path, bad: dict[str, object], told: str
 ) -> None:
     """Each is told once, naming the file, the key and what it must be, and the run goes on with
-    the file's deny rule (`additionalDirectories: "/tmp"` and `sandbox.enabled: "yes"` stopped
-    the start before; a hook's `statusMessage: 5` was taken without a word)."""
+    the file's deny rule (`additionalDirectories: "/tmp"` stopped the start before; a hook's
+    `statusMessage: 5` was taken without a word, then cost the whole hook)."""
     (workspace / ".claude").mkdir()
     path = workspace / ".claude" / "settings.json"
     permissions = {"deny": ["Bash(echo *)"], **cast(dict[str, object], bad.get("permissions", {}))}

@@ -41,7 +41,7 @@ def _hook_writing(marker: Path) -> list[object]:
         ([{"matcher": "Bash", "hooks": [{"type": "shell", "command": "x"}]}], "hooks.PreToolUse"),
     ],
 )
-def test_a_hook_event_of_the_wrong_shape_is_skipped_and_the_rest_of_its_file_holds(
+def test_a_hook_of_a_known_event_of_the_wrong_shape_refuses_the_start(
     fake_model: FakeModelServer, trusted_workspace: Path, groups: object, problem: str
 ) -> None:
     marker = trusted_workspace / "prompt-hook-ran"
@@ -54,12 +54,16 @@ def test_a_hook_event_of_the_wrong_shape_is_skipped_and_the_rest_of_its_file_hol
     )
     fake_model.script(reply(tool_use("Bash", command="echo $FROM_SETTINGS")), reply(text("done")))
     ran = _tether(trusted_workspace, "-p", "go", "--permission-mode", "bypassPermissions")
-    assert (ran.exit_code, ran.stdout) == (0, "done\n"), ran.stderr
-    [warning] = ran.stderr.splitlines()
-    assert warning.startswith(f"tether: warning: settings file {path}: {problem}"), warning
-    assert warning.endswith("; the PreToolUse hooks of that file are skipped: none runs")
-    # The same file's other hook event ran, and its env reached the tool.
-    assert (marker.read_text(), fake_model.requests[1].tool_results()) == ("ran\n", ["kept"])
+    # It may be what guards the allow rules beside it (it was left out, the command ran).
+    assert (ran.exit_code, ran.stdout) == (2, ""), ran.stderr
+    [error] = ran.stderr.splitlines()
+    assert error.startswith(f"tether: settings file {path}: {problem}"), error
+    assert error.endswith(
+        "; it guards what the file allows, so tether does not start without it: "
+        "fix it or move the file away"
+    )
+    assert not marker.exists()
+    assert fake_model.requests == []
 
 
 def test_an_unknown_hook_event_is_skipped_with_the_known_ones_listed(

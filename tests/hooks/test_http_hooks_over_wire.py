@@ -191,23 +191,26 @@ def test_an_answer_that_keeps_coming_is_cut_at_the_hooks_timeout(
 
 @pytest.mark.usefixtures("trusted_workspace")
 @pytest.mark.parametrize("port", ["99999", "abc", "-1"])
-def test_a_hook_url_that_cannot_be_connected_to_is_skipped_when_the_settings_are_read(
+def test_a_hook_url_that_cannot_be_connected_to_refuses_the_start(
     fake_model: FakeModelServer, tether: Run, workspace: Path, port: str
 ) -> None:
-    # As Claude Code, the run goes on without what cannot be used, told so with the file and
-    # key (it stopped every run before): the event's hooks of that file are left out whole.
+    # The hook may be what guards the allow rules beside it: going on without it would run
+    # what it blocks (the event's hooks were left out whole before, and the command ran).
     write_settings(workspace, {"PreToolUse": on("Bash", _http_hook(f"http://127.0.0.1:{port}/h"))})
     path = workspace / ".claude" / "settings.json"
     fake_model.script(reply(tool_use("Bash", command="touch made")), reply(text("ok")))
     result = tether("-p", "go", "--dangerously-skip-permissions")
-    assert (result.exit_code, result.stdout) == (0, "ok\n"), result.stderr
-    [warning] = result.stderr.splitlines()
-    assert warning.startswith(
-        f"tether: warning: settings file {path}: hooks.PreToolUse[0].hooks[0].url: "
+    assert (result.exit_code, result.stdout) == (2, ""), result.stderr
+    [error] = result.stderr.splitlines()
+    assert error.startswith(
+        f"tether: settings file {path}: hooks.PreToolUse[0].hooks[0].url: "
         "must be an http:// or https:// URL (Port"
-    ), warning
-    assert warning.endswith("; the PreToolUse hooks of that file are skipped: none runs")
-    assert (workspace / "made").exists()
+    ), error
+    assert error.endswith(
+        "; it guards what the file allows, so tether does not start without it: "
+        "fix it or move the file away"
+    )
+    assert not (workspace / "made").exists()
 
 
 @pytest.mark.usefixtures("trusted_workspace")

@@ -1,9 +1,10 @@
 """Settings values of the right JSON type that still cannot be used, each left out with a
-warning naming the file and key while the rest of its file holds: a hook event's block of the
-wrong shape (it stopped every run before), a `permissions.defaultMode` that names no mode and
+warning naming the file and key while the rest of its file holds: a hook block of an event
+tether does not know, a `permissions.defaultMode` that names no mode and
 a `cleanupPeriodDays` that is no positive whole number (both were taken without a word, so the
 user believed a mode was set that was not). The `--settings` file is the user's own choice of
-this run: a mistake in it still stops the run, as a wrong type in it does."""
+this run: a mistake in it still stops the run, as a wrong type in it does. A hook of a known
+event that does not read stops the start (see `_usable_hooks`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from tether.config.fault_remedies import Remedy
 from tether.config.settings import Settings, merge
 from tether.hooks.config import read_hooks
+from tether.hooks.spec import HOOK_EVENTS
 from tether.permissions.rules import MODES
 from tether.protocol import ConfigError
 
@@ -54,13 +57,19 @@ def _usable(path: Path, data: Mapping[str, Any], notes: list[str]) -> Mapping[st
 
 
 def _usable_hooks(path: Path, hooks: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    """The file's hook events that read as hooks: each other one is left out whole (a part of
-    its hooks running would be a policy nobody wrote), said with what is wrong in it."""
+    """The file's hook events that read as hooks. A hook of an event tether fires that does
+    not read (a `type` of "commnd", a group's `hooks` that is no list) refuses the start, as a
+    `command` of 5 does (`tether.config.fault_remedies`): it may be what guards the allow rules
+    beside it. An event tether does not know is left out whole, said with what is wrong."""
     kept: dict[str, Any] = {}
     for event, groups in hooks.items():
         try:
             read_hooks([(path, {"hooks": {event: groups}})])
         except ConfigError as e:
+            if event in HOOK_EVENTS:
+                raise ConfigError(
+                    f"{e}; {Remedy.REFUSE.value}: fix it or move the file away"
+                ) from None
             notes.append(f"warning: {e}; the {event} hooks of that file are skipped: none runs")
         else:
             kept[event] = groups

@@ -213,5 +213,5 @@ def _figure(value: int | float) -> str:
 def _shown(value: object) -> str:
     import json
 
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    text = json.dumps(value, ensure_ascii=False)  # JSON's spelling, as the file has it
     return text if len(text) <= 40 else text[:37] + "..."

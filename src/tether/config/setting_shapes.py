@@ -1,9 +1,9 @@
 """The JSON type of every settings value below the top level that tether reads, and of
 Claude Code's own keys a repository set up for it holds: a value of another type is a slip the
-user hears about (the file, the key, what was wanted), and only that key, list item or hook
-is left out (`tether.config.settings_faults`). Before, `"additionalDirectories": "/tmp"` or
-`"sandbox": {"enabled": "yes"}` stopped the start, and a hook's `"statusMessage": 5` was taken
-without a word.
+user hears about (the file, the key, what was wanted), read the safer way its remedy says
+(`tether.config.fault_remedies`, applied by `tether.config.settings_faults`). Before,
+`"additionalDirectories": "/tmp"` stopped the start, and a hook's `"statusMessage": 5` was
+taken without a word.
 
 The top-level keys tether reads are typed in `tether.config.settings_keys`; the numbers and
 their ranges in `tether.config.numbers`.

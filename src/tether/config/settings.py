@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tether import bounded_json
 from tether.config.project import project_directories
@@ -102,9 +102,15 @@ class Settings:
 
     @property
     def env(self) -> dict[str, str]:
-        """The `env` table: variables applied to tether's own process and its tools."""
+        """The `env` table: variables applied to tether's own process and its tools; a value
+        that is no string is spelt as JSON spells it (`true`, `null`), as Claude Code does."""
         value = self.data.get("env", {})
-        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+        if not isinstance(value, dict):
+            return {}
+        return {
+            str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+            for k, v in cast(dict[str, object], value).items()
+        }
 
     @property
     def context_window(self) -> int | None:
