@@ -2,7 +2,8 @@
 Agent SDK: Claude Code writes each call of such a reply as a branch of its own (one entry per
 block, each result hanging off its own call's entry), and reads the whole reply back. tether
 sends every call and every result Claude Code itself sends on resuming the same file, nothing
-answered as lost and nothing said to be damaged."""
+answered as lost and nothing said to be damaged; a reply whose calls ran while it streamed (its
+entries alternating with results on one chain) is resent, as by Claude Code, as one reply."""
 
 from __future__ import annotations
 
@@ -53,6 +54,14 @@ async def test_tether_resumes_parallel_calls_claude_code_wrote(
             tool_use("Bash", command="echo four"),
             tool_use("Bash", command="sh -c 'echo bad; exit 4'"),
         ),
+        # Streamed slowly, Claude Code runs each call as its block completes: the reply's
+        # entries alternate with results on one chain, and it is still resent as one reply.
+        reply(
+            text("checking"),
+            tool_use("Bash", command="echo five"),
+            tool_use("Bash", command="echo six"),
+            delay_s=0.3,
+        ),
         reply(text("done")),
         reply(text("Claude Code resumed.")),
         reply(text("tether resumed.")),
@@ -85,9 +94,11 @@ async def test_tether_resumes_parallel_calls_claude_code_wrote(
                 ("tool_result", "toolu_5", "Exit code 4\nbad"),
             ],
         ),
+        ("assistant", [("tool_use", "toolu_6", "echo five"), ("tool_use", "toolu_7", "echo six")]),
+        ("user", [("tool_result", "toolu_6", "five"), ("tool_result", "toolu_7", "six")]),
     ]
     # The results come in the order the calls finished, as Claude Code wrote and sends them.
     assert exchanges(tether_sent) == exchanges(claude_sent)
     assert [(role, sorted(blocks)) for role, blocks in exchanges(tether_sent)] == expected
-    assert [m["role"] for m in tether_sent] == ["user", "assistant"] * 3 + ["user"]
+    assert [m["role"] for m in tether_sent] == ["user", "assistant"] * 4 + ["user"]
     assert not [line for line in sdk.stderr if "session file" in line], sdk.stderr

@@ -199,3 +199,92 @@ def test_a_branch_that_is_no_part_of_a_reply_stays_out(tmp_path: Path) -> None:
     assert len(restored.damage) == 2, restored.damage
     assert "2 entries not on the newest branch" in restored.damage[0]
     assert "1 entry of session 0ther000" in restored.damage[1]
+
+
+def text_and_calls(said: str, *ids: str) -> Message:
+    return Message(role="assistant", content=(TextBlock(text=said), *calls(*ids).content))
+
+
+def test_calls_run_while_their_reply_streamed_are_resumed_as_one_reply(tmp_path: Path) -> None:
+    # Claude Code runs each call as soon as its block has streamed: the reply's entries
+    # alternate with results on one chain, and it resends them as one reply, then the results.
+    file = File()
+    file.prompt("u1", None, "go")
+    file.answer("a1", "u1", "msg_1", "checking")
+    file.call("a2", "a1", "msg_1", "t1")
+    file.result("r1", "a2", "t1")
+    file.call("a3", "r1", "msg_1", "t2")
+    file.result("r2", "a3", "t2")
+    file.call("a4", "r2", "msg_1", "t3")
+    file.result("r3", "a4", "t3")
+    file.answer("a5", "r3", "msg_2", "done")
+    loaded = load_session(file.save(tmp_path))
+    restored = restore(loaded)
+    assert restored.history.messages == (
+        user("go"),
+        text_and_calls("checking", "t1", "t2", "t3"),
+        results("t1", "t2", "t3"),
+        answer("done"),
+    )
+    assert restored.damage == ()
+    assert restored.usage == Usage(input_tokens=200, output_tokens=20)
+    assert loaded.last_uuid == "a5"
+
+
+def test_a_call_answered_at_once_then_parallel_branches_is_one_reply(tmp_path: Path) -> None:
+    # The first call ran while the reply streamed; the next two were written as branches.
+    for newest in ("r2", "r3"):
+        file = File()
+        file.prompt("u1", None, "go")
+        file.call("a1", "u1", "msg_1", "t1")
+        file.result("r1", "a1", "t1")
+        file.call("a2", "r1", "msg_1", "t2")
+        file.call("a3", "a2", "msg_1", "t3")
+        other = "r3" if newest == "r2" else "r2"
+        for result in (other, newest):
+            call, parent = ("t2", "a2") if result == "r2" else ("t3", "a3")
+            file.result(result, parent, call)
+        loaded = load_session(file.save(tmp_path))
+        restored = restore(loaded)
+        done = ("t2", "t3") if newest == "r3" else ("t3", "t2")
+        assert restored.history.messages == (
+            user("go"),
+            calls("t1", "t2", "t3"),
+            results("t1", *done),
+        )
+        assert restored.damage == ()
+        assert loaded.last_uuid == newest
+
+
+def test_a_streamed_reply_cut_before_its_last_result_goes_on_from_its_last_call(
+    tmp_path: Path,
+) -> None:
+    file = File()
+    file.prompt("u1", None, "go")
+    file.call("a1", "u1", "msg_1", "t1")
+    file.result("r1", "a1", "t1")
+    file.call("a2", "r1", "msg_1", "t2")  # the process ended before t2's result was written
+    loaded = load_session(file.save(tmp_path))
+    restored = restore(loaded)
+    assert restored.history.messages == (
+        user("go"),
+        calls("t1", "t2"),
+        results("t1"),  # t2's result is added as for any call the process ended in
+    )
+    assert loaded.last_uuid == "a2"  # the next entry goes on from the newest, not from r1
+
+
+def test_a_prompt_between_entries_of_one_id_keeps_them_apart(tmp_path: Path) -> None:
+    # Only results may stand between the entries of one reply: a prompt there is a new turn.
+    file = File()
+    file.prompt("u1", None, "go")
+    file.answer("a1", "u1", "msg_1", "first")
+    file.prompt("u2", "a1", "more")
+    file.answer("a2", "u2", "msg_1", "second")
+    restored = restore(load_session(file.save(tmp_path)))
+    assert restored.history.messages == (
+        user("go"),
+        answer("first"),
+        user("more"),
+        answer("second"),
+    )

@@ -130,9 +130,9 @@ class Settings:
 
 def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Settings:
     """Read and merge the files that exist. A broken file is an error naming it and the spot;
-    `required` (the --settings file) must exist and hold values of the right types. In another
-    file a key of the wrong type or out of range is left out with a note naming the file and
-    the key, and the rest of the file holds (`tether.config.settings_faults`).
+    `required` (the --settings file) must exist. In any file, that one too, a key of the wrong
+    type or out of range is left out with a note naming the file and the key, and the rest of
+    the file holds (`tether.config.settings_faults`).
 
     Anything at a settings path that cannot be read as one (a directory, a FIFO, a file that
     is not UTF-8, too large or unreadable) stops the start with one line: going on without it
@@ -157,11 +157,10 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
                 raise _config_error(f"settings file not found: {path}")
             continue
         data = _json_object(path, text)
-        if path != required:
-            # As Claude Code keeps the rest of a file around an entry that does not validate:
-            # only what cannot be used is left out, each named, never the file's deny rules.
-            data, faults = usable_file(path, data)
-            notes.extend(faults)
+        # As Claude Code keeps the rest of a file around an entry that does not validate
+        # (the --settings file too): only what cannot be used is left out, each named.
+        data, faults = usable_file(path, data)
+        notes.extend(faults)
         notes.extend(key_notes(path, data))
         merged = merge(merged, data)
         layers.append((path, data))
@@ -169,8 +168,10 @@ def load_settings(files: Sequence[Path], *, required: Path | None = None) -> Set
 
 
 def with_layer(settings: Settings, path: Path, data: Mapping[str, Any]) -> Settings:
-    """`settings` with one more layer on top (`--settings '{...}'`, named by `path`)."""
-    notes = (*settings.notes, *key_notes(path, data))
+    """`settings` with one more layer on top (`--settings '{...}'`, named by `path`), its
+    values that cannot be used left out with a warning each, as a file's are."""
+    data, faults = usable_file(path, data)
+    notes = (*settings.notes, *faults, *key_notes(path, data))
     return Settings(merge(settings.data, data), (*settings.layers, (path, data)), notes)
 
 

@@ -120,6 +120,9 @@ class Branch:
     """Of those, entries of other sessions (see `Indexed.own`)."""
     left_out_rewound: int = 0
     """Of those, the session's own entries a rewind went back from (see `REWIND_TYPE`)."""
+    leaf: str | None = None
+    """The newest leaf message the walk started from: what the next entry goes on from, though
+    a reply's results may be placed after it (see `_calls_before_results`)."""
 
 
 REWIND_TYPE = "rewind"
@@ -171,6 +174,7 @@ def newest_branch(entries: list[Indexed], rewinds: Sequence[int] = ()) -> Branch
     walk.reverse()
     gaps.reverse()
     del visited
+    leaf = entries[walk[-1]].uuid if entries[walk[-1]].message else None
     walk = _with_parallel_calls(entries, walk, own_only=prefer_own)
     ordered = _with_side_entries(entries, walk, position, own_only=prefer_own)
     kept = bytearray(len(entries))
@@ -184,6 +188,7 @@ def newest_branch(entries: list[Indexed], rewinds: Sequence[int] = ()) -> Branch
         len(entries) - len(ordered),
         foreign,
         rewound,
+        leaf,
     )
 
 
@@ -273,13 +278,38 @@ def _with_parallel_calls(entries: list[Indexed], walk: list[int], *, own_only: b
         answers = sorted(i for m in group for i in results.get(entries[m].uuid, ()))
         if siblings or answers:
             after[anchor] = siblings + answers
-    if not after:
-        return walk
     ordered: list[int] = []
     for i in walk:
         ordered.append(i)
         ordered.extend(after.get(i, ()))
-    return ordered
+    return _calls_before_results(entries, ordered)
+
+
+def _calls_before_results(entries: list[Indexed], ordered: list[int]) -> list[int]:
+    """`ordered` with each reply's entries together, then the results written between them:
+    Claude Code runs a call as soon as its block has streamed, so a reply's entries alternate
+    with results on one chain (call, result, call, result under one message id), and it sends
+    them back as one reply followed by its results. Only results may stand between entries of
+    one reply: anything else there (a prompt) means they are not one reply."""
+    last: dict[str, int] = {}  # reply id -> the place of its last entry in `ordered`
+    for place, i in enumerate(ordered):
+        if (reply := entries[i].reply) is not None:
+            last[reply] = place
+    regrouped: list[int] = []
+    place = 0
+    while place < len(ordered):
+        reply = entries[ordered[place]].reply
+        end = last.get(reply, place) if reply is not None else place
+        span = ordered[place : end + 1]
+        between = [i for i in span if entries[i].reply != reply]
+        if between and all(entries[i].results for i in between):
+            regrouped.extend(i for i in span if entries[i].reply == reply)
+            regrouped.extend(between)
+            place = end + 1
+        else:
+            regrouped.append(ordered[place])
+            place += 1
+    return regrouped
 
 
 def _with_side_entries(

@@ -275,7 +275,8 @@ def load_session(path: Path) -> LoadedSession:
         path=path,
         title=title,
         forked_from=forked_from,
-        last_uuid=next((e.uuid for e in reversed(branch.entries) if e.message), None),
+        last_uuid=branch.leaf
+        or next((e.uuid for e in reversed(branch.entries) if e.message), None),
         warnings=tuple(f"session file {path}: {w}" for w in warnings),
         # The index's own entries, not copies without their links: a parent is its parent's
         # uuid string and a timestamp is kept by leaves only, so copies would cost a second
