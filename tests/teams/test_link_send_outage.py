@@ -6,6 +6,8 @@ that does not answer within the member's patience is said in words the model can
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -90,6 +92,34 @@ async def test_a_send_the_store_never_answers_is_said_not_stored(tmp_path: Path)
         assert str(raised.value) == f"mailbox store {server.url} has not answered for 0.5 s"
         assert link.protocol.state == "idle"
     finally:
+        await link.close()
+        link.store.close()
+        server.stop()
+
+
+async def test_a_store_that_takes_a_try_and_never_answers_is_waited_for_its_patience(
+    tmp_path: Path,
+) -> None:
+    """A paused Redis (a dropped network alike) holds a try until the client's 30 s socket
+    timeout: each try is bounded by what the patience has left, counted from the first try
+    (a 1 s patience waited some 60 s: a try, then its error started the clock, then a
+    try). The bound below is only what the old wait could never meet."""
+    server = started()
+    said: list[str] = []
+    link = alice_link(server, tmp_path, said, 1.0)
+    pid = server._proc.pid  # pyright: ignore[reportPrivateUsage]
+    try:
+        await link.refresh_members()
+        os.killpg(pid, signal.SIGSTOP)
+        with pytest.raises(StorePatienceOut) as raised:
+            async with asyncio.timeout(20):
+                await link.send("team-lead", "message", "p1 done", call_id="call_1")
+        assert (str(raised.value), link.protocol.state) == (
+            f"mailbox store {server.url} has not answered for 1 s",
+            "idle",
+        )
+    finally:
+        os.killpg(pid, signal.SIGCONT)
         await link.close()
         link.store.close()
         server.stop()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from tether.store.legacy_marks import redis_old_mark, sqlite_old_mark
 from tether.store.store_errors import StoreUnavailable
 from tether.store.store_url import absent_store, cannot_use, redacted, store_location
 
@@ -41,7 +42,7 @@ CREATE TABLE IF NOT EXISTS posted_by (
 """
 """The SQLite mailboxes' and roster's tables (`sqlite_mailbox`). A posted id is its sender's
 (`posted_by`): another sender's message under the same id is its own, not a post again. (An
-older file's `posted` table, keyed by the id alone, is left unread.)"""
+older file's `posted` table, keyed by the id alone, is read too: `legacy_marks`.)"""
 GROUP = "readers"
 """A Redis mailbox's consumer group (`redis_mailbox`)."""
 POSTED_KEPT_S = 30 * 24 * 3600
@@ -159,7 +160,10 @@ def insert_once(
 ) -> bool:
     """Put a message into its recipient's mailbox in the caller's transaction, unless its
     sender posted a message of its id already (then nothing, False): its id and the message
-    go in together, so a post run again after a crash is never lost nor stored twice."""
+    go in together, so a post run again after a crash is never lost nor stored twice (an
+    older file's mark of the id counts too, `legacy_marks`)."""
+    if sqlite_old_mark(db, team, sender, message_id):
+        return False
     claimed = db.execute(
         "INSERT OR IGNORE INTO posted_by (team, sender, id) VALUES (?, ?, ?)",
         (team, sender, message_id),
@@ -210,7 +214,8 @@ def send_once(
     MULTI/EXEC, watched from the mark's check on: a crash between them cannot lose the
     message nor store it twice, and of two posts of one id at once one is stored. `read`
     runs after the check on the watched `watched` keys and gives what to queue with it (a
-    sender's roster record)."""
+    sender's roster record). An older store's mark of the id (`posted:<id>`) counts too
+    (`legacy_marks`)."""
     import redis
 
     posted = posted_key(prefix, sender, message_id)
@@ -218,7 +223,9 @@ def send_once(
         while True:
             try:
                 pipe.watch(posted, *watched)
-                if pipe.exists(posted):
+                if pipe.exists(posted) or redis_old_mark(
+                    pipe, prefix, sender, message_id, [recipient]
+                ):
                     pipe.unwatch()
                     return False
                 queue_more = read(pipe) if read is not None else None

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tether.store.legacy_marks import redis_old_mark
 from tether.store.mailbox import (
     DEFAULT_RECLAIM_AFTER_S,
     Delivery,
@@ -93,7 +94,14 @@ class RedisMailboxStore(RedisRoster):
 
     def posted(self, sender: str, message_id: str) -> bool:
         key = posted_key(self._prefix, sender, message_id)
-        return bool(self._call(lambda: self._r.exists(key)))
+
+        def read() -> bool:
+            if self._r.exists(key):
+                return True
+            mailboxes = [str(name) for name in self._r.smembers(self.key("mailboxes"))]  # pyright: ignore[reportUnknownVariableType, reportGeneralTypeIssues]
+            return redis_old_mark(self._r, self._prefix, sender, message_id, mailboxes)
+
+        return self._call(read)
 
     def send_as(self, message: Message, sender_changes: Mapping[str, Any]) -> Message:
         data = stored(message)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tether.store.legacy_marks import sqlite_drop_old_marks, sqlite_old_mark
 from tether.store.mailbox import (
     DEFAULT_RECLAIM_AFTER_S,
     Delivery,
@@ -90,6 +91,7 @@ class SqliteMailboxStore:
                     (self.team, message_id, sender),
                 ).fetchone()
                 is not None
+                or sqlite_old_mark(db, self.team, sender, message_id)
             )
         )
 
@@ -213,6 +215,7 @@ class SqliteMailboxStore:
         def delete(db: sqlite3.Connection) -> None:
             for table in ("teams", "members", "mailbox", "posted_by"):
                 db.execute(f"DELETE FROM {table} WHERE team = ?", (self.team,))
+            sqlite_drop_old_marks(db, self.team)
 
         self._run(delete)
 

@@ -27,6 +27,7 @@ from tether.protocol.team_events import TeammateStateChanged
 from tether.runtime_dir import make_runtime_dir
 from tether.store.mailbox import Member, Message, TeamExists, TeamRecord, TeamStore, UnknownMember
 from tether.store.task_records import StoreUnavailable
+from tether.teams.cut_sends import CutSends, PartlySent, SendKey
 from tether.teams.keeping import Keeper
 from tether.teams.membership import STORE_PATIENCE_S
 from tether.teams.patience import Patience
@@ -74,6 +75,8 @@ class TeamLink:
     """Every field this member wrote to the roster, newest value each."""
     _keeper: Keeper | None = None
     _deadlines: asyncio.Event | None = None
+    _cut: CutSends = field(default_factory=CutSends)
+    """The ids of the sends the store cut, tried under them again when resent."""
     """Set when the member's requests change (a new deadline to wait for)."""
 
     def __post_init__(self) -> None:
@@ -130,6 +133,7 @@ class TeamLink:
                     raise ProtocolError(f"team {self.team} has no other member to broadcast to")
             else:
                 recipients = [to]
+            key: SendKey = (to, kind, text, reply_to)
             messages = [
                 Message(
                     sender=self.member,
@@ -138,9 +142,12 @@ class TeamLink:
                     text=text,
                     reply_to=reply_to,
                     data=dict(data or {}),
-                    id=uuid.uuid4().hex
-                    if call_id is None
-                    else message_id(self.session, self.member, call_id, r),
+                    id=self._cut.id_for(key, r)
+                    or (
+                        uuid.uuid4().hex
+                        if call_id is None
+                        else message_id(self.session, self.member, call_id, r)
+                    ),
                 )
                 for r in recipients
             ]
@@ -149,8 +156,17 @@ class TeamLink:
             self.expire_due()  # a request past its time no longer holds a new one back
             for message in messages:
                 self.protocol.outgoing(message, self.clock())
-            for message in messages:
-                await self._store(message, timeout_s)
+            for done, message in enumerate(messages):
+                try:
+                    await self._store(message, timeout_s)
+                except (StoreUnavailable, ProtocolError) as e:
+                    # Tried again, the same message goes under these ids: those that hold
+                    # it are skipped.
+                    self._cut.cut(key, messages)
+                    if done == 0:
+                        raise
+                    raise PartlySent(messages[:done], messages[done:], e) from e
+            self._cut.done(key)
             await self.publish()
             return messages
 

@@ -42,30 +42,48 @@ class Patience:
                 time.sleep(self._wait(waits, e))
 
     async def acall(self, step: Callable[[], T]) -> T:
+        """The patience counts from the first try, and each try is waited for only as long
+        as it has left: a store that takes a try and never answers (paused, a dropped
+        network) costs a client's socket timeout per try otherwise, far past the patience.
+        A try given up may still land: its writes are under ids the next try skips."""
         waits = self._waits()
+        first_try = time.monotonic()
         while True:
             try:
-                return self._answered(await asyncio.to_thread(step), waits)
+                async with asyncio.timeout(self._left(first_try)):
+                    result = await asyncio.to_thread(step)
+                return self._answered(result, waits)
             except (StoreDamaged, StoreLost):
                 raise
+            except TimeoutError:
+                raise StorePatienceOut(self._out()) from None
             except StoreUnavailable as e:
-                await asyncio.sleep(self._wait(waits, e))
+                await asyncio.sleep(self._wait(waits, e, first_try))
+
+    def _left(self, first_try: float) -> float | None:
+        if self.patience_s is None:
+            return None
+        return max(0.0, first_try + self.patience_s - time.monotonic())
+
+    def _out(self) -> str:
+        return f"mailbox store {self.url} has not answered for {self.patience_s:g} s"
 
     def _waits(self) -> list[float]:
         return []  # [since, last wait]: empty while the store answers
 
-    def _wait(self, waits: list[float], error: StoreUnavailable) -> float:
+    def _wait(
+        self, waits: list[float], error: StoreUnavailable, first_try: float | None = None
+    ) -> float:
         """How long to wait before trying again (said once per outage), or
-        `StorePatienceOut` once the store has not answered for `patience_s`."""
+        `StorePatienceOut` once the store has not answered for `patience_s` since the first
+        try (`first_try`; else the first error)."""
         now = time.monotonic()
         if not waits:
             limit = "" if self.patience_s is None else f" (for {self.patience_s:g} s at most)"
             self.say(f"{error}: trying again until it answers{limit}")
-            waits[:] = [now, RETRY_FIRST_S / 2]
-        elif self.patience_s is not None and now - waits[0] >= self.patience_s:
-            raise StorePatienceOut(
-                f"mailbox store {self.url} has not answered for {self.patience_s:g} s"
-            ) from error
+            waits[:] = [now if first_try is None else first_try, RETRY_FIRST_S / 2]
+        if self.patience_s is not None and now - waits[0] >= self.patience_s:
+            raise StorePatienceOut(self._out()) from error
         waits[1] = min(RETRY_MAX_S, waits[1] * 2)
         if self.patience_s is not None:
             waits[1] = max(0.0, min(waits[1], waits[0] + self.patience_s - now))

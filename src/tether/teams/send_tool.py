@@ -14,6 +14,7 @@ from tether.core.tool_calls import current_call
 from tether.protocol import ToolError
 from tether.store.mailbox import MailboxError, Message
 from tether.store.task_records import StoreUnavailable
+from tether.teams.cut_sends import PartlySent
 from tether.teams.link import BROADCAST, TeamLink
 from tether.teams.protocol import ProtocolError
 from tether.teams.receiving import StorePatienceOut
@@ -105,11 +106,13 @@ def send_message_tool(link_of: TeamLink | Callable[[], TeamLink | None]) -> Tool
                 timeout_s=args.timeout_s,
                 call_id=call.call.id if call is not None else None,
             )
+        except PartlySent as e:
+            raise ToolError(f"not sent to everyone: {e}") from None
         except StorePatienceOut as e:
             # Tried under the same ids until the member's patience ran out: not stored.
             raise ToolError(
-                f"not sent to {args.to}: {e}; the message was not stored: send it again "
-                "once the store answers"
+                f"not sent to {args.to}: {e}; the message was not stored: send the same "
+                "message again once the store answers (under the same id: never twice)"
             ) from None
         except (ProtocolError, MailboxError, StoreUnavailable) as e:
             raise ToolError(str(e)) from None
