@@ -143,6 +143,9 @@ def loaded_code(
     tool = js_tool_run(name, args, _JS_TOOL_CODE)
     tools = _paths(option_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
     if tool is not None and tool[0] == "mocha":
+        # mocha loads a file when one is there before it tries a module (`-r out/p.js`)
+        named = option_values(tool[1], (*_JS_TOOL_CODE["mocha"], "-u", "-R"))
+        tools += tuple(_as_path(v) for v in named if not URL_CODE.match(v))
         tools += tuple(plain_operands(tool[1], _MOCHA_VALUED))
         node = tuple("--" + v for v in option_values(tool[1], ("-n", "--node-option")))
         tools += _node_modules(option_pairs(node, _NODE_VALUED))
@@ -243,6 +246,11 @@ def _paths(values: list[str]) -> tuple[str, ...]:
     or fetched (`data:`, `https:`), read as node reads them (module_urls.py); a bare name is a
     package of the workspace's."""
     return _node_modules([("--import", value) for value in values])
+
+
+def _as_path(word: str) -> str:
+    """`word` written as a path from where the program runs (`out/p.js` as `./out/p.js`)."""
+    return word if word.startswith(PATH_STARTS) or not is_literal(word) else "./" + word
 
 
 def _node_modules(pairs: list[tuple[str, str]]) -> tuple[str, ...]:
