@@ -2,7 +2,8 @@
 the shorthand `--ws` (two dashes as one), `--ws=true`, before the script or after it, and
 `npm test --ws`; `--ws=false` selects none. Before,
 `npm run build --ws` ran every package's script unjudged (a script reading .env ran under
-`Bash(npm *)`)."""
+`Bash(npm *)`). A pnpm selector naming two packages of one name judges both (before, the
+first listed only)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,29 @@ def test_workspaces_set_false_runs_the_root_script(
 ) -> None:
     verdict = decide("Bash", {"command": command}, make_ctx(RULES))
     assert verdict == Decision("allow", "Bash(npm *)", "allowed by Bash(npm *)"), command
+
+
+@pytest.mark.parametrize(
+    "command", ["pnpm --filter dup run build", "pnpm -F dup build", "pnpm run --filter dup build"]
+)
+@pytest.mark.parametrize("denied_in", ["a", "b"])  # whichever the directory lists first
+def test_every_package_of_a_shared_name_is_judged(
+    command: str, denied_in: str, tree: Tree, make_ctx: ContextFactory
+) -> None:
+    tree.write(
+        {
+            "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n",
+            "package.json": json.dumps({"name": "root", "private": True}),
+        }
+    )
+    for directory in ("a", "b"):
+        build = "sentinel b" if directory == denied_in else "true"
+        package = {"name": "dup", "scripts": {"build": build}}
+        tree.write({f"packages/{directory}/package.json": json.dumps(package)})
+    rules = {"permissions": {"allow": ["Bash(pnpm *)"], "deny": ["Bash(sentinel *)"]}}
+    verdict = decide("Bash", {"command": command}, make_ctx(rules))
+    reason = (
+        "pnpm runs prebuild build postbuild from package.json: "
+        "`sentinel b` is denied by Bash(sentinel *)"
+    )
+    assert verdict == Decision("deny", "Bash(sentinel *)", reason), command
