@@ -333,10 +333,13 @@ class FileJudge(GlobJudge):
             real = self.files.real(cwd) if cwd is not None else None
             if real is None:
                 continue
-            loads = mocha_rc_loads(real, tool[1], script_text)
-            if loads == ("$",):
+            config = mocha_rc_loads(real, tool[1], script_text)
+            if config.paths == ("$",):
                 found.append(self.unseen("mocha's configuration here cannot be read"))
                 continue
+            # node's options mocha hands on are read as node's own (`--require=X`)
+            node = loaded_code(("node", *config.node_options))
+            loads = (*config.paths, *(_from(real, word) for word in node))
             found += self._loads(loads, inv, what="mocha's configuration loads code from")
         return found
 
@@ -352,6 +355,12 @@ class FileJudge(GlobJudge):
             )
             for word in words
         ]
+
+
+def _from(directory: Path, word: str) -> str:
+    """`word` as a path from `directory` when written as one relative to where it runs."""
+    relative = word.startswith(("./", "../")) or word in (".", "..")
+    return str(directory / word) if relative else word
 
 
 def own_words(argv: tuple[str, ...], assignments: tuple[tuple[str, str], ...]) -> tuple[str, ...]:

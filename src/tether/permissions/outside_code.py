@@ -146,6 +146,9 @@ def loaded_code(
     tool = js_tool_run(name, args, _JS_TOOL_CODE)
     tools = _tool_files(option_values(tool[1], _JS_TOOL_CODE[tool[0]])) if tool is not None else ()
     if tool is not None and tool[0] == "mocha":
+        # mocha loads a file when one is there before it tries a module (`-r out/p.js`)
+        named = option_values(tool[1], (*_JS_TOOL_CODE["mocha"], "-u", "-R"))
+        tools += tuple(_as_path(v) for v in named if not URL_CODE.match(v))
         tools += tuple(plain_operands(tool[1], _MOCHA_VALUED))
         node = tuple("--" + v for v in option_values(tool[1], ("-n", "--node-option")))
         tools += _node_modules(option_pairs(node, _NODE_VALUED))
@@ -259,7 +262,7 @@ def _runner_configs(
         return []
     named = [*node_words(name, args, takes_node_value).configs]
     named += [value for variable, value in assignments if variable in table.config_variables]
-    return [v if _not_bare(v) else "./" + v for v in named if v]
+    return [_as_path(v) for v in named if v]
 
 
 def _tool_files(values: list[str]) -> tuple[str, ...]:
@@ -267,11 +270,14 @@ def _tool_files(values: list[str]) -> tuple[str, ...]:
     where it runs (prettier loads `--plugin out/p.js` from `./out/p.js` before any package
     of that name; eslint's, stylelint's, jest's `--config` and tsc's `-p` name files), so a
     bare word is judged as the path it is; a URL as node reads it (`file:`, `data:`)."""
-    return _paths([v if _not_bare(v) else "./" + v for v in values])
+    return _paths([_as_path(v) for v in values])
 
 
-def _not_bare(value: str) -> bool:
-    return not is_literal(value) or value.startswith(PATH_STARTS) or ":" in value
+def _as_path(word: str) -> str:
+    """`word` written as a path from where the program runs (`out/p.js` as `./out/p.js`);
+    a word known only as it runs, a path already, or a URL as it is."""
+    bare = is_literal(word) and not word.startswith(PATH_STARTS) and ":" not in word
+    return "./" + word if bare else word
 
 
 def _node_modules(pairs: list[tuple[str, str]]) -> tuple[str, ...]:

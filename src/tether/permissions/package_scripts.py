@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from tether.permissions.node_option_words import node_option_readings
+from tether.permissions.npm_config import npm_setting
 from tether.permissions.option_names import long_option
 from tether.permissions.package_workspaces import EVERY
 from tether.permissions.pnpm_settings import pnpm_setting
@@ -155,7 +156,15 @@ def package_run(
         option = full[0] if full is not None else option  # nopt takes any prefix
         if word == "--":
             break
-        if word in _MANY:
+        workspaces = _npm_workspaces(word) if name == "npm" else None
+        if workspaces is not None:
+            setting, value = workspaces
+            if setting == "--workspace" and value is None:
+                value = words[i + 1] if i + 1 < len(words) else ""
+                i += 1
+            if setting == "--workspace" or value not in ("false", "0", ""):
+                _option(name, setting, value or "", run)  # `--ws=false` selects none
+        elif word in _MANY:
             _option(name, word, "", run)
         elif name == "pnpm" and option.startswith(("--config.", "--use-node-version")):
             if not eq:
@@ -203,6 +212,17 @@ def package_run(
         run.unread.append(f"{name} {shown} runs code whose scripts tether does not know")
     run.scripts = [s for s in dict.fromkeys(run.scripts) if s not in ("*", _UNKNOWN)]
     return run if runs else None
+
+
+def _npm_workspaces(word: str) -> tuple[str, str | None] | None:
+    """The workspace setting an npm option word gives, as nopt reads it (npm_config.py:
+    `--ws`, `--ws=true`, `--w NAME`, a prefix of `--workspace`): the setting and its value
+    (None: the next word for `--workspace`, true for `--workspaces`); None for another."""
+    settings = npm_setting(word) if word.startswith("-") and word != "--" else None
+    for setting, value in settings or ():
+        if setting in ("--workspaces", "--workspace"):
+            return setting, value
+    return None
 
 
 def _option(name: str, option: str, value: str, run: PackageRun) -> None:

@@ -46,11 +46,12 @@ def select_packages(start: Path, selectors: tuple[str, ...], read: Reader) -> Se
     directories = _directories(root, patterns, read) if found is not None else []
     if directories is None:
         return Selected((), ("its workspace's packages are too many, or cannot be listed",))
-    names: dict[str, Path] = {}
+    # pnpm runs every package a name selects: two packages may share one
+    names: dict[str, list[Path]] = {}
     for directory in directories:
         name = _package_name(read(directory / "package.json"))
         if name is not None:
-            names.setdefault(name, directory)
+            names.setdefault(name, []).append(directory)
     chosen: list[Path] = []
     unknown: list[str] = []
     for selector in selectors:
@@ -63,7 +64,7 @@ def select_packages(start: Path, selectors: tuple[str, ...], read: Reader) -> Se
             if (place := base / selector.removeprefix("./")).is_dir()
         ]
         if selector in names:
-            chosen.append(names[selector])
+            chosen += names[selector]
         elif any(p in directories or p == root for p in by_path):
             chosen += [p for p in by_path if p in directories or p == root][:1]
         elif found is None and by_path and read(by_path[0] / "package.json") is not None:
