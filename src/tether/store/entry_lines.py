@@ -128,15 +128,21 @@ def fork_origin(fields: dict[str, Any]) -> tuple[str, str | None] | None:
     return None
 
 
-def ends_turn(fields: dict[str, Any]) -> bool:
-    if fields["type"] != "assistant":
-        return False
+def _block_types(fields: dict[str, Any], kind: str) -> set[object] | None:
+    """The types of the blocks of an entry of `kind` whose message holds a list of blocks;
+    None for any other entry."""
+    if fields["type"] != kind:
+        return None
     message = fields.get("message")
     content = cast(dict[str, Any], message).get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
-        return False
-    blocks = cast(list[Any], content)
-    return not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
+        return None
+    return {b.get("type") for b in cast(list[Any], content) if isinstance(b, dict)}
+
+
+def ends_turn(fields: dict[str, Any]) -> bool:
+    types = _block_types(fields, "assistant")
+    return types is not None and "tool_use" not in types
 
 
 def reply_id(fields: dict[str, Any]) -> str | None:
@@ -150,11 +156,5 @@ def reply_id(fields: dict[str, Any]) -> str | None:
 
 def carries_results(fields: dict[str, Any]) -> bool:
     """A user entry whose message carries a tool result."""
-    if fields["type"] != "user":
-        return False
-    message = fields.get("message")
-    content = cast(dict[str, Any], message).get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return False
-    blocks = cast(list[Any], content)
-    return any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+    types = _block_types(fields, "user")
+    return types is not None and "tool_result" in types
