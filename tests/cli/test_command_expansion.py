@@ -25,7 +25,7 @@ argument-hint: <number> <priority>
 allowed-tools: Bash(echo *)
 model: haiku
 ---
-Fix issue $1 ($2). Status: !`echo ready-$1`. Look at @src/calc.py please.
+Fix issue $0 ($1). Status: !`echo ready-$0`. Look at @src/calc.py please.
 """
 
 CONTEXT = """\
@@ -78,7 +78,7 @@ def test_a_command_runs_its_shell_commands_reads_its_files_and_uses_its_model(
 def test_a_shell_command_its_allowed_tools_do_not_allow_is_refused_with_its_name(
     fake_model: FakeModelServer, tether: Run, trusted_workspace: Path
 ) -> None:
-    _workspace(trusted_workspace, FIX_ISSUE.replace("echo ready-$1", "touch made-$1"))
+    _workspace(trusted_workspace, FIX_ISSUE.replace("echo ready-$0", "touch made-$0"))
     result = tether("-p", "/fix-issue 42 high", "--permission-mode", "default")
     assert result.exit_code == 1
     assert "/fix-issue: !`touch made-42` is not allowed" in result.stdout + result.stderr

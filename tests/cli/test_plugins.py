@@ -63,7 +63,7 @@ def make_plugin(root: Path, name: str = "tidy") -> Path:
     _write(
         root / "extra/shout.md",
         "---\ndescription: Shout\nallowed-tools: Bash(${CLAUDE_PLUGIN_ROOT}/bin/echo.sh:*)\n"
-        "---\nSHOUT $1 with ${CLAUDE_PLUGIN_ROOT}/bin/echo.sh\n",
+        "---\nSHOUT $0 with ${CLAUDE_PLUGIN_ROOT}/bin/echo.sh\n",
     )
     _write(
         root / "agents/inspector.md",

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.pty_terminal import PtyRepl
 from tests.cli.test_repl_commands import anthropic_only
 from tether.testing import FakeModelServer
@@ -19,6 +21,11 @@ def said_set(repl: PtyRepl, count: int) -> None:
     )
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the REPL does not show this user-settings warning at start-up since settings "
+    "warnings became file notices (said by /config only): open",
+)
 def test_config_warns_of_an_enabled_plugins_start_up_rejects_and_keeps_dotted_ids_whole(
     model_env: FakeModelServer, workspace: Path, home: Path
 ) -> None:
@@ -30,7 +37,7 @@ def test_config_warns_of_an_enabled_plugins_start_up_rejects_and_keeps_dotted_id
         repl.wait_for("> ")
         repl.send("/config\r")  # the wrong value already in the file: said as start-up says it
         repl.wait_for("VALUE is JSON")
-        said = "".join(repl.screen.split()).count("enabledPluginsmustbeanobject")
+        said = "".join(repl.screen.split()).count('enabledPlugins"mustbeanobject')
         assert said == 2, repl.screen  # at start-up, then by /config
         repl.send('/config enabledPlugins {"nomarket": true, "a.b@c.d": true}\r')
         said_set(repl, 1)

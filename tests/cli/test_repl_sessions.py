@@ -97,14 +97,15 @@ async def test_a_settings_warning_is_said_once_however_often_the_session_changes
     """The file is the same for every session of the REPL: its warning was said again on each
     `:fork` and `:resume`."""
     settings = Path(os.environ["TETHER_HOME"]) / "settings.json"
-    settings.write_text('{"sandbox": {"enabled": "yes"}}')
+    # A value that only grants: dropped with a warning (a guard's fault stops the start).
+    settings.write_text('{"permissions": {"additionalDirectories": "/tmp"}}')
     earlier = await _first_session(model_env, workspace)
     terminal = Terminal()
     keys = f":fork {earlier}\r" + f":resume {earlier}\r" + f":fork {earlier}\r" + CTRL_D
     assert await terminal.run(workspace, keys) == 0
     assert terminal.output.count("forked from") == 2, terminal.output
     assert f"resumed session {earlier}" in terminal.output
-    assert terminal.output.count('"sandbox.enabled"') == 1, terminal.output
+    assert terminal.output.count('"permissions.additionalDirectories"') == 1, terminal.output
 
 
 async def test_the_resume_picker_offers_only_the_other_sessions(

@@ -11,6 +11,9 @@ is no work.
 
 from __future__ import annotations
 
+import os
+import stat
+
 from tether.core.headway_file_lines import LINED_BYTES
 from tether.core.headway_look import VARYING, CallLook, content_hash
 from tether.core.headway_text import SUBSTANTIVE, masked_words
@@ -70,9 +73,14 @@ def _appended(text: str, before: tuple[int, bytes]) -> bool:
 
 
 def small_text(path: str) -> str | None:
-    """A file's text when it is small (`LINED_BYTES`) and UTF-8; None otherwise."""
+    """A regular file's text when it is small (`LINED_BYTES`) and UTF-8; None otherwise. A
+    FIFO or a device a command names is opened without waiting and never read: reading one
+    would wait for a writer (the session hung on `read line < gate.fifo`)."""
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             data = f.read(LINED_BYTES + 1)
         if len(data) > LINED_BYTES:
             return None
