@@ -217,5 +217,5 @@ def test_stream_json_input_with_a_bound_out_of_range_says_so(
     )
     assert done.returncode == 2, done.stderr
     assert "TETHER_BACKGROUND_WAIT_MS must be " in done.stderr
-    assert "not 'soon'" in done.stderr
+    assert 'not "soon"' in done.stderr
     assert not fake_model.requests

@@ -3,6 +3,7 @@ settings, the waiting notice headless --verbose prints and the REPL shows, the r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -105,7 +106,7 @@ def test_a_bad_timeout_says_what_to_set(
     assert result.exit_code == 2
     assert result.stderr == (
         "tether: TETHER_MODEL_IDLE_TIMEOUT_MS must be a number of milliseconds from 1 to "
-        f"86,400,000, not {value!r}\n"
+        f"86,400,000, not {json.dumps(value)}\n"
     )
 
 

@@ -38,8 +38,8 @@ def test_a_wrong_typed_value_in_the_settings_flag_is_left_out_and_the_rest_holds
         f'tether: warning: settings file {named}: "model" must be a string, not a number (5); '
         "ignored, as if the file did not set it; the rest of the file is in effect",
         f'tether: warning: settings file {named}: "permissions.allow[1]" must be a non-empty '
-        "string, not a number (5); that entry (permissions.allow[1]) is skipped; the rest of "
-        "the file is in effect",
+        "string, not a number (5); ignored, as if the file did not set it; the rest of the "
+        "file is in effect",
     ], ran.stderr
     ran_hi, refused_bad = fake_model.requests[1].tool_results()
     assert ran_hi == "(Bash completed with no output)"

@@ -106,7 +106,7 @@ def test_bad_output_cap_is_a_config_error(tether: Run, monkeypatch: pytest.Monke
     assert result.exit_code == 2
     assert (
         "TETHER_MAX_OUTPUT_TOKENS must be a whole number of tokens from 1 to 1,000,000, not "
-        "'lots'" in result.stderr
+        '"lots"' in result.stderr
     )
 
 

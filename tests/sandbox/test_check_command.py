@@ -332,12 +332,12 @@ def test_turned_off(check: Check, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_bad_settings(check: Check, tmp_path: Path) -> None:
-    """A value of the wrong type costs only its key (`tether.config.setting_shapes`): the
-    check goes on with the network off, as if the file did not set it."""
+    """A guard's value of the wrong type (`sandbox.network`) stops the check, naming the file
+    and the key (`tether.config.fault_remedies`): read any other way it could let more out."""
     write_settings(tmp_path, {"network": "yes"})
     status, out = check()
-    assert status != 2, out
-    assert "network off" in out.splitlines()[1], out
+    assert status == 2, out
+    assert '"sandbox.network" must be true or false, or an object, not a string ("yes")' in out
 
 
 def test_usage(check: Check) -> None:
