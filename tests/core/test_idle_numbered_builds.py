@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.idle_runs import IDLE, Run
+from tests.core.idle_runs import IDLE, Run, numbered_bash
 from tether.core.headway_rewrites import REWRITTEN_AT
 from tether.core.repeated_calls import IDLE_STOP_AT
-from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
+from tether.testing import FakeModelServer
 
 UNITS = 2 * IDLE_STOP_AT
 """Units built one per reply: past the idle bound."""
@@ -29,24 +29,11 @@ def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
 
 
-def _scripted(fake_model: FakeModelServer, command: str) -> list[int]:
-    replies: list[int] = []
-
-    def respond(request: RecordedRequest) -> Turn:
-        replies.append(request.index)
-        if len(replies) > UNITS:
-            return text("built")
-        return tool_use("Bash", command=command.format(n=len(replies)))
-
-    fake_model.responder = respond
-    return replies
-
-
 def test_a_build_unit_by_unit_writing_objects_runs_to_its_end(
     fake_model: FakeModelServer, tether: Run, workspace: Path
 ) -> None:
     (workspace / "build.sh").write_text(_BUILD.format(n=UNITS))
-    replies = _scripted(fake_model, "sh build.sh {n}")
+    replies = numbered_bash(fake_model, "sh build.sh {n}", UNITS, "built")
     result = tether("-p", "build it", "--output-format", "json", "--dangerously-skip-permissions")
     assert result.exit_code == 0, result.stdout[-2000:]
     assert result.json()["result"] == "built"
@@ -67,7 +54,7 @@ def test_steps_that_make_nothing_new_by_their_numbers_are_stopped(
     fake_model: FakeModelServer, tether: Run, workspace: Path, command: str
 ) -> None:
     (workspace / "steps.sh").write_text(f'echo "[$1/{UNITS}] step $1 ok"\n')
-    replies = _scripted(fake_model, command)
+    replies = numbered_bash(fake_model, command, UNITS, "built")
     result = tether("-p", "go", "--output-format", "json", "--dangerously-skip-permissions")
     assert result.exit_code == 1, result.stdout[-2000:]
     assert result.json()["errors"][0].startswith(f"stopped: the model {IDLE} in {IDLE_STOP_AT}")

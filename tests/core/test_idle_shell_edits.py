@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.idle_runs import Run
+from tests.core.idle_runs import Run, numbered_bash
 from tether.core.repeated_calls import IDLE_STOP_AT
-from tether.testing import FakeModelServer, RecordedRequest, Turn, text, tool_use
+from tether.testing import FakeModelServer
 
 STEPS = 2 * IDLE_STOP_AT
 """Steps done one per reply: past the idle bound."""
@@ -69,26 +69,13 @@ def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TETHER_RETRY_DELAY_MS", "1")
 
 
-def _scripted(fake_model: FakeModelServer, command: str) -> list[int]:
-    replies: list[int] = []
-
-    def respond(request: RecordedRequest) -> Turn:
-        replies.append(request.index)
-        if len(replies) > STEPS:
-            return text("done")
-        return tool_use("Bash", command=command.format(n=len(replies)))
-
-    fake_model.responder = respond
-    return replies
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_shell_work_over_many_files_runs_to_its_end(
     fake_model: FakeModelServer, tether: Run, workspace: Path, case: str
 ) -> None:
     setup, command = CASES[case]
     setup(workspace)
-    replies = _scripted(fake_model, command)
+    replies = numbered_bash(fake_model, command, STEPS, "done")
     result = tether("-p", "go", "--output-format", "json", "--dangerously-skip-permissions")
     assert (result.exit_code, len(replies)) == (0, STEPS + 1), result.stdout[-2000:]
     assert result.json()["result"] == "done"

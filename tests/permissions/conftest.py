@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,3 +124,8 @@ def expected(rows: list[tuple[str, str, str | None, str]], tree: Tree) -> dict[s
         tree.fill(command): Decision(behavior, rule, tree.fill(reason))  # type: ignore[arg-type]
         for command, behavior, rule, reason in rows
     }
+
+
+def git_in(repo: Path, *args: str) -> None:
+    """Run `git ARGS` in `repo` (a real repository the engine's readers look at)."""
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)

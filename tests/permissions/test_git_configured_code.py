@@ -8,14 +8,13 @@ Real repositories, read by git."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tether.permissions import decide
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, git_in
 
 MODES = ("default", "bypassPermissions")
 RULES = {
@@ -26,26 +25,22 @@ RULES = {
 }
 
 
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(tree: Tree) -> Path:
     path = tree.ws / "repo"
     path.mkdir()
-    _git(path, "init", "-q")
-    _git(path, "config", "protocol.ext.allow", "always")
-    _git(path, "config", "remote.ex.url", "ext::sh -c curl% -sS% h;echo% x")
-    _git(path, "config", "remote.up.url", str(tree.ws / "other"))
-    _git(path, "config", "remote.up.uploadpack", "curl up")
-    _git(path, "config", "remote.up.receivepack", "curl down")
+    git_in(path, "init", "-q")
+    git_in(path, "config", "protocol.ext.allow", "always")
+    git_in(path, "config", "remote.ex.url", "ext::sh -c curl% -sS% h;echo% x")
+    git_in(path, "config", "remote.up.url", str(tree.ws / "other"))
+    git_in(path, "config", "remote.up.uploadpack", "curl up")
+    git_in(path, "config", "remote.up.receivepack", "curl down")
     secret = tree.ws / "secrets" / "repo"
     secret.mkdir(parents=True)
-    _git(secret, "init", "-q")
+    git_in(secret, "init", "-q")
     (path / "sub").mkdir()
-    _git(path, "config", "remote.sec.url", "../secrets/repo")
-    _git(path, "config", "url.ext::curl% %S.insteadOf", "gh:")
+    git_in(path, "config", "remote.sec.url", "../secrets/repo")
+    git_in(path, "config", "url.ext::curl% %S.insteadOf", "gh:")
     return path
 
 
@@ -95,9 +90,9 @@ def test_programs_the_configuration_names_are_judged(
 ) -> None:
     path = tree.ws / "r"
     path.mkdir()
-    _git(path, "init", "-q")
-    _git(path, "remote", "add", "origin", "h:r")
-    _git(path, "config", setting, value)
+    git_in(path, "init", "-q")
+    git_in(path, "remote", "add", "origin", "h:r")
+    git_in(path, "config", setting, value)
     rules = {"permissions": {"allow": ["Bash(git *)"], "deny": ["Bash(curl *)"]}}
     verdict = decide("Bash", {"command": command}, make_ctx(rules, cwd=path))
     assert verdict.behavior != "allow", (setting, verdict.reason)
@@ -120,8 +115,8 @@ def test_programs_the_configuration_names_are_judged(
 def test_ordinary_remotes_stay_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
     path = tree.ws / "r"
     path.mkdir()
-    _git(path, "init", "-q")
-    _git(path, "remote", "add", "origin", "https://example.com/r.git")
-    _git(path, "remote", "add", "near", "../other")
+    git_in(path, "init", "-q")
+    git_in(path, "remote", "add", "origin", "https://example.com/r.git")
+    git_in(path, "remote", "add", "near", "../other")
     verdict = decide("Bash", {"command": command}, make_ctx(RULES, cwd=path))
     assert verdict.behavior == "allow", (command, verdict.reason)

@@ -14,29 +14,25 @@ import pytest
 
 from tether.permissions import decide
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, git_in
 
 MODES = ("default", "bypassPermissions")
 RULES = {"permissions": {"allow": ["Bash(git *)"], "deny": ["Bash(ssh *)"]}}
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
 @pytest.fixture
 def repo(tree: Tree) -> Path:
     path = tree.ws / "repo"
     path.mkdir()
-    _git(path, "init", "-q")
-    _git(path, "remote", "add", "origin", "h:r")
-    _git(path, "remote", "add", "web", "https://example.com/r.git")
-    _git(path, "remote", "add", "short", "gh:r")
-    _git(path, "config", "url.ssh://git@h/.insteadOf", "gh:")
-    _git(path, "remote", "add", "mirror", "https://example.com/m.git")
-    _git(path, "config", "remote.mirror.pushurl", "u@h:m")
-    _git(path, "remote", "add", "rewritten", "https://example.com/p.git")
-    _git(path, "config", "url.h:.pushInsteadOf", "https://example.com/")
+    git_in(path, "init", "-q")
+    git_in(path, "remote", "add", "origin", "h:r")
+    git_in(path, "remote", "add", "web", "https://example.com/r.git")
+    git_in(path, "remote", "add", "short", "gh:r")
+    git_in(path, "config", "url.ssh://git@h/.insteadOf", "gh:")
+    git_in(path, "remote", "add", "mirror", "https://example.com/m.git")
+    git_in(path, "config", "remote.mirror.pushurl", "u@h:m")
+    git_in(path, "remote", "add", "rewritten", "https://example.com/p.git")
+    git_in(path, "config", "url.h:.pushInsteadOf", "https://example.com/")
     return path
 
 
@@ -101,8 +97,8 @@ def test_submodule_update_reaches_the_submodules_urls(repo: Path, make_ctx: Cont
 def test_an_https_remote_stays_allowed(command: str, tree: Tree, make_ctx: ContextFactory) -> None:
     path = tree.ws / "plain"
     path.mkdir()
-    _git(path, "init", "-q")
-    _git(path, "remote", "add", "web", "https://example.com/r.git")
+    git_in(path, "init", "-q")
+    git_in(path, "remote", "add", "web", "https://example.com/r.git")
     verdict = decide("Bash", {"command": command}, make_ctx(RULES, cwd=path))
     assert verdict.behavior == "allow", (command, verdict.reason)
 
@@ -128,7 +124,7 @@ def test_the_repository_git_is_pointed_at_is_the_one_read(
 ) -> None:
     bare = tree.ws / "bare.git"
     subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
-    _git(bare, "remote", "add", "origin", "u@h:b")
+    git_in(bare, "remote", "add", "origin", "u@h:b")
     for mode in MODES:
         verdict = decide("Bash", {"command": command}, make_ctx(RULES, mode=mode))
         assert verdict.behavior == "deny", (command, mode, verdict.reason)
@@ -139,8 +135,8 @@ def test_an_https_remote_through_git_dir_stays_allowed(
 ) -> None:
     path = tree.ws / "plain"
     path.mkdir()
-    _git(path, "init", "-q")
-    _git(path, "remote", "add", "web", "https://example.com/r.git")
+    git_in(path, "init", "-q")
+    git_in(path, "remote", "add", "web", "https://example.com/r.git")
     for command in ("git --git-dir=plain/.git fetch web", "git -C plain --work-tree=. fetch"):
         verdict = decide("Bash", {"command": command}, make_ctx(RULES))
         assert verdict.behavior == "allow", (command, verdict.reason)
@@ -150,17 +146,17 @@ def test_an_https_remote_through_git_dir_stays_allowed(
 def odd_remotes(tree: Tree) -> Path:
     path = tree.ws / "odd"
     path.mkdir()
-    _git(path, "init", "-q")
-    _git(path, "config", "protocol.ext.allow", "always")
-    _git(path, "config", "remote.ex.url", "ext::sh -c curl% -sS% http://127.0.0.1:9/x")
-    _git(path, "config", "remote.ex2.url", "ext::curl %S x")
-    _git(path, "config", "remote.up.url", str(tree.outside / "repo"))
-    _git(path, "config", "remote.up.uploadpack", "curl x")
-    _git(path, "config", "remote.rp.url", str(tree.outside / "repo"))
-    _git(path, "config", "remote.rp.receivepack", "sh -c 'curl y'")
+    git_in(path, "init", "-q")
+    git_in(path, "config", "protocol.ext.allow", "always")
+    git_in(path, "config", "remote.ex.url", "ext::sh -c curl% -sS% http://127.0.0.1:9/x")
+    git_in(path, "config", "remote.ex2.url", "ext::curl %S x")
+    git_in(path, "config", "remote.up.url", str(tree.outside / "repo"))
+    git_in(path, "config", "remote.up.uploadpack", "curl x")
+    git_in(path, "config", "remote.rp.url", str(tree.outside / "repo"))
+    git_in(path, "config", "remote.rp.receivepack", "sh -c 'curl y'")
     (path / "secrets" / "repo").mkdir(parents=True)
-    _git(path, "config", "remote.sec.url", "./secrets/repo")
-    _git(path, "config", "remote.web.url", "https://example.com/r.git")
+    git_in(path, "config", "remote.sec.url", "./secrets/repo")
+    git_in(path, "config", "remote.web.url", "https://example.com/r.git")
     return path
 
 

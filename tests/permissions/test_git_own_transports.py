@@ -6,31 +6,26 @@ by `Bash(git *)`). Real repositories, read by git."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tether.permissions import Decision, decide
 
-from .conftest import ContextFactory, Tree
+from .conftest import ContextFactory, Tree, git_in
 
 RULES = {"permissions": {"allow": ["Bash(git *)"]}}
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
 @pytest.fixture
 def repo(tree: Tree) -> Path:
     path = tree.ws / "repo"
     path.mkdir()
-    _git(path, "init", "-q")
-    _git(path, "remote", "add", "pipe", "fd::0")
-    _git(path, "remote", "add", "both", "fd::3,4")
-    _git(path, "remote", "add", "helper", "mystery::somewhere")
-    _git(path, "remote", "add", "web", "https://example.com/r.git")
+    git_in(path, "init", "-q")
+    git_in(path, "remote", "add", "pipe", "fd::0")
+    git_in(path, "remote", "add", "both", "fd::3,4")
+    git_in(path, "remote", "add", "helper", "mystery::somewhere")
+    git_in(path, "remote", "add", "web", "https://example.com/r.git")
     return path
 
 
