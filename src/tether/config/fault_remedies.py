@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from enum import Enum
 
 from tether.config.numbers import ANY
+from tether.config.setting_shapes import HOOK
 
 
 class Remedy(Enum):
@@ -27,9 +28,6 @@ class Remedy(Enum):
     REFUSE = "it guards what the file allows, so tether does not start without it"
     """It guards: going on without it would widen what runs."""
 
-
-_HOOK = ("hooks", ANY, ANY, "hooks", ANY)
-"""A hook entry: `hooks.<event>[group].hooks[entry]`."""
 
 REMEDIES: Mapping[tuple[str | int, ...], Remedy] = {
     # Top-level blocks that hold guards: of the wrong type, their guards would all be gone.
@@ -51,15 +49,15 @@ REMEDIES: Mapping[tuple[str | int, ...], Remedy] = {
     ("sandbox", "network"): Remedy.REFUSE,
     # A hook: what it runs and on what; its failure policy is read the strict way.
     ("hooks", ANY, ANY, "matcher"): Remedy.REFUSE,
-    (*_HOOK, "type"): Remedy.REFUSE,
-    (*_HOOK, "command"): Remedy.REFUSE,
-    (*_HOOK, "prompt"): Remedy.REFUSE,
-    (*_HOOK, "url"): Remedy.REFUSE,
-    (*_HOOK, "headers"): Remedy.REFUSE,
-    (*_HOOK, "allowedEnvVars"): Remedy.REFUSE,
-    (*_HOOK, "allowedEnvVars", ANY): Remedy.REFUSE,
-    (*_HOOK, "failClosed"): Remedy.FAIL_CLOSED,
-    (*_HOOK, "onFailure"): Remedy.FAIL_CLOSED,
+    (*HOOK, "type"): Remedy.REFUSE,
+    (*HOOK, "command"): Remedy.REFUSE,
+    (*HOOK, "prompt"): Remedy.REFUSE,
+    (*HOOK, "url"): Remedy.REFUSE,
+    (*HOOK, "headers"): Remedy.REFUSE,
+    (*HOOK, "allowedEnvVars"): Remedy.REFUSE,
+    (*HOOK, "allowedEnvVars", ANY): Remedy.REFUSE,
+    (*HOOK, "failClosed"): Remedy.FAIL_CLOSED,
+    (*HOOK, "onFailure"): Remedy.FAIL_CLOSED,
 }
 """The remedy of each value by its place (`ANY` for any key or list item); a value not
 listed only grants or decorates, and is dropped (`Remedy.DROP`)."""

@@ -46,7 +46,7 @@ class Shape(Enum):
                 return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-_HOOK = ("hooks", ANY, ANY, "hooks", ANY)
+HOOK = ("hooks", ANY, ANY, "hooks", ANY)
 """A hook entry: `hooks.<event>[group].hooks[entry]`."""
 
 SETTING_SHAPES: Mapping[tuple[str, ...], Shape] = {
@@ -71,19 +71,19 @@ SETTING_SHAPES: Mapping[tuple[str, ...], Shape] = {
     ("sandbox", "excludedCommands"): Shape.STRINGS,
     # Hooks: a matcher group, and each hook in it.
     ("hooks", ANY, ANY, "matcher"): Shape.STRING,
-    (*_HOOK, "type"): Shape.STRING,
-    (*_HOOK, "command"): Shape.STRING,
-    (*_HOOK, "prompt"): Shape.STRING,
-    (*_HOOK, "model"): Shape.STRING,
-    (*_HOOK, "url"): Shape.STRING,
-    (*_HOOK, "statusMessage"): Shape.STRING,
-    (*_HOOK, "onFailure"): Shape.STRING,
-    (*_HOOK, "async"): Shape.BOOL,
-    (*_HOOK, "asyncRewake"): Shape.BOOL,
-    (*_HOOK, "once"): Shape.BOOL,
-    (*_HOOK, "failClosed"): Shape.BOOL,
-    (*_HOOK, "headers"): Shape.OBJECT,
-    (*_HOOK, "allowedEnvVars"): Shape.STRINGS,
+    (*HOOK, "type"): Shape.STRING,
+    (*HOOK, "command"): Shape.STRING,
+    (*HOOK, "prompt"): Shape.STRING,
+    (*HOOK, "model"): Shape.STRING,
+    (*HOOK, "url"): Shape.STRING,
+    (*HOOK, "statusMessage"): Shape.STRING,
+    (*HOOK, "onFailure"): Shape.STRING,
+    (*HOOK, "async"): Shape.BOOL,
+    (*HOOK, "asyncRewake"): Shape.BOOL,
+    (*HOOK, "once"): Shape.BOOL,
+    (*HOOK, "failClosed"): Shape.BOOL,
+    (*HOOK, "headers"): Shape.OBJECT,
+    (*HOOK, "allowedEnvVars"): Shape.STRINGS,
     # Claude Code's top-level keys, typed as its own settings schema types them.
     ("apiKeyHelper",): Shape.STRING,
     ("awsAuthRefresh",): Shape.STRING,
