@@ -66,11 +66,8 @@ def answering(call_id: str, kind: str) -> Callable[[str, list[Letter], RecordedR
     return answer
 
 
-@pytest.mark.parametrize("call_id", SHARED_IDS)
-def test_two_teammates_whose_calls_share_an_id_each_reach_the_lead(
-    repo: Path, model_env: FakeModelServer, store: list[str], call_id: str
-) -> None:
-    model_env.responder = mate_answers(answering(call_id, "message"))
+def _alice_and_bob_up(repo: Path, store: list[str]) -> str:
+    """A new team of alice and bob, up on `store`; its name."""
     team = new_team()
     tether(
         repo,
@@ -84,6 +81,15 @@ def test_two_teammates_whose_calls_share_an_id_each_reach_the_lead(
         "--trust-workspace",
         *store,
     )
+    return team
+
+
+@pytest.mark.parametrize("call_id", SHARED_IDS)
+def test_two_teammates_whose_calls_share_an_id_each_reach_the_lead(
+    repo: Path, model_env: FakeModelServer, store: list[str], call_id: str
+) -> None:
+    model_env.responder = mate_answers(answering(call_id, "message"))
+    team = _alice_and_bob_up(repo, store)
     lead = lead_store(repo, team, store[1] if store else None)
     try:
         for name in ("alice", "bob"):
@@ -103,19 +109,7 @@ def test_two_teammates_replies_whose_calls_share_an_id_each_reach_the_lead(
     repo: Path, model_env: FakeModelServer, store: list[str]
 ) -> None:
     model_env.responder = mate_answers(answering("call_1", "request"))
-    team = new_team()
-    tether(
-        repo,
-        "team",
-        "up",
-        team,
-        "--member",
-        "alice",
-        "--member",
-        "bob",
-        "--trust-workspace",
-        *store,
-    )
+    team = _alice_and_bob_up(repo, store)
     lead = lead_store(repo, team, store[1] if store else None)
     try:
         replies: list[Message] = []
